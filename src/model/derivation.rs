@@ -1,0 +1,115 @@
+//! The step-by-step derivation, in the words and symbols of the course's "Verify" lines:
+//! `A(t) = 8 + 4·t` → `sector(t) = ⌊A(t)/32⌋` → `lanes span sectors 0…4` → `N_tx = 5` →
+//! `128 / 160 = 80 %`.
+
+use super::format::{percent, runs};
+use super::sectors::{Analysis, Formula};
+
+/// Most sector runs written out before the list is cut with "…".
+const MOST_RUNS: usize = 8;
+
+/// The derivation of `analysis`, one step per line.
+///
+/// ```
+/// use coalescing_lab::model::{derivation::derive, inputs::Inputs, sectors::analyze};
+/// let ex2 = Inputs { base: "8".into(), ..Inputs::default() };
+/// let steps = derive(&analyze(&ex2).unwrap());
+/// assert_eq!(steps[0], "A(t) = 8 + 4·t");
+/// assert!(steps.contains(&"N_tx = 5".to_string()));
+/// // Degenerate input: with no active lane the derivation says so instead of dividing by 0.
+/// let idle = Inputs { active: "0".into(), ..Inputs::default() };
+/// assert!(derive(&analyze(&idle).unwrap()).last().unwrap().contains("n/a"));
+/// ```
+pub fn derive(analysis: &Analysis) -> Vec<String> {
+    let a = analysis;
+    let t = &a.totals;
+    let mut steps = vec![address_step(a)];
+    if a.masked || t.active_lanes < a.warp {
+        steps.push(format!("{} of {} lanes active", t.active_lanes, a.warp));
+    }
+    if t.active_lanes == 0 {
+        steps.push("no lane is active → N_tx = 0".to_string());
+        steps.push("efficiency = n/a (nothing requested, nothing transferred)".to_string());
+        return steps;
+    }
+    let s = a.sector_bytes;
+    if t.straddling_lanes == 0 {
+        steps.push(format!("sector(t) = ⌊A(t)/{s}⌋"));
+    } else {
+        steps.push(format!(
+            "sector(t) = ⌊A(t)/{s}⌋ … ⌊(A(t)+{})/{s}⌋: {} lane{} cross{} a sector boundary",
+            a.elem - 1,
+            t.straddling_lanes,
+            plural(u64::from(t.straddling_lanes)),
+            if t.straddling_lanes == 1 { "es" } else { "" }
+        ));
+    }
+    let list = runs(&a.sector_runs, MOST_RUNS);
+    steps.push(match a.sector_runs.as_slice() {
+        [one] if one.first == one.last => format!("lanes share sector {}", one.first),
+        [_] => format!("lanes span sectors {list}"),
+        _ => format!("lanes touch sectors {list}"),
+    });
+    steps.push(format!("N_tx = {}", t.sectors));
+    steps.push(format!(
+        "transferred = {} × {s} B = {} B; requested = {} lane{} × {} B = {} B",
+        t.sectors,
+        t.transferred_bytes,
+        t.active_lanes,
+        plural(u64::from(t.active_lanes)),
+        a.elem,
+        t.requested_bytes
+    ));
+    steps.push(format!(
+        "{} / {} = {}",
+        t.requested_bytes,
+        t.transferred_bytes,
+        percent(t.efficiency())
+    ));
+    if t.is_broadcast() {
+        steps.push(format!(
+            "distinct bytes = {} → {} / {} = {} distinct efficiency",
+            t.distinct_bytes,
+            t.distinct_bytes,
+            t.transferred_bytes,
+            percent(t.distinct_efficiency())
+        ));
+    }
+    steps.push(format!(
+        "line(t) = ⌊A(t)/{}⌋ → {} line{}",
+        a.line_bytes,
+        t.lines,
+        plural(t.lines)
+    ));
+    steps
+}
+
+fn address_step(a: &Analysis) -> String {
+    match &a.formula {
+        Formula::Explicit => "A(t) from the address list (addrs)".to_string(),
+        Formula::Indexed {
+            base,
+            idx,
+            idx_is_lane,
+        } => {
+            let scaled = if *idx_is_lane {
+                format!("{}·t", a.elem)
+            } else {
+                format!("{}·({idx})", a.elem)
+            };
+            if *base == 0 {
+                format!("A(t) = {scaled}")
+            } else {
+                format!("A(t) = {base} + {scaled}")
+            }
+        }
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,782 @@
+//! Index expressions: the little C-like language a learner writes for `idx` and `active`.
+//!
+//! Owns parsing (with column-accurate errors) and evaluation for one lane (with lane-accurate
+//! errors). Semantics are C's on signed 64-bit integers: `/` truncates toward zero, `%` takes
+//! the dividend's sign, comparisons and logic yield 0 or 1, `&&`, `||` and `?:` evaluate only
+//! what they need. Where C leaves behaviour undefined (overflow, division by zero, shifts out
+//! of range) evaluation returns an error instead of a wrapped value.
+//!
+//! Knows nothing about lanes' addresses, sectors or fields; callers attach those.
+
+use std::fmt;
+
+/// Longest accepted expression, in characters.
+pub const MAX_CHARS: usize = 256;
+/// Deepest accepted nesting of parentheses, calls, unary operators and conditionals.
+pub const MAX_DEPTH: usize = 32;
+
+/// A parsed expression in the lane id `t`.
+///
+/// ```
+/// use coalescing_lab::model::expr::Expr;
+/// let e = Expr::parse("t < 16 ? t : 1000 + 64 * (t - 16)").unwrap();
+/// assert_eq!(e.eval(3), Ok(3));
+/// assert_eq!(e.eval(17), Ok(1064));
+/// // Degenerate input: an empty expression is a parse error, not zero.
+/// assert_eq!(Expr::parse("  ").unwrap_err().to_string(), "expression is empty");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    root: Node,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Node {
+    Int(i64),
+    Lane,
+    Unary {
+        op: UnaryOp,
+        column: usize,
+        operand: Box<Node>,
+    },
+    Binary {
+        op: BinaryOp,
+        column: usize,
+        lhs: Box<Node>,
+        rhs: Box<Node>,
+    },
+    Cond(Box<Node>, Box<Node>, Box<Node>),
+    MinMax {
+        max: bool,
+        a: Box<Node>,
+        b: Box<Node>,
+    },
+    Abs {
+        column: usize,
+        arg: Box<Node>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UnaryOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BinaryOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitOr => "|",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+        }
+    }
+
+    /// C's binding strength: larger binds tighter. Ternary and unary are handled apart.
+    fn precedence(self) -> u8 {
+        match self {
+            BinaryOp::Or => 1,
+            BinaryOp::And => 2,
+            BinaryOp::BitOr => 3,
+            BinaryOp::BitXor => 4,
+            BinaryOp::BitAnd => 5,
+            BinaryOp::Eq | BinaryOp::Ne => 6,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => 7,
+            BinaryOp::Shl | BinaryOp::Shr => 8,
+            BinaryOp::Add | BinaryOp::Sub => 9,
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 10,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Func {
+    Min,
+    Max,
+    Abs,
+}
+
+impl Func {
+    fn name(self) -> &'static str {
+        match self {
+            Func::Min => "min",
+            Func::Max => "max",
+            Func::Abs => "abs",
+        }
+    }
+
+    fn arity(self) -> usize {
+        match self {
+            Func::Min | Func::Max => 2,
+            Func::Abs => 1,
+        }
+    }
+}
+
+/// Why an expression could not be parsed. Columns count characters from 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    kind: ParseErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ParseErrorKind {
+    Empty,
+    TooLong {
+        chars: usize,
+    },
+    TooDeep {
+        column: usize,
+    },
+    UnexpectedChar {
+        column: usize,
+        found: char,
+    },
+    UnexpectedToken {
+        column: usize,
+        found: String,
+        expected: &'static str,
+    },
+    UnexpectedEnd {
+        expected: &'static str,
+    },
+    UnknownName {
+        column: usize,
+        name: String,
+    },
+    IntegerTooLarge {
+        column: usize,
+        text: String,
+    },
+    WrongArity {
+        column: usize,
+        func: Func,
+        found: usize,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ParseErrorKind::Empty => write!(f, "expression is empty"),
+            ParseErrorKind::TooLong { chars } => write!(
+                f,
+                "expression is {chars} characters long; at most {MAX_CHARS} are accepted"
+            ),
+            ParseErrorKind::TooDeep { column } => write!(
+                f,
+                "expression nests deeper than {MAX_DEPTH} levels at column {column}"
+            ),
+            ParseErrorKind::UnexpectedChar { column, found } => {
+                write!(f, "unexpected character '{found}' at column {column}")
+            }
+            ParseErrorKind::UnexpectedToken {
+                column,
+                found,
+                expected,
+            } => write!(f, "expected {expected} at column {column}, found '{found}'"),
+            ParseErrorKind::UnexpectedEnd { expected } => {
+                write!(f, "expected {expected}, found end of input")
+            }
+            ParseErrorKind::UnknownName { column, name } => write!(
+                f,
+                "unknown name '{name}' at column {column}; use t (or lane), min, max or abs"
+            ),
+            ParseErrorKind::IntegerTooLarge { column, text } => write!(
+                f,
+                "integer {text} at column {column} does not fit in signed 64 bits"
+            ),
+            ParseErrorKind::WrongArity {
+                column,
+                func,
+                found,
+            } => write!(
+                f,
+                "{}() at column {column} takes {} argument{}, found {found}",
+                func.name(),
+                func.arity(),
+                if func.arity() == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Why an expression could not be evaluated for a lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalError {
+    /// The lane whose evaluation failed.
+    pub lane: i64,
+    kind: EvalErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum EvalErrorKind {
+    Overflow {
+        op: &'static str,
+        lhs: i64,
+        rhs: Option<i64>,
+        column: usize,
+    },
+    DivisionByZero {
+        op: &'static str,
+        lhs: i64,
+        column: usize,
+    },
+    ShiftOutOfRange {
+        op: &'static str,
+        amount: i64,
+        column: usize,
+    },
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lane = self.lane;
+        match self.kind {
+            EvalErrorKind::Overflow {
+                op,
+                lhs,
+                rhs: Some(rhs),
+                column,
+            } => write!(
+                f,
+                "lane {lane}: {lhs} {op} {rhs} overflows signed 64 bits (column {column})"
+            ),
+            EvalErrorKind::Overflow {
+                op,
+                lhs,
+                rhs: None,
+                column,
+            } => write!(
+                f,
+                "lane {lane}: {op}({lhs}) overflows signed 64 bits (column {column})"
+            ),
+            EvalErrorKind::DivisionByZero { op, lhs, column } => write!(
+                f,
+                "lane {lane}: division by zero in {lhs} {op} 0 (column {column})"
+            ),
+            EvalErrorKind::ShiftOutOfRange { op, amount, column } => write!(
+                f,
+                "lane {lane}: shift {op} {amount} is outside 0 to 63 (column {column})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+impl Expr {
+    /// Parses `text`. Whitespace is free; integers are decimal or `0x` hex.
+    pub fn parse(text: &str) -> Result<Expr, ParseError> {
+        let chars = text.chars().count();
+        if chars > MAX_CHARS {
+            return Err(ParseError {
+                kind: ParseErrorKind::TooLong { chars },
+            });
+        }
+        let tokens = tokenize(text)?;
+        if tokens.is_empty() {
+            return Err(ParseError {
+                kind: ParseErrorKind::Empty,
+            });
+        }
+        let mut parser = Parser {
+            tokens: &tokens,
+            pos: 0,
+            depth: 0,
+        };
+        let root = parser.conditional()?;
+        match parser.peek() {
+            None => Ok(Expr { root }),
+            Some(tok) => Err(tok.unexpected("an operator or the end of the expression")),
+        }
+    }
+
+    /// Evaluates the expression with `t` (and `lane`) bound to `lane`.
+    pub fn eval(&self, lane: i64) -> Result<i64, EvalError> {
+        eval(&self.root, lane)
+    }
+
+    /// True when the expression is exactly the lane id, so `elem·idx(t)` reads `elem·t`.
+    pub fn is_lane(&self) -> bool {
+        self.root == Node::Lane
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Tok {
+    Int(i64),
+    Name(String),
+    Op(&'static str),
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    column: usize,
+}
+
+impl Token {
+    fn text(&self) -> String {
+        match &self.tok {
+            Tok::Int(v) => v.to_string(),
+            Tok::Name(n) => n.clone(),
+            Tok::Op(op) => (*op).to_string(),
+        }
+    }
+
+    fn unexpected(&self, expected: &'static str) -> ParseError {
+        ParseError {
+            kind: ParseErrorKind::UnexpectedToken {
+                column: self.column,
+                found: self.text(),
+                expected,
+            },
+        }
+    }
+}
+
+/// Operators, longest first so that `<<` wins over `<`.
+const OPERATORS: [&str; 25] = [
+    "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "&", "|",
+    "^", "!", "~", "?", ":", "(", ")", ",",
+];
+
+fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        let column = i + 1;
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while chars.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            tokens.push(Token {
+                tok: Tok::Int(parse_int(&word, column)?),
+                column,
+            });
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while chars
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                i += 1;
+            }
+            tokens.push(Token {
+                tok: Tok::Name(chars[start..i].iter().collect()),
+                column,
+            });
+        } else {
+            let rest = &chars[i..];
+            let Some(op) = OPERATORS.iter().find(|op| {
+                op.chars().count() <= rest.len() && op.chars().zip(rest).all(|(a, b)| a == *b)
+            }) else {
+                return Err(ParseError {
+                    kind: ParseErrorKind::UnexpectedChar { column, found: c },
+                });
+            };
+            i += op.len();
+            tokens.push(Token {
+                tok: Tok::Op(op),
+                column,
+            });
+        }
+    }
+    Ok(tokens)
+}
+
+fn parse_int(word: &str, column: usize) -> Result<i64, ParseError> {
+    let (digits, radix) = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (word, 10),
+    };
+    let well_formed = !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix));
+    if !well_formed {
+        return Err(ParseError {
+            kind: ParseErrorKind::UnexpectedToken {
+                column,
+                found: word.to_string(),
+                expected: "an integer (decimal or 0x hex)",
+            },
+        });
+    }
+    i64::from_str_radix(digits, radix).map_err(|_| ParseError {
+        kind: ParseErrorKind::IntegerTooLarge {
+            column,
+            text: word.to_string(),
+        },
+    })
+}
+
+struct Parser<'a> {
+    tokens: &'a [Token],
+    pos: usize,
+    depth: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.pos)
+    }
+
+    fn peek_op(&self) -> Option<&'static str> {
+        match self.peek() {
+            Some(Token {
+                tok: Tok::Op(op), ..
+            }) => Some(op),
+            _ => None,
+        }
+    }
+
+    fn next(&mut self, expected: &'static str) -> Result<&Token, ParseError> {
+        let tok = self.tokens.get(self.pos).ok_or(ParseError {
+            kind: ParseErrorKind::UnexpectedEnd { expected },
+        })?;
+        self.pos += 1;
+        Ok(tok)
+    }
+
+    fn expect_op(&mut self, op: &'static str, expected: &'static str) -> Result<(), ParseError> {
+        let tok = self.next(expected)?;
+        if tok.tok == Tok::Op(op) {
+            Ok(())
+        } else {
+            Err(tok.unexpected(expected))
+        }
+    }
+
+    /// Every recursive entry point goes through here, so nesting can't exhaust the stack.
+    fn nested<T>(
+        &mut self,
+        column: usize,
+        inner: impl FnOnce(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<T, ParseError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(ParseError {
+                kind: ParseErrorKind::TooDeep { column },
+            });
+        }
+        self.depth += 1;
+        let result = inner(self);
+        self.depth -= 1;
+        result
+    }
+
+    fn column(&self) -> usize {
+        self.peek().map_or(0, |t| t.column)
+    }
+
+    /// `cond ? a : b`, right associative, below every binary operator.
+    fn conditional(&mut self) -> Result<Node, ParseError> {
+        let cond = self.binary(1)?;
+        if self.peek_op() != Some("?") {
+            return Ok(cond);
+        }
+        let column = self.column();
+        self.pos += 1;
+        self.nested(column, |p| {
+            let then = p.conditional()?;
+            p.expect_op(":", "':' of a conditional")?;
+            let otherwise = p.conditional()?;
+            Ok(Node::Cond(
+                Box::new(cond),
+                Box::new(then),
+                Box::new(otherwise),
+            ))
+        })
+    }
+
+    /// Precedence climbing over the left-associative binary operators.
+    fn binary(&mut self, min_precedence: u8) -> Result<Node, ParseError> {
+        let mut lhs = self.unary()?;
+        loop {
+            let Some(op) = self.peek_op().and_then(binary_op) else {
+                return Ok(lhs);
+            };
+            if op.precedence() < min_precedence {
+                return Ok(lhs);
+            }
+            let column = self.column();
+            self.pos += 1;
+            let rhs = self.binary(op.precedence() + 1)?;
+            lhs = Node::Binary {
+                op,
+                column,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> Result<Node, ParseError> {
+        let op = match self.peek_op() {
+            Some("-") => UnaryOp::Neg,
+            Some("+") => UnaryOp::Plus,
+            Some("!") => UnaryOp::Not,
+            Some("~") => UnaryOp::BitNot,
+            _ => return self.primary(),
+        };
+        let column = self.column();
+        self.pos += 1;
+        self.nested(column, |p| {
+            Ok(Node::Unary {
+                op,
+                column,
+                operand: Box::new(p.unary()?),
+            })
+        })
+    }
+
+    fn primary(&mut self) -> Result<Node, ParseError> {
+        const OPERAND: &str = "a number, t, a function or '('";
+        let tok = self.next(OPERAND)?.clone();
+        match &tok.tok {
+            Tok::Int(v) => Ok(Node::Int(*v)),
+            Tok::Name(name) if name == "t" || name == "lane" => Ok(Node::Lane),
+            Tok::Name(name) => {
+                let func = match name.as_str() {
+                    "min" => Func::Min,
+                    "max" => Func::Max,
+                    "abs" => Func::Abs,
+                    _ => {
+                        return Err(ParseError {
+                            kind: ParseErrorKind::UnknownName {
+                                column: tok.column,
+                                name: name.clone(),
+                            },
+                        })
+                    }
+                };
+                self.expect_op("(", "'(' after a function name")?;
+                self.nested(tok.column, |p| p.call(func, tok.column))
+            }
+            Tok::Op("(") => self.nested(tok.column, |p| {
+                let inner = p.conditional()?;
+                p.expect_op(")", "')'")?;
+                Ok(inner)
+            }),
+            Tok::Op(_) => Err(tok.unexpected(OPERAND)),
+        }
+    }
+
+    fn call(&mut self, func: Func, column: usize) -> Result<Node, ParseError> {
+        let mut args = Vec::new();
+        if self.peek_op() != Some(")") {
+            loop {
+                args.push(self.conditional()?);
+                if self.peek_op() != Some(",") {
+                    break;
+                }
+                self.pos += 1;
+            }
+        }
+        self.expect_op(")", "',' or ')' in a function call")?;
+        let found = args.len();
+        let mut args = args.into_iter().map(Box::new);
+        match (func, args.next(), args.next(), args.next()) {
+            (Func::Abs, Some(arg), None, None) => Ok(Node::Abs { column, arg }),
+            (Func::Min | Func::Max, Some(a), Some(b), None) => Ok(Node::MinMax {
+                max: func == Func::Max,
+                a,
+                b,
+            }),
+            _ => Err(ParseError {
+                kind: ParseErrorKind::WrongArity {
+                    column,
+                    func,
+                    found,
+                },
+            }),
+        }
+    }
+}
+
+fn binary_op(symbol: &str) -> Option<BinaryOp> {
+    Some(match symbol {
+        "*" => BinaryOp::Mul,
+        "/" => BinaryOp::Div,
+        "%" => BinaryOp::Rem,
+        "+" => BinaryOp::Add,
+        "-" => BinaryOp::Sub,
+        "<<" => BinaryOp::Shl,
+        ">>" => BinaryOp::Shr,
+        "<" => BinaryOp::Lt,
+        "<=" => BinaryOp::Le,
+        ">" => BinaryOp::Gt,
+        ">=" => BinaryOp::Ge,
+        "==" => BinaryOp::Eq,
+        "!=" => BinaryOp::Ne,
+        "&" => BinaryOp::BitAnd,
+        "^" => BinaryOp::BitXor,
+        "|" => BinaryOp::BitOr,
+        "&&" => BinaryOp::And,
+        "||" => BinaryOp::Or,
+        _ => return None,
+    })
+}
+
+fn eval(node: &Node, lane: i64) -> Result<i64, EvalError> {
+    let fail = |kind| EvalError { lane, kind };
+    match node {
+        Node::Int(v) => Ok(*v),
+        Node::Lane => Ok(lane),
+        Node::Unary {
+            op,
+            column,
+            operand,
+        } => {
+            let v = eval(operand, lane)?;
+            Ok(match op {
+                UnaryOp::Neg => v.checked_neg().ok_or(fail(EvalErrorKind::Overflow {
+                    op: "-",
+                    lhs: v,
+                    rhs: None,
+                    column: *column,
+                }))?,
+                UnaryOp::Plus => v,
+                UnaryOp::Not => i64::from(v == 0),
+                UnaryOp::BitNot => !v,
+            })
+        }
+        Node::Binary {
+            op: BinaryOp::And,
+            lhs,
+            rhs,
+            ..
+        } => Ok(i64::from(eval(lhs, lane)? != 0 && eval(rhs, lane)? != 0)),
+        Node::Binary {
+            op: BinaryOp::Or,
+            lhs,
+            rhs,
+            ..
+        } => Ok(i64::from(eval(lhs, lane)? != 0 || eval(rhs, lane)? != 0)),
+        Node::Binary {
+            op,
+            column,
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = (eval(lhs, lane)?, eval(rhs, lane)?);
+            binary(*op, a, b, *column).map_err(fail)
+        }
+        Node::Cond(cond, then, otherwise) => {
+            if eval(cond, lane)? != 0 {
+                eval(then, lane)
+            } else {
+                eval(otherwise, lane)
+            }
+        }
+        Node::MinMax { max, a, b } => {
+            let (a, b) = (eval(a, lane)?, eval(b, lane)?);
+            Ok(if *max { a.max(b) } else { a.min(b) })
+        }
+        Node::Abs { column, arg } => {
+            let v = eval(arg, lane)?;
+            v.checked_abs().ok_or(fail(EvalErrorKind::Overflow {
+                op: "abs",
+                lhs: v,
+                rhs: None,
+                column: *column,
+            }))
+        }
+    }
+}
+
+fn binary(op: BinaryOp, a: i64, b: i64, column: usize) -> Result<i64, EvalErrorKind> {
+    let symbol = op.symbol();
+    let overflow = EvalErrorKind::Overflow {
+        op: symbol,
+        lhs: a,
+        rhs: Some(b),
+        column,
+    };
+    let shift = |amount: i64| {
+        u32::try_from(amount)
+            .ok()
+            .filter(|s| *s < 64)
+            .ok_or(EvalErrorKind::ShiftOutOfRange {
+                op: symbol,
+                amount,
+                column,
+            })
+    };
+    match op {
+        BinaryOp::Mul => a.checked_mul(b).ok_or(overflow),
+        BinaryOp::Div | BinaryOp::Rem if b == 0 => Err(EvalErrorKind::DivisionByZero {
+            op: symbol,
+            lhs: a,
+            column,
+        }),
+        // Rust's `/` and `%` truncate toward zero exactly as C99 does.
+        BinaryOp::Div => a.checked_div(b).ok_or(overflow),
+        BinaryOp::Rem => a.checked_rem(b).ok_or(overflow),
+        BinaryOp::Add => a.checked_add(b).ok_or(overflow),
+        BinaryOp::Sub => a.checked_sub(b).ok_or(overflow),
+        // A left shift is multiplication by 2^b; bits shifted past the sign are overflow.
+        BinaryOp::Shl => {
+            let s = shift(b)?;
+            let wide = i128::from(a) << s;
+            i64::try_from(wide).map_err(|_| overflow)
+        }
+        // Right shift of a negative value is arithmetic, as in C++20 and every GPU compiler.
+        BinaryOp::Shr => Ok(a >> shift(b)?),
+        BinaryOp::Lt => Ok(i64::from(a < b)),
+        BinaryOp::Le => Ok(i64::from(a <= b)),
+        BinaryOp::Gt => Ok(i64::from(a > b)),
+        BinaryOp::Ge => Ok(i64::from(a >= b)),
+        BinaryOp::Eq => Ok(i64::from(a == b)),
+        BinaryOp::Ne => Ok(i64::from(a != b)),
+        BinaryOp::BitAnd => Ok(a & b),
+        BinaryOp::BitXor => Ok(a ^ b),
+        BinaryOp::BitOr => Ok(a | b),
+        BinaryOp::And => Ok(i64::from(a != 0 && b != 0)),
+        BinaryOp::Or => Ok(i64::from(a != 0 || b != 0)),
+    }
+}

@@ -1,0 +1,387 @@
+//! The calculator's inputs as the user typed them, and their validation.
+//!
+//! [`Inputs`] holds raw text, one string per URL parameter, so that a half-typed or bad value
+//! survives in its field and in the permalink. [`Inputs::scenario`] turns the text into a
+//! checked [`Scenario`] or a list of [`FieldError`]s that name the field and what is accepted.
+//! Lane-by-lane evaluation lives in `sectors`.
+
+use super::expr::Expr;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One input of the calculator, named by its URL parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Field {
+    Warp,
+    Elem,
+    Base,
+    Idx,
+    Active,
+    Addrs,
+    Sector,
+    Line,
+}
+
+impl Field {
+    /// Every field, in the order of the form and of the permalink.
+    pub const ALL: [Field; 8] = [
+        Field::Warp,
+        Field::Elem,
+        Field::Base,
+        Field::Idx,
+        Field::Active,
+        Field::Addrs,
+        Field::Sector,
+        Field::Line,
+    ];
+
+    /// The URL parameter name: a public contract, never renamed.
+    pub fn param(self) -> &'static str {
+        match self {
+            Field::Warp => "warp",
+            Field::Elem => "elem",
+            Field::Base => "base",
+            Field::Idx => "idx",
+            Field::Active => "active",
+            Field::Addrs => "addrs",
+            Field::Sector => "sector",
+            Field::Line => "line",
+        }
+    }
+
+    /// The field whose URL parameter is `param`, if any.
+    pub fn from_param(param: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|f| f.param() == param)
+    }
+}
+
+/// A problem with one field, with a message that says what would be accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// The field at fault.
+    pub field: Field,
+    /// Lower-case message without the field name, e.g. "must be 1, 2, 4, 8 or 16 bytes, found '3'".
+    pub message: String,
+}
+
+impl FieldError {
+    pub(crate) fn new(field: Field, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field.param(), self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// The calculator's inputs as text, exactly as typed or as found in the URL.
+///
+/// ```
+/// use coalescing_lab::model::inputs::{Field, Inputs};
+/// let mut inputs = Inputs::default();
+/// assert_eq!(inputs.get(Field::Idx), "t");
+/// inputs.set(Field::Elem, "3".into());
+/// let errors = inputs.scenario().unwrap_err();
+/// assert_eq!(errors[0].to_string(), "elem: must be 1, 2, 4, 8 or 16 bytes, found '3'");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Inputs {
+    /// Lanes in the warp, 1 to 64.
+    pub warp: String,
+    /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
+    pub elem: String,
+    /// Byte address of element 0, decimal or `0x` hex.
+    pub base: String,
+    /// Element index of lane `t`, an expression.
+    pub idx: String,
+    /// Which lanes take part, an expression; empty means every lane.
+    pub active: String,
+    /// Explicit byte addresses, one per lane, `-` for inactive; empty means use base and idx.
+    pub addrs: String,
+    /// Bytes in a sector: a power of two from 8 to 1024.
+    pub sector: String,
+    /// Bytes in a cache line: a power-of-two multiple of the sector, at most 4096.
+    pub line: String,
+}
+
+impl Default for Inputs {
+    /// Example 1 of the course: 32 lanes reading consecutive 4-byte floats from address 0,
+    /// 32-byte sectors and 128-byte lines (CUDA C++ Best Practices Guide, coalesced access).
+    fn default() -> Inputs {
+        Inputs {
+            warp: "32".into(),
+            elem: "4".into(),
+            base: "0".into(),
+            idx: "t".into(),
+            active: String::new(),
+            addrs: String::new(),
+            sector: "32".into(),
+            line: "128".into(),
+        }
+    }
+}
+
+/// Where each lane's address comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Addressing {
+    /// `A(t) = base + elem × idx(t)`.
+    Indexed { base: u64, idx: Expr },
+    /// One entry per lane; `None` is a lane the list marks inactive.
+    Explicit(Vec<Option<u64>>),
+}
+
+/// Checked inputs: every value is in range and every expression parses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    pub warp: u32,
+    pub elem: u64,
+    pub addressing: Addressing,
+    /// `None` when every lane is active.
+    pub active: Option<Expr>,
+    pub sector_bytes: u64,
+    pub line_bytes: u64,
+}
+
+/// Access sizes a lane may request, as CUDA's built-in types allow.
+pub const ELEM_SIZES: [u64; 5] = [1, 2, 4, 8, 16];
+/// Largest warp: AMD's wave64.
+pub const MAX_WARP: u32 = 64;
+
+impl Inputs {
+    /// The raw text of `field`.
+    pub fn get(&self, field: Field) -> &str {
+        match field {
+            Field::Warp => &self.warp,
+            Field::Elem => &self.elem,
+            Field::Base => &self.base,
+            Field::Idx => &self.idx,
+            Field::Active => &self.active,
+            Field::Addrs => &self.addrs,
+            Field::Sector => &self.sector,
+            Field::Line => &self.line,
+        }
+    }
+
+    /// Replaces the raw text of `field`.
+    pub fn set(&mut self, field: Field, value: String) {
+        let slot = match field {
+            Field::Warp => &mut self.warp,
+            Field::Elem => &mut self.elem,
+            Field::Base => &mut self.base,
+            Field::Idx => &mut self.idx,
+            Field::Active => &mut self.active,
+            Field::Addrs => &mut self.addrs,
+            Field::Sector => &mut self.sector,
+            Field::Line => &mut self.line,
+        };
+        *slot = value;
+    }
+
+    /// True when explicit addresses replace `base` and `idx`.
+    pub fn uses_address_list(&self) -> bool {
+        !self.addrs.trim().is_empty()
+    }
+
+    /// Checks every field, reporting all problems at once in form order.
+    pub fn scenario(&self) -> Result<Scenario, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let warp = keep(&mut errors, parse_warp(&self.warp));
+        let elem = keep(&mut errors, parse_elem(&self.elem));
+        let addressing = if self.uses_address_list() {
+            keep(&mut errors, parse_addrs(&self.addrs, warp)).map(Addressing::Explicit)
+        } else {
+            let base = keep(
+                &mut errors,
+                parse_address(&self.base).ok_or_else(|| {
+                    FieldError::new(
+                        Field::Base,
+                        format!(
+                        "must be a byte address from 0 to 2^64−1, decimal or 0x hex, found '{}'",
+                        self.base.trim()
+                    ),
+                    )
+                }),
+            );
+            let idx = keep(
+                &mut errors,
+                Expr::parse(&self.idx).map_err(|e| FieldError::new(Field::Idx, e.to_string())),
+            );
+            base.zip(idx)
+                .map(|(base, idx)| Addressing::Indexed { base, idx })
+        };
+        let active = if self.active.trim().is_empty() {
+            Some(None)
+        } else {
+            keep(
+                &mut errors,
+                Expr::parse(&self.active)
+                    .map(Some)
+                    .map_err(|e| FieldError::new(Field::Active, e.to_string())),
+            )
+        };
+        let sector_bytes = keep(&mut errors, parse_sector(&self.sector));
+        let line_bytes = keep(&mut errors, parse_line(&self.line, sector_bytes));
+        match (warp, elem, addressing, active, sector_bytes, line_bytes) {
+            (
+                Some(warp),
+                Some(elem),
+                Some(addressing),
+                Some(active),
+                Some(sector_bytes),
+                Some(line_bytes),
+            ) if errors.is_empty() => Ok(Scenario {
+                warp,
+                elem,
+                addressing,
+                active,
+                sector_bytes,
+                line_bytes,
+            }),
+            _ => Err(errors),
+        }
+    }
+
+    /// A copy with `fields` put back to their defaults, so a bad link still shows something.
+    pub fn with_defaults_for(&self, fields: impl IntoIterator<Item = Field>) -> Inputs {
+        let defaults = Inputs::default();
+        let mut repaired = self.clone();
+        for field in fields {
+            repaired.set(field, defaults.get(field).to_string());
+        }
+        repaired
+    }
+}
+
+/// Parses an unsigned 64-bit byte address: decimal or `0x` hex, surrounding spaces ignored.
+///
+/// ```
+/// use coalescing_lab::model::inputs::parse_address;
+/// assert_eq!(parse_address(" 0x100 "), Some(256));
+/// assert_eq!(parse_address("18446744073709551615"), Some(u64::MAX));
+/// assert_eq!(parse_address("-1"), None);
+/// assert_eq!(parse_address(""), None);
+/// ```
+pub fn parse_address(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, radix) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (text, 10),
+    };
+    // from_str_radix accepts a leading '+', which an address field should not.
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// The value of `result`, or `None` after recording its error.
+fn keep<T>(errors: &mut Vec<FieldError>, result: Result<T, FieldError>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+fn parse_small(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn parse_warp(text: &str) -> Result<u32, FieldError> {
+    parse_small(text)
+        .and_then(|v| u32::try_from(v).ok())
+        .filter(|v| (1..=MAX_WARP).contains(v))
+        .ok_or_else(|| {
+            FieldError::new(
+                Field::Warp,
+                format!(
+                    "must be a whole number of lanes from 1 to {MAX_WARP}, found '{}'",
+                    text.trim()
+                ),
+            )
+        })
+}
+
+fn parse_elem(text: &str) -> Result<u64, FieldError> {
+    parse_small(text)
+        .filter(|v| ELEM_SIZES.contains(v))
+        .ok_or_else(|| {
+            FieldError::new(
+                Field::Elem,
+                format!("must be 1, 2, 4, 8 or 16 bytes, found '{}'", text.trim()),
+            )
+        })
+}
+
+fn parse_sector(text: &str) -> Result<u64, FieldError> {
+    parse_small(text)
+        .filter(|v| v.is_power_of_two() && (8..=1024).contains(v))
+        .ok_or_else(|| {
+            FieldError::new(
+                Field::Sector,
+                format!(
+                    "must be a power of two from 8 to 1024 bytes, found '{}'",
+                    text.trim()
+                ),
+            )
+        })
+}
+
+fn parse_line(text: &str, sector: Option<u64>) -> Result<u64, FieldError> {
+    let smallest = sector.unwrap_or(8);
+    parse_small(text)
+        .filter(|v| v.is_power_of_two() && *v >= smallest && *v <= 4096)
+        .ok_or_else(|| {
+            let rule = match sector {
+                Some(s) => format!("a power-of-two multiple of the sector ({s} bytes)"),
+                None => "a power of two".to_string(),
+            };
+            FieldError::new(
+                Field::Line,
+                format!("must be {rule} up to 4096 bytes, found '{}'", text.trim()),
+            )
+        })
+}
+
+fn parse_addrs(text: &str, warp: Option<u32>) -> Result<Vec<Option<u64>>, FieldError> {
+    let entries = text
+        .split(',')
+        .enumerate()
+        .map(|(i, entry)| {
+            let entry = entry.trim();
+            if entry == "-" {
+                Ok(None)
+            } else {
+                parse_address(entry).map(Some).ok_or_else(|| {
+                    FieldError::new(
+                        Field::Addrs,
+                        format!(
+                            "entry {} ('{entry}') is not an address; use decimal, 0x hex, or - for an inactive lane",
+                            i + 1
+                        ),
+                    )
+                })
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(warp) = warp {
+        if entries.len() != warp as usize {
+            return Err(FieldError::new(
+                Field::Addrs,
+                format!(
+                    "has {} entr{} but the warp has {warp} lanes; give one address (or -) per lane",
+                    entries.len(),
+                    if entries.len() == 1 { "y" } else { "ies" }
+                ),
+            ));
+        }
+    }
+    Ok(entries)
+}

@@ -1,0 +1,18 @@
+//! The pure model of Coalescing Lab: everything the page computes, with no browser in sight.
+//!
+//! Conventions, stated once:
+//! - Addresses and sizes are bytes, as `u64`. Lane ids run from 0 to warp − 1.
+//! - Lane `t` requests bytes `[A(t), A(t) + elem)` with `A(t) = base + elem × idx(t)`.
+//! - Sector `k` covers bytes `[k·S, (k+1)·S)`; cache line `k` covers `[k·L, (k+1)·L)`.
+//! - Spans of sector or line indices are inclusive at both ends.
+//! - Expressions are C on signed 64-bit integers; overflow is an error, never a wrapped value.
+//!
+//! Depends on std and serde only: no leptos, web-sys or js-sys here.
+
+pub mod derivation;
+pub mod expr;
+pub mod format;
+pub mod inputs;
+pub mod permalink;
+pub mod presets;
+pub mod sectors;

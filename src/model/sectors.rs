@@ -1,0 +1,324 @@
+//! Sector analysis of one warp memory instruction: each lane's address, the aligned sectors
+//! and cache lines its bytes fall in, and the warp's totals.
+//!
+//! Distinct counts come from merging each lane's inclusive span of indices, which costs
+//! O(lanes · log lanes) whatever the addresses. The tests check this closed form against a
+//! byte-by-byte oracle.
+
+use super::expr::EvalError;
+use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario};
+
+/// An inclusive run of sector, line or byte indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl Span {
+    /// Number of indices in the span (at least 1).
+    #[allow(clippy::len_without_is_empty)] // a span always holds at least one index
+    pub fn len(self) -> u64 {
+        self.last - self.first + 1
+    }
+}
+
+/// What one active lane requests.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// First byte, `A(t)`.
+    pub address: u64,
+    /// Sectors touched: one, or more when the bytes cross a sector boundary.
+    pub sectors: Span,
+    /// Cache lines touched.
+    pub lines: Span,
+    /// Whether `A(t)` is a multiple of the access size (natural alignment).
+    pub aligned: bool,
+}
+
+/// One lane of the warp.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Lane {
+    /// Lane id, 0 to warp − 1.
+    pub lane: u32,
+    /// `None` for an inactive lane.
+    pub access: Option<Access>,
+}
+
+/// A fraction kept exact, shown as a decimal or a percentage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ratio {
+    pub numerator: u64,
+    pub denominator: u64,
+}
+
+impl Ratio {
+    /// The ratio as a float; the denominator is never zero.
+    pub fn value(self) -> f64 {
+        self.numerator as f64 / self.denominator as f64
+    }
+}
+
+/// The warp's totals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Totals {
+    /// Lanes that take part.
+    pub active_lanes: u32,
+    /// elem × active lanes: identical requests count again.
+    pub requested_bytes: u64,
+    /// Size of the union of the lanes' byte ranges.
+    pub distinct_bytes: u64,
+    /// N_tx: distinct sectors touched.
+    pub sectors: u64,
+    /// N_tx × sector size.
+    pub transferred_bytes: u64,
+    /// Distinct cache lines touched.
+    pub lines: u64,
+    /// Active lanes whose address is not a multiple of elem.
+    pub misaligned_lanes: u32,
+    /// Active lanes whose bytes straddle a sector boundary.
+    pub straddling_lanes: u32,
+}
+
+impl Totals {
+    /// requested ÷ transferred; above 1 only when lanes repeat bytes. `None` with no active lane.
+    pub fn efficiency(&self) -> Option<Ratio> {
+        self.ratio(self.requested_bytes)
+    }
+
+    /// distinct requested ÷ transferred, never above 1. `None` with no active lane.
+    pub fn distinct_efficiency(&self) -> Option<Ratio> {
+        self.ratio(self.distinct_bytes)
+    }
+
+    /// True when the efficiency exceeds 100 % because lanes repeat the same bytes.
+    pub fn is_broadcast(&self) -> bool {
+        self.requested_bytes > self.distinct_bytes
+    }
+
+    fn ratio(&self, numerator: u64) -> Option<Ratio> {
+        (self.transferred_bytes > 0).then_some(Ratio {
+            numerator,
+            denominator: self.transferred_bytes,
+        })
+    }
+}
+
+/// How the addresses were formed, for the derivation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Formula {
+    /// `A(t) = base + elem × idx(t)`, with idx as typed.
+    Indexed {
+        base: u64,
+        idx: String,
+        idx_is_lane: bool,
+    },
+    /// From the explicit address list.
+    Explicit,
+}
+
+/// Everything the calculator shows for one scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub warp: u32,
+    pub elem: u64,
+    pub sector_bytes: u64,
+    pub line_bytes: u64,
+    pub formula: Formula,
+    /// Whether an `active` expression masked lanes.
+    pub masked: bool,
+    /// Every lane, active or not, in lane order.
+    pub lanes: Vec<Lane>,
+    /// The touched sectors as merged runs, ascending.
+    pub sector_runs: Vec<Span>,
+    pub totals: Totals,
+}
+
+/// Evaluates `inputs` lane by lane. Every problem names its field; evaluation problems also
+/// name the lane and the value.
+///
+/// ```
+/// use coalescing_lab::model::inputs::Inputs;
+/// use coalescing_lab::model::sectors::analyze;
+/// let misaligned = Inputs { base: "8".into(), ..Inputs::default() };
+/// let totals = analyze(&misaligned).unwrap().totals;
+/// assert_eq!((totals.sectors, totals.transferred_bytes), (5, 160));
+/// // Degenerate input: no active lane moves nothing and has no efficiency.
+/// let idle = Inputs { active: "0".into(), ..Inputs::default() };
+/// let totals = analyze(&idle).unwrap().totals;
+/// assert_eq!((totals.sectors, totals.efficiency()), (0, None));
+/// ```
+pub fn analyze(inputs: &Inputs) -> Result<Analysis, Vec<FieldError>> {
+    let scenario = inputs.scenario()?;
+    analyze_scenario(&scenario, inputs).map_err(|e| vec![e])
+}
+
+/// Like [`analyze`], but never fails: fields in error fall back to their defaults, so that a
+/// bad first link still shows results beside its error messages.
+pub fn analyze_repaired(inputs: &Inputs) -> Analysis {
+    let mut repaired = inputs.clone();
+    // Each round restores at least one field, so eight rounds reach the defaults.
+    for _ in 0..=Field::ALL.len() {
+        match analyze(&repaired) {
+            Ok(analysis) => return analysis,
+            Err(errors) => repaired = repaired.with_defaults_for(errors.iter().map(|e| e.field)),
+        }
+    }
+    analyze(&Inputs::default()).unwrap_or_else(|_| empty_analysis())
+}
+
+fn empty_analysis() -> Analysis {
+    Analysis {
+        warp: 0,
+        elem: 0,
+        sector_bytes: 0,
+        line_bytes: 0,
+        formula: Formula::Explicit,
+        masked: false,
+        lanes: Vec::new(),
+        sector_runs: Vec::new(),
+        totals: Totals::default(),
+    }
+}
+
+fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldError> {
+    let mut lanes = Vec::with_capacity(s.warp as usize);
+    for lane in 0..s.warp {
+        let t = i64::from(lane);
+        let active = match &s.active {
+            None => true,
+            Some(expr) => expr.eval(t).map_err(|e| eval_error(Field::Active, e))? != 0,
+        };
+        let address = match (&s.addressing, active) {
+            (_, false) => None,
+            (Addressing::Explicit(list), true) => list.get(lane as usize).copied().flatten(),
+            (Addressing::Indexed { base, idx }, true) => {
+                let i = idx.eval(t).map_err(|e| eval_error(Field::Idx, e))?;
+                Some(indexed_address(*base, s.elem, i, lane)?)
+            }
+        };
+        let access = match address {
+            None => None,
+            Some(address) => Some(access(address, s, lane)?),
+        };
+        lanes.push(Lane { lane, access });
+    }
+    let accesses = || lanes.iter().filter_map(|l| l.access.as_ref());
+    let active_lanes = accesses().count() as u32;
+    let byte_spans = accesses().map(|a| Span {
+        first: a.address,
+        last: a.address + (s.elem - 1),
+    });
+    let sector_runs = merge(accesses().map(|a| a.sectors));
+    let sectors: u64 = sector_runs.iter().map(|r| r.len()).sum();
+    let totals = Totals {
+        active_lanes,
+        requested_bytes: u64::from(active_lanes) * s.elem,
+        distinct_bytes: merge(byte_spans).iter().map(|r| r.len()).sum(),
+        sectors,
+        transferred_bytes: sectors * s.sector_bytes,
+        lines: merge(accesses().map(|a| a.lines))
+            .iter()
+            .map(|r| r.len())
+            .sum(),
+        misaligned_lanes: accesses().filter(|a| !a.aligned).count() as u32,
+        straddling_lanes: accesses().filter(|a| a.sectors.len() > 1).count() as u32,
+    };
+    let formula = match &s.addressing {
+        Addressing::Indexed { base, idx } => Formula::Indexed {
+            base: *base,
+            idx: inputs.idx.trim().to_string(),
+            idx_is_lane: idx.is_lane(),
+        },
+        Addressing::Explicit(_) => Formula::Explicit,
+    };
+    Ok(Analysis {
+        warp: s.warp,
+        elem: s.elem,
+        sector_bytes: s.sector_bytes,
+        line_bytes: s.line_bytes,
+        formula,
+        masked: s.active.is_some(),
+        lanes,
+        sector_runs,
+        totals,
+    })
+}
+
+fn eval_error(field: Field, e: EvalError) -> FieldError {
+    FieldError::new(field, e.to_string())
+}
+
+/// `base + elem × idx`, exact in 128 bits, then checked to be a valid start address.
+fn indexed_address(base: u64, elem: u64, idx: i64, lane: u32) -> Result<u64, FieldError> {
+    let address = i128::from(base) + i128::from(elem) * i128::from(idx);
+    if address < 0 {
+        return Err(FieldError::new(
+            Field::Idx,
+            format!("lane {lane}: address {base} + {elem} × {idx} = {address} is negative"),
+        ));
+    }
+    u64::try_from(address).map_err(|_| {
+        FieldError::new(
+            Field::Idx,
+            format!("lane {lane}: address {base} + {elem} × {idx} = {address} is past 2^64"),
+        )
+    })
+}
+
+fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
+    let Some(last) = address.checked_add(s.elem - 1) else {
+        let field = match s.addressing {
+            Addressing::Explicit(_) => Field::Addrs,
+            Addressing::Indexed { .. } => Field::Idx,
+        };
+        return Err(FieldError::new(
+            field,
+            format!(
+                "lane {lane}: {} bytes at address {address} run past 2^64",
+                s.elem
+            ),
+        ));
+    };
+    Ok(Access {
+        address,
+        sectors: Span {
+            first: address / s.sector_bytes,
+            last: last / s.sector_bytes,
+        },
+        lines: Span {
+            first: address / s.line_bytes,
+            last: last / s.line_bytes,
+        },
+        aligned: address.is_multiple_of(s.elem),
+    })
+}
+
+/// Merges spans into ascending, disjoint, non-adjacent runs.
+fn merge(spans: impl Iterator<Item = Span>) -> Vec<Span> {
+    let mut spans: Vec<Span> = spans.collect();
+    spans.sort_unstable();
+    let mut runs: Vec<Span> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match runs.last_mut() {
+            Some(run) if span.first <= run.last.saturating_add(1) => {
+                run.last = run.last.max(span.last);
+            }
+            _ => runs.push(span),
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_joins_overlapping_and_adjacent_spans_only() {
+        let s = |first, last| Span { first, last };
+        let runs = merge([s(5, 6), s(0, 1), s(2, 2), s(9, 9), s(6, 7)].into_iter());
+        assert_eq!(runs, vec![s(0, 2), s(5, 7), s(9, 9)]);
+        assert_eq!(merge([s(u64::MAX, u64::MAX), s(0, 0)].into_iter()).len(), 2);
+    }
+}

@@ -1,0 +1,176 @@
+//! The course's worked examples are the spec: each row of the course's table, preset by preset.
+
+use coalescing_lab::model::format::ratio_value;
+use coalescing_lab::model::presets::{Preset, PRESETS};
+use coalescing_lab::model::sectors::analyze;
+
+/// One row of the course's table (warp 32, elem 4, line 128).
+struct Row {
+    preset: &'static str,
+    idx: &'static str,
+    base: &'static str,
+    sector: &'static str,
+    n_tx: u64,
+    requested: u64,
+    distinct: u64,
+    transferred: u64,
+    efficiency: f64,
+    distinct_efficiency: f64,
+    lines: u64,
+}
+
+#[rustfmt::skip]
+const TABLE: [Row; 12] = [
+    //    preset                    idx                           base  sector N_tx req  dist  xfer  eff     d.eff   lines
+    row("ex1-sequential",        "t",                          "0", "32",  4,   128, 128, 128,  1.0,    1.0,    1),
+    row("ex2-misaligned",        "t",                          "8", "32",  5,   128, 128, 160,  0.8,    0.8,    2),
+    row("ex3-stride-2",          "2*t",                        "0", "32",  8,   128, 128, 256,  0.5,    0.5,    2),
+    row("ex4-stride-sector",     "8*t",                        "0", "32",  32,  128, 128, 1024, 0.125,  0.125,  8),
+    row("ex5-huge-stride",       "1024*t",                     "0", "32",  32,  128, 128, 1024, 0.125,  0.125,  32),
+    row("ex6-reversed",          "31-t",                       "0", "32",  4,   128, 128, 128,  1.0,    1.0,    1),
+    row("ex7-broadcast",         "0",                          "0", "32",  1,   128, 4,   32,   4.0,    0.125,  1),
+    row("ex8a-column",           "t*1024",                     "0", "32",  32,  128, 128, 1024, 0.125,  0.125,  32),
+    row("ex8b-mixed",            "t<16 ? t : 1000+64*(t-16)",  "0", "32",  18,  128, 128, 576,  0.2222, 0.2222, 17),
+    row("ex9-aos-float3-x",      "3*t",                        "0", "32",  12,  128, 128, 384,  0.3333, 0.3333, 3),
+    row("column-128b-rows",      "32*t",                       "0", "32",  32,  128, 128, 1024, 0.125,  0.125,  32),
+    row("ex2-128b-transactions", "t",                          "8", "128", 2,   128, 128, 256,  0.5,    0.5,    2),
+];
+
+#[allow(clippy::too_many_arguments)] // a table row: one argument per column of the course's table
+const fn row(
+    preset: &'static str,
+    idx: &'static str,
+    base: &'static str,
+    sector: &'static str,
+    n_tx: u64,
+    requested: u64,
+    distinct: u64,
+    transferred: u64,
+    efficiency: f64,
+    distinct_efficiency: f64,
+    lines: u64,
+) -> Row {
+    Row {
+        preset,
+        idx,
+        base,
+        sector,
+        n_tx,
+        requested,
+        distinct,
+        transferred,
+        efficiency,
+        distinct_efficiency,
+        lines,
+    }
+}
+
+#[test]
+fn every_preset_reproduces_its_row_of_the_course_table() {
+    assert_eq!(PRESETS.len(), TABLE.len(), "one preset per row");
+    for row in &TABLE {
+        let preset =
+            Preset::by_id(row.preset).unwrap_or_else(|| panic!("no preset {}", row.preset));
+        assert_eq!(
+            (preset.idx, preset.base, preset.sector),
+            (row.idx, row.base, row.sector),
+            "{}",
+            row.preset
+        );
+        let inputs = preset.inputs();
+        assert_eq!(
+            (
+                inputs.warp.as_str(),
+                inputs.elem.as_str(),
+                inputs.line.as_str()
+            ),
+            ("32", "4", "128")
+        );
+        let analysis = analyze(&inputs).unwrap_or_else(|e| panic!("{}: {e:?}", row.preset));
+        let t = analysis.totals;
+        let name = row.preset;
+        assert_eq!(t.active_lanes, 32, "{name}");
+        assert_eq!(t.sectors, row.n_tx, "{name}: N_tx");
+        assert_eq!(t.requested_bytes, row.requested, "{name}: requested");
+        assert_eq!(t.distinct_bytes, row.distinct, "{name}: distinct");
+        assert_eq!(t.transferred_bytes, row.transferred, "{name}: transferred");
+        assert_eq!(t.lines, row.lines, "{name}: lines");
+        // The course prints four decimals; the model is exact.
+        let eff = t.efficiency().unwrap().value();
+        let deff = t.distinct_efficiency().unwrap().value();
+        assert!(
+            (eff - row.efficiency).abs() < 5e-5,
+            "{name}: efficiency {eff}"
+        );
+        assert!(
+            (deff - row.distinct_efficiency).abs() < 5e-5,
+            "{name}: distinct efficiency {deff}"
+        );
+        assert_eq!(
+            t.misaligned_lanes, 0,
+            "{name}: 4-byte floats at multiples of 4"
+        );
+    }
+}
+
+#[test]
+fn ratios_are_written_exactly_for_scripts() {
+    let value = |id| {
+        ratio_value(
+            analyze(&Preset::by_id(id).unwrap().inputs())
+                .unwrap()
+                .totals
+                .efficiency(),
+        )
+    };
+    assert_eq!(value("ex2-misaligned"), "0.8");
+    assert_eq!(value("ex7-broadcast"), "4");
+    assert_eq!(value("ex8b-mixed"), "0.2222222222222222");
+    assert_eq!(value("ex9-aos-float3-x"), "0.3333333333333333");
+}
+
+#[test]
+fn broadcast_counts_identical_requests_again_but_moves_one_sector() {
+    let t = analyze(&Preset::by_id("ex7-broadcast").unwrap().inputs())
+        .unwrap()
+        .totals;
+    assert!(t.is_broadcast());
+    assert_eq!(
+        (t.sectors, t.distinct_bytes, t.requested_bytes),
+        (1, 4, 128)
+    );
+}
+
+#[test]
+fn mixed_pattern_derivation_lists_each_sector_run() {
+    let a = analyze(&Preset::by_id("ex8b-mixed").unwrap().inputs()).unwrap();
+    let steps = coalescing_lab::model::derivation::derive(&a);
+    assert_eq!(steps[0], "A(t) = 4·(t<16 ? t : 1000+64*(t-16))");
+    assert!(
+        steps
+            .contains(&"lanes touch sectors 0…1, 125, 133, 141, 149, 157, 165, 173, …".to_string()),
+        "{steps:?}"
+    );
+    assert!(
+        steps.contains(&"128 / 576 = 22.2 %".to_string()),
+        "{steps:?}"
+    );
+}
+
+#[test]
+fn misaligned_start_derivation_reads_like_the_course() {
+    let a = analyze(&Preset::by_id("ex2-misaligned").unwrap().inputs()).unwrap();
+    let steps = coalescing_lab::model::derivation::derive(&a);
+    assert_eq!(
+        steps,
+        [
+            "A(t) = 8 + 4·t",
+            "sector(t) = ⌊A(t)/32⌋",
+            "lanes span sectors 0…4",
+            "N_tx = 5",
+            "transferred = 5 × 32 B = 160 B; requested = 32 lanes × 4 B = 128 B",
+            "128 / 160 = 80 %",
+            "line(t) = ⌊A(t)/128⌋ → 2 lines",
+        ]
+    );
+}

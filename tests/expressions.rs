@@ -1,0 +1,183 @@
+//! The index-expression language: C semantics on signed 64-bit integers, and every error
+//! case with its message tested to the letter.
+
+use coalescing_lab::model::expr::Expr;
+
+fn eval(text: &str, lane: i64) -> i64 {
+    Expr::parse(text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .eval(lane)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+fn parse_error(text: &str) -> String {
+    Expr::parse(text).expect_err(text).to_string()
+}
+
+fn eval_error(text: &str, lane: i64) -> String {
+    Expr::parse(text)
+        .unwrap()
+        .eval(lane)
+        .expect_err(text)
+        .to_string()
+}
+
+#[test]
+fn values_follow_c_semantics() {
+    #[rustfmt::skip]
+    let cases: &[(&str, i64, i64)] = &[
+        ("t", 7, 7), ("lane", 7, 7), ("0x1F", 0, 31), ("0X10 + t", 1, 17),
+        ("-7 / 2", 0, -3), ("7 / -2", 0, -3), ("-7 % 2", 0, -1), ("7 % -2", 0, 1),
+        ("2 + 3 * 4", 0, 14), ("(2 + 3) * 4", 0, 20), ("10 - 4 - 3", 0, 3), ("64 / 4 / 2", 0, 8),
+        ("1 << 4 + 1", 0, 32), ("-16 >> 2", 0, -4), ("-1 << 3", 0, -8),
+        ("1 < 2 == 1", 0, 1), ("3 & 6 ^ 1 | 8", 0, 11), ("6 & 3 == 3", 0, 0),
+        ("!t", 0, 1), ("!t", 5, 0), ("~t", 0, -1), ("-t", 3, -3), ("+t", 3, 3), ("- -t", 3, 3),
+        ("t > 3 && t < 8", 5, 1), ("t > 3 && t < 8", 9, 0), ("t == 0 || t == 31", 31, 1),
+        ("t < 16 ? t : 1000 + 64 * (t - 16)", 20, 1256), ("t ? 1 : 2 ? 3 : 4", 0, 3),
+        ("1 ? 2 : 3 ? 4 : 5", 0, 2), ("t % 2 == 0 ? t / 2 : 100 + t / 2", 7, 103),
+        ("min(t, 4)", 9, 4), ("max(t, 4)", 9, 9), ("abs(3 - t)", 9, 6), ("min(max(t, 2), 5)", 0, 2),
+        ("t <= 3", 3, 1), ("t >= 3", 2, 0), ("t != 3", 3, 0),
+        ("9223372036854775807", 0, i64::MAX), ("-9223372036854775807 - 1", 0, i64::MIN),
+    ];
+    for &(text, lane, want) in cases {
+        assert_eq!(eval(text, lane), want, "{text} at lane {lane}");
+    }
+}
+
+#[test]
+fn short_circuit_and_conditional_skip_the_untaken_side() {
+    assert_eq!(eval("t != 0 && 10 / t > 1", 0), 0);
+    assert_eq!(eval("t == 0 || 10 / t > 1", 0), 1);
+    assert_eq!(eval("t == 0 ? 0 : 10 / t", 0), 0);
+}
+
+#[test]
+fn arithmetic_errors_name_the_lane_the_values_and_the_column() {
+    assert_eq!(
+        eval_error("10 / (t - 5)", 5),
+        "lane 5: division by zero in 10 / 0 (column 4)"
+    );
+    assert_eq!(
+        eval_error("t % 0", 2),
+        "lane 2: division by zero in 2 % 0 (column 3)"
+    );
+    assert_eq!(
+        eval_error("9223372036854775807 + t", 1),
+        "lane 1: 9223372036854775807 + 1 overflows signed 64 bits (column 21)"
+    );
+    assert_eq!(
+        eval_error("t * 4611686018427387904", 2),
+        "lane 2: 2 * 4611686018427387904 overflows signed 64 bits (column 3)"
+    );
+    assert_eq!(
+        eval_error("(-9223372036854775807 - 1) / -t", 1),
+        "lane 1: -9223372036854775808 / -1 overflows signed 64 bits (column 28)"
+    );
+    assert_eq!(
+        eval_error("-(-9223372036854775807 - t)", 1),
+        "lane 1: -(-9223372036854775808) overflows signed 64 bits (column 1)"
+    );
+    assert_eq!(
+        eval_error("abs(-9223372036854775807 - t)", 1),
+        "lane 1: abs(-9223372036854775808) overflows signed 64 bits (column 1)"
+    );
+    assert_eq!(
+        eval_error("1 << t", 64),
+        "lane 64: shift << 64 is outside 0 to 63 (column 3)"
+    );
+    assert_eq!(
+        eval_error("1 >> -t", 1),
+        "lane 1: shift >> -1 is outside 0 to 63 (column 3)"
+    );
+    assert_eq!(
+        eval_error("t << 62", 2),
+        "lane 2: 2 << 62 overflows signed 64 bits (column 3)"
+    );
+}
+
+#[test]
+fn parse_errors_name_the_column() {
+    assert_eq!(parse_error(""), "expression is empty");
+    assert_eq!(parse_error("t $ 2"), "unexpected character '$' at column 3");
+    assert_eq!(
+        parse_error("t + * 2"),
+        "expected a number, t, a function or '(' at column 5, found '*'"
+    );
+    assert_eq!(parse_error("(t + 2"), "expected ')', found end of input");
+    assert_eq!(
+        parse_error("t + 2)"),
+        "expected an operator or the end of the expression at column 6, found ')'"
+    );
+    assert_eq!(
+        parse_error("t +"),
+        "expected a number, t, a function or '(', found end of input"
+    );
+    assert_eq!(
+        parse_error("x * 2"),
+        "unknown name 'x' at column 1; use t (or lane), min, max or abs"
+    );
+    assert_eq!(
+        parse_error("2 * threadIdx"),
+        "unknown name 'threadIdx' at column 5; use t (or lane), min, max or abs"
+    );
+    assert_eq!(
+        parse_error("t ? 1"),
+        "expected ':' of a conditional, found end of input"
+    );
+    assert_eq!(
+        parse_error("min(t)"),
+        "min() at column 1 takes 2 arguments, found 1"
+    );
+    assert_eq!(
+        parse_error("abs(t, 1)"),
+        "abs() at column 1 takes 1 argument, found 2"
+    );
+    assert_eq!(
+        parse_error("max"),
+        "expected '(' after a function name, found end of input"
+    );
+    assert_eq!(
+        parse_error("1.5 * t"),
+        "unexpected character '.' at column 2"
+    );
+    assert_eq!(
+        parse_error("0x * t"),
+        "expected an integer (decimal or 0x hex) at column 1, found '0x'"
+    );
+    assert_eq!(
+        parse_error("12ab"),
+        "expected an integer (decimal or 0x hex) at column 1, found '12ab'"
+    );
+    assert_eq!(
+        parse_error("t + 9223372036854775808"),
+        "integer 9223372036854775808 at column 5 does not fit in signed 64 bits"
+    );
+    assert_eq!(parse_error("é + t"), "unexpected character 'é' at column 1");
+    assert_eq!(parse_error("t + é"), "unexpected character 'é' at column 5");
+}
+
+#[test]
+fn long_and_deep_expressions_are_refused() {
+    let long = format!("t{}", " + 1".repeat(64)); // 257 characters
+    assert_eq!(long.chars().count(), 257);
+    assert_eq!(
+        parse_error(&long),
+        "expression is 257 characters long; at most 256 are accepted"
+    );
+    let just_fits = format!("t{}", "+1".repeat(127)) + "+";
+    assert_eq!(just_fits.chars().count(), 256);
+    assert!(Expr::parse(&just_fits[..255]).is_ok());
+
+    let nested = |depth: usize| format!("{}t{}", "(".repeat(depth), ")".repeat(depth));
+    assert!(Expr::parse(&nested(32)).is_ok());
+    assert_eq!(
+        parse_error(&nested(33)),
+        "expression nests deeper than 32 levels at column 33"
+    );
+    assert_eq!(
+        parse_error(&"-".repeat(40)),
+        "expression nests deeper than 32 levels at column 33"
+    );
+    let ternaries = "t ? ".repeat(40);
+    assert!(parse_error(&ternaries).starts_with("expression nests deeper than 32 levels"));
+}
