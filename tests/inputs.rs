@@ -64,10 +64,12 @@ fn out_of_range_fields_say_what_is_accepted() {
 #[test]
 fn every_bad_field_is_reported_at_once_in_form_order() {
     let fields: Vec<Field> = {
-        let mut i = Inputs::default();
-        i.line = "3".into();
-        i.warp = "x".into();
-        i.idx = "(".into();
+        let i = Inputs {
+            line: "3".into(),
+            warp: "x".into(),
+            idx: "(".into(),
+            ..Inputs::default()
+        };
         analyze(&i).unwrap_err().iter().map(|e| e.field).collect()
     };
     assert_eq!(fields, [Field::Warp, Field::Idx, Field::Line]);
