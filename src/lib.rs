@@ -1,1 +1,9 @@
+//! Coalescing Lab: a page that teaches GPU global-memory coalescing.
+//!
+//! - `model`: pure Rust, the numbers and the words (std and serde only).
+//! - `ui`: Leptos components that wire signals to the model (wasm32 only).
+
 pub mod model;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

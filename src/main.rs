@@ -1,1 +1,12 @@
-fn main() {}
+//! Mounts the app and installs the panic hook; nothing else.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    coalescing_lab::ui::install_panic_hook();
+    leptos::mount::mount_to_body(coalescing_lab::ui::App);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("Coalescing Lab is a web page: run `make serve` and open http://127.0.0.1:8080");
+}

@@ -92,8 +92,11 @@ fn address_step(a: &Analysis) -> String {
             idx,
             idx_is_lane,
         } => {
+            let atom = idx.chars().all(|c| c.is_ascii_alphanumeric());
             let scaled = if *idx_is_lane {
                 format!("{}·t", a.elem)
+            } else if atom {
+                format!("{}·{idx}", a.elem)
             } else {
                 format!("{}·({idx})", a.elem)
             };
@@ -106,7 +109,7 @@ fn address_step(a: &Analysis) -> String {
     }
 }
 
-fn plural(n: u64) -> &'static str {
+pub(crate) fn plural(n: u64) -> &'static str {
     if n == 1 {
         ""
     } else {

@@ -15,4 +15,5 @@ pub mod format;
 pub mod inputs;
 pub mod permalink;
 pub mod presets;
+pub mod readouts;
 pub mod sectors;

@@ -1,0 +1,55 @@
+# Coalescing Lab. Quick start: `make serve`, then `make test`.
+# Every target installs what it needs when it is missing, so a fresh machine works.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+
+TRUNK_VERSION := 0.21.14
+# wasm-bindgen-cli must be exactly the wasm-bindgen crate's version in Cargo.lock.
+WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: serve build test bench tools browsers lint native-test browser-test
+
+## serve: build and serve the app on http://127.0.0.1:8080
+serve: tools
+	trunk serve --release --offline --address 127.0.0.1 --port 8080
+
+## build: the release site in dist/, with relative asset paths
+build: tools
+	trunk build --release --offline
+
+## test: formatting, clippy, native tests, then browser tests against the release build
+test: tools browsers lint native-test build browser-test
+
+## bench: the budget table
+bench: tools browsers build
+	node tests/browser/bench.mjs
+
+lint:
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --release --target wasm32-unknown-unknown -- -D warnings
+
+native-test:
+	cargo test
+
+browser-test:
+	node --test --test-concurrency=1 tests/browser/
+
+## tools: the Rust target, Trunk, wasm-bindgen-cli and wasm-opt, installed only when missing
+tools: node_modules/.installed
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+	@trunk --version 2>/dev/null | grep -qF "$(TRUNK_VERSION)" || cargo install --locked trunk --version $(TRUNK_VERSION)
+	@# Not --locked: wasm-bindgen-cli's lock file names a crate version the registry lacks.
+	@wasm-bindgen --version 2>/dev/null | grep -qF "$(WASM_BINDGEN_VERSION)" || cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+## browsers: Debian's headless Chromium and the matching chromedriver
+browsers:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; }

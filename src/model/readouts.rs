@@ -1,0 +1,257 @@
+//! What the calculator displays, already worded: one [`Readout`] per result and one
+//! [`LaneRow`] per lane, each with the text people read and the `data-value` scripts read.
+//!
+//! Components only lay these out, so every number on the page is testable here natively.
+
+use super::derivation::plural;
+use super::format::{hex, percent, ratio_value};
+use super::sectors::{Analysis, Span};
+
+/// One result of the calculator.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Readout {
+    /// `data-testid`, a public contract.
+    pub id: &'static str,
+    /// What a person reads as the heading.
+    pub label: &'static str,
+    /// What a person reads as the value.
+    pub text: String,
+    /// `data-value`: integers plainly, ratios as decimals, empty when undefined.
+    pub value: String,
+    /// A short line under the value saying how it was counted.
+    pub detail: String,
+}
+
+/// The calculator's results in display order.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::readouts, sectors::analyze};
+/// let ex2 = Inputs { base: "8".into(), ..Inputs::default() };
+/// let r = readouts(&analyze(&ex2).unwrap());
+/// let eff = r.iter().find(|r| r.id == "efficiency").unwrap();
+/// assert_eq!((eff.text.as_str(), eff.value.as_str()), ("80 %", "0.8"));
+/// // Degenerate input: with no active lane the efficiencies are undefined, not zero.
+/// let idle = Inputs { active: "0".into(), ..Inputs::default() };
+/// let r = readouts(&analyze(&idle).unwrap());
+/// let eff = r.iter().find(|r| r.id == "efficiency").unwrap();
+/// assert_eq!((eff.text.as_str(), eff.value.as_str()), ("n/a", ""));
+/// ```
+pub fn readouts(a: &Analysis) -> Vec<Readout> {
+    let t = &a.totals;
+    let bytes = |n: u64| format!("{n} B");
+    vec![
+        Readout {
+            id: "active-lanes",
+            label: "Active lanes",
+            text: format!("{} of {}", t.active_lanes, a.warp),
+            value: t.active_lanes.to_string(),
+            detail: "lanes that take part".into(),
+        },
+        Readout {
+            id: "requested-bytes",
+            label: "Requested",
+            text: bytes(t.requested_bytes),
+            value: t.requested_bytes.to_string(),
+            detail: format!("{} × {} B, repeats counted", t.active_lanes, a.elem),
+        },
+        Readout {
+            id: "distinct-bytes",
+            label: "Distinct requested",
+            text: bytes(t.distinct_bytes),
+            value: t.distinct_bytes.to_string(),
+            detail: "union of the lanes' bytes".into(),
+        },
+        Readout {
+            id: "sectors",
+            label: "Sectors N_tx",
+            text: t.sectors.to_string(),
+            value: t.sectors.to_string(),
+            detail: format!("distinct {} B sectors", a.sector_bytes),
+        },
+        Readout {
+            id: "transferred-bytes",
+            label: "Transferred",
+            text: bytes(t.transferred_bytes),
+            value: t.transferred_bytes.to_string(),
+            detail: format!("{} × {} B", t.sectors, a.sector_bytes),
+        },
+        Readout {
+            id: "lines",
+            label: "Cache lines",
+            text: t.lines.to_string(),
+            value: t.lines.to_string(),
+            detail: format!("distinct {} B lines", a.line_bytes),
+        },
+        Readout {
+            id: "efficiency",
+            label: "Efficiency",
+            text: percent(t.efficiency()),
+            value: ratio_value(t.efficiency()),
+            detail: "requested ÷ transferred".into(),
+        },
+        Readout {
+            id: "distinct-efficiency",
+            label: "Distinct efficiency",
+            text: percent(t.distinct_efficiency()),
+            value: ratio_value(t.distinct_efficiency()),
+            detail: "distinct ÷ transferred".into(),
+        },
+        Readout {
+            id: "misaligned-lanes",
+            label: "Misaligned lanes",
+            text: t.misaligned_lanes.to_string(),
+            value: t.misaligned_lanes.to_string(),
+            detail: format!("address not a multiple of {} B", a.elem),
+        },
+    ]
+}
+
+/// One row of the lane table.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LaneRow {
+    pub lane: u32,
+    pub active: bool,
+    /// Decimal address for `data-address`; empty when inactive.
+    pub address: String,
+    /// Hex address for people; "inactive" when inactive.
+    pub address_hex: String,
+    /// Requested byte range, e.g. "[8, 12)".
+    pub bytes: String,
+    /// Sector indices for `data-sectors`, comma separated; empty when inactive.
+    pub sectors: String,
+    /// Sector indices for people, e.g. "0" or "3, 4".
+    pub sectors_text: String,
+    /// Line indices for people.
+    pub lines_text: String,
+    /// Whether the address is a multiple of elem; true for inactive lanes.
+    pub aligned: bool,
+    /// Whether the bytes cross a sector boundary.
+    pub straddles: bool,
+}
+
+/// Every lane of the warp, in lane order.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::lane_rows, sectors::analyze};
+/// let two = Inputs { warp: "2".into(), addrs: "30, -".into(), ..Inputs::default() };
+/// let rows = lane_rows(&analyze(&two).unwrap());
+/// assert_eq!((rows[0].sectors.as_str(), rows[0].sectors_text.as_str()), ("0,1", "0, 1"));
+/// assert_eq!((rows[1].active, rows[1].address.as_str()), (false, ""));
+/// ```
+pub fn lane_rows(a: &Analysis) -> Vec<LaneRow> {
+    a.lanes
+        .iter()
+        .map(|lane| match &lane.access {
+            None => LaneRow {
+                lane: lane.lane,
+                active: false,
+                address: String::new(),
+                address_hex: "inactive".into(),
+                bytes: "—".into(),
+                sectors: String::new(),
+                sectors_text: "—".into(),
+                lines_text: "—".into(),
+                aligned: true,
+                straddles: false,
+            },
+            Some(access) => LaneRow {
+                lane: lane.lane,
+                active: true,
+                address: access.address.to_string(),
+                address_hex: hex(access.address),
+                bytes: format!(
+                    "[{}, {}) {} B",
+                    access.address,
+                    u128::from(access.address) + u128::from(a.elem),
+                    a.elem
+                ),
+                sectors: indices(access.sectors, ","),
+                sectors_text: indices(access.sectors, ", "),
+                lines_text: indices(access.lines, ", "),
+                aligned: access.aligned,
+                straddles: access.sectors.len() > 1,
+            },
+        })
+        .collect()
+}
+
+fn indices(span: Span, separator: &str) -> String {
+    (span.first..=span.last)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// One sentence for screen readers, announced politely when the results change.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::summary, sectors::analyze};
+/// let a = analyze(&Inputs::default()).unwrap();
+/// assert_eq!(summary(&a), "4 sectors, 128 B transferred for 128 B requested: efficiency 100 %.");
+/// ```
+pub fn summary(a: &Analysis) -> String {
+    let t = &a.totals;
+    format!(
+        "{} sector{}, {} B transferred for {} B requested: efficiency {}.",
+        t.sectors,
+        plural(t.sectors),
+        t.transferred_bytes,
+        t.requested_bytes,
+        percent(t.efficiency())
+    )
+}
+
+/// The footnote a broadcast needs: why the efficiency exceeds 100 %.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::broadcast_note, sectors::analyze};
+/// let ex7 = Inputs { idx: "0".into(), ..Inputs::default() };
+/// assert!(broadcast_note(&analyze(&ex7).unwrap()).unwrap().contains("N_tx = 1"));
+/// assert_eq!(broadcast_note(&analyze(&Inputs::default()).unwrap()), None);
+/// ```
+pub fn broadcast_note(a: &Analysis) -> Option<String> {
+    let t = &a.totals;
+    t.is_broadcast().then(|| {
+        format!(
+            "Efficiency reads {} because lanes request the same bytes again (a broadcast): \
+             requested bytes count each of the {} lanes' {} B, but only {} distinct bytes are useful. \
+             The honest headline is N_tx = {} with {} distinct useful bytes: distinct efficiency {}.",
+            percent(t.efficiency()),
+            t.active_lanes,
+            a.elem,
+            t.distinct_bytes,
+            t.sectors,
+            t.distinct_bytes,
+            percent(t.distinct_efficiency())
+        )
+    })
+}
+
+/// The warning misaligned lanes need.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::alignment_note, sectors::analyze};
+/// let doubles = Inputs { elem: "8".into(), base: "4".into(), ..Inputs::default() };
+/// assert!(alignment_note(&analyze(&doubles).unwrap()).unwrap().starts_with("32 lanes"));
+/// assert_eq!(alignment_note(&analyze(&Inputs::default()).unwrap()), None);
+/// ```
+pub fn alignment_note(a: &Analysis) -> Option<String> {
+    let n = a.totals.misaligned_lanes;
+    (n > 0).then(|| {
+        let consequence = if a.elem >= 8 {
+            "CUDA requires 8- and 16-byte accesses to be naturally aligned: on a GPU such a load \
+             faults or returns wrong words, so it cannot be issued as written."
+        } else {
+            "CUDA requires natural alignment for built-in types; a misaligned access faults on \
+             a GPU, so it cannot be issued as written."
+        };
+        format!(
+            "{n} lane{} read{} {} B at an address that is not a multiple of {} B. {consequence} \
+             The counts show the bytes as written.",
+            plural(u64::from(n)),
+            if n == 1 { "s" } else { "" },
+            a.elem,
+            a.elem
+        )
+    })
+}

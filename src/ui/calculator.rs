@@ -1,0 +1,325 @@
+//! The sector calculator panel: inputs, totals, derivation and the lane table.
+
+use crate::model::derivation::derive;
+use crate::model::inputs::{Field, FieldError, Inputs};
+use crate::model::presets::{Preset, PRESETS};
+use crate::model::readouts::{alignment_note, broadcast_note, lane_rows, readouts, summary};
+use crate::model::sectors::{analyze, analyze_repaired, Analysis};
+use leptos::prelude::*;
+
+/// How each field is introduced to a learner.
+struct FieldSpec {
+    field: Field,
+    label: &'static str,
+    hint: &'static str,
+    placeholder: &'static str,
+    numeric: bool,
+}
+
+const FIELDS: [FieldSpec; 8] = [
+    FieldSpec {
+        field: Field::Warp,
+        label: "Lanes in the warp",
+        hint: "1 to 64 (NVIDIA: 32, AMD wave64: 64)",
+        placeholder: "32",
+        numeric: true,
+    },
+    FieldSpec {
+        field: Field::Elem,
+        label: "Bytes per lane (elem)",
+        hint: "1, 2, 4, 8 or 16 (float: 4, double: 8, float4: 16)",
+        placeholder: "4",
+        numeric: true,
+    },
+    FieldSpec {
+        field: Field::Base,
+        label: "Base address",
+        hint: "byte address of element 0, decimal or 0x hex",
+        placeholder: "0",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Idx,
+        label: "Element index idx(t)",
+        hint: "C expression in lane id t, e.g. 2*t, 31-t, t<16 ? t : 64*t",
+        placeholder: "t",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Active,
+        label: "Active lanes",
+        hint: "C expression, non-zero = active; empty = every lane",
+        placeholder: "every lane, e.g. t % 2 == 0",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Addrs,
+        label: "Explicit addresses",
+        hint: "optional: one byte address per lane, comma separated, - for inactive; replaces base and idx",
+        placeholder: "e.g. 0, 4, -, 12",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Sector,
+        label: "Sector bytes",
+        hint: "the serviced unit: a power of two from 8 to 1024",
+        placeholder: "32",
+        numeric: true,
+    },
+    FieldSpec {
+        field: Field::Line,
+        label: "Cache line bytes",
+        hint: "a power-of-two multiple of the sector, up to 4096",
+        placeholder: "128",
+        numeric: true,
+    },
+];
+
+/// The calculator for the scenario in `inputs`.
+#[component]
+pub fn Calculator(inputs: RwSignal<Inputs>) -> impl IntoView {
+    let checked = Memo::new(move |_| inputs.with(analyze));
+    let errors =
+        Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
+    // The last valid results stay on screen while a field is in error; a bad first link
+    // shows the scenario with its bad fields at their defaults.
+    let shown = Memo::new(move |previous: Option<&Analysis>| {
+        checked.with(|c| match (c, previous) {
+            (Ok(analysis), _) => analysis.clone(),
+            (Err(_), Some(previous)) => previous.clone(),
+            (Err(_), None) => inputs.with_untracked(analyze_repaired),
+        })
+    });
+
+    view! {
+        <section class="calculator" aria-labelledby="calc-title">
+            <h2 id="calc-title">"Sector calculator"</h2>
+            <p class="lead">
+                "One warp memory instruction: each active lane " <i>"t"</i> " reads bytes "
+                <code>"[A(t), A(t)+elem)"</code> " with " <code>"A(t) = base + elem·idx(t)"</code>
+                ". The memory system moves whole aligned sectors; count them."
+            </p>
+            <div class="layout">
+                <ScenarioForm inputs=inputs errors=errors />
+                <div class="outputs">
+                    <Results shown=shown errors=errors />
+                    <LaneTable shown=shown />
+                </div>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn ScenarioForm(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl IntoView {
+    let preset = move || inputs.with(Preset::matching).map(|p| p.id).unwrap_or("");
+    let pick = move |ev: leptos::ev::Event| {
+        if let Some(p) = Preset::by_id(&event_target_value(&ev)) {
+            inputs.set(p.inputs());
+        }
+    };
+    view! {
+        <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Scenario">
+            <div class="field">
+                <label for="preset">"Worked example"</label>
+                <select id="preset" data-testid="preset" on:change=pick prop:value=preset>
+                    <option value="">"Custom scenario"</option>
+                    {PRESETS
+                        .iter()
+                        .map(|p| view! { <option value=p.id>{p.name}</option> })
+                        .collect_view()}
+                </select>
+            </div>
+            {FIELDS
+                .iter()
+                .map(|spec| view! { <TextField spec=spec inputs=inputs errors=errors /> })
+                .collect_view()}
+        </form>
+    }
+}
+
+#[component]
+fn TextField(
+    spec: &'static FieldSpec,
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+) -> impl IntoView {
+    let field = spec.field;
+    let param = field.param();
+    let id = format!("input-{param}");
+    let hint_id = format!("hint-{param}");
+    let error_id = format!("error-{param}");
+    let error = Memo::new(move |_| {
+        errors.with(|es| es.iter().find(|e| e.field == field).map(|e| e.to_string()))
+    });
+    let ignored =
+        move || matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list);
+    let described_by = {
+        let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
+        move || match error.get() {
+            Some(_) => format!("{error_id} {hint_id}"),
+            None => hint_id.clone(),
+        }
+    };
+    view! {
+        <div class="field" class:invalid=move || error.with(Option::is_some) class:ignored=ignored>
+            <label for=id.clone()>{spec.label} " " <code class="param">{param}</code></label>
+            <input
+                id=id.clone()
+                type="text"
+                name=param
+                data-testid=id.clone()
+                inputmode=if spec.numeric { "numeric" } else { "text" }
+                autocomplete="off"
+                autocapitalize="off"
+                spellcheck="false"
+                placeholder=spec.placeholder
+                aria-invalid=move || error.with(Option::is_some).to_string()
+                aria-describedby=described_by
+                prop:value=move || inputs.with(|i| i.get(field).to_string())
+                on:input=move |ev| inputs.update(|i| i.set(field, event_target_value(&ev)))
+            />
+            <p class="hint" id=hint_id>
+                {spec.hint}
+                {move || ignored().then_some(" (ignored while explicit addresses are set)")}
+            </p>
+            {move || {
+                error
+                    .get()
+                    .map(|message| {
+                        view! {
+                            <p
+                                class="error"
+                                id=error_id.clone()
+                                data-testid="input-error"
+                                data-field=param
+                                role="alert"
+                            >
+                                {message}
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>) -> impl IntoView {
+    let stale = move || errors.with(|e| !e.is_empty());
+    view! {
+        <div class="results" aria-labelledby="results-title">
+            <h3 id="results-title">"Results"</h3>
+            {move || {
+                stale()
+                    .then(|| {
+                        view! {
+                            <p class="stale" data-testid="stale">
+                                "Showing the last valid results: fix the field marked in red."
+                            </p>
+                        }
+                    })
+            }}
+            <dl class="readouts" class:stale=stale>
+                <For
+                    each=move || shown.with(readouts)
+                    key=|r| r.clone()
+                    children=|r| {
+                        view! {
+                            <div class="readout" class:headline=r.id == "efficiency" || r.id == "sectors">
+                                <dt>{r.label}</dt>
+                                <dd data-testid=r.id data-value=r.value>{r.text}</dd>
+                                <dd class="detail">{r.detail}</dd>
+                            </div>
+                        }
+                    }
+                />
+            </dl>
+            <p class="visually-hidden" aria-live="polite" data-testid="summary">
+                {move || shown.with(summary)}
+            </p>
+            {move || {
+                shown
+                    .with(broadcast_note)
+                    .map(|note| {
+                        view! {
+                            <p class="note broadcast" data-testid="broadcast-note">
+                                <strong>"Why above 100 %? "</strong>
+                                {note}
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                shown
+                    .with(alignment_note)
+                    .map(|note| {
+                        view! {
+                            <p class="note warning" data-testid="alignment-warning" role="note">
+                                <strong>"Misaligned: "</strong>
+                                {note}
+                            </p>
+                        }
+                    })
+            }}
+            <h3 id="derivation-title">"Derivation"</h3>
+            <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
+                {move || {
+                    shown
+                        .with(derive)
+                        .into_iter()
+                        .map(|step| view! { <li>{step}</li> })
+                        .collect_view()
+                }}
+            </ol>
+        </div>
+    }
+}
+
+#[component]
+fn LaneTable(shown: Memo<Analysis>) -> impl IntoView {
+    view! {
+        <div class="lane-table" role="region" aria-labelledby="lanes-title" tabindex="0">
+            <table>
+                <caption id="lanes-title">"Every lane's address and the sectors its bytes fall in"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Lane"</th>
+                        <th scope="col">"Address (hex)"</th>
+                        <th scope="col">"Address"</th>
+                        <th scope="col">"Bytes requested"</th>
+                        <th scope="col">"Sector(s)"</th>
+                        <th scope="col">"Line(s)"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <For
+                        each=move || shown.with(lane_rows)
+                        key=|row| row.clone()
+                        children=|row| {
+                            let (address, sectors) = (row.address.clone(), row.sectors.clone());
+                            view! {
+                                <tr
+                                    data-testid="lane-row"
+                                    data-lane=row.lane
+                                    data-active=row.active.to_string()
+                                    data-address=address
+                                    data-sectors=sectors
+                                    class:inactive=!row.active
+                                    class:misaligned=!row.aligned
+                                >
+                                    <th scope="row">{row.lane}</th>
+                                    <td class="mono">{row.address_hex}</td>
+                                    <td class="mono">{row.address}</td>
+                                    <td class="mono">{row.bytes}</td>
+                                    <td class="mono" class:straddles=row.straddles>{row.sectors_text}</td>
+                                    <td class="mono">{row.lines_text}</td>
+                                </tr>
+                            }
+                        }
+                    />
+                </tbody>
+            </table>
+        </div>
+    }
+}

@@ -1,0 +1,170 @@
+// The sector calculator in real headless Chromium, against the release build in dist/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { By } from 'selenium-webdriver';
+import { serveStatic, startBrowser, openApp, results, typeInto, pasteInto, errors, pageErrors, valueOf } from './harness.mjs';
+
+// The course's table (warp 32, elem 4, line 128): the spec, as the page must show it.
+const COURSE = [
+  { preset: 'ex1-sequential', query: '', sectors: 4, transferred: 128, distinct: 128, eff: '1', deff: '1', lines: 1 },
+  { preset: 'ex2-misaligned', query: 'base=8', sectors: 5, transferred: 160, distinct: 128, eff: '0.8', deff: '0.8', lines: 2 },
+  { preset: 'ex3-stride-2', query: 'idx=2*t', sectors: 8, transferred: 256, distinct: 128, eff: '0.5', deff: '0.5', lines: 2 },
+  { preset: 'ex4-stride-sector', query: 'idx=8*t', sectors: 32, transferred: 1024, distinct: 128, eff: '0.125', deff: '0.125', lines: 8 },
+  { preset: 'ex5-huge-stride', query: 'idx=1024*t', sectors: 32, transferred: 1024, distinct: 128, eff: '0.125', deff: '0.125', lines: 32 },
+  { preset: 'ex6-reversed', query: 'idx=31-t', sectors: 4, transferred: 128, distinct: 128, eff: '1', deff: '1', lines: 1 },
+  { preset: 'ex7-broadcast', query: 'idx=0', sectors: 1, transferred: 32, distinct: 4, eff: '4', deff: '0.125', lines: 1 },
+  { preset: 'ex8a-column', query: 'idx=t*1024', sectors: 32, transferred: 1024, distinct: 128, eff: '0.125', deff: '0.125', lines: 32 },
+  {
+    preset: 'ex8b-mixed',
+    query: 'idx=t%3C16%20?%20t%20:%201000%2B64*(t-16)',
+    sectors: 18, transferred: 576, distinct: 128, eff: '0.2222222222222222', deff: '0.2222222222222222', lines: 17,
+  },
+  { preset: 'ex9-aos-float3-x', query: 'idx=3*t', sectors: 12, transferred: 384, distinct: 128, eff: '0.3333333333333333', deff: '0.3333333333333333', lines: 3 },
+  { preset: 'column-128b-rows', query: 'idx=32*t', sectors: 32, transferred: 1024, distinct: 128, eff: '0.125', deff: '0.125', lines: 32 },
+  { preset: 'ex2-128b-transactions', query: 'base=8&sector=128', sectors: 2, transferred: 256, distinct: 128, eff: '0.5', deff: '0.5', lines: 2 },
+];
+
+const expected = (row) => ({
+  'active-lanes': '32',
+  'requested-bytes': '128',
+  'distinct-bytes': String(row.distinct),
+  sectors: String(row.sectors),
+  'transferred-bytes': String(row.transferred),
+  lines: String(row.lines),
+  efficiency: row.eff,
+  'distinct-efficiency': row.deff,
+  'misaligned-lanes': '0',
+});
+
+let site;
+let browser;
+let driver;
+
+before(async () => {
+  site = await serveStatic();
+  browser = await startBrowser();
+  driver = browser.driver;
+});
+
+after(async () => {
+  await browser?.quit();
+  await site?.close();
+});
+
+test('the default page shows Example 1 with every lane and no errors', async () => {
+  await openApp(driver, site.url);
+  assert.deepEqual(await results(driver), expected(COURSE[0]));
+  const rows = await driver.findElements(By.css('[data-testid="lane-row"]'));
+  assert.equal(rows.length, 32);
+  const last = rows[31];
+  assert.equal(await last.getAttribute('data-lane'), '31');
+  assert.equal(await last.getAttribute('data-active'), 'true');
+  assert.equal(await last.getAttribute('data-address'), '124');
+  assert.equal(await last.getAttribute('data-sectors'), '3');
+  assert.equal(await valueOf(driver, 'preset'), null, 'the picker is an input, not a result');
+  assert.equal(await driver.findElement(By.css('[data-testid="preset"]')).getAttribute('value'), 'ex1-sequential');
+  assert.deepEqual(await pageErrors(driver), []);
+});
+
+test('typing into a field changes every result at once and rewrites the URL in place', async () => {
+  await openApp(driver, site.url);
+  const historyBefore = await driver.executeScript('return history.length');
+  await typeInto(driver, 'base', '8');
+  assert.deepEqual(await results(driver), expected(COURSE[1]));
+  assert.match(await driver.getCurrentUrl(), /\?base=8$/);
+  await typeInto(driver, 'idx', '2*t');
+  assert.equal(await valueOf(driver, 'sectors'), '9', 'base 8, stride 2: bytes 8…263 span sectors 0…8');
+  assert.match(await driver.getCurrentUrl(), /\?base=8&idx=2\*t$/);
+  assert.equal(await driver.executeScript('return history.length'), historyBefore, 'replaceState, never a new entry');
+  const lane1 = await driver.findElement(By.css('[data-testid="lane-row"][data-lane="1"]'));
+  assert.equal(await lane1.getAttribute('data-address'), '16');
+  const derivation = await driver.findElement(By.css('[data-testid="derivation"]')).getText();
+  assert.match(derivation, /A\(t\) = 8 \+ 4·\(2\*t\)/);
+  assert.match(derivation, /N_tx = 9/);
+});
+
+test('every preset fills the inputs and reproduces its row of the course table', async () => {
+  await openApp(driver, site.url);
+  const picker = await driver.findElement(By.css('[data-testid="preset"]'));
+  for (const row of COURSE) {
+    await picker.findElement(By.css(`option[value="${row.preset}"]`)).click();
+    assert.deepEqual(await results(driver), expected(row), row.preset);
+  }
+  const idx = await driver.findElement(By.css('[data-testid="input-idx"]')).getAttribute('value');
+  assert.equal(idx, 't', 'the last preset, Ex2 on 128 B transactions, indexes by t');
+});
+
+test('every course scenario loaded as a permalink shows the same numbers', async () => {
+  for (const row of COURSE) {
+    await openApp(driver, site.url, row.query ? `?${row.query}` : '');
+    assert.deepEqual(await results(driver), expected(row), row.query);
+    const picked = await driver.findElement(By.css('[data-testid="preset"]')).getAttribute('value');
+    assert.equal(picked, row.preset, `the picker names ${row.preset}`);
+  }
+});
+
+test('the broadcast example explains why efficiency reads 400 %', async () => {
+  await openApp(driver, site.url, '?idx=0');
+  const shown = await driver.findElement(By.css('[data-testid="efficiency"]')).getText();
+  assert.equal(shown, '400 %');
+  const note = await driver.findElement(By.css('[data-testid="broadcast-note"]')).getText();
+  assert.match(note, /N_tx = 1 with 4 distinct useful bytes/);
+});
+
+test('no active lane reads n/a with empty values', async () => {
+  await openApp(driver, site.url, '?active=0');
+  assert.equal(await valueOf(driver, 'sectors'), '0');
+  assert.equal(await valueOf(driver, 'efficiency'), '');
+  assert.equal(await valueOf(driver, 'distinct-efficiency'), '');
+  assert.equal(await driver.findElement(By.css('[data-testid="efficiency"]')).getText(), 'n/a');
+  const rows = await driver.findElements(By.css('[data-testid="lane-row"][data-active="false"]'));
+  assert.equal(rows.length, 32);
+  assert.equal(await rows[0].getAttribute('data-address'), '');
+});
+
+test('a bad input shows its error on the right field and keeps the last valid results', async () => {
+  await openApp(driver, site.url, '?base=8');
+  await typeInto(driver, 'idx', 't +');
+  assert.deepEqual(await errors(driver), { idx: 'idx: expected a number, t, a function or \'(\', found end of input' });
+  assert.equal(await valueOf(driver, 'sectors'), '5', 'last valid results stay on screen');
+  const input = await driver.findElement(By.css('[data-testid="input-idx"]'));
+  assert.equal(await input.getAttribute('aria-invalid'), 'true');
+  await typeInto(driver, 'idx', 'abs(10 / (t - 3))');
+  assert.deepEqual(await errors(driver), { idx: 'idx: lane 3: division by zero in 10 / 0 (column 8)' });
+  await typeInto(driver, 'idx', 't');
+  assert.deepEqual(await errors(driver), {});
+  assert.equal(await valueOf(driver, 'sectors'), '5');
+  await typeInto(driver, 'warp', '65');
+  assert.deepEqual(await errors(driver), { warp: "warp: must be a whole number of lanes from 1 to 64, found '65'" });
+  await typeInto(driver, 'warp', '64');
+  assert.equal(await valueOf(driver, 'active-lanes'), '64');
+  assert.deepEqual(await pageErrors(driver), []);
+});
+
+test('a bad link reports each bad parameter on its field and still shows results', async () => {
+  await openApp(driver, site.url, '?elem=3&sector=48&idx=2*t');
+  assert.deepEqual(await errors(driver), {
+    elem: "elem: must be 1, 2, 4, 8 or 16 bytes, found '3'",
+    sector: "sector: must be a power of two from 8 to 1024 bytes, found '48'",
+  });
+  assert.equal(await driver.findElement(By.css('[data-testid="input-elem"]')).getAttribute('value'), '3');
+  assert.equal(await valueOf(driver, 'sectors'), '8', 'stride 2 kept; elem and sector at their defaults');
+  await typeInto(driver, 'elem', '4');
+  await typeInto(driver, 'sector', '32');
+  assert.deepEqual(await errors(driver), {});
+  assert.deepEqual(await pageErrors(driver), []);
+});
+
+test('hostile text stays text and never breaks the page', async () => {
+  await openApp(driver, site.url, '?idx=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
+  const message = (await errors(driver)).idx;
+  assert.equal(message, "idx: unexpected character '=' at column 9");
+  assert.equal(await driver.executeScript('return document.querySelectorAll("img").length'), 0);
+  await pasteInto(driver, 'addrs', '1,2,'.repeat(2500));
+  assert.match((await errors(driver)).addrs, /^addrs: entry 5001 \(''\) is not an address/);
+  await pasteInto(driver, 'addrs', '');
+  await typeInto(driver, 'idx', 't');
+  assert.deepEqual(await errors(driver), {});
+  assert.equal(await valueOf(driver, 'sectors'), '4');
+  assert.deepEqual(await pageErrors(driver), []);
+});

@@ -1,0 +1,157 @@
+// Shared by the browser tests and the bench: serve dist/ over http on loopback, drive
+// Debian's headless Chromium through chromedriver (WebDriver), and read results by test id.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { extname, join, normalize, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Builder, By, until } from 'selenium-webdriver';
+import chrome from 'selenium-webdriver/chrome.js';
+
+export const DIST = resolve(import.meta.dirname, '../../dist');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
+
+/** A plain static file server for `root` on 127.0.0.1, like any static host. */
+export async function serveStatic(root = DIST) {
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = normalize(join(root, path));
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return { url, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+async function freePort() {
+  const probe = createServer();
+  await new Promise((ok) => probe.listen(0, '127.0.0.1', ok));
+  const { port } = probe.address();
+  await new Promise((ok) => probe.close(ok));
+  return port;
+}
+
+/** Starts chromedriver and a headless Chromium session with the flags this machine needs. */
+export async function startBrowser({ width = 1280, height = 900, dpr = 1 } = {}) {
+  const port = await freePort();
+  const driverProcess = spawn('chromedriver', [`--port=${port}`, '--allowed-ips=127.0.0.1'], {
+    stdio: 'ignore',
+  });
+  const server = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${server}/status`)).ok) break;
+    } catch {
+      await sleep(100);
+    }
+  }
+  const options = new chrome.Options()
+    .setChromeBinaryPath('/usr/bin/chromium')
+    .addArguments(
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      `--window-size=${width},${height}`,
+      `--force-device-scale-factor=${dpr}`,
+    );
+  // Console errors and uncaught exceptions, read back by pageErrors().
+  options.set('goog:loggingPrefs', { browser: 'ALL' });
+  const driver = await new Builder().usingServer(server).forBrowser('chrome').setChromeOptions(options).build();
+  const quit = async () => {
+    try {
+      await driver.quit();
+    } finally {
+      driverProcess.kill();
+    }
+  };
+  return { driver, quit };
+}
+
+/**
+ * Opens the app at `query` and waits until the calculator's results are in the DOM.
+ * Installs a recorder for page errors first, so `pageErrors` sees everything after load.
+ */
+export async function openApp(driver, base, query = '') {
+  await driver.get(`${base}/${query}`);
+  await driver.wait(until.elementLocated(By.css('[data-testid="sectors"]')), 15000);
+}
+
+/** The `data-value` of the result with `testid`. */
+export async function valueOf(driver, testid) {
+  const el = await driver.findElement(By.css(`[data-testid="${testid}"]`));
+  return el.getAttribute('data-value');
+}
+
+/** Every result's `data-value`, keyed by test id. */
+export async function results(driver) {
+  return driver.executeScript(`
+    const out = {};
+    for (const id of ['active-lanes','requested-bytes','distinct-bytes','sectors','transferred-bytes',
+                      'lines','efficiency','distinct-efficiency','misaligned-lanes']) {
+      out[id] = document.querySelector('[data-testid="' + id + '"]')?.dataset.value;
+    }
+    return out;`);
+}
+
+/** Replaces the text of input `param` as a user would: select all, then type. */
+export async function typeInto(driver, param, text) {
+  const input = await driver.findElement(By.css(`[data-testid="input-${param}"]`));
+  await input.click();
+  await driver.executeScript('arguments[0].select()', input);
+  if (text === '') {
+    await input.sendKeys('\uE003'); // Backspace over the selection
+  } else {
+    await input.sendKeys(text);
+  }
+}
+
+/** Sets the whole text of input `param` in one input event, as a paste does. */
+export async function pasteInto(driver, param, text) {
+  const input = await driver.findElement(By.css(`[data-testid="input-${param}"]`));
+  await driver.executeScript(
+    `arguments[0].value = arguments[1];
+     arguments[0].dispatchEvent(new Event('input', { bubbles: true }));`,
+    input,
+    text,
+  );
+}
+
+/** The shown errors as `{field: message}`. */
+export async function errors(driver) {
+  return driver.executeScript(`
+    const out = {};
+    for (const e of document.querySelectorAll('[data-testid="input-error"]')) out[e.dataset.field] = e.textContent;
+    return out;`);
+}
+
+/** Console errors and uncaught exceptions since the last call. */
+export async function pageErrors(driver) {
+  const logs = await driver.manage().logs().get('browser');
+  return logs.filter((l) => l.level.name === 'SEVERE').map((l) => l.message);
+}
