@@ -16,4 +16,5 @@ pub mod inputs;
 pub mod permalink;
 pub mod presets;
 pub mod readouts;
+pub mod roofline;
 pub mod sectors;

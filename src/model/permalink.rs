@@ -6,12 +6,36 @@
 //! Encoding writes only values that differ from the default, in a fixed order.
 
 use super::inputs::{Field, Inputs};
+use super::roofline::Lab;
+
+/// The panel on show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tab {
+    #[default]
+    Calculator,
+    Roofline,
+}
+
+impl Tab {
+    /// The `tab` parameter's value; the calculator is the default and is omitted.
+    pub fn param(self) -> &'static str {
+        match self {
+            Tab::Calculator => "calculator",
+            Tab::Roofline => "roofline",
+        }
+    }
+}
 
 /// Everything a permalink carries.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
+    /// `tab`: the panel on show.
+    pub tab: Tab,
     /// The sector calculator's inputs.
     pub calc: Inputs,
+    /// The Roofline lab: `oi`, `bw` and `trail`. The prediction in progress is not carried;
+    /// a stepped prediction travels inside its trail entry.
+    pub lab: Lab,
 }
 
 /// Reads a query string, with or without its leading `?`. Never fails.
@@ -27,8 +51,17 @@ pub struct State {
 pub fn decode(query: &str) -> State {
     let mut state = State::default();
     for (key, value) in pairs(query) {
-        if let Some(field) = Field::from_param(&key) {
-            state.calc.set(field, value);
+        match key.as_str() {
+            "tab" if value == Tab::Roofline.param() => state.tab = Tab::Roofline,
+            "tab" => state.tab = Tab::Calculator,
+            "oi" => state.lab.oi = value,
+            "bw" => state.lab.bw = value,
+            "trail" => state.lab.trail = value,
+            _ => {
+                if let Some(field) = Field::from_param(&key) {
+                    state.calc.set(field, value);
+                }
+            }
         }
     }
     state
@@ -39,15 +72,33 @@ pub fn decode(query: &str) -> State {
 /// ```
 /// use coalescing_lab::model::{inputs::Inputs, permalink::{encode, State}};
 /// let calc = Inputs { idx: "31-t".into(), base: "8".into(), ..Inputs::default() };
-/// assert_eq!(encode(&State { calc }), "base=8&idx=31-t");
+/// assert_eq!(encode(&State { calc, ..State::default() }), "base=8&idx=31-t");
 /// assert_eq!(encode(&State::default()), "");
 /// ```
 pub fn encode(state: &State) -> String {
-    let defaults = Inputs::default();
-    Field::ALL
+    let calc_defaults = Inputs::default();
+    let lab_defaults = Lab::default();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    if state.tab != Tab::default() {
+        pairs.push(("tab", state.tab.param()));
+    }
+    for field in Field::ALL {
+        if state.calc.get(field) != calc_defaults.get(field) {
+            pairs.push((field.param(), state.calc.get(field)));
+        }
+    }
+    for (key, value, default) in [
+        ("oi", &state.lab.oi, &lab_defaults.oi),
+        ("bw", &state.lab.bw, &lab_defaults.bw),
+        ("trail", &state.lab.trail, &lab_defaults.trail),
+    ] {
+        if value != default {
+            pairs.push((key, value));
+        }
+    }
+    pairs
         .into_iter()
-        .filter(|f| state.calc.get(*f) != defaults.get(*f))
-        .map(|f| format!("{}={}", f.param(), escape(state.calc.get(f))))
+        .map(|(key, value)| format!("{key}={}", escape(value)))
         .collect::<Vec<_>>()
         .join("&")
 }

@@ -1,0 +1,207 @@
+//! The Roofline lab's arithmetic: the course's two runs, the ridge, the exact boundary and
+//! the extremes.
+
+use coalescing_lab::model::roofline::{number, parse_trail, Bound, Exact, Lab, Point};
+use coalescing_lab::model::sectors::Ratio;
+
+fn point(oi: &str, bw: &str) -> Point {
+    Point {
+        oi: Exact::parse(oi).unwrap(),
+        bw: Exact::parse(bw).unwrap(),
+        prediction: None,
+    }
+}
+
+#[test]
+fn the_course_runs_attain_160_then_80_gflops_memory_bound() {
+    let first = point("2", "80");
+    assert_eq!(
+        (first.attainable_gflops(), first.bound()),
+        (160.0, Bound::Memory)
+    );
+    assert_eq!(first.ridge_flop_per_byte(), 12.5);
+    let second = point("1", "80");
+    assert_eq!(
+        (second.attainable_gflops(), second.bound()),
+        (80.0, Bound::Memory)
+    );
+}
+
+#[test]
+fn the_course_exercise_by_steps_and_resets() {
+    let mut lab = Lab::default();
+    lab.oi = "2".into();
+    lab.bw = "80".into();
+    lab.prediction = "160".into();
+    assert!(lab.step());
+    let trail = lab.check().trail;
+    assert_eq!(trail.len(), 1);
+    assert_eq!(
+        trail[0].prediction_verdict().unwrap(),
+        "You predicted 160 GFLOP/s: exactly right."
+    );
+    lab = Lab::default();
+    assert_eq!(
+        (lab.oi.as_str(), lab.bw.as_str(), lab.trail.as_str()),
+        ("1", "100", "")
+    );
+    lab.bw = "80".into();
+    assert!(lab.step());
+    assert_eq!(lab.check().trail[0].attainable_gflops(), 80.0);
+}
+
+#[test]
+fn the_ridge_belongs_to_the_compute_roof_exactly() {
+    for (oi, bw) in [("10", "100"), ("12.5", "80"), ("1/64", "64000")] {
+        let p = point(oi, bw);
+        assert_eq!(
+            (p.bound(), p.attainable_gflops()),
+            (Bound::Compute, 1000.0),
+            "{oi} × {bw}"
+        );
+    }
+    // Just below the ridge by the smallest step a decimal can type, and floats can't see it.
+    let below = point("12.499999999999", "80");
+    assert_eq!(below.bound(), Bound::Memory);
+    assert!(below.attainable_gflops() < 1000.0);
+    // 0.1 × 10000 is exactly 1000 although 0.1 is not exact in binary.
+    assert_eq!(point("0.1", "10000").bound(), Bound::Compute);
+}
+
+#[test]
+fn extreme_values_stay_finite_and_ordered() {
+    let lowest = point("1/64", "1");
+    assert_eq!(
+        (lowest.attainable_gflops(), lowest.bound()),
+        (0.015625, Bound::Memory)
+    );
+    assert_eq!(lowest.ridge_flop_per_byte(), 1000.0);
+    let highest = point("1024", "100000");
+    assert_eq!(
+        (highest.attainable_gflops(), highest.bound()),
+        (1000.0, Bound::Compute)
+    );
+    assert_eq!(highest.ridge_flop_per_byte(), 0.01);
+}
+
+#[test]
+fn bad_values_name_their_field_and_what_is_accepted() {
+    let errors = |lab: Lab| {
+        lab.check()
+            .errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+    };
+    let oi = |v: &str| {
+        format!("oi: must be an intensity from 1/64 to 1024 FLOP/byte (a decimal or a fraction such as 1/8), found '{v}'")
+    };
+    for bad in ["0", "-1", "abc", "1/65", "1025", "", "1/0", "NaN"] {
+        assert_eq!(
+            errors(Lab {
+                oi: bad.into(),
+                ..Lab::default()
+            }),
+            [oi(bad)],
+            "{bad}"
+        );
+    }
+    for bad in ["0", "0.5", "100001", "-80", "8e1"] {
+        assert_eq!(
+            errors(Lab {
+                bw: bad.into(),
+                ..Lab::default()
+            }),
+            [format!(
+                "bw: must be a bandwidth from 1 to 100000 GB/s, found '{bad}'"
+            )]
+        );
+    }
+    assert_eq!(
+        errors(Lab {
+            prediction: "lots".into(),
+            ..Lab::default()
+        }),
+        ["prediction: must be empty or a number of GFLOP/s such as 160, found 'lots'"]
+    );
+    assert_eq!(
+        errors(Lab {
+            trail: "2:80,0:80".into(),
+            ..Lab::default()
+        }),
+        ["trail: entry 2 ('0:80') has an intensity outside 1/64 to 1024 FLOP/byte"]
+    );
+    assert_eq!(
+        errors(Lab {
+            trail: "2:80:x".into(),
+            ..Lab::default()
+        }),
+        ["trail: entry 1 ('2:80:x') has a prediction that is not a number of GFLOP/s"]
+    );
+    assert_eq!(
+        errors(Lab {
+            trail: "2:0".into(),
+            ..Lab::default()
+        }),
+        ["trail: entry 1 ('2:0') has a bandwidth outside 1 to 100000 GB/s"]
+    );
+    assert!(parse_trail("2:80:1:1").is_err());
+}
+
+#[test]
+fn step_with_a_bad_input_changes_nothing_and_a_bad_trail_is_replaced() {
+    let mut lab = Lab {
+        oi: "x".into(),
+        trail: "2:80".into(),
+        ..Lab::default()
+    };
+    assert!(!lab.step());
+    assert_eq!(lab.trail, "2:80");
+    let mut lab = Lab {
+        trail: "garbage".into(),
+        ..Lab::default()
+    };
+    assert!(lab.step());
+    assert_eq!(lab.trail, "1:100");
+}
+
+#[test]
+fn calculator_efficiency_scales_intensity_at_fixed_flops() {
+    let lab = Lab {
+        oi: "2".into(),
+        ..Lab::default()
+    };
+    let scaled = |n, d| {
+        lab.scaled_by(Ratio {
+            numerator: n,
+            denominator: d,
+        })
+        .unwrap()
+    };
+    assert_eq!(scaled(128, 160).0.oi, "1.6");
+    assert_eq!(
+        scaled(128, 160).1,
+        "80 % useful bytes multiplies the bytes moved by 1.25, so intensity 2 → 1.6 FLOP/byte."
+    );
+    assert_eq!(scaled(128, 576).0.oi, "4/9");
+    assert_eq!(
+        scaled(128, 128).1,
+        "100 % useful bytes leaves the bytes moved unchanged, so intensity 2 → 2 FLOP/byte."
+    );
+    let (broadcast, why) = scaled(128, 32);
+    assert_eq!(broadcast.oi, "2", "a broadcast's 400 % is capped at 100 %");
+    assert!(why.contains("counts as 100 %"), "{why}");
+    assert!(lab
+        .scaled_by(Ratio {
+            numerator: 0,
+            denominator: 32
+        })
+        .is_none());
+}
+
+#[test]
+fn numbers_read_cleanly() {
+    assert_eq!(number(0.015625), "0.015625");
+    assert_eq!(number(1000.0), "1000");
+    assert_eq!(number(2.0 / 3.0), "0.666667");
+}
