@@ -1,8 +1,10 @@
 //! Coalescing Lab: a page that teaches GPU global-memory coalescing.
 //!
 //! - `model`: pure Rust, the numbers and the words (std and serde only).
+//! - `charts`: drawing functions generic over plotters' DrawingBackend.
 //! - `ui`: Leptos components that wire signals to the model (wasm32 only).
 
+pub mod charts;
 pub mod model;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,0 +1,172 @@
+//! The roofline chart: log–log axes, the bandwidth diagonal up to the ridge, the flat
+//! compute roof after it, and the stepped trail, latest point strongest.
+
+use super::Theme;
+use crate::model::roofline::{number, Point, PEAK_GFLOPS};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Intensity axis, FLOP/byte: covers 1/64 … 1024 and every ridge 1000/B for B in 1 … 100000;
+/// a hair past the decades 0.01 and 10000, so both end labels are drawn.
+pub const I_AXIS: (f64, f64) = (0.0099, 10_100.0);
+/// Performance axis, GFLOP/s: covers 1/64 GFLOP/s up to the roof, with room above it.
+pub const P_AXIS: (f64, f64) = (0.0099, 10_100.0);
+
+/// Draws the roofs for bandwidth `bw_gbps` and the stepped `trail` (oldest first; the last is
+/// drawn strongest, earlier ones fainter). With an empty trail only the roofs are drawn, so
+/// nothing gives the answer away before the first Step.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bw_gbps: f64,
+    trail: &[Point],
+    theme: &Theme,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let font = |size: f64, color: RGBColor| ("sans-serif", theme.px(size)).into_font().color(&color);
+    let mut chart = ChartBuilder::on(area)
+        .margin(theme.px_u32(14.0))
+        .margin_right(theme.px_u32(24.0))
+        .x_label_area_size(theme.px_u32(48.0))
+        .y_label_area_size(theme.px_u32(72.0))
+        .build_cartesian_2d(
+            (I_AXIS.0..I_AXIS.1).log_scale(),
+            (P_AXIS.0..P_AXIS.1).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_labels(7)
+        .y_labels(7)
+        .x_label_formatter(&|v| decade_label(*v))
+        .y_label_formatter(&|v| decade_label(*v))
+        .x_desc("Operational intensity I (FLOP/byte)")
+        .y_desc("Attainable P (GFLOP/s)")
+        .label_style(font(12.0, theme.muted))
+        .axis_desc_style(font(13.0, theme.text))
+        .bold_line_style(theme.grid.stroke_width(theme.px_u32(1.0)))
+        .light_line_style(theme.background.stroke_width(0))
+        .axis_style(theme.muted.stroke_width(theme.px_u32(1.0)))
+        .draw()?;
+
+    // Earlier bandwidths' roofs, faint, so earlier points sit on a visible line.
+    let mut earlier: Vec<f64> = trail
+        .iter()
+        .map(|p| p.bw.value())
+        .filter(|bw| *bw != bw_gbps)
+        .collect();
+    earlier.sort_by(f64::total_cmp);
+    earlier.dedup();
+    for bw in earlier {
+        chart.draw_series(LineSeries::new(
+            roof(bw),
+            theme.muted.mix(0.35).stroke_width(theme.px_u32(1.0)),
+        ))?;
+    }
+
+    let peak = PEAK_GFLOPS as f64;
+    let ridge = peak / bw_gbps;
+    chart.draw_series(LineSeries::new(
+        roof(bw_gbps),
+        theme.accent.stroke_width(theme.px_u32(2.5)),
+    ))?;
+    let ridge_left = ridge > 300.0;
+    let ridge_label = format!("ridge {} FLOP/byte", number(ridge));
+    chart.draw_series(std::iter::once(
+        EmptyElement::at((ridge, peak))
+            + Circle::new((0, 0), theme.px(5.0), theme.accent.filled())
+            + Text::new(
+                ridge_label,
+                (
+                    theme.px(if ridge_left { -8.0 } else { 8.0 }) as i32,
+                    theme.px(8.0) as i32,
+                ),
+                font(12.0, theme.text).pos(Pos::new(
+                    if ridge_left { HPos::Right } else { HPos::Left },
+                    VPos::Top,
+                )),
+            ),
+    ))?;
+    // Roof labels: the flat roof says it is synthetic; the diagonal names its bandwidth.
+    chart.draw_series(std::iter::once(Text::new(
+        format!("compute roof {PEAK_GFLOPS} GFLOP/s (synthetic)"),
+        (I_AXIS.1 / 1.5, peak),
+        font(12.0, theme.text).pos(Pos::new(HPos::Right, VPos::Bottom)),
+    )))?;
+    let diagonal_at = (ridge / 30.0).max(P_AXIS.0 * 3.0 / bw_gbps).max(I_AXIS.0 * 1.5);
+    chart.draw_series(std::iter::once(Text::new(
+        format!("B = {} GB/s", number(bw_gbps)),
+        (diagonal_at, diagonal_at * bw_gbps),
+        font(12.0, theme.accent).pos(Pos::new(HPos::Left, VPos::Bottom)),
+    )))?;
+
+    let last = trail.len().saturating_sub(1);
+    for (i, point) in trail.iter().enumerate() {
+        let latest = i == last;
+        let color = if latest {
+            theme.warn.to_rgba()
+        } else {
+            theme.warn.mix(0.4)
+        };
+        let at = (point.oi.value(), point.attainable_gflops());
+        chart.draw_series(std::iter::once(
+            EmptyElement::at(at)
+                + Circle::new((0, 0), theme.px(if latest { 6.0 } else { 4.5 }), color.filled())
+                + Text::new(
+                    (i + 1).to_string(),
+                    (-(theme.px(8.0) as i32), -(theme.px(8.0) as i32)),
+                    ("sans-serif", theme.px(12.0))
+                        .into_font()
+                        .color(&color)
+                        .pos(Pos::new(HPos::Right, VPos::Bottom)),
+                ),
+        ))?;
+    }
+    area.present()
+}
+
+/// The roof for one bandwidth: the diagonal from the axis floor up to the ridge, then flat.
+fn roof(bw_gbps: f64) -> Vec<(f64, f64)> {
+    let peak = PEAK_GFLOPS as f64;
+    let ridge = peak / bw_gbps;
+    let start = I_AXIS.0.max(P_AXIS.0 / bw_gbps);
+    if ridge <= start {
+        return vec![(I_AXIS.0, peak), (I_AXIS.1, peak)];
+    }
+    vec![(start, start * bw_gbps), (ridge, peak), (I_AXIS.1, peak)]
+}
+
+/// Labels decades only: 0.01, 0.1, 1, 10, 100, 1000, 10000.
+fn decade_label(value: f64) -> String {
+    let exponent = value.log10().round() as i32;
+    let decade = 10f64.powi(exponent);
+    if (value - decade).abs() > decade * 1e-6 {
+        return String::new();
+    }
+    if exponent >= 0 {
+        format!("{decade:.0}")
+    } else {
+        format!("{decade:.prec$}", prec = (-exponent) as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decades_are_labelled_plainly() {
+        let labels: Vec<String> = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0, 0.999_999_9, 2.0]
+            .map(decade_label)
+            .to_vec();
+        assert_eq!(labels, ["0.01", "0.1", "1", "10", "100", "1000", "10000", "1", ""]);
+    }
+
+    #[test]
+    fn the_roof_bends_at_the_ridge() {
+        assert_eq!(roof(80.0), [(0.0099, 0.0099 * 80.0), (12.5, 1000.0), (I_AXIS.1, 1000.0)]);
+        // 100000 GB/s: the ridge at 0.01 is just inside the axis floor.
+        assert_eq!(roof(100_000.0)[1..], [(0.01, 1000.0), (I_AXIS.1, 1000.0)]);
+        // 1 GB/s: the diagonal starts where P reaches the axis floor.
+        assert_eq!(roof(1.0)[0], (0.0099, 0.0099));
+    }
+}
