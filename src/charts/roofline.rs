@@ -92,12 +92,17 @@ pub fn draw<DB: DrawingBackend>(
         (I_AXIS.1 / 1.5, peak),
         font(12.0, theme.text).pos(Pos::new(HPos::Right, VPos::Bottom)),
     )))?;
+    // The bandwidth label sits just below-right of the diagonal, a decade and a half before
+    // the ridge, so it never covers the line or the points near the ridge.
     let diagonal_at = (ridge / 30.0).max(P_AXIS.0 * 3.0 / bw_gbps).max(I_AXIS.0 * 1.5);
-    chart.draw_series(std::iter::once(Text::new(
-        format!("B = {} GB/s", number(bw_gbps)),
-        (diagonal_at, diagonal_at * bw_gbps),
-        font(12.0, theme.accent).pos(Pos::new(HPos::Left, VPos::Bottom)),
-    )))?;
+    chart.draw_series(std::iter::once(
+        EmptyElement::at((diagonal_at, diagonal_at * bw_gbps))
+            + Text::new(
+                format!("B = {} GB/s", number(bw_gbps)),
+                (theme.px(10.0) as i32, theme.px(2.0) as i32),
+                font(12.0, theme.accent).pos(Pos::new(HPos::Left, VPos::Top)),
+            ),
+    ))?;
 
     let last = trail.len().saturating_sub(1);
     for (i, point) in trail.iter().enumerate() {
@@ -114,9 +119,7 @@ pub fn draw<DB: DrawingBackend>(
                 + Text::new(
                     (i + 1).to_string(),
                     (-(theme.px(8.0) as i32), -(theme.px(8.0) as i32)),
-                    ("sans-serif", theme.px(12.0))
-                        .into_font()
-                        .color(&color)
+                    font(12.0, if latest { theme.warn } else { theme.muted })
                         .pos(Pos::new(HPos::Right, VPos::Bottom)),
                 ),
         ))?;

@@ -24,6 +24,12 @@ pub struct Exact {
 const MAX_DIGITS: usize = 15;
 
 impl Exact {
+    /// One.
+    pub const ONE: Exact = Exact {
+        numerator: 1,
+        denominator: 1,
+    };
+
     /// Parses a plain decimal (`2`, `0.5`, `.5`) or a fraction of whole numbers (`1/64`).
     ///
     /// ```
@@ -423,6 +429,27 @@ pub struct Checked {
 }
 
 impl Lab {
+    /// The raw text of `knob`.
+    pub fn get(&self, knob: Knob) -> &str {
+        match knob {
+            Knob::Oi => &self.oi,
+            Knob::Bw => &self.bw,
+            Knob::Prediction => &self.prediction,
+            Knob::Trail => &self.trail,
+        }
+    }
+
+    /// Replaces the raw text of `knob`.
+    pub fn set(&mut self, knob: Knob, text: String) {
+        let slot = match knob {
+            Knob::Oi => &mut self.oi,
+            Knob::Bw => &mut self.bw,
+            Knob::Prediction => &mut self.prediction,
+            Knob::Trail => &mut self.trail,
+        };
+        *slot = text;
+    }
+
     /// Validates every input and the trail.
     ///
     /// ```
@@ -528,6 +555,121 @@ impl Lab {
             },
             why,
         ))
+    }
+}
+
+/// One row of the trail table, worded.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TrailRow {
+    /// 1-based step number, as on the chart.
+    pub step: usize,
+    pub oi: String,
+    pub bw: String,
+    /// Attainable GFLOP/s for people.
+    pub attainable: String,
+    /// `memory` or `compute`.
+    pub bound: &'static str,
+    pub ridge: String,
+    /// The prediction's verdict, or "—".
+    pub verdict: String,
+}
+
+/// The trail as table rows, oldest first.
+///
+/// ```
+/// use coalescing_lab::model::roofline::{parse_trail, trail_rows};
+/// let rows = trail_rows(&parse_trail("2:80:150,1/64:1").unwrap());
+/// assert_eq!((rows[0].attainable.as_str(), rows[0].bound, rows[0].ridge.as_str()), ("160", "memory", "12.5"));
+/// assert_eq!(rows[0].verdict, "You predicted 150 GFLOP/s: 10 GFLOP/s too low (6.3 % under).");
+/// assert_eq!((rows[1].oi.as_str(), rows[1].verdict.as_str()), ("0.015625", "—"));
+/// ```
+pub fn trail_rows(trail: &[Point]) -> Vec<TrailRow> {
+    trail
+        .iter()
+        .enumerate()
+        .map(|(i, p)| TrailRow {
+            step: i + 1,
+            oi: p.oi.to_string(),
+            bw: p.bw.to_string(),
+            attainable: number(p.attainable_gflops()),
+            bound: p.bound().value(),
+            ridge: number(p.ridge_flop_per_byte()),
+            verdict: p.prediction_verdict().unwrap_or_else(|| "—".into()),
+        })
+        .collect()
+}
+
+/// The chart's text alternative: what a sighted learner sees, in one paragraph.
+///
+/// ```
+/// use coalescing_lab::model::roofline::{chart_description, parse_trail, Exact};
+/// let bw = Exact::parse("80").unwrap();
+/// assert_eq!(
+///     chart_description(bw, &[]),
+///     "Log–log roofline for B = 80 GB/s: the memory roof rises along P = 80 × I up to the ridge at \
+///      12.5 FLOP/byte, then the flat compute roof at 1000 GFLOP/s. No point stepped yet."
+/// );
+/// assert!(chart_description(bw, &parse_trail("2:80").unwrap()).ends_with("Point 1: I = 2 FLOP/byte, P = 160 GFLOP/s, memory-bound."));
+/// ```
+pub fn chart_description(bw: Exact, trail: &[Point]) -> String {
+    let mut text = format!(
+        "Log–log roofline for B = {bw} GB/s: the memory roof rises along P = {bw} × I up to the \
+         ridge at {} FLOP/byte, then the flat compute roof at {PEAK_GFLOPS} GFLOP/s.",
+        number(ridge(bw))
+    );
+    if trail.is_empty() {
+        text.push_str(" No point stepped yet.");
+    }
+    for (i, p) in trail.iter().enumerate() {
+        text.push_str(&format!(
+            " Point {}: I = {} FLOP/byte, P = {} GFLOP/s, {}.",
+            i + 1,
+            p.oi,
+            number(p.attainable_gflops()),
+            p.bound().text()
+        ));
+    }
+    text
+}
+
+/// The intensity slider: positions are powers of two, 2^-6 = 1/64 … 2^10 = 1024.
+pub struct OiSlider;
+
+impl OiSlider {
+    /// Leftmost position: 2^-6 = 1/64 FLOP/byte.
+    pub const MIN: i32 = -6;
+    /// Rightmost position: 2^10 = 1024 FLOP/byte.
+    pub const MAX: i32 = 10;
+
+    /// The position nearest to the typed intensity (log2, rounded); 0 (I = 1) when invalid.
+    ///
+    /// ```
+    /// use coalescing_lab::model::roofline::OiSlider;
+    /// assert_eq!(OiSlider::position("1/64"), -6);
+    /// assert_eq!(OiSlider::position("3"), 2);
+    /// assert_eq!(OiSlider::position("oops"), 0);
+    /// ```
+    pub fn position(text: &str) -> i32 {
+        parse_oi(text)
+            .map(|x| (x.value().log2().round() as i32).clamp(Self::MIN, Self::MAX))
+            .unwrap_or(0)
+    }
+
+    /// The intensity at a position, as text the field accepts.
+    ///
+    /// ```
+    /// use coalescing_lab::model::roofline::OiSlider;
+    /// assert_eq!(OiSlider::text(-6), "1/64");
+    /// assert_eq!(OiSlider::text(3), "8");
+    /// assert_eq!(OiSlider::text(99), "1024");
+    /// ```
+    pub fn text(position: i32) -> String {
+        let p = position.clamp(Self::MIN, Self::MAX);
+        if p >= 0 {
+            (1u32 << p).to_string()
+        } else {
+            format!("1/{}", 1u32 << -p)
+        }
     }
 }
 

@@ -5,6 +5,8 @@ use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::readouts::{alignment_note, broadcast_note, lane_rows, readouts, summary};
 use crate::model::sectors::{analyze, analyze_repaired, Analysis};
+use super::AppState;
+use crate::model::permalink::Tab;
 use leptos::prelude::*;
 
 /// How each field is introduced to a learner.
@@ -75,9 +77,10 @@ const FIELDS: [FieldSpec; 8] = [
     },
 ];
 
-/// The calculator for the scenario in `inputs`.
+/// The calculator for the scenario in the page's state.
 #[component]
-pub fn Calculator(inputs: RwSignal<Inputs>) -> impl IntoView {
+pub fn Calculator() -> impl IntoView {
+    let inputs = expect_context::<AppState>().calc;
     let checked = Memo::new(move |_| inputs.with(analyze));
     let errors =
         Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
@@ -262,6 +265,7 @@ fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>) -> impl IntoVie
                         }
                     })
             }}
+            <UseInRoofline shown=shown />
             <h3 id="derivation-title">"Derivation"</h3>
             <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
                 {move || {
@@ -321,5 +325,38 @@ fn LaneTable(shown: Memo<Analysis>) -> impl IntoView {
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// "Use this efficiency": opens the Roofline lab with its intensity scaled by this scenario's
+/// useful fraction, and says why in words.
+#[component]
+fn UseInRoofline(shown: Memo<Analysis>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let useful = move || shown.with(|a| a.totals.efficiency());
+    let apply = move |_| {
+        let Some(e) = useful() else {
+            return;
+        };
+        let Some((scaled, why)) = state.lab.with_untracked(|lab| lab.scaled_by(e)) else {
+            return;
+        };
+        state.lab.set(scaled);
+        state.lab_note.set(Some(why));
+        state.tab.set(Tab::Roofline);
+    };
+    view! {
+        <p class="use-efficiency">
+            <button
+                type="button"
+                class="secondary"
+                data-testid="use-efficiency"
+                on:click=apply
+                disabled=move || useful().is_none()
+            >
+                "Use this efficiency in the Roofline lab"
+            </button>
+            <span class="hint">" Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs."</span>
+        </p>
     }
 }

@@ -1,25 +1,50 @@
 //! The Leptos components. They read signals, call the model and lay out what it returns;
 //! arithmetic and wording belong in `crate::model`.
 //!
-//! Data flows one way: URL query → `State` → `Analysis` → DOM, and input events write
-//! `State`, which an effect mirrors back to the URL with `history.replaceState`.
+//! Data flows one way: URL query → `State` → derived results → DOM. Input events write the
+//! state's signals, and one effect mirrors them back to the URL with `history.replaceState`.
 
 mod calculator;
+mod canvas;
 mod panic;
+mod roofline;
 mod url;
 
-use crate::model::permalink::{self, State};
+use crate::model::inputs::Inputs;
+use crate::model::permalink::{self, State, Tab};
+use crate::model::roofline::Lab;
+use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 pub use panic::install_panic_hook;
+
+/// The page's state, one signal per part of [`State`], shared through context.
+#[derive(Clone, Copy)]
+struct AppState {
+    tab: RwSignal<Tab>,
+    calc: RwSignal<Inputs>,
+    lab: RwSignal<Lab>,
+    /// Why the lab's intensity just changed, when the calculator sent it; not part of the URL.
+    lab_note: RwSignal<Option<String>>,
+}
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
     let initial = permalink::decode(&url::query());
-    let inputs = RwSignal::new(initial.calc);
+    let state = AppState {
+        tab: RwSignal::new(initial.tab),
+        calc: RwSignal::new(initial.calc),
+        lab: RwSignal::new(initial.lab),
+        lab_note: RwSignal::new(None),
+    };
+    provide_context(state);
     Effect::new(move |_| {
-        let query = inputs.with(|calc| permalink::encode(&State { calc: calc.clone() }));
+        let query = permalink::encode(&State {
+            tab: state.tab.get(),
+            calc: state.calc.get(),
+            lab: state.lab.get(),
+        });
         url::replace_query(&query);
     });
     // Effects run after the first render, so the results are in the DOM by now:
@@ -36,7 +61,23 @@ pub fn App() -> impl IntoView {
             <p class="tagline">"How many sectors does one warp memory instruction really move?"</p>
         </header>
         <main id="main">
-            <calculator::Calculator inputs=inputs />
+            <Tabs tab=state.tab />
+            <div
+                id="panel-calculator"
+                role="tabpanel"
+                aria-labelledby="tab-calculator"
+                hidden=move || state.tab.get() != Tab::Calculator
+            >
+                <calculator::Calculator />
+            </div>
+            <div
+                id="panel-roofline"
+                role="tabpanel"
+                aria-labelledby="tab-roofline"
+                hidden=move || state.tab.get() != Tab::Roofline
+            >
+                <roofline::RooflineLab />
+            </div>
         </main>
         <footer class="site">
             <p>
@@ -44,5 +85,52 @@ pub fn App() -> impl IntoView {
                 "Confirm with a profiler (e.g. Nsight Compute's sectors per request)."
             </p>
         </footer>
+    }
+}
+
+/// The tab list: click, or arrow keys as the ARIA tabs pattern describes.
+#[component]
+fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
+    const TABS: [(Tab, &str, &str); 2] = [
+        (Tab::Calculator, "tab-calculator", "Sector calculator"),
+        (Tab::Roofline, "tab-roofline", "Roofline lab"),
+    ];
+    let on_key = move |ev: KeyboardEvent| {
+        // Two tabs: either arrow moves to the other one; Home and End go to the ends.
+        let next = match (ev.key().as_str(), tab.get()) {
+            ("ArrowRight" | "ArrowLeft", Tab::Calculator) | ("End", _) => Tab::Roofline,
+            ("ArrowRight" | "ArrowLeft", Tab::Roofline) | ("Home", _) => Tab::Calculator,
+            _ => return,
+        };
+        ev.prevent_default();
+        tab.set(next);
+        let id = TABS.iter().find(|t| t.0 == next).map_or("", |t| t.1);
+        if let Some(button) = document().get_element_by_id(id) {
+            let _ = wasm_bindgen::JsCast::unchecked_ref::<web_sys::HtmlElement>(&button).focus();
+        }
+    };
+    view! {
+        <div class="tabs" role="tablist" aria-label="Panels" on:keydown=on_key>
+            {TABS
+                .into_iter()
+                .map(|(which, id, label)| {
+                    let selected = move || tab.get() == which;
+                    view! {
+                        <button
+                            type="button"
+                            role="tab"
+                            id=id
+                            data-testid=id
+                            aria-controls=format!("panel-{}", which.param())
+                            aria-selected=move || selected().to_string()
+                            tabindex=move || if selected() { "0" } else { "-1" }
+                            on:click=move |_| tab.set(which)
+                        >
+                            {label}
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </div>
     }
 }

@@ -119,9 +119,14 @@ export async function results(driver) {
     return out;`);
 }
 
-/** Replaces the text of input `param` as a user would: select all, then type. */
+/** Replaces the text of the calculator's input `param` as a user would: select all, then type. */
 export async function typeInto(driver, param, text) {
-  const input = await driver.findElement(By.css(`[data-testid="input-${param}"]`));
+  return typeIntoId(driver, `input-${param}`, text);
+}
+
+/** Replaces the text of the input with test id `testid`: select all, then type. */
+export async function typeIntoId(driver, testid, text) {
+  const input = await driver.findElement(By.css(`[data-testid="${testid}"]`));
   await input.click();
   await driver.executeScript('arguments[0].select()', input);
   if (text === '') {

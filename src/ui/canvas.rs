@@ -1,0 +1,123 @@
+//! A chart canvas: sizes its backing store to CSS size × devicePixelRatio for crisp hi-DPI
+//! output, takes its colours from the page's CSS custom properties, and redraws when its
+//! data, its size, the colour scheme or its visibility change. A hidden canvas measures 0×0,
+//! so nothing is drawn until it shows.
+
+use crate::charts::{parse_hex, Theme};
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// Height for a given CSS width: wide enough to read, never taller than a laptop screen wants.
+fn height_for(width: f64) -> f64 {
+    (width * 0.62).clamp(260.0, 460.0)
+}
+
+/// The theme the stylesheet applies now, scaled to `dpr` backend pixels per CSS pixel.
+fn page_theme(dpr: f64) -> Theme {
+    let fallback = Theme {
+        scale: dpr,
+        ..Theme::LIGHT
+    };
+    let Some(root) = document().document_element() else {
+        return fallback;
+    };
+    let Ok(Some(style)) = window().get_computed_style(&root) else {
+        return fallback;
+    };
+    let color = |name: &str, default| {
+        style
+            .get_property_value(name)
+            .ok()
+            .and_then(|v| parse_hex(&v))
+            .unwrap_or(default)
+    };
+    Theme {
+        background: color("--surface", fallback.background),
+        text: color("--text", fallback.text),
+        muted: color("--muted", fallback.muted),
+        grid: color("--border", fallback.grid),
+        accent: color("--accent", fallback.accent),
+        warn: color("--warn", fallback.warn),
+        scale: dpr,
+    }
+}
+
+/// Calls `bump` whenever the visitor's colour scheme changes.
+fn on_colour_scheme_change(bump: impl Fn() + 'static) {
+    let Ok(Some(query)) = window().match_media("(prefers-color-scheme: dark)") else {
+        return;
+    };
+    let listener = Closure::<dyn Fn()>::new(bump);
+    if query
+        .add_event_listener_with_callback("change", listener.as_ref().unchecked_ref())
+        .is_ok()
+    {
+        // The listener lives as long as the page: hand it to the JS garbage collector.
+        listener.forget();
+    }
+}
+
+/// A canvas drawn by `draw`, which may read signals: it redraws when they change.
+#[component]
+pub fn ChartCanvas<F>(
+    /// Draws the chart; an error is logged, and the text alternative still stands.
+    draw: F,
+    /// Whether the canvas is on screen; drawing waits until it is.
+    #[prop(into)]
+    visible: Signal<bool>,
+    /// `data-testid` of the canvas.
+    testid: &'static str,
+    /// Accessible name of the picture.
+    label: &'static str,
+    /// Id of the element holding the text alternative.
+    described_by: &'static str,
+) -> impl IntoView
+where
+    F: Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String> + 'static,
+{
+    let canvas = NodeRef::<Canvas>::new();
+    let redraw = RwSignal::new(0u32);
+    let bump = move || redraw.update(|n| *n = n.wrapping_add(1));
+    let resize = window_event_listener(leptos::ev::resize, move |_| bump());
+    on_cleanup(move || resize.remove());
+    on_colour_scheme_change(bump);
+    Effect::new(move |_| {
+        redraw.track();
+        if !visible.get() {
+            return;
+        }
+        let Some(element) = canvas.get() else {
+            return;
+        };
+        let css_width = f64::from(element.client_width());
+        if css_width <= 0.0 {
+            return;
+        }
+        let dpr = window().device_pixel_ratio().max(1.0);
+        let css_height = height_for(css_width);
+        let _ = web_sys::HtmlElement::style(&element).set_property("height", &format!("{css_height}px"));
+        element.set_width((css_width * dpr).round() as u32);
+        element.set_height((css_height * dpr).round() as u32);
+        let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
+            return;
+        };
+        if let Err(message) = draw(&backend.into_drawing_area(), &page_theme(dpr)) {
+            web_sys::console::error_1(&format!("chart {testid}: {message}").into());
+        }
+    });
+    view! {
+        <canvas
+            node_ref=canvas
+            class="chart"
+            data-testid=testid
+            role="img"
+            aria-label=label
+            aria-describedby=described_by
+        ></canvas>
+    }
+}

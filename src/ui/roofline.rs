@@ -1,0 +1,325 @@
+//! The Roofline lab panel: intensity and bandwidth against the fixed, synthetic 1000 GFLOP/s
+//! roof. Predict, then Step to reveal; Reset starts over.
+
+use super::canvas::ChartCanvas;
+use super::AppState;
+use crate::charts::roofline as chart;
+use crate::model::permalink::Tab;
+use crate::model::roofline::{
+    chart_description, number, trail_rows, Exact, Knob, Lab, OiSlider, PEAK_GFLOPS,
+};
+use leptos::prelude::*;
+
+/// The course's two runs: "Reset, set I = 2 and B = 80, predict, Step"; then I = 1.
+const COURSE_RUNS: [(&str, &str, &str); 2] = [
+    ("Course run 1: I = 2, B = 80", "2", "80"),
+    ("Course run 2: I = 1, B = 80", "1", "80"),
+];
+
+#[component]
+pub fn RooflineLab() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let lab = state.lab;
+    let checked = Memo::new(move |_| lab.with(Lab::check));
+    let latest = Memo::new(move |_| checked.with(|c| c.trail.last().copied()));
+    // The roof follows the bandwidth being typed; while it is invalid the last valid one stays.
+    let roof_bw = Memo::new(move |previous: Option<&Exact>| {
+        checked.with(|c| {
+            c.current
+                .map(|p| p.bw)
+                .or(previous.copied())
+                .or_else(|| c.trail.last().map(|p| p.bw))
+                .unwrap_or_else(|| Exact::parse(&Lab::default().bw).unwrap_or(Exact::ONE))
+        })
+    });
+    let can_step = move || checked.with(|c| c.current.is_some());
+    let step = move |_| {
+        lab.update(|l| {
+            if l.step() {
+                l.prediction.clear();
+            }
+        });
+        state.lab_note.set(None);
+    };
+    let reset = move |_| {
+        lab.set(Lab::default());
+        state.lab_note.set(None);
+    };
+    let visible = Signal::derive(move || state.tab.get() == Tab::Roofline);
+    let draw = move |area: &_, theme: &_| {
+        let bw = roof_bw.get().value();
+        checked.with(|c| chart::draw(area, bw, &c.trail, theme)).map_err(|e| e.to_string())
+    };
+
+    view! {
+        <section class="roofline" aria-labelledby="roofline-title">
+            <h2 id="roofline-title">"Roofline lab"</h2>
+            <p class="lead">
+                "Attainable performance is " <code>"P = min(1000, I × B)"</code>
+                ": operational intensity I (FLOP per byte moved) times bandwidth B (GB/s), capped by the compute roof. "
+                "Set I and B, predict P, then Step to reveal it. Reset starts over."
+            </p>
+            <p class="note synthetic">
+                "The compute ceiling is fixed at " <strong>{PEAK_GFLOPS} " GFLOP/s"</strong>
+                ": a synthetic model. It does not count sectors or benchmark a GPU. "
+                "A lower intensity stands for more bottleneck bytes at the same useful arithmetic."
+            </p>
+            {move || {
+                state
+                    .lab_note
+                    .get()
+                    .map(|note| view! { <p class="note broadcast" data-testid="lab-note">{note}</p> })
+            }}
+            <div class="layout">
+                <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Roofline inputs">
+                    <div class="field">
+                        <span class="label">"Course runs"</span>
+                        <div class="buttons">
+                            {COURSE_RUNS
+                                .into_iter()
+                                .map(|(label, oi, bw)| {
+                                    view! {
+                                        <button
+                                            type="button"
+                                            class="secondary"
+                                            on:click=move |_| {
+                                                lab.set(Lab { oi: oi.into(), bw: bw.into(), ..Lab::default() });
+                                                state.lab_note.set(None);
+                                            }
+                                        >
+                                            {label}
+                                        </button>
+                                    }
+                                })
+                                .collect_view()}
+                        </div>
+                    </div>
+                    <LabField
+                        knob=Knob::Oi
+                        label="Operational intensity I"
+                        unit="FLOP/byte"
+                        hint="1/64 to 1024; a decimal or a fraction such as 1/8"
+                    />
+                    <OiRange />
+                    <LabField knob=Knob::Bw label="Bandwidth B" unit="GB/s" hint="1 to 100000" />
+                    <div class="field">
+                        <span class="label">"Compute ceiling"</span>
+                        <p class="fixed" data-testid="peak" data-value=PEAK_GFLOPS.to_string()>
+                            {PEAK_GFLOPS} " GFLOP/s " <span class="hint">"(fixed: a synthetic model, not editable)"</span>
+                        </p>
+                    </div>
+                    <LabField
+                        knob=Knob::Prediction
+                        label="Your prediction of P"
+                        unit="GFLOP/s"
+                        hint="optional: commit to a number before you Step"
+                    />
+                    <div class="buttons">
+                        <button type="button" class="primary" data-testid="step" on:click=step disabled=move || !can_step()>
+                            "Step"
+                        </button>
+                        <button type="button" data-testid="reset" on:click=reset>
+                            "Reset"
+                        </button>
+                    </div>
+                </form>
+                <div class="outputs">
+                    <div class="results">
+                        <h3>"Result of the latest Step"</h3>
+                        <dl class="readouts">
+                            <div class="readout headline">
+                                <dt>"Attainable P"</dt>
+                                <dd
+                                    data-testid="attainable"
+                                    data-value=move || latest.get().map(|p| p.attainable_gflops().to_string()).unwrap_or_default()
+                                >
+                                    {move || latest.get().map(|p| format!("{} GFLOP/s", number(p.attainable_gflops()))).unwrap_or_else(|| "Step to reveal".into())}
+                                </dd>
+                            </div>
+                            <div class="readout">
+                                <dt>"Bound"</dt>
+                                <dd
+                                    data-testid="bound"
+                                    data-value=move || latest.get().map(|p| p.bound().value()).unwrap_or_default()
+                                >
+                                    {move || latest.get().map(|p| p.bound().text()).unwrap_or("—")}
+                                </dd>
+                            </div>
+                            <div class="readout">
+                                <dt>"Ridge point 1000 / B"</dt>
+                                <dd
+                                    data-testid="ridge"
+                                    data-value=move || latest.get().map(|p| p.ridge_flop_per_byte().to_string()).unwrap_or_default()
+                                >
+                                    {move || latest.get().map(|p| format!("{} FLOP/byte", number(p.ridge_flop_per_byte()))).unwrap_or_else(|| "—".into())}
+                                </dd>
+                            </div>
+                        </dl>
+                        <p class="verdict" data-testid="prediction-verdict">
+                            {move || latest.get().and_then(|p| p.prediction_verdict())}
+                        </p>
+                        <p class="visually-hidden" aria-live="polite" data-testid="announcement">
+                            {move || checked.with(|c| c.trail.last().map(|p| p.announcement(c.trail.len())))}
+                        </p>
+                    </div>
+                    <figure class="chart-box">
+                        <ChartCanvas
+                            draw=draw
+                            visible=visible
+                            testid="roofline-chart"
+                            label="Roofline chart"
+                            described_by="roofline-description"
+                        />
+                        <figcaption id="roofline-description" data-testid="roofline-description">
+                            {move || checked.with(|c| chart_description(roof_bw.get(), &c.trail))}
+                        </figcaption>
+                    </figure>
+                    <TrailTable />
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// A text field of the lab with its error.
+#[component]
+fn LabField(knob: Knob, label: &'static str, unit: &'static str, hint: &'static str) -> impl IntoView {
+    let lab = expect_context::<AppState>().lab;
+    let param = knob.param();
+    let id = format!("{param}-input");
+    let error = Memo::new(move |_| {
+        lab.with(|l| {
+            l.check()
+                .errors
+                .into_iter()
+                .find(|e| e.knob == knob)
+                .map(|e| e.to_string())
+        })
+    });
+    let value = move || lab.with(|l| l.get(knob).to_string());
+    let on_input = move |ev| lab.update(|l| l.set(knob, event_target_value(&ev)));
+    let error_id = format!("{param}-error");
+    let hint_id = format!("{param}-hint");
+    let described_by = {
+        let (error_id, hint_id) = (error_id.clone(), hint_id.clone());
+        move || match error.with(Option::is_some) {
+            true => format!("{error_id} {hint_id}"),
+            false => hint_id.clone(),
+        }
+    };
+    view! {
+        <div class="field" class:invalid=move || error.with(Option::is_some)>
+            <label for=id.clone()>{label} " " <span class="param">"(" {unit} ")"</span></label>
+            <input
+                id=id.clone()
+                type="text"
+                inputmode="decimal"
+                autocomplete="off"
+                spellcheck="false"
+                data-testid=id.clone()
+                aria-invalid=move || error.with(Option::is_some).to_string()
+                aria-describedby=described_by
+                prop:value=value
+                on:input=on_input
+            />
+            <p class="hint" id=hint_id>{hint}</p>
+            {move || {
+                error
+                    .get()
+                    .map(|message| {
+                        view! {
+                            <p class="error" id=error_id.clone() data-testid="input-error" data-field=param role="alert">
+                                {message}
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
+
+/// The intensity slider: powers of two from 1/64 to 1024, in step with the number field.
+#[component]
+fn OiRange() -> impl IntoView {
+    let lab = expect_context::<AppState>().lab;
+    let position = move || lab.with(|l| OiSlider::position(&l.oi));
+    view! {
+        <div class="field slider">
+            <label for="oi-slider">"Intensity slider " <span class="param">"(powers of two)"</span></label>
+            <input
+                id="oi-slider"
+                type="range"
+                min=OiSlider::MIN
+                max=OiSlider::MAX
+                step="1"
+                data-testid="oi-slider"
+                prop:value=move || position().to_string()
+                aria-valuetext=move || lab.with(|l| format!("{} FLOP/byte", l.oi.trim()))
+                on:input=move |ev| {
+                    if let Ok(p) = event_target_value(&ev).parse::<i32>() {
+                        lab.update(|l| l.oi = OiSlider::text(p));
+                    }
+                }
+            />
+        </div>
+    }
+}
+
+/// The stepped points as a table: the chart's trail, for everyone.
+#[component]
+fn TrailTable() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let checked = Memo::new(move |_| state.lab.with(Lab::check));
+    let trail_error = Memo::new(move |_| {
+        checked.with(|c| c.errors.iter().find(|e| e.knob == Knob::Trail).map(|e| e.to_string()))
+    });
+    view! {
+        <div class="lane-table trail" role="region" aria-labelledby="trail-title" tabindex="0">
+            <table>
+                <caption id="trail-title">"Trail: every Step so far"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"#"</th>
+                        <th scope="col">"I (FLOP/byte)"</th>
+                        <th scope="col">"B (GB/s)"</th>
+                        <th scope="col">"P (GFLOP/s)"</th>
+                        <th scope="col">"Bound"</th>
+                        <th scope="col">"Ridge"</th>
+                        <th scope="col" class="left">"Prediction"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <For
+                        each=move || checked.with(|c| trail_rows(&c.trail))
+                        key=|row| row.clone()
+                        children=|row| {
+                            let value = row.attainable.clone();
+                            view! {
+                                <tr data-testid="trail-row" data-step=row.step data-value=value>
+                                    <th scope="row">{row.step}</th>
+                                    <td class="mono">{row.oi}</td>
+                                    <td class="mono">{row.bw}</td>
+                                    <td class="mono">{row.attainable}</td>
+                                    <td>{row.bound}</td>
+                                    <td class="mono">{row.ridge}</td>
+                                    <td class="left">{row.verdict}</td>
+                                </tr>
+                            }
+                        }
+                    />
+                </tbody>
+            </table>
+            {move || {
+                trail_error
+                    .get()
+                    .map(|message| {
+                        view! {
+                            <p class="error pad" data-testid="input-error" data-field="trail" role="alert">
+                                {message} " Reset or Step to start a new trail."
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
