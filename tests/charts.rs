@@ -17,7 +17,10 @@ fn render(bw: f64, trail: &[Point]) -> String {
 fn texts(svg: &str) -> Vec<String> {
     svg.split("<text")
         .skip(1)
-        .filter_map(|t| t.split_once('>').and_then(|(_, rest)| rest.split_once("</text>")))
+        .filter_map(|t| {
+            t.split_once('>')
+                .and_then(|(_, rest)| rest.split_once("</text>"))
+        })
         .map(|(text, _)| text.trim().to_string())
         .collect()
 }
@@ -39,7 +42,10 @@ fn the_chart_has_decade_labels_units_roofs_and_the_ridge() {
         "compute roof 1000 GFLOP/s (synthetic)",
         "B = 80 GB/s",
     ] {
-        assert!(texts.iter().any(|t| t == expected), "missing {expected:?} in {texts:?}");
+        assert!(
+            texts.iter().any(|t| t == expected),
+            "missing {expected:?} in {texts:?}"
+        );
     }
 }
 
@@ -53,7 +59,10 @@ fn before_the_first_step_no_point_gives_the_answer_away() {
         .count();
     assert_eq!(with_one, numbered + 1, "a Step adds its numbered point");
     let circles = |svg: &str| svg.matches("<circle").count();
-    assert_eq!(circles(&render(80.0, &parse_trail("2:80,1:80").unwrap())), circles(&svg) + 2);
+    assert_eq!(
+        circles(&render(80.0, &parse_trail("2:80,1:80").unwrap())),
+        circles(&svg) + 2
+    );
 }
 
 #[test]
@@ -65,7 +74,13 @@ fn the_roof_is_one_polyline_through_the_ridge() {
         .filter(|p| p.contains("stroke=\"#1D4ED8\"") || p.contains("stroke=\"#1d4ed8\""))
         .collect();
     assert_eq!(roofs.len(), 1, "one accent roof line: {svg}");
-    let points = roofs[0].split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+    let points = roofs[0]
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
     let vertices: Vec<(f64, f64)> = points
         .split_whitespace()
         .map(|xy| {
@@ -75,14 +90,36 @@ fn the_roof_is_one_polyline_through_the_ridge() {
         .collect();
     assert_eq!(vertices.len(), 3, "floor → ridge → right edge");
     let (start, ridge, end) = (vertices[0], vertices[1], vertices[2]);
-    assert!(start.1 > ridge.1, "the diagonal rises (SVG y grows downwards)");
+    assert!(
+        start.1 > ridge.1,
+        "the diagonal rises (SVG y grows downwards)"
+    );
     assert_eq!(ridge.1, end.1, "flat after the ridge");
     assert!(start.0 < ridge.0 && ridge.0 < end.0);
 }
 
 #[test]
 fn earlier_bandwidths_keep_a_faint_roof() {
-    let one_roof = render(80.0, &parse_trail("2:80").unwrap()).matches("<polyline").count();
-    let two_roofs = render(80.0, &parse_trail("2:40,2:80").unwrap()).matches("<polyline").count();
+    let one_roof = render(80.0, &parse_trail("2:80").unwrap())
+        .matches("<polyline")
+        .count();
+    let two_roofs = render(80.0, &parse_trail("2:40,2:80").unwrap())
+        .matches("<polyline")
+        .count();
     assert_eq!(two_roofs, one_roof + 1);
+}
+
+#[test]
+fn a_narrow_chart_shortens_the_roof_label_so_it_clears_the_ridge() {
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, (400, 300)).into_drawing_area();
+        roofline::draw(&area, 80.0, &[], &Theme::LIGHT).expect("drawing succeeds");
+    }
+    let texts = texts(&svg);
+    assert!(
+        texts.iter().any(|t| t == "1000 GFLOP/s (synthetic)"),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.starts_with("compute roof")));
 }

@@ -29,10 +29,12 @@ fn the_course_runs_attain_160_then_80_gflops_memory_bound() {
 
 #[test]
 fn the_course_exercise_by_steps_and_resets() {
-    let mut lab = Lab::default();
-    lab.oi = "2".into();
-    lab.bw = "80".into();
-    lab.prediction = "160".into();
+    let mut lab = Lab {
+        oi: "2".into(),
+        bw: "80".into(),
+        prediction: "160".into(),
+        ..Lab::default()
+    };
     assert!(lab.step());
     let trail = lab.check().trail;
     assert_eq!(trail.len(), 1);

@@ -23,7 +23,8 @@ pub fn draw<DB: DrawingBackend>(
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     area.fill(&theme.background)?;
-    let font = |size: f64, color: RGBColor| ("sans-serif", theme.px(size)).into_font().color(&color);
+    let font =
+        |size: f64, color: RGBColor| ("sans-serif", theme.px(size)).into_font().color(&color);
     let mut chart = ChartBuilder::on(area)
         .margin(theme.px_u32(14.0))
         .margin_right(theme.px_u32(24.0))
@@ -87,14 +88,23 @@ pub fn draw<DB: DrawingBackend>(
             ),
     ))?;
     // Roof labels: the flat roof says it is synthetic; the diagonal names its bandwidth.
+    // On a narrow chart the long label would run over the ridge.
+    let narrow = f64::from(area.dim_in_pixel().0) < theme.px(600.0);
+    let roof_label = if narrow {
+        format!("{PEAK_GFLOPS} GFLOP/s (synthetic)")
+    } else {
+        format!("compute roof {PEAK_GFLOPS} GFLOP/s (synthetic)")
+    };
     chart.draw_series(std::iter::once(Text::new(
-        format!("compute roof {PEAK_GFLOPS} GFLOP/s (synthetic)"),
+        roof_label,
         (I_AXIS.1 / 1.5, peak),
         font(12.0, theme.text).pos(Pos::new(HPos::Right, VPos::Bottom)),
     )))?;
     // The bandwidth label sits just below-right of the diagonal, a decade and a half before
     // the ridge, so it never covers the line or the points near the ridge.
-    let diagonal_at = (ridge / 30.0).max(P_AXIS.0 * 3.0 / bw_gbps).max(I_AXIS.0 * 1.5);
+    let diagonal_at = (ridge / 30.0)
+        .max(P_AXIS.0 * 3.0 / bw_gbps)
+        .max(I_AXIS.0 * 1.5);
     chart.draw_series(std::iter::once(
         EmptyElement::at((diagonal_at, diagonal_at * bw_gbps))
             + Text::new(
@@ -115,7 +125,11 @@ pub fn draw<DB: DrawingBackend>(
         let at = (point.oi.value(), point.attainable_gflops());
         chart.draw_series(std::iter::once(
             EmptyElement::at(at)
-                + Circle::new((0, 0), theme.px(if latest { 6.0 } else { 4.5 }), color.filled())
+                + Circle::new(
+                    (0, 0),
+                    theme.px(if latest { 6.0 } else { 4.5 }),
+                    color.filled(),
+                )
                 + Text::new(
                     (i + 1).to_string(),
                     (-(theme.px(8.0) as i32), -(theme.px(8.0) as i32)),
@@ -158,15 +172,31 @@ mod tests {
 
     #[test]
     fn decades_are_labelled_plainly() {
-        let labels: Vec<String> = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0, 0.999_999_9, 2.0]
-            .map(decade_label)
-            .to_vec();
-        assert_eq!(labels, ["0.01", "0.1", "1", "10", "100", "1000", "10000", "1", ""]);
+        let labels: Vec<String> = [
+            0.01,
+            0.1,
+            1.0,
+            10.0,
+            100.0,
+            1000.0,
+            10000.0,
+            0.999_999_9,
+            2.0,
+        ]
+        .map(decade_label)
+        .to_vec();
+        assert_eq!(
+            labels,
+            ["0.01", "0.1", "1", "10", "100", "1000", "10000", "1", ""]
+        );
     }
 
     #[test]
     fn the_roof_bends_at_the_ridge() {
-        assert_eq!(roof(80.0), [(0.0099, 0.0099 * 80.0), (12.5, 1000.0), (I_AXIS.1, 1000.0)]);
+        assert_eq!(
+            roof(80.0),
+            [(0.0099, 0.0099 * 80.0), (12.5, 1000.0), (I_AXIS.1, 1000.0)]
+        );
         // 100000 GB/s: the ridge at 0.01 is just inside the axis floor.
         assert_eq!(roof(100_000.0)[1..], [(0.01, 1000.0), (I_AXIS.1, 1000.0)]);
         // 1 GB/s: the diagonal starts where P reaches the axis floor.

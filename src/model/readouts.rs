@@ -20,6 +20,8 @@ pub struct Readout {
     pub value: String,
     /// A short line under the value saying how it was counted.
     pub detail: String,
+    /// Whether this is a headline figure, drawn stronger.
+    pub headline: bool,
 }
 
 /// The calculator's results in display order.
@@ -46,6 +48,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: format!("{} of {}", t.active_lanes, a.warp),
             value: t.active_lanes.to_string(),
             detail: "lanes that take part".into(),
+            headline: false,
         },
         Readout {
             id: "requested-bytes",
@@ -53,6 +56,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: bytes(t.requested_bytes),
             value: t.requested_bytes.to_string(),
             detail: format!("{} × {} B, repeats counted", t.active_lanes, a.elem),
+            headline: false,
         },
         Readout {
             id: "distinct-bytes",
@@ -60,6 +64,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: bytes(t.distinct_bytes),
             value: t.distinct_bytes.to_string(),
             detail: "union of the lanes' bytes".into(),
+            headline: false,
         },
         Readout {
             id: "sectors",
@@ -67,6 +72,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: t.sectors.to_string(),
             value: t.sectors.to_string(),
             detail: format!("distinct {} B sectors", a.sector_bytes),
+            headline: true,
         },
         Readout {
             id: "transferred-bytes",
@@ -74,6 +80,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: bytes(t.transferred_bytes),
             value: t.transferred_bytes.to_string(),
             detail: format!("{} × {} B", t.sectors, a.sector_bytes),
+            headline: false,
         },
         Readout {
             id: "lines",
@@ -81,6 +88,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: t.lines.to_string(),
             value: t.lines.to_string(),
             detail: format!("distinct {} B lines", a.line_bytes),
+            headline: false,
         },
         Readout {
             id: "efficiency",
@@ -88,6 +96,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: percent(t.efficiency()),
             value: ratio_value(t.efficiency()),
             detail: "requested ÷ transferred".into(),
+            headline: true,
         },
         Readout {
             id: "distinct-efficiency",
@@ -95,6 +104,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: percent(t.distinct_efficiency()),
             value: ratio_value(t.distinct_efficiency()),
             detail: "distinct ÷ transferred".into(),
+            headline: false,
         },
         Readout {
             id: "misaligned-lanes",
@@ -102,6 +112,7 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             text: t.misaligned_lanes.to_string(),
             value: t.misaligned_lanes.to_string(),
             detail: format!("address not a multiple of {} B", a.elem),
+            headline: false,
         },
     ]
 }

@@ -7,6 +7,7 @@
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
 
+use super::readouts::Readout;
 use super::sectors::Ratio;
 use std::fmt;
 
@@ -556,6 +557,57 @@ impl Lab {
             why,
         ))
     }
+}
+
+/// The results of the latest Step: attainable P, the bound and the ridge. Before the first
+/// Step the values are empty and the text says to Step.
+///
+/// ```
+/// use coalescing_lab::model::roofline::{parse_trail, step_readouts};
+/// let trail = parse_trail("2:80").unwrap();
+/// let r = step_readouts(trail.last());
+/// let pairs: Vec<(&str, &str)> = r.iter().map(|r| (r.id, r.value.as_str())).collect();
+/// assert_eq!(pairs, [("attainable", "160"), ("bound", "memory"), ("ridge", "12.5")]);
+/// // Degenerate input: nothing stepped yet reveals nothing.
+/// assert!(step_readouts(None).iter().all(|r| r.value.is_empty()));
+/// ```
+pub fn step_readouts(latest: Option<&Point>) -> Vec<Readout> {
+    let show = |f: &dyn Fn(&Point) -> String, before: &str| match latest {
+        Some(p) => f(p),
+        None => before.to_string(),
+    };
+    vec![
+        Readout {
+            id: "attainable",
+            label: "Attainable P",
+            text: show(
+                &|p| format!("{} GFLOP/s", number(p.attainable_gflops())),
+                "Step to reveal",
+            ),
+            value: show(&|p| p.attainable_gflops().to_string(), ""),
+            detail: format!("min({PEAK_GFLOPS}, I × B)"),
+            headline: true,
+        },
+        Readout {
+            id: "bound",
+            label: "Bound",
+            text: show(&|p| p.bound().text().to_string(), "—"),
+            value: show(&|p| p.bound().value().to_string(), ""),
+            detail: "which roof limits the point".into(),
+            headline: false,
+        },
+        Readout {
+            id: "ridge",
+            label: "Ridge point",
+            text: show(
+                &|p| format!("{} FLOP/byte", number(p.ridge_flop_per_byte())),
+                "—",
+            ),
+            value: show(&|p| p.ridge_flop_per_byte().to_string(), ""),
+            detail: format!("{PEAK_GFLOPS} / B: where the roofs meet"),
+            headline: false,
+        },
+    ]
 }
 
 /// One row of the trail table, worded.

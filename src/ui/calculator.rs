@@ -1,12 +1,13 @@
 //! The sector calculator panel: inputs, totals, derivation and the lane table.
 
+use super::widgets::{ReadoutList, TextField};
+use super::AppState;
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
+use crate::model::permalink::Tab;
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::readouts::{alignment_note, broadcast_note, lane_rows, readouts, summary};
 use crate::model::sectors::{analyze, analyze_repaired, Analysis};
-use super::AppState;
-use crate::model::permalink::Tab;
 use leptos::prelude::*;
 
 /// How each field is introduced to a learner.
@@ -79,8 +80,8 @@ const FIELDS: [FieldSpec; 8] = [
 
 /// The calculator for the scenario in the page's state.
 #[component]
-pub fn Calculator() -> impl IntoView {
-    let inputs = expect_context::<AppState>().calc;
+pub fn Calculator(state: AppState) -> impl IntoView {
+    let inputs = state.calc;
     let checked = Memo::new(move |_| inputs.with(analyze));
     let errors =
         Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
@@ -105,7 +106,7 @@ pub fn Calculator() -> impl IntoView {
             <div class="layout">
                 <ScenarioForm inputs=inputs errors=errors />
                 <div class="outputs">
-                    <Results shown=shown errors=errors />
+                    <Results shown=shown errors=errors state=state />
                     <LaneTable shown=shown />
                 </div>
             </div>
@@ -135,80 +136,50 @@ fn ScenarioForm(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl
             </div>
             {FIELDS
                 .iter()
-                .map(|spec| view! { <TextField spec=spec inputs=inputs errors=errors /> })
+                .map(|spec| view! { <CalcField spec=spec inputs=inputs errors=errors /> })
                 .collect_view()}
         </form>
     }
 }
 
 #[component]
-fn TextField(
+fn CalcField(
     spec: &'static FieldSpec,
     inputs: RwSignal<Inputs>,
     errors: Memo<Vec<FieldError>>,
 ) -> impl IntoView {
     let field = spec.field;
-    let param = field.param();
-    let id = format!("input-{param}");
-    let hint_id = format!("hint-{param}");
-    let error_id = format!("error-{param}");
-    let error = Memo::new(move |_| {
+    let error = Signal::derive(move || {
         errors.with(|es| es.iter().find(|e| e.field == field).map(|e| e.to_string()))
     });
-    let ignored =
-        move || matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list);
-    let described_by = {
-        let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
-        move || match error.get() {
-            Some(_) => format!("{error_id} {hint_id}"),
-            None => hint_id.clone(),
+    let note = Signal::derive(move || {
+        let ignored =
+            matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list);
+        if ignored {
+            " (ignored while explicit addresses are set)".to_string()
+        } else {
+            String::new()
         }
-    };
+    });
     view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some) class:ignored=ignored>
-            <label for=id.clone()>{spec.label} " " <code class="param">{param}</code></label>
-            <input
-                id=id.clone()
-                type="text"
-                name=param
-                data-testid=id.clone()
-                inputmode=if spec.numeric { "numeric" } else { "text" }
-                autocomplete="off"
-                autocapitalize="off"
-                spellcheck="false"
-                placeholder=spec.placeholder
-                aria-invalid=move || error.with(Option::is_some).to_string()
-                aria-describedby=described_by
-                prop:value=move || inputs.with(|i| i.get(field).to_string())
-                on:input=move |ev| inputs.update(|i| i.set(field, event_target_value(&ev)))
-            />
-            <p class="hint" id=hint_id>
-                {spec.hint}
-                {move || ignored().then_some(" (ignored while explicit addresses are set)")}
-            </p>
-            {move || {
-                error
-                    .get()
-                    .map(|message| {
-                        view! {
-                            <p
-                                class="error"
-                                id=error_id.clone()
-                                data-testid="input-error"
-                                data-field=param
-                                role="alert"
-                            >
-                                {message}
-                            </p>
-                        }
-                    })
-            }}
-        </div>
+        <TextField
+            testid=format!("input-{}", field.param())
+            param=field.param()
+            label=spec.label
+            tag=field.param()
+            hint=spec.hint
+            placeholder=spec.placeholder
+            inputmode=if spec.numeric { "numeric" } else { "text" }
+            value=Signal::derive(move || inputs.with(|i| i.get(field).to_string()))
+            on_input=Callback::new(move |text| inputs.update(|i| i.set(field, text)))
+            error=error
+            note=note
+        />
     }
 }
 
 #[component]
-fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>) -> impl IntoView {
+fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>, state: AppState) -> impl IntoView {
     let stale = move || errors.with(|e| !e.is_empty());
     view! {
         <div class="results" aria-labelledby="results-title">
@@ -223,23 +194,9 @@ fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>) -> impl IntoVie
                         }
                     })
             }}
-            <dl class="readouts" class:stale=stale>
-                <For
-                    each=move || shown.with(readouts)
-                    key=|r| r.clone()
-                    children=|r| {
-                        view! {
-                            <div class="readout" class:headline=r.id == "efficiency" || r.id == "sectors">
-                                <dt>{r.label}</dt>
-                                <dd data-testid=r.id data-value=r.value>{r.text}</dd>
-                                <dd class="detail">{r.detail}</dd>
-                            </div>
-                        }
-                    }
-                />
-            </dl>
+            <ReadoutList readouts=Signal::derive(move || shown.with(readouts)) stale=Signal::derive(stale) />
             <p class="visually-hidden" aria-live="polite" data-testid="summary">
-                {move || shown.with(summary)}
+                {Signal::derive(move || shown.with(summary))}
             </p>
             {move || {
                 shown
@@ -265,7 +222,7 @@ fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>) -> impl IntoVie
                         }
                     })
             }}
-            <UseInRoofline shown=shown />
+            <UseInRoofline shown=shown state=state />
             <h3 id="derivation-title">"Derivation"</h3>
             <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
                 {move || {
@@ -297,10 +254,10 @@ fn LaneTable(shown: Memo<Analysis>) -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    <For
-                        each=move || shown.with(lane_rows)
-                        key=|row| row.clone()
-                        children=|row| {
+                    {move || {
+                            shown.with(lane_rows)
+                                .into_iter()
+                                .map(|row| {
                             let (address, sectors) = (row.address.clone(), row.sectors.clone());
                             view! {
                                 <tr
@@ -320,8 +277,9 @@ fn LaneTable(shown: Memo<Analysis>) -> impl IntoView {
                                     <td class="mono">{row.lines_text}</td>
                                 </tr>
                             }
-                        }
-                    />
+                                })
+                                .collect_view()
+                        }}
                 </tbody>
             </table>
         </div>
@@ -331,8 +289,7 @@ fn LaneTable(shown: Memo<Analysis>) -> impl IntoView {
 /// "Use this efficiency": opens the Roofline lab with its intensity scaled by this scenario's
 /// useful fraction, and says why in words.
 #[component]
-fn UseInRoofline(shown: Memo<Analysis>) -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn UseInRoofline(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
     let useful = move || shown.with(|a| a.totals.efficiency());
     let apply = move |_| {
         let Some(e) = useful() else {
@@ -352,7 +309,7 @@ fn UseInRoofline(shown: Memo<Analysis>) -> impl IntoView {
                 class="secondary"
                 data-testid="use-efficiency"
                 on:click=apply
-                disabled=move || useful().is_none()
+                disabled=Signal::derive(move || useful().is_none())
             >
                 "Use this efficiency in the Roofline lab"
             </button>

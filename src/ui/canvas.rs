@@ -100,7 +100,8 @@ where
         }
         let dpr = window().device_pixel_ratio().max(1.0);
         let css_height = height_for(css_width);
-        let _ = web_sys::HtmlElement::style(&element).set_property("height", &format!("{css_height}px"));
+        let _ = web_sys::HtmlElement::style(&element)
+            .set_property("height", &format!("{css_height}px"));
         element.set_width((css_width * dpr).round() as u32);
         element.set_height((css_height * dpr).round() as u32);
         let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {

@@ -9,6 +9,7 @@ mod canvas;
 mod panic;
 mod roofline;
 mod url;
+mod widgets;
 
 use crate::model::inputs::Inputs;
 use crate::model::permalink::{self, State, Tab};
@@ -18,7 +19,7 @@ use leptos::prelude::*;
 
 pub use panic::install_panic_hook;
 
-/// The page's state, one signal per part of [`State`], shared through context.
+/// The page's state, one signal per part of [`State`], handed to the panels as a prop.
 #[derive(Clone, Copy)]
 struct AppState {
     tab: RwSignal<Tab>,
@@ -38,7 +39,6 @@ pub fn App() -> impl IntoView {
         lab: RwSignal::new(initial.lab),
         lab_note: RwSignal::new(None),
     };
-    provide_context(state);
     Effect::new(move |_| {
         let query = permalink::encode(&State {
             tab: state.tab.get(),
@@ -66,17 +66,17 @@ pub fn App() -> impl IntoView {
                 id="panel-calculator"
                 role="tabpanel"
                 aria-labelledby="tab-calculator"
-                hidden=move || state.tab.get() != Tab::Calculator
+                hidden=Signal::derive(move || state.tab.get() != Tab::Calculator)
             >
-                <calculator::Calculator />
+                <calculator::Calculator state=state />
             </div>
             <div
                 id="panel-roofline"
                 role="tabpanel"
                 aria-labelledby="tab-roofline"
-                hidden=move || state.tab.get() != Tab::Roofline
+                hidden=Signal::derive(move || state.tab.get() != Tab::Roofline)
             >
-                <roofline::RooflineLab />
+                <roofline::RooflineLab state=state />
             </div>
         </main>
         <footer class="site">
@@ -122,8 +122,8 @@ fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
                             id=id
                             data-testid=id
                             aria-controls=format!("panel-{}", which.param())
-                            aria-selected=move || selected().to_string()
-                            tabindex=move || if selected() { "0" } else { "-1" }
+                            aria-selected=Signal::derive(move || selected().to_string())
+                            tabindex=Signal::derive(move || if selected() { "0" } else { "-1" }.to_string())
                             on:click=move |_| tab.set(which)
                         >
                             {label}

@@ -2,11 +2,12 @@
 //! roof. Predict, then Step to reveal; Reset starts over.
 
 use super::canvas::ChartCanvas;
+use super::widgets::{ReadoutList, TextField};
 use super::AppState;
 use crate::charts::roofline as chart;
 use crate::model::permalink::Tab;
 use crate::model::roofline::{
-    chart_description, number, trail_rows, Exact, Knob, Lab, OiSlider, PEAK_GFLOPS,
+    chart_description, step_readouts, trail_rows, Checked, Exact, Knob, Lab, OiSlider, PEAK_GFLOPS,
 };
 use leptos::prelude::*;
 
@@ -17,8 +18,7 @@ const COURSE_RUNS: [(&str, &str, &str); 2] = [
 ];
 
 #[component]
-pub fn RooflineLab() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn RooflineLab(state: AppState) -> impl IntoView {
     let lab = state.lab;
     let checked = Memo::new(move |_| lab.with(Lab::check));
     let latest = Memo::new(move |_| checked.with(|c| c.trail.last().copied()));
@@ -48,7 +48,9 @@ pub fn RooflineLab() -> impl IntoView {
     let visible = Signal::derive(move || state.tab.get() == Tab::Roofline);
     let draw = move |area: &_, theme: &_| {
         let bw = roof_bw.get().value();
-        checked.with(|c| chart::draw(area, bw, &c.trail, theme)).map_err(|e| e.to_string())
+        checked
+            .with(|c| chart::draw(area, bw, &c.trail, theme))
+            .map_err(|e| e.to_string())
     };
 
     view! {
@@ -95,13 +97,14 @@ pub fn RooflineLab() -> impl IntoView {
                         </div>
                     </div>
                     <LabField
+                        lab=lab
                         knob=Knob::Oi
                         label="Operational intensity I"
-                        unit="FLOP/byte"
+                        unit="(FLOP/byte)"
                         hint="1/64 to 1024; a decimal or a fraction such as 1/8"
                     />
-                    <OiRange />
-                    <LabField knob=Knob::Bw label="Bandwidth B" unit="GB/s" hint="1 to 100000" />
+                    <OiRange lab=lab />
+                    <LabField lab=lab knob=Knob::Bw label="Bandwidth B" unit="(GB/s)" hint="1 to 100000" />
                     <div class="field">
                         <span class="label">"Compute ceiling"</span>
                         <p class="fixed" data-testid="peak" data-value=PEAK_GFLOPS.to_string()>
@@ -109,13 +112,14 @@ pub fn RooflineLab() -> impl IntoView {
                         </p>
                     </div>
                     <LabField
+                        lab=lab
                         knob=Knob::Prediction
                         label="Your prediction of P"
-                        unit="GFLOP/s"
+                        unit="(GFLOP/s)"
                         hint="optional: commit to a number before you Step"
                     />
                     <div class="buttons">
-                        <button type="button" class="primary" data-testid="step" on:click=step disabled=move || !can_step()>
+                        <button type="button" class="primary" data-testid="step" on:click=step disabled=Signal::derive(move || !can_step())>
                             "Step"
                         </button>
                         <button type="button" data-testid="reset" on:click=reset>
@@ -126,40 +130,12 @@ pub fn RooflineLab() -> impl IntoView {
                 <div class="outputs">
                     <div class="results">
                         <h3>"Result of the latest Step"</h3>
-                        <dl class="readouts">
-                            <div class="readout headline">
-                                <dt>"Attainable P"</dt>
-                                <dd
-                                    data-testid="attainable"
-                                    data-value=move || latest.get().map(|p| p.attainable_gflops().to_string()).unwrap_or_default()
-                                >
-                                    {move || latest.get().map(|p| format!("{} GFLOP/s", number(p.attainable_gflops()))).unwrap_or_else(|| "Step to reveal".into())}
-                                </dd>
-                            </div>
-                            <div class="readout">
-                                <dt>"Bound"</dt>
-                                <dd
-                                    data-testid="bound"
-                                    data-value=move || latest.get().map(|p| p.bound().value()).unwrap_or_default()
-                                >
-                                    {move || latest.get().map(|p| p.bound().text()).unwrap_or("—")}
-                                </dd>
-                            </div>
-                            <div class="readout">
-                                <dt>"Ridge point 1000 / B"</dt>
-                                <dd
-                                    data-testid="ridge"
-                                    data-value=move || latest.get().map(|p| p.ridge_flop_per_byte().to_string()).unwrap_or_default()
-                                >
-                                    {move || latest.get().map(|p| format!("{} FLOP/byte", number(p.ridge_flop_per_byte()))).unwrap_or_else(|| "—".into())}
-                                </dd>
-                            </div>
-                        </dl>
+                        <ReadoutList readouts=Signal::derive(move || step_readouts(latest.get().as_ref())) />
                         <p class="verdict" data-testid="prediction-verdict">
-                            {move || latest.get().and_then(|p| p.prediction_verdict())}
+                            {Signal::derive(move || latest.get().and_then(|p| p.prediction_verdict()).unwrap_or_default())}
                         </p>
                         <p class="visually-hidden" aria-live="polite" data-testid="announcement">
-                            {move || checked.with(|c| c.trail.last().map(|p| p.announcement(c.trail.len())))}
+                            {Signal::derive(move || checked.with(|c| c.trail.last().map(|p| p.announcement(c.trail.len())).unwrap_or_default()))}
                         </p>
                     </div>
                     <figure class="chart-box">
@@ -171,10 +147,10 @@ pub fn RooflineLab() -> impl IntoView {
                             described_by="roofline-description"
                         />
                         <figcaption id="roofline-description" data-testid="roofline-description">
-                            {move || checked.with(|c| chart_description(roof_bw.get(), &c.trail))}
+                            {Signal::derive(move || checked.with(|c| chart_description(roof_bw.get(), &c.trail)))}
                         </figcaption>
                     </figure>
-                    <TrailTable />
+                    <TrailTable checked=checked />
                 </div>
             </div>
         </section>
@@ -183,11 +159,14 @@ pub fn RooflineLab() -> impl IntoView {
 
 /// A text field of the lab with its error.
 #[component]
-fn LabField(knob: Knob, label: &'static str, unit: &'static str, hint: &'static str) -> impl IntoView {
-    let lab = expect_context::<AppState>().lab;
-    let param = knob.param();
-    let id = format!("{param}-input");
-    let error = Memo::new(move |_| {
+fn LabField(
+    lab: RwSignal<Lab>,
+    knob: Knob,
+    label: &'static str,
+    unit: &'static str,
+    hint: &'static str,
+) -> impl IntoView {
+    let error = Signal::derive(move || {
         lab.with(|l| {
             l.check()
                 .errors
@@ -196,52 +175,24 @@ fn LabField(knob: Knob, label: &'static str, unit: &'static str, hint: &'static 
                 .map(|e| e.to_string())
         })
     });
-    let value = move || lab.with(|l| l.get(knob).to_string());
-    let on_input = move |ev| lab.update(|l| l.set(knob, event_target_value(&ev)));
-    let error_id = format!("{param}-error");
-    let hint_id = format!("{param}-hint");
-    let described_by = {
-        let (error_id, hint_id) = (error_id.clone(), hint_id.clone());
-        move || match error.with(Option::is_some) {
-            true => format!("{error_id} {hint_id}"),
-            false => hint_id.clone(),
-        }
-    };
     view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label} " " <span class="param">"(" {unit} ")"</span></label>
-            <input
-                id=id.clone()
-                type="text"
-                inputmode="decimal"
-                autocomplete="off"
-                spellcheck="false"
-                data-testid=id.clone()
-                aria-invalid=move || error.with(Option::is_some).to_string()
-                aria-describedby=described_by
-                prop:value=value
-                on:input=on_input
-            />
-            <p class="hint" id=hint_id>{hint}</p>
-            {move || {
-                error
-                    .get()
-                    .map(|message| {
-                        view! {
-                            <p class="error" id=error_id.clone() data-testid="input-error" data-field=param role="alert">
-                                {message}
-                            </p>
-                        }
-                    })
-            }}
-        </div>
+        <TextField
+            testid=format!("{}-input", knob.param())
+            param=knob.param()
+            label=label
+            tag=unit
+            hint=hint
+            inputmode="decimal"
+            value=Signal::derive(move || lab.with(|l| l.get(knob).to_string()))
+            on_input=Callback::new(move |text| lab.update(|l| l.set(knob, text)))
+            error=error
+        />
     }
 }
 
 /// The intensity slider: powers of two from 1/64 to 1024, in step with the number field.
 #[component]
-fn OiRange() -> impl IntoView {
-    let lab = expect_context::<AppState>().lab;
+fn OiRange(lab: RwSignal<Lab>) -> impl IntoView {
     let position = move || lab.with(|l| OiSlider::position(&l.oi));
     view! {
         <div class="field slider">
@@ -253,8 +204,8 @@ fn OiRange() -> impl IntoView {
                 max=OiSlider::MAX
                 step="1"
                 data-testid="oi-slider"
-                prop:value=move || position().to_string()
-                aria-valuetext=move || lab.with(|l| format!("{} FLOP/byte", l.oi.trim()))
+                prop:value=Signal::derive(move || position().to_string())
+                aria-valuetext=Signal::derive(move || lab.with(|l| format!("{} FLOP/byte", l.oi.trim())))
                 on:input=move |ev| {
                     if let Ok(p) = event_target_value(&ev).parse::<i32>() {
                         lab.update(|l| l.oi = OiSlider::text(p));
@@ -267,11 +218,14 @@ fn OiRange() -> impl IntoView {
 
 /// The stepped points as a table: the chart's trail, for everyone.
 #[component]
-fn TrailTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let checked = Memo::new(move |_| state.lab.with(Lab::check));
+fn TrailTable(checked: Memo<Checked>) -> impl IntoView {
     let trail_error = Memo::new(move |_| {
-        checked.with(|c| c.errors.iter().find(|e| e.knob == Knob::Trail).map(|e| e.to_string()))
+        checked.with(|c| {
+            c.errors
+                .iter()
+                .find(|e| e.knob == Knob::Trail)
+                .map(|e| e.to_string())
+        })
     });
     view! {
         <div class="lane-table trail" role="region" aria-labelledby="trail-title" tabindex="0">
@@ -289,10 +243,10 @@ fn TrailTable() -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    <For
-                        each=move || checked.with(|c| trail_rows(&c.trail))
-                        key=|row| row.clone()
-                        children=|row| {
+                    {move || {
+                            checked.with(|c| trail_rows(&c.trail))
+                                .into_iter()
+                                .map(|row| {
                             let value = row.attainable.clone();
                             view! {
                                 <tr data-testid="trail-row" data-step=row.step data-value=value>
@@ -305,8 +259,9 @@ fn TrailTable() -> impl IntoView {
                                     <td class="left">{row.verdict}</td>
                                 </tr>
                             }
-                        }
-                    />
+                                })
+                                .collect_view()
+                        }}
                 </tbody>
             </table>
             {move || {

@@ -1,0 +1,119 @@
+//! Widgets both panels share: a labelled text field with its hint and error, and a list of
+//! readouts. One non-generic component each, so the page ships their code once.
+
+use crate::model::readouts::Readout;
+use leptos::prelude::*;
+
+/// A labelled text input wired to a piece of state, with its hint and its error.
+///
+/// The input's `data-testid` is `testid`; an error is shown as `data-testid="input-error"`
+/// with `data-field` set to `param`, announced as an alert and linked by `aria-describedby`.
+#[component]
+pub fn TextField(
+    /// Element id and `data-testid` of the input.
+    testid: String,
+    /// The URL parameter the field edits, for `data-field` on its error.
+    param: &'static str,
+    /// The visible label.
+    label: &'static str,
+    /// Small text after the label: the parameter name or the unit.
+    tag: &'static str,
+    /// How to fill the field in, under it.
+    hint: &'static str,
+    #[prop(default = "")] placeholder: &'static str,
+    #[prop(default = "text")] inputmode: &'static str,
+    /// The current text.
+    #[prop(into)]
+    value: Signal<String>,
+    /// Called with the new text on every input event.
+    on_input: Callback<String>,
+    /// The error message for this field, if any.
+    #[prop(into)]
+    error: Signal<Option<String>>,
+    /// Extra words after the hint, e.g. why the field is ignored; empty for none.
+    #[prop(into, default = Signal::stored(String::new()))]
+    note: Signal<String>,
+) -> impl IntoView {
+    let hint_id = format!("{testid}-hint");
+    let error_id = format!("{testid}-error");
+    let invalid = move || error.with(Option::is_some);
+    let described_by = {
+        let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
+        Signal::derive(move || {
+            if invalid() {
+                format!("{error_id} {hint_id}")
+            } else {
+                hint_id.clone()
+            }
+        })
+    };
+    view! {
+        <div class="field" class:invalid=Signal::derive(invalid) class:ignored=Signal::derive(move || note.with(|n| !n.is_empty()))>
+            <label for=testid.clone()>{label} " " <span class="param">{tag}</span></label>
+            <input
+                id=testid.clone()
+                type="text"
+                name=param
+                data-testid=testid
+                inputmode=inputmode
+                autocomplete="off"
+                autocapitalize="off"
+                spellcheck="false"
+                placeholder=placeholder
+                aria-invalid=Signal::derive(move || invalid().to_string())
+                aria-describedby=described_by
+                prop:value=value
+                on:input=move |ev| on_input.run(event_target_value(&ev))
+            />
+            <p class="hint" id=hint_id>
+                {hint}
+                {note}
+            </p>
+            {move || {
+                error
+                    .get()
+                    .map(|message| {
+                        view! {
+                            <p
+                                class="error"
+                                id=error_id.clone()
+                                data-testid="input-error"
+                                data-field=param
+                                role="alert"
+                            >
+                                {message}
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
+
+/// Results as labelled values, each with `data-testid` and `data-value`.
+#[component]
+pub fn ReadoutList(
+    #[prop(into)] readouts: Signal<Vec<Readout>>,
+    /// Dims the list while the results shown are stale.
+    #[prop(into, default = Signal::stored(false))]
+    stale: Signal<bool>,
+) -> impl IntoView {
+    view! {
+        <dl class="readouts" class:stale=stale>
+            {move || {
+                    readouts.get()
+                        .into_iter()
+                        .map(|r| {
+                    view! {
+                        <div class="readout" class:headline=r.headline>
+                            <dt>{r.label}</dt>
+                            <dd data-testid=r.id data-value=r.value>{r.text}</dd>
+                            <dd class="detail">{r.detail}</dd>
+                        </div>
+                    }
+                        })
+                        .collect_view()
+                }}
+        </dl>
+    }
+}
