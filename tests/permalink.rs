@@ -1,7 +1,7 @@
 //! Permalinks: every state survives encode → decode, and no string makes decoding panic.
 
 use coalescing_lab::model::inputs::{Field, Inputs};
-use coalescing_lab::model::permalink::{decode, encode, State, Tab};
+use coalescing_lab::model::permalink::{decode, encode, warnings, State, Tab};
 use coalescing_lab::model::presets::PRESETS;
 use coalescing_lab::model::sectors::{analyze, analyze_repaired};
 use proptest::prelude::*;
@@ -22,7 +22,7 @@ fn course_presets_round_trip_through_short_links() {
             calc: ex8b.inputs(),
             ..State::default()
         }),
-        "idx=t%3C16%20?%20t%20:%201000%2B64*(t-16)"
+        "v=1&idx=t%3C16%20?%20t%20:%201000%2B64*(t-16)"
     );
 }
 
@@ -72,8 +72,67 @@ fn the_roofline_lab_travels_with_its_tab_and_trail() {
         ),
         ("2", "80", "2:80,1:80")
     );
-    assert_eq!(encode(&state), "tab=roofline&oi=2&bw=80&trail=2:80,1:80");
+    assert_eq!(
+        encode(&state),
+        "v=1&tab=roofline&oi=2&bw=80&trail=2:80,1:80"
+    );
     assert_eq!(decode("tab=nonsense").tab, Tab::Calculator);
+}
+
+#[test]
+fn a_bad_link_gets_one_plain_warning_per_problem_and_keeps_the_rest() {
+    let query = "?v=1&elem=3&idx=2*t&sector=48&tab=roofline&oi=0&trail=2:80,x&colour=red";
+    assert_eq!(
+        warnings(query),
+        [
+            "`colour` is not a Coalescing Lab parameter; it was ignored.",
+            "`elem=3` must be 1, 2, 4, 8 or 16 bytes, found '3'; using 4.",
+            "`sector=48` must be a power of two from 8 to 1024 bytes, found '48'; using 32.",
+            "`oi=0` must be an intensity from 1/64 to 1024 FLOP/byte (a decimal or a fraction such as 1/8), found '0'; using 1.",
+            "`trail=2:80,x` entry 2 ('x') is not I:B (intensity:bandwidth, e.g. 2:80); using an empty trail.",
+        ]
+    );
+    let state = decode(query);
+    assert_eq!(
+        (state.calc.idx.as_str(), state.tab),
+        ("2*t", Tab::Roofline),
+        "valid values are kept"
+    );
+    assert_eq!(
+        analyze_repaired(&state.calc).totals.sectors,
+        8,
+        "stride 2 with elem and sector at defaults"
+    );
+}
+
+#[test]
+fn versions_and_modes_are_checked() {
+    assert_eq!(
+        warnings("v=2&idx=t"),
+        ["`v=2`: this link comes from a newer Coalescing Lab; it was read as version 1, so some settings may be missing."]
+    );
+    assert_eq!(
+        warnings("v=x"),
+        ["`v=x` is not a link version; the link was read as version 1."]
+    );
+    assert_eq!(
+        warnings("tab=probe"),
+        ["`tab=probe` is not a panel (calculator or roofline); showing the calculator."]
+    );
+    assert_eq!(
+        warnings("embed=yes"),
+        ["`embed=yes` is not 0 or 1; showing the full page."]
+    );
+    assert!(decode("embed=1").embed);
+    assert_eq!(encode(&decode("embed=1&base=8")), "v=1&embed=1&base=8");
+    // A lane-level error met only after another field falls back is reported too.
+    assert_eq!(
+        warnings("elem=3&idx=abs(10/(t-1))"),
+        [
+            "`elem=3` must be 1, 2, 4, 8 or 16 bytes, found '3'; using 4.",
+            "`idx=abs(10/(t-1))` lane 1: division by zero in 10 / 0 (column 7); using t.",
+        ]
+    );
 }
 
 fn field_text() -> impl Strategy<Value = String> {
@@ -110,9 +169,14 @@ proptest! {
     #[test]
     fn decoding_any_string_never_panics_and_always_yields_results(query in any::<String>()) {
         let state = decode(&query);
-        let _ = state.lab.check();
+        let notes = warnings(&query);
         let analysis = analyze_repaired(&state.calc);
         prop_assert!(analysis.warp >= 1);
+        // Every field in error is named in the notice, so nothing fails silently.
+        for e in analyze(&state.calc).err().unwrap_or_default() {
+            let param = format!("`{}=", e.field.param());
+            prop_assert!(notes.iter().any(|n| n.starts_with(&param)), "{} missing in {:?}", param, notes);
+        }
         if let Err(errors) = analyze(&state.calc) {
             prop_assert!(!errors.is_empty());
             for e in errors {

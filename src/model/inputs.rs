@@ -249,13 +249,22 @@ impl Inputs {
     }
 
     /// A copy with `fields` put back to their defaults, so a bad link still shows something.
+    /// A line that is already the default but smaller than a valid sector becomes the sector.
     pub fn with_defaults_for(&self, fields: impl IntoIterator<Item = Field>) -> Inputs {
-        let defaults = Inputs::default();
         let mut repaired = self.clone();
         for field in fields {
-            repaired.set(field, defaults.get(field).to_string());
+            repaired.set(field, self.default_for(field));
         }
         repaired
+    }
+
+    /// The value a field in error falls back to.
+    pub fn default_for(&self, field: Field) -> String {
+        let default = Inputs::default().get(field).to_string();
+        match (field, parse_sector(&self.sector)) {
+            (Field::Line, Ok(sector)) if self.line.trim() == default => sector.max(128).to_string(),
+            _ => default,
+        }
     }
 }
 

@@ -2,11 +2,17 @@
 //!
 //! Parameter names are a public contract (README, "Permalinks"): course pages link to them
 //! for years. Values travel as the raw text of each field, so a bad value reaches its field
-//! and is reported there. Unknown parameters are ignored; a repeated one keeps its last value.
-//! Encoding writes only values that differ from the default, in a fixed order.
+//! and is reported there, while results use the field's default. Unknown parameters are
+//! ignored; a repeated one keeps its last value. [`warnings`] lists, in plain words, every
+//! problem a link had. Encoding writes `v=1` and only the values that differ from the
+//! default, in a fixed order. A future version bumps `v` and keeps decoding this one.
 
 use super::inputs::{Field, Inputs};
-use super::roofline::Lab;
+use super::roofline::{Knob, Lab};
+use super::sectors::repair;
+
+/// The permalink format this build writes and reads.
+pub const VERSION: u32 = 1;
 
 /// The panel on show.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,6 +42,8 @@ pub struct State {
     /// The Roofline lab: `oi`, `bw` and `trail`. The prediction in progress is not carried;
     /// a stepped prediction travels inside its trail entry.
     pub lab: Lab,
+    /// `embed=1`: just the panel, for an iframe in course material.
+    pub embed: bool,
 }
 
 /// Reads a query string, with or without its leading `?`. Never fails.
@@ -54,6 +62,7 @@ pub fn decode(query: &str) -> State {
         match key.as_str() {
             "tab" if value == Tab::Roofline.param() => state.tab = Tab::Roofline,
             "tab" => state.tab = Tab::Calculator,
+            "embed" => state.embed = value == "1",
             "oi" => state.lab.oi = value,
             "bw" => state.lab.bw = value,
             "trail" => state.lab.trail = value,
@@ -72,7 +81,7 @@ pub fn decode(query: &str) -> State {
 /// ```
 /// use coalescing_lab::model::{inputs::Inputs, permalink::{encode, State}};
 /// let calc = Inputs { idx: "31-t".into(), base: "8".into(), ..Inputs::default() };
-/// assert_eq!(encode(&State { calc, ..State::default() }), "base=8&idx=31-t");
+/// assert_eq!(encode(&State { calc, ..State::default() }), "v=1&base=8&idx=31-t");
 /// assert_eq!(encode(&State::default()), "");
 /// ```
 pub fn encode(state: &State) -> String {
@@ -81,6 +90,9 @@ pub fn encode(state: &State) -> String {
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     if state.tab != Tab::default() {
         pairs.push(("tab", state.tab.param()));
+    }
+    if state.embed {
+        pairs.push(("embed", "1"));
     }
     for field in Field::ALL {
         if state.calc.get(field) != calc_defaults.get(field) {
@@ -96,11 +108,156 @@ pub fn encode(state: &State) -> String {
             pairs.push((key, value));
         }
     }
-    pairs
-        .into_iter()
-        .map(|(key, value)| format!("{key}={}", escape(value)))
+    if pairs.is_empty() {
+        return String::new();
+    }
+    std::iter::once(format!("v={VERSION}"))
+        .chain(
+            pairs
+                .into_iter()
+                .map(|(key, value)| format!("{key}={}", escape(value))),
+        )
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// Every problem with a link, in plain words, each naming the parameter and what is used
+/// instead. Empty for a good link.
+///
+/// ```
+/// use coalescing_lab::model::permalink::warnings;
+/// assert_eq!(
+///     warnings("?elem=3&zoom=2"),
+///     [
+///         "`zoom` is not a Coalescing Lab parameter; it was ignored.",
+///         "`elem=3` must be 1, 2, 4, 8 or 16 bytes, found '3'; using 4.",
+///     ]
+/// );
+/// assert!(warnings("?v=1&idx=2*t").is_empty());
+/// ```
+pub fn warnings(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut given: Vec<(String, String)> = Vec::new();
+    for (key, value) in pairs(query) {
+        match key.as_str() {
+            "v" => match value.trim().parse::<u32>() {
+                Ok(VERSION) => {}
+                Ok(v) if v > VERSION => out.push(format!(
+                    "`v={v}`: this link comes from a newer Coalescing Lab; it was read as version {VERSION}, so some settings may be missing."
+                )),
+                _ => out.push(format!(
+                    "`v={value}` is not a link version; the link was read as version {VERSION}."
+                )),
+            },
+            "tab" if value != Tab::Calculator.param() && value != Tab::Roofline.param() => {
+                out.push(format!(
+                    "`tab={value}` is not a panel (calculator or roofline); showing the calculator."
+                ))
+            }
+            "embed" if value != "0" && value != "1" => out.push(format!(
+                "`embed={value}` is not 0 or 1; showing the full page."
+            )),
+            "tab" | "embed" | "oi" | "bw" | "trail" => {}
+            _ if Field::from_param(&key).is_some() => {}
+            _ => out.push(format!(
+                "`{key}` is not a Coalescing Lab parameter; it was ignored."
+            )),
+        }
+        given.push((key, value));
+    }
+    let state = decode(query);
+    let shown = |param: &str| {
+        given
+            .iter()
+            .rev()
+            .find(|(k, _)| k == param)
+            .map(|(_, v)| v.clone())
+    };
+    let (_, errors) = repair(&state.calc);
+    let mut seen = Vec::new();
+    for error in errors {
+        if seen.contains(&error.field) {
+            continue;
+        }
+        seen.push(error.field);
+        let param = error.field.param();
+        let fallback = state.calc.default_for(error.field);
+        let fallback = if fallback.is_empty() {
+            "none"
+        } else {
+            &fallback
+        };
+        let value = shown(param).unwrap_or_else(|| state.calc.get(error.field).to_string());
+        out.push(format!(
+            "`{param}={value}` {}; using {fallback}.",
+            error.message
+        ));
+    }
+    for error in state.lab.check().errors {
+        let param = error.knob.param();
+        let value = shown(param).unwrap_or_default();
+        let fallback = match error.knob {
+            Knob::Trail => "an empty trail".to_string(),
+            knob => Lab::default().get(knob).to_string(),
+        };
+        out.push(format!(
+            "`{param}={value}` {}; using {fallback}.",
+            error.message
+        ));
+    }
+    out
+}
+
+/// The canonical permalink of `state` on the page at `page` (its URL without query or
+/// fragment): short, defaults omitted, never in embed mode.
+///
+/// ```
+/// use coalescing_lab::model::permalink::{decode, link};
+/// let page = "https://course.example/lab/";
+/// assert_eq!(link(page, &decode("embed=1&base=8")), "https://course.example/lab/?v=1&base=8");
+/// assert_eq!(link(page, &decode("")), "https://course.example/lab/");
+/// ```
+pub fn link(page: &str, state: &State) -> String {
+    let query = encode(&State {
+        embed: false,
+        ..state.clone()
+    });
+    if query.is_empty() {
+        page.to_string()
+    } else {
+        format!("{page}?{query}")
+    }
+}
+
+/// The iframe snippet that embeds `state`: `src` is the permalink with `embed=1`, full
+/// width, a sensible height (the page also posts its height), a title for screen readers,
+/// and lazy loading.
+///
+/// ```
+/// use coalescing_lab::model::permalink::{decode, embed_snippet};
+/// assert_eq!(
+///     embed_snippet("https://course.example/lab/", &decode("base=8")),
+///     "<iframe src=\"https://course.example/lab/?v=1&amp;embed=1&amp;base=8\" width=\"100%\" \
+///      height=\"900\" title=\"Coalescing Lab: sector calculator\" loading=\"lazy\" \
+///      style=\"border:0\"></iframe>"
+/// );
+/// ```
+pub fn embed_snippet(page: &str, state: &State) -> String {
+    let src = format!(
+        "{page}?{}",
+        encode(&State {
+            embed: true,
+            ..state.clone()
+        })
+    );
+    let title = match state.tab {
+        Tab::Calculator => "Coalescing Lab: sector calculator",
+        Tab::Roofline => "Coalescing Lab: Roofline lab",
+    };
+    format!(
+        "<iframe src=\"{}\" width=\"100%\" height=\"900\" title=\"{title}\" loading=\"lazy\" style=\"border:0\"></iframe>",
+        src.replace('&', "&amp;").replace('"', "&quot;")
+    )
 }
 
 /// Splits `a=1&b=2` into decoded pairs, as `application/x-www-form-urlencoded` does.

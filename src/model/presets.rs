@@ -93,6 +93,20 @@ impl Preset {
         PRESETS.iter().find(|p| p.id == id)
     }
 
+    /// A file name saying what an export of `inputs` holds, e.g. `coalescing-ex2-misaligned.csv`.
+    ///
+    /// ```
+    /// use coalescing_lab::model::{inputs::Inputs, presets::Preset};
+    /// let ex2 = Inputs { base: "8".into(), ..Inputs::default() };
+    /// assert_eq!(Preset::file_name(&ex2, "csv"), "coalescing-ex2-misaligned.csv");
+    /// let custom = Inputs { idx: "5*t".into(), ..Inputs::default() };
+    /// assert_eq!(Preset::file_name(&custom, "csv"), "coalescing-custom.csv");
+    /// ```
+    pub fn file_name(inputs: &Inputs, extension: &str) -> String {
+        let what = Preset::matching(inputs).map_or("custom", |p| p.id);
+        format!("coalescing-{what}.{extension}")
+    }
+
     /// The first preset whose inputs are exactly `inputs` (spaces in expressions ignored).
     ///
     /// ```

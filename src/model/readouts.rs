@@ -266,3 +266,45 @@ pub fn alignment_note(a: &Analysis) -> Option<String> {
         )
     })
 }
+
+/// The lane table as CSV (RFC 4180: comma separated, quoted where a field holds a comma),
+/// one row per lane, for course material and spreadsheets.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::lane_csv, sectors::analyze};
+/// let two = Inputs { warp: "2".into(), addrs: "30, -".into(), ..Inputs::default() };
+/// let csv = lane_csv(&analyze(&two).unwrap());
+/// assert_eq!(
+///     csv,
+///     "lane,active,address,address_hex,bytes,sectors,lines\r\n\
+///      0,true,30,0x1e,4,\"0,1\",0\r\n\
+///      1,false,,,0,,\r\n"
+/// );
+/// ```
+pub fn lane_csv(a: &Analysis) -> String {
+    let mut out = String::from("lane,active,address,address_hex,bytes,sectors,lines\r\n");
+    let quoted = |s: String| {
+        if s.contains(',') {
+            format!("\"{s}\"")
+        } else {
+            s
+        }
+    };
+    for lane in &a.lanes {
+        let row = match &lane.access {
+            None => format!("{},false,,,0,,", lane.lane),
+            Some(access) => format!(
+                "{},true,{},{},{},{},{}",
+                lane.lane,
+                access.address,
+                hex(access.address),
+                a.elem,
+                quoted(indices(access.sectors, ",")),
+                quoted(indices(access.lines, ",")),
+            ),
+        };
+        out.push_str(&row);
+        out.push_str("\r\n");
+    }
+    out
+}

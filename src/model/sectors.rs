@@ -155,16 +155,37 @@ pub fn analyze(inputs: &Inputs) -> Result<Analysis, Vec<FieldError>> {
 
 /// Like [`analyze`], but never fails: fields in error fall back to their defaults, so that a
 /// bad first link still shows results beside its error messages.
+///
+/// ```
+/// use coalescing_lab::model::inputs::Inputs;
+/// use coalescing_lab::model::sectors::analyze_repaired;
+/// // A 256-byte sector with the default 128-byte line: the line follows the sector.
+/// let big = Inputs { sector: "256".into(), ..Inputs::default() };
+/// let a = analyze_repaired(&big);
+/// assert_eq!((a.sector_bytes, a.line_bytes), (256, 256));
+/// ```
 pub fn analyze_repaired(inputs: &Inputs) -> Analysis {
+    repair(inputs).0
+}
+
+/// The analysis of `inputs` with every field in error put back to its default (the line
+/// grows to the sector when the default line is too small), and every error met on the way,
+/// in the order met.
+pub fn repair(inputs: &Inputs) -> (Analysis, Vec<FieldError>) {
     let mut repaired = inputs.clone();
-    // Each round restores at least one field, so eight rounds reach the defaults.
+    let mut met: Vec<FieldError> = Vec::new();
+    // Each round restores at least one field for good, so eight rounds reach the defaults.
     for _ in 0..=Field::ALL.len() {
         match analyze(&repaired) {
-            Ok(analysis) => return analysis,
-            Err(errors) => repaired = repaired.with_defaults_for(errors.iter().map(|e| e.field)),
+            Ok(analysis) => return (analysis, met),
+            Err(errors) => {
+                repaired = repaired.with_defaults_for(errors.iter().map(|e| e.field));
+                met.extend(errors);
+            }
         }
     }
-    analyze(&Inputs::default()).unwrap_or_else(|_| empty_analysis())
+    let fallback = analyze(&Inputs::default()).unwrap_or_else(|_| empty_analysis());
+    (fallback, met)
 }
 
 fn empty_analysis() -> Analysis {

@@ -1,12 +1,15 @@
 //! The sector calculator panel: inputs, totals, derivation and the lane table.
 
+use super::share::download_text;
 use super::widgets::{ReadoutList, TextField};
 use super::AppState;
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
 use crate::model::presets::{Preset, PRESETS};
-use crate::model::readouts::{alignment_note, broadcast_note, lane_rows, readouts, summary};
+use crate::model::readouts::{
+    alignment_note, broadcast_note, lane_csv, lane_rows, readouts, summary,
+};
 use crate::model::sectors::{analyze, analyze_repaired, Analysis};
 use leptos::prelude::*;
 
@@ -107,7 +110,7 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                 <ScenarioForm inputs=inputs errors=errors />
                 <div class="outputs">
                     <Results shown=shown errors=errors state=state />
-                    <LaneTable shown=shown />
+                    <LaneTable shown=shown inputs=inputs />
                 </div>
             </div>
         </section>
@@ -238,8 +241,17 @@ fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>, state: AppState
 }
 
 #[component]
-fn LaneTable(shown: Memo<Analysis>) -> impl IntoView {
+fn LaneTable(shown: Memo<Analysis>, inputs: RwSignal<Inputs>) -> impl IntoView {
+    let export = move |_| {
+        let name = inputs.with_untracked(|i| Preset::file_name(i, "csv"));
+        download_text(&name, "text/csv", &shown.with_untracked(lane_csv));
+    };
     view! {
+        <div class="buttons exports">
+            <button type="button" data-testid="export-csv" on:click=export>
+                "Download lane table (CSV)"
+            </button>
+        </div>
         <div class="lane-table" role="region" aria-labelledby="lanes-title" tabindex="0">
             <table>
                 <caption id="lanes-title">"Every lane's address and the sectors its bytes fall in"</caption>

@@ -3,6 +3,7 @@
 //! data, its size, the colour scheme or its visibility change. A hidden canvas measures 0×0,
 //! so nothing is drawn until it shows.
 
+use super::share::{download_text, download_url};
 use crate::charts::{parse_hex, Theme};
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -62,11 +63,17 @@ fn on_colour_scheme_change(bump: impl Fn() + 'static) {
     }
 }
 
-/// A canvas drawn by `draw`, which may read signals: it redraws when they change.
+/// A canvas drawn by `draw`, which may read signals: it redraws when they change. Below it,
+/// PNG (at 2×, from a fresh canvas) and SVG (the same drawing through plotters' SVG backend)
+/// downloads named `<file_stem>.png` and `.svg`.
 #[component]
-pub fn ChartCanvas<F>(
+pub fn ChartCanvas<F, S>(
     /// Draws the chart; an error is logged, and the text alternative still stands.
     draw: F,
+    /// Draws the same chart as SVG text at a size in CSS pixels.
+    svg: S,
+    /// File name of the exports, without extension.
+    file_stem: &'static str,
     /// Whether the canvas is on screen; drawing waits until it is.
     #[prop(into)]
     visible: Signal<bool>,
@@ -79,13 +86,51 @@ pub fn ChartCanvas<F>(
 ) -> impl IntoView
 where
     F: Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String> + 'static,
+    S: Fn(&Theme, (u32, u32)) -> Result<String, String> + 'static,
 {
     let canvas = NodeRef::<Canvas>::new();
+    let draw = std::rc::Rc::new(draw);
     let redraw = RwSignal::new(0u32);
     let bump = move || redraw.update(|n| *n = n.wrapping_add(1));
     let resize = window_event_listener(leptos::ev::resize, move |_| bump());
     on_cleanup(move || resize.remove());
     on_colour_scheme_change(bump);
+    let css_size = move || {
+        canvas.get_untracked().map(|c| {
+            let width = f64::from(c.client_width()).max(320.0);
+            (width, height_for(width))
+        })
+    };
+    let export_png = {
+        let draw = draw.clone();
+        move |_| {
+            let Some((width, height)) = css_size() else {
+                return;
+            };
+            let Ok(element) = document().create_element("canvas") else {
+                return;
+            };
+            let offscreen: web_sys::HtmlCanvasElement = element.unchecked_into();
+            offscreen.set_width((width * 2.0).round() as u32);
+            offscreen.set_height((height * 2.0).round() as u32);
+            let Some(backend) = CanvasBackend::with_canvas_object(offscreen.clone()) else {
+                return;
+            };
+            if draw(&backend.into_drawing_area(), &page_theme(2.0)).is_ok() {
+                if let Ok(data) = offscreen.to_data_url() {
+                    download_url(&format!("{file_stem}.png"), &data);
+                }
+            }
+        }
+    };
+    let export_svg = move |_| {
+        let Some((width, height)) = css_size() else {
+            return;
+        };
+        if let Ok(text) = svg(&page_theme(1.0), (width as u32, height as u32)) {
+            download_text(&format!("{file_stem}.svg"), "image/svg+xml", &text);
+        }
+    };
     Effect::new(move |_| {
         redraw.track();
         if !visible.get() {
@@ -120,5 +165,13 @@ where
             aria-label=label
             aria-describedby=described_by
         ></canvas>
+        <div class="buttons exports">
+            <button type="button" data-testid=format!("{testid}-png") on:click=export_png>
+                "Download PNG (2×)"
+            </button>
+            <button type="button" data-testid=format!("{testid}-svg") on:click=export_svg>
+                "Download SVG"
+            </button>
+        </div>
     }
 }

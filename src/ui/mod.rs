@@ -8,6 +8,7 @@ mod calculator;
 mod canvas;
 mod panic;
 mod roofline;
+mod share;
 mod url;
 mod widgets;
 
@@ -29,24 +30,47 @@ struct AppState {
     lab_note: RwSignal<Option<String>>,
 }
 
+impl AppState {
+    /// Loads `state` into the signals, e.g. when Back restores an earlier tab.
+    fn load(&self, state: State) {
+        self.tab.set(state.tab);
+        self.calc.set(state.calc);
+        self.lab.set(state.lab);
+    }
+}
+
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    let initial = permalink::decode(&url::query());
+    let opening = url::query();
+    let initial = permalink::decode(&opening);
+    let embed = initial.embed;
     let state = AppState {
         tab: RwSignal::new(initial.tab),
         calc: RwSignal::new(initial.calc),
         lab: RwSignal::new(initial.lab),
         lab_note: RwSignal::new(None),
     };
-    Effect::new(move |_| {
-        let query = permalink::encode(&State {
-            tab: state.tab.get(),
-            calc: state.calc.get(),
-            lab: state.lab.get(),
-        });
-        url::replace_query(&query);
+    let current = Signal::derive(move || State {
+        tab: state.tab.get(),
+        calc: state.calc.get(),
+        lab: state.lab.get(),
+        embed,
     });
+    // Every change rewrites the URL in place; a tab switch gets its own history entry.
+    Effect::new(move |previous_tab: Option<Tab>| {
+        let now = current.get();
+        let push = previous_tab.is_some_and(|t| t != now.tab);
+        url::write_query(&permalink::encode(&now), push);
+        now.tab
+    });
+    let back = window_event_listener(leptos::ev::popstate, move |_| {
+        state.load(permalink::decode(&url::query()));
+    });
+    on_cleanup(move || back.remove());
+    if embed {
+        share::post_height_to_parent();
+    }
     // Effects run after the first render, so the results are in the DOM by now:
     // `make bench` reads this mark as "time to first result".
     Effect::new(|_| {
@@ -55,13 +79,31 @@ pub fn App() -> impl IntoView {
             let _ = performance.mark("app-ready");
         }
     });
+    let full_page = Signal::derive(move || current.with(|s| permalink::link(&url::page(), s)));
     view! {
-        <header class="site">
-            <h1>"Coalescing Lab"</h1>
-            <p class="tagline">"How many sectors does one warp memory instruction really move?"</p>
-        </header>
-        <main id="main">
-            <Tabs tab=state.tab />
+        <Show when=move || !embed>
+            <header class="site">
+                <h1>"Coalescing Lab"</h1>
+                <p class="tagline">"How many sectors does one warp memory instruction really move?"</p>
+            </header>
+        </Show>
+        <main id="main" class:embedded=embed>
+            <share::LinkNotice warnings=permalink::warnings(&opening) />
+            <Show
+                when=move || !embed
+                fallback=move || {
+                    view! {
+                        <p class="open-full">
+                            <a href=full_page target="_blank" rel="noopener" data-testid="open-full-page">
+                                "Open full page ↗"
+                            </a>
+                        </p>
+                    }
+                }
+            >
+                <Tabs tab=state.tab />
+                <share::ShareBar state=current />
+            </Show>
             <div
                 id="panel-calculator"
                 role="tabpanel"
@@ -79,12 +121,14 @@ pub fn App() -> impl IntoView {
                 <roofline::RooflineLab state=state />
             </div>
         </main>
-        <footer class="site">
-            <p>
-                "A model, not a measurement: real behaviour depends on the architecture and cache path. "
-                "Confirm with a profiler (e.g. Nsight Compute's sectors per request)."
-            </p>
-        </footer>
+        <Show when=move || !embed>
+            <footer class="site">
+                <p>
+                    "A model, not a measurement: real behaviour depends on the architecture and cache path. "
+                    "Confirm with a profiler (e.g. Nsight Compute's sectors per request)."
+                </p>
+            </footer>
+        </Show>
     }
 }
 

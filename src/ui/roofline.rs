@@ -5,11 +5,15 @@ use super::canvas::ChartCanvas;
 use super::widgets::{ReadoutList, TextField};
 use super::AppState;
 use crate::charts::roofline as chart;
+use crate::charts::Theme;
 use crate::model::permalink::Tab;
 use crate::model::roofline::{
     chart_description, step_readouts, trail_rows, Checked, Exact, Knob, Lab, OiSlider, PEAK_GFLOPS,
 };
 use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters_canvas::CanvasBackend;
 
 /// The course's two runs: "Reset, set I = 2 and B = 80, predict, Step"; then I = 1.
 const COURSE_RUNS: [(&str, &str, &str); 2] = [
@@ -46,11 +50,18 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
         state.lab_note.set(None);
     };
     let visible = Signal::derive(move || state.tab.get() == Tab::Roofline);
-    let draw = move |area: &_, theme: &_| {
-        let bw = roof_bw.get().value();
-        checked
-            .with(|c| chart::draw(area, bw, &c.trail, theme))
-            .map_err(|e| e.to_string())
+    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        render(area, checked, roof_bw, theme)
+    };
+    let svg = move |theme: &Theme, size: (u32, u32)| {
+        let mut text = String::new();
+        render(
+            &SVGBackend::with_string(&mut text, size).into_drawing_area(),
+            checked,
+            roof_bw,
+            theme,
+        )?;
+        Ok(text)
     };
 
     view! {
@@ -141,6 +152,8 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                     <figure class="chart-box">
                         <ChartCanvas
                             draw=draw
+                            svg=svg
+                            file_stem="coalescing-roofline"
                             visible=visible
                             testid="roofline-chart"
                             label="Roofline chart"
@@ -155,6 +168,19 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
             </div>
         </section>
     }
+}
+
+/// Draws the lab's chart on any backend: the current roof and the stepped trail.
+fn render<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    checked: Memo<Checked>,
+    roof_bw: Memo<Exact>,
+    theme: &Theme,
+) -> Result<(), String> {
+    let bw = roof_bw.get().value();
+    checked
+        .with(|c| chart::draw(area, bw, &c.trail, theme))
+        .map_err(|e| e.to_string())
 }
 
 /// A text field of the lab with its error.

@@ -1,5 +1,6 @@
-//! The page's own URL: read the query once, mirror state back with `replaceState`.
-//! Never pushes history or scrolls, so an embedded page leaves its host's history alone.
+//! The page's own URL: read the query, mirror state back. Edits replace the current entry;
+//! only a tab switch on a top-level page pushes one. Inside an iframe nothing is ever pushed,
+//! so an embedded page never grows its host's history.
 
 use wasm_bindgen::JsValue;
 
@@ -10,8 +11,30 @@ pub fn query() -> String {
         .unwrap_or_default()
 }
 
-/// Replaces the query string in place, keeping path and fragment, when it changed.
-pub fn replace_query(query: &str) {
+/// The page's URL without query or fragment, for permalinks.
+pub fn page() -> String {
+    web_sys::window()
+        .and_then(|w| {
+            let l = w.location();
+            Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
+        })
+        .unwrap_or_default()
+}
+
+/// True when the page runs inside a frame, e.g. embedded in course material.
+pub fn in_frame() -> bool {
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    match window.parent() {
+        Ok(Some(parent)) => JsValue::from(parent) != JsValue::from(window),
+        _ => false,
+    }
+}
+
+/// Writes `query` into the address bar when it changed: a new history entry when `push`
+/// (and not in a frame), otherwise in place.
+pub fn write_query(query: &str, push: bool) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -27,9 +50,14 @@ pub fn replace_query(query: &str) {
     }
     let path = location.pathname().unwrap_or_default();
     let hash = location.hash().unwrap_or_default();
-    if let Ok(history) = window.history() {
-        let url = format!("{path}{wanted}{hash}");
-        // A failed replaceState only leaves a stale address bar; the page keeps working.
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-    }
+    let url = format!("{path}{wanted}{hash}");
+    let Ok(history) = window.history() else {
+        return;
+    };
+    // A failed history call only leaves a stale address bar; the page keeps working.
+    let _ = if push && !in_frame() {
+        history.push_state_with_url(&JsValue::NULL, "", Some(&url))
+    } else {
+        history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+    };
 }

@@ -71,10 +71,10 @@ test('typing into a field changes every result at once and rewrites the URL in p
   const historyBefore = await driver.executeScript('return history.length');
   await typeInto(driver, 'base', '8');
   assert.deepEqual(await results(driver), expected(COURSE[1]));
-  assert.match(await driver.getCurrentUrl(), /\?base=8$/);
+  assert.match(await driver.getCurrentUrl(), /\?v=1&base=8$/);
   await typeInto(driver, 'idx', '2*t');
   assert.equal(await valueOf(driver, 'sectors'), '9', 'base 8, stride 2: bytes 8…263 span sectors 0…8');
-  assert.match(await driver.getCurrentUrl(), /\?base=8&idx=2\*t$/);
+  assert.match(await driver.getCurrentUrl(), /\?v=1&base=8&idx=2\*t$/);
   assert.equal(await driver.executeScript('return history.length'), historyBefore, 'replaceState, never a new entry');
   const lane1 = await driver.findElement(By.css('[data-testid="lane-row"][data-lane="1"]'));
   assert.equal(await lane1.getAttribute('data-address'), '16');

@@ -21,10 +21,17 @@ const TYPES = {
   '.json': 'application/json',
 };
 
-/** A plain static file server for `root` on 127.0.0.1, like any static host. */
-export async function serveStatic(root = DIST) {
+/**
+ * A plain static file server for `root` on 127.0.0.1, like any static host. `extra` maps
+ * paths to HTML served as they are (e.g. a host page that embeds the app in an iframe).
+ */
+export async function serveStatic(root = DIST, extra = {}) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path in extra) {
+      res.writeHead(200, { 'content-type': TYPES['.html'] }).end(extra[path]);
+      return;
+    }
     let file = normalize(join(root, path));
     if (!file.startsWith(root)) {
       res.writeHead(403).end();

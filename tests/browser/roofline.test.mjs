@@ -37,7 +37,7 @@ const inkedPixels = () =>
 test('the course exercise works by clicking: 160 memory-bound, then 80', async () => {
   await openApp(driver, site.url);
   await click('tab-roofline');
-  assert.match(await driver.getCurrentUrl(), /\?tab=roofline$/);
+  assert.match(await driver.getCurrentUrl(), /\?v=1&tab=roofline$/);
   await click('reset');
   assert.equal(await valueOf(driver, 'attainable'), '', 'no answer before the first Step');
   assert.equal((await trailRows()).length, 0);
