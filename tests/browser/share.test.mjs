@@ -7,18 +7,20 @@ import { By, until } from 'selenium-webdriver';
 import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, errors, pageErrors, valueOf } from './harness.mjs';
 
 // A course page that embeds the app and records the height messages it receives.
-const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course host</title></head>
+const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Course host</title></head>
 <body><h1>Week 3: coalescing</h1>
 <iframe id="lab" src="/?v=1&amp;embed=1&amp;base=8" width="100%" height="300" title="Coalescing Lab" loading="lazy"></iframe>
 <script>
   window.heights = [];
+  window.others = [];
   addEventListener('message', (e) => {
     if (e.data && e.data.type === 'coalescing-lab:height') window.heights.push(e.data.height);
+    else window.others.push(e.data);
   });
 </script></body></html>`;
 
 // The same app in a phone-width iframe.
-const NARROW = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Narrow host</title></head>
+const NARROW = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Narrow host</title></head>
 <body style="margin:0"><iframe id="lab" src="/?v=1&amp;embed=1&amp;tab=roofline&amp;trail=2:80" width="320" height="600" title="Coalescing Lab"></iframe>
 <iframe id="calc" src="/?v=1&amp;embed=1&amp;idx=0" width="320" height="600" title="Coalescing Lab"></iframe></body></html>`;
 
@@ -41,8 +43,12 @@ const click = async (testid) => driver.findElement(By.css(`[data-testid="${testi
 
 /** Replaces `a.click()` so a download is captured instead of saved: resolves to {name, text|data}. */
 async function captureDownload(testid, as = 'text') {
+  // The blob is read from the object itself: the page's CSP rightly forbids fetching blob: URLs.
   await driver.executeScript(`
     window.__download = null;
+    window.__blob = null;
+    const create = URL.createObjectURL;
+    URL.createObjectURL = (blob) => { window.__blob = blob; return create(blob); };
     HTMLAnchorElement.prototype.click = function () {
       window.__download = { name: this.download, href: this.href };
     };`);
@@ -52,7 +58,7 @@ async function captureDownload(testid, as = 'text') {
      const d = window.__download;
      if (!d) return done(null);
      if (${JSON.stringify(as)} === 'href') return done(d);
-     fetch(d.href).then((r) => r.text()).then((text) => done({ name: d.name, text }));`,
+     window.__blob.text().then((text) => done({ name: d.name, text }));`,
   );
 }
 
@@ -131,6 +137,18 @@ test('embedded in a host page: it posts its height, leaves host history alone, a
   const last = await driver.executeScript('return window.heights[window.heights.length - 1]');
   assert.ok(last < Math.max(...first), `the page shrank: ${first} → ${last}`);
   assert.equal(await driver.executeScript('return history.length'), historyBefore, 'host history unchanged');
+  assert.deepEqual(await driver.executeScript('return window.others'), [], 'only height messages are posted');
+  // Messages sent to the app are ignored: it keeps working and posts nothing else.
+  await driver.executeScript(`
+    const w = document.getElementById('lab').contentWindow;
+    w.postMessage({ type: 'coalescing-lab:height', height: 1 }, '*');
+    w.postMessage('<img src=x onerror=alert(1)>', '*');`);
+  await driver.switchTo().frame(await driver.findElement(By.id('lab')));
+  await typeInto(driver, 'warp', '32');
+  assert.equal(await valueOf(driver, 'sectors'), '9');
+  assert.deepEqual(await pageErrors(driver), []);
+  await driver.switchTo().defaultContent();
+  assert.deepEqual(await driver.executeScript('return window.others'), []);
 });
 
 test('at the top level a tab switch is a history entry that Back undoes', async () => {
