@@ -48,6 +48,16 @@ fn page_theme(dpr: f64) -> Theme {
     }
 }
 
+/// The event the theme toggle fires so that charts redraw in the new colours.
+const THEME_EVENT: &str = "coalescing-lab:theme";
+
+/// Tells every chart that the page's colours changed.
+pub fn theme_changed() {
+    if let Ok(event) = web_sys::Event::new(THEME_EVENT) {
+        let _ = window().dispatch_event(&event);
+    }
+}
+
 /// Calls `bump` whenever the visitor's colour scheme changes.
 fn on_colour_scheme_change(bump: impl Fn() + 'static) {
     let Ok(Some(query)) = window().match_media("(prefers-color-scheme: dark)") else {
@@ -95,6 +105,8 @@ where
     let resize = window_event_listener(leptos::ev::resize, move |_| bump());
     on_cleanup(move || resize.remove());
     on_colour_scheme_change(bump);
+    let toggled = window_event_listener_untyped(THEME_EVENT, move |_| bump());
+    on_cleanup(move || toggled.remove());
     let css_size = move || {
         canvas.get_untracked().map(|c| {
             let width = f64::from(c.client_width()).max(320.0);

@@ -85,6 +85,7 @@ pub fn App() -> impl IntoView {
             <header class="site">
                 <h1>"Coalescing Lab"</h1>
                 <p class="tagline">"How many sectors does one warp memory instruction really move?"</p>
+                <ThemeToggle />
             </header>
         </Show>
         <main id="main" class:embedded=embed>
@@ -93,6 +94,7 @@ pub fn App() -> impl IntoView {
                 when=move || !embed
                 fallback=move || {
                     view! {
+                        <h1 class="visually-hidden">"Coalescing Lab"</h1>
                         <p class="open-full">
                             <a href=full_page target="_blank" rel="noopener" data-testid="open-full-page">
                                 "Open full page ↗"
@@ -176,5 +178,40 @@ fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
                 })
                 .collect_view()}
         </div>
+    }
+}
+
+/// The colour theme: follow the system, or force light or dark. Not part of the link: it is
+/// the reader's preference, not the scenario's.
+#[component]
+fn ThemeToggle() -> impl IntoView {
+    const THEMES: [(&str, &str); 3] = [
+        ("auto", "Theme: auto"),
+        ("light", "Theme: light"),
+        ("dark", "Theme: dark"),
+    ];
+    let chosen = RwSignal::new(0usize);
+    let next = move |_| {
+        chosen.update(|i| *i = (*i + 1) % THEMES.len());
+        let (name, _) = THEMES[chosen.get_untracked()];
+        if let Some(root) = document().document_element() {
+            let _ = if name == "auto" {
+                root.remove_attribute("data-theme")
+            } else {
+                root.set_attribute("data-theme", name)
+            };
+        }
+        canvas::theme_changed();
+    };
+    view! {
+        <button
+            type="button"
+            class="theme-toggle"
+            data-testid="theme-toggle"
+            title="Switch between the system's colours, light and dark"
+            on:click=next
+        >
+            {move || THEMES[chosen.get()].1}
+        </button>
     }
 }

@@ -94,12 +94,12 @@ pub fn TextField(
 #[component]
 pub fn ReadoutList(
     #[prop(into)] readouts: Signal<Vec<Readout>>,
-    /// Dims the list while the results shown are stale.
+    /// Marks the list while the results shown are the last valid ones, not the inputs'.
     #[prop(into, default = Signal::stored(false))]
     stale: Signal<bool>,
 ) -> impl IntoView {
     view! {
-        <dl class="readouts" class:stale=stale>
+        <dl class="readouts" class:outdated=stale>
             {move || {
                     readouts.get()
                         .into_iter()

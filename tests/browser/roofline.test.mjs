@@ -159,3 +159,25 @@ test('tabs work from the keyboard', async () => {
   assert.equal(await active.getAttribute('aria-selected'), 'true');
   assert.equal(await driver.findElement(By.id('panel-roofline')).isDisplayed(), true);
 });
+
+test('the theme toggle recolours the page and redraws the chart', async () => {
+  await openApp(driver, site.url, '?tab=roofline&bw=80');
+  const corner = () =>
+    driver.executeScript(`
+      const c = document.querySelector('[data-testid="roofline-chart"]');
+      return Array.from(c.getContext('2d').getImageData(2, 2, 1, 1).data.slice(0, 3));`);
+  const surface = () =>
+    driver.executeScript("return getComputedStyle(document.documentElement).getPropertyValue('--surface').trim()");
+  const toggle = await driver.findElement(By.css('[data-testid="theme-toggle"]'));
+  assert.equal(await toggle.getText(), 'Theme: auto');
+  await toggle.click();
+  assert.equal(await driver.executeScript('return document.documentElement.dataset.theme'), 'light');
+  assert.deepEqual(await corner(), [255, 255, 255]);
+  await toggle.click();
+  assert.equal(await toggle.getText(), 'Theme: dark');
+  assert.equal(await surface(), '#1a1f26');
+  await driver.sleep(100);
+  assert.deepEqual(await corner(), [0x1a, 0x1f, 0x26], 'the chart is redrawn on the dark surface');
+  await toggle.click();
+  assert.equal(await driver.executeScript('return document.documentElement.hasAttribute("data-theme")'), false);
+});
