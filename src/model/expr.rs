@@ -347,6 +347,9 @@ impl Expr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Tok {
     Int(i64),
+    Lane,
+    Func(Func),
+    /// A name that is neither `t`, `lane` nor a function: an error once parsed.
     Name(String),
     Op(&'static str),
 }
@@ -361,6 +364,8 @@ impl Token {
     fn text(&self) -> String {
         match &self.tok {
             Tok::Int(v) => v.to_string(),
+            Tok::Lane => "t".to_string(),
+            Tok::Func(f) => f.name().to_string(),
             Tok::Name(n) => n.clone(),
             Tok::Op(op) => (*op).to_string(),
         }
@@ -377,55 +382,72 @@ impl Token {
     }
 }
 
-/// Operators, longest first so that `<<` wins over `<`.
-const OPERATORS: [&str; 25] = [
-    "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "&", "|",
-    "^", "!", "~", "?", ":", "(", ")", ",",
+/// Two-character operators, tried before the one-character ones so that `<<` wins over `<`.
+const OPERATORS_2: [&str; 8] = ["<<", ">>", "<=", ">=", "==", "!=", "&&", "||"];
+/// One-character operators and punctuation.
+const OPERATORS_1: [&str; 17] = [
+    "+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "!", "~", "?", ":", "(", ")", ",",
 ];
 
 fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
-    let chars: Vec<char> = text.chars().collect();
     let mut tokens = Vec::new();
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
-        let column = i + 1;
-        if c.is_whitespace() {
-            i += 1;
-        } else if c.is_ascii_digit() {
-            let start = i;
-            while chars.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) {
-                i += 1;
+    // Byte offsets index `text`; `column` counts characters, as people do.
+    let mut chars = text.char_indices().peekable();
+    let mut column = 0;
+    while let Some((start, c)) = chars.next() {
+        column += 1;
+        let here = column;
+        let mut end = start + c.len_utf8();
+        let mut extend = |chars: &mut std::iter::Peekable<std::str::CharIndices>,
+                          keep: fn(char) -> bool| {
+            while let Some(&(i, next)) = chars.peek() {
+                if !keep(next) {
+                    break;
+                }
+                end = i + next.len_utf8();
+                column += 1;
+                chars.next();
             }
-            let word: String = chars[start..i].iter().collect();
+        };
+        if c.is_whitespace() {
+            continue;
+        } else if c.is_ascii_digit() {
+            extend(&mut chars, |c| c.is_ascii_alphanumeric());
             tokens.push(Token {
-                tok: Tok::Int(parse_int(&word, column)?),
-                column,
+                tok: Tok::Int(parse_int(&text[start..end], here)?),
+                column: here,
             });
         } else if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while chars
-                .get(i)
-                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
-            {
-                i += 1;
-            }
-            tokens.push(Token {
-                tok: Tok::Name(chars[start..i].iter().collect()),
-                column,
-            });
+            extend(&mut chars, |c| c.is_ascii_alphanumeric() || c == '_');
+            let tok = match &text[start..end] {
+                "t" | "lane" => Tok::Lane,
+                "min" => Tok::Func(Func::Min),
+                "max" => Tok::Func(Func::Max),
+                "abs" => Tok::Func(Func::Abs),
+                other => Tok::Name(other.to_string()),
+            };
+            tokens.push(Token { tok, column: here });
         } else {
-            let rest = &chars[i..];
-            let Some(op) = OPERATORS.iter().find(|op| {
-                op.chars().count() <= rest.len() && op.chars().zip(rest).all(|(a, b)| a == *b)
-            }) else {
+            let pair = text.get(start..start + 2);
+            let op = OPERATORS_2
+                .into_iter()
+                .find(|op| Some(*op) == pair)
+                .or_else(|| OPERATORS_1.into_iter().find(|op| op.starts_with(c)));
+            let Some(op) = op else {
                 return Err(ParseError {
-                    kind: ParseErrorKind::UnexpectedChar { column, found: c },
+                    kind: ParseErrorKind::UnexpectedChar {
+                        column: here,
+                        found: c,
+                    },
                 });
             };
-            i += op.len();
+            if op.len() == 2 {
+                chars.next();
+                column += 1;
+            }
             tokens.push(Token {
                 tok: Tok::Op(op),
-                column,
+                column: here,
             });
         }
     }
@@ -579,24 +601,18 @@ impl Parser<'_> {
         let tok = self.next(OPERAND)?.clone();
         match &tok.tok {
             Tok::Int(v) => Ok(Node::Int(*v)),
-            Tok::Name(name) if name == "t" || name == "lane" => Ok(Node::Lane),
-            Tok::Name(name) => {
-                let func = match name.as_str() {
-                    "min" => Func::Min,
-                    "max" => Func::Max,
-                    "abs" => Func::Abs,
-                    _ => {
-                        return Err(ParseError {
-                            kind: ParseErrorKind::UnknownName {
-                                column: tok.column,
-                                name: name.clone(),
-                            },
-                        })
-                    }
-                };
+            Tok::Lane => Ok(Node::Lane),
+            Tok::Func(func) => {
+                let func = *func;
                 self.expect_op("(", "'(' after a function name")?;
                 self.nested(tok.column, |p| p.call(func, tok.column))
             }
+            Tok::Name(name) => Err(ParseError {
+                kind: ParseErrorKind::UnknownName {
+                    column: tok.column,
+                    name: name.clone(),
+                },
+            }),
             Tok::Op("(") => self.nested(tok.column, |p| {
                 let inner = p.conditional()?;
                 p.expect_op(")", "')'")?;

@@ -224,26 +224,32 @@ fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldErro
         };
         lanes.push(Lane { lane, access });
     }
-    let accesses = || lanes.iter().filter_map(|l| l.access.as_ref());
-    let active_lanes = accesses().count() as u32;
-    let byte_spans = accesses().map(|a| Span {
+    let mut by_address: Vec<&Access> = lanes.iter().filter_map(|l| l.access.as_ref()).collect();
+    // Sector and line indices never decrease as the address grows, so one sort by address
+    // orders the byte, sector and line spans alike.
+    by_address.sort_unstable_by_key(|a| a.address);
+    let active_lanes = by_address.len() as u32;
+    let sector_runs = merge_sorted(by_address.iter().map(|a| a.sectors));
+    let sectors: u64 = sector_runs.iter().map(|r| r.len()).sum();
+    let distinct_bytes = merge_sorted(by_address.iter().map(|a| Span {
         first: a.address,
         last: a.address + (s.elem - 1),
-    });
-    let sector_runs = merge(accesses().map(|a| a.sectors));
-    let sectors: u64 = sector_runs.iter().map(|r| r.len()).sum();
+    }))
+    .iter()
+    .map(|r| r.len())
+    .sum();
     let totals = Totals {
         active_lanes,
         requested_bytes: u64::from(active_lanes) * s.elem,
-        distinct_bytes: merge(byte_spans).iter().map(|r| r.len()).sum(),
+        distinct_bytes,
         sectors,
         transferred_bytes: sectors * s.sector_bytes,
-        lines: merge(accesses().map(|a| a.lines))
+        lines: merge_sorted(by_address.iter().map(|a| a.lines))
             .iter()
             .map(|r| r.len())
             .sum(),
-        misaligned_lanes: accesses().filter(|a| !a.aligned).count() as u32,
-        straddling_lanes: accesses().filter(|a| a.sectors.len() > 1).count() as u32,
+        misaligned_lanes: by_address.iter().filter(|a| !a.aligned).count() as u32,
+        straddling_lanes: by_address.iter().filter(|a| a.sectors.len() > 1).count() as u32,
     };
     let formula = match &s.addressing {
         Addressing::Indexed { base, idx } => Formula::Indexed {
@@ -303,23 +309,23 @@ fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
     };
     Ok(Access {
         address,
+        // Sizes are powers of two (checked in `inputs`), so a shift divides.
         sectors: Span {
-            first: address / s.sector_bytes,
-            last: last / s.sector_bytes,
+            first: address >> s.sector_bytes.trailing_zeros(),
+            last: last >> s.sector_bytes.trailing_zeros(),
         },
         lines: Span {
-            first: address / s.line_bytes,
-            last: last / s.line_bytes,
+            first: address >> s.line_bytes.trailing_zeros(),
+            last: last >> s.line_bytes.trailing_zeros(),
         },
         aligned: address.is_multiple_of(s.elem),
     })
 }
 
-/// Merges spans into ascending, disjoint, non-adjacent runs.
-fn merge(spans: impl Iterator<Item = Span>) -> Vec<Span> {
-    let mut spans: Vec<Span> = spans.collect();
-    spans.sort_unstable();
-    let mut runs: Vec<Span> = Vec::with_capacity(spans.len());
+/// Merges spans, given in ascending order of `first`, into ascending, disjoint,
+/// non-adjacent runs.
+fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {
+    let mut runs: Vec<Span> = Vec::new();
     for span in spans {
         match runs.last_mut() {
             Some(run) if span.first <= run.last.saturating_add(1) => {
@@ -338,8 +344,13 @@ mod tests {
     #[test]
     fn merge_joins_overlapping_and_adjacent_spans_only() {
         let s = |first, last| Span { first, last };
-        let runs = merge([s(5, 6), s(0, 1), s(2, 2), s(9, 9), s(6, 7)].into_iter());
+        let runs = merge_sorted([s(0, 1), s(2, 2), s(5, 6), s(6, 7), s(9, 9)].into_iter());
         assert_eq!(runs, vec![s(0, 2), s(5, 7), s(9, 9)]);
-        assert_eq!(merge([s(u64::MAX, u64::MAX), s(0, 0)].into_iter()).len(), 2);
+        assert_eq!(
+            merge_sorted([s(0, 0), s(u64::MAX, u64::MAX)].into_iter()).len(),
+            2
+        );
+        // A span swallowed by an earlier, longer one.
+        assert_eq!(merge_sorted([s(0, 9), s(2, 3)].into_iter()), vec![s(0, 9)]);
     }
 }

@@ -60,7 +60,7 @@ async function freePort() {
 }
 
 /** Starts chromedriver and a headless Chromium session with the flags this machine needs. */
-export async function startBrowser({ width = 1280, height = 900, dpr = 1 } = {}) {
+export async function startBrowser({ width = 1280, height = 900, dpr = 1, extraArgs = [] } = {}) {
   const port = await freePort();
   const driverProcess = spawn('chromedriver', [`--port=${port}`, '--allowed-ips=127.0.0.1'], {
     stdio: 'ignore',
@@ -86,6 +86,7 @@ export async function startBrowser({ width = 1280, height = 900, dpr = 1 } = {})
       '--no-first-run',
       `--window-size=${width},${height}`,
       `--force-device-scale-factor=${dpr}`,
+      ...extraArgs,
     );
   // Console errors and uncaught exceptions, read back by pageErrors().
   options.set('goog:loggingPrefs', { browser: 'ALL' });
