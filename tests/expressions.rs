@@ -181,3 +181,40 @@ fn long_and_deep_expressions_are_refused() {
     let ternaries = "t ? ".repeat(40);
     assert!(parse_error(&ternaries).starts_with("expression nests deeper than 32 levels"));
 }
+
+mod no_panic {
+    use coalescing_lab::model::expr::Expr;
+    use coalescing_lab::model::inputs::Inputs;
+    use coalescing_lab::model::sectors::analyze;
+    use proptest::prelude::*;
+
+    fn expression_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[-+*/%<>=!&|^~?:(), t0-9x]{0,60}",
+            "(t|lane|min|max|abs|[0-9]{1,20}|0x[0-9a-f]{1,17}|[-+*/%<>=!&|^~?:(),]{1,2}| ){0,40}",
+            any::<String>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The fast version of the `expression` fuzz target (fuzz/): no panic, and every
+        /// error the calculator reports names its field.
+        #[test]
+        fn any_text_parses_or_errors_and_evaluates_without_panicking(text in expression_text()) {
+            if let Ok(expr) = Expr::parse(&text) {
+                for lane in [0, 1, 31, 63, -1, i64::MAX, i64::MIN] {
+                    let _ = expr.eval(lane);
+                }
+            }
+            let inputs = Inputs { idx: text.clone(), active: text, ..Inputs::default() };
+            if let Err(errors) = analyze(&inputs) {
+                for e in errors {
+                    let prefix = format!("{}: ", e.field.param());
+                    prop_assert!(e.to_string().starts_with(&prefix));
+                }
+            }
+        }
+    }
+}

@@ -76,3 +76,23 @@ test('every control is reachable with Tab and shows a focus ring', async () => {
     assert.ok(reached.has(id), `${id} is reachable by Tab: ${[...reached]}`);
   }
 });
+
+test('the full page is usable at 320 CSS px without sideways scrolling', async () => {
+  await driver.sendDevToolsCommand('Emulation.setDeviceMetricsOverride', {
+    width: 320,
+    height: 800,
+    deviceScaleFactor: 2,
+    mobile: true,
+  });
+  try {
+    for (const query of ['?base=8&elem=3&zoom=1', '?tab=roofline&trail=2:80,1:80']) {
+      await openApp(driver, site.url, query);
+      const [scroll, inner] = await driver.executeScript(
+        'return [document.documentElement.scrollWidth, window.innerWidth];',
+      );
+      assert.ok(scroll <= inner, `${query}: page is ${scroll} px wide at ${inner} px`);
+    }
+  } finally {
+    await driver.sendDevToolsCommand('Emulation.clearDeviceMetricsOverride', {});
+  }
+});
