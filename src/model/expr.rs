@@ -335,7 +335,7 @@ impl Expr {
 
     /// Evaluates the expression with `t` (and `lane`) bound to `lane`.
     pub fn eval(&self, lane: i64) -> Result<i64, EvalError> {
-        eval(&self.root, lane)
+        eval(&self.root, lane).map_err(|e| *e)
     }
 
     /// True when the expression is exactly the lane id, so `elem·idx(t)` reads `elem·t`.
@@ -678,8 +678,10 @@ fn binary_op(symbol: &str) -> Option<BinaryOp> {
     })
 }
 
-fn eval(node: &Node, lane: i64) -> Result<i64, EvalError> {
-    let fail = |kind| EvalError { lane, kind };
+/// The error is boxed so that the common, successful result stays two words wide on every
+/// level of the recursion.
+fn eval(node: &Node, lane: i64) -> Result<i64, Box<EvalError>> {
+    let fail = |kind| Box::new(EvalError { lane, kind });
     match node {
         Node::Int(v) => Ok(*v),
         Node::Lane => Ok(lane),
@@ -690,12 +692,14 @@ fn eval(node: &Node, lane: i64) -> Result<i64, EvalError> {
         } => {
             let v = eval(operand, lane)?;
             Ok(match op {
-                UnaryOp::Neg => v.checked_neg().ok_or(fail(EvalErrorKind::Overflow {
-                    op: "-",
-                    lhs: v,
-                    rhs: None,
-                    column: *column,
-                }))?,
+                UnaryOp::Neg => v.checked_neg().ok_or_else(|| {
+                    fail(EvalErrorKind::Overflow {
+                        op: "-",
+                        lhs: v,
+                        rhs: None,
+                        column: *column,
+                    })
+                })?,
                 UnaryOp::Plus => v,
                 UnaryOp::Not => i64::from(v == 0),
                 UnaryOp::BitNot => !v,
@@ -735,64 +739,64 @@ fn eval(node: &Node, lane: i64) -> Result<i64, EvalError> {
         }
         Node::Abs { column, arg } => {
             let v = eval(arg, lane)?;
-            v.checked_abs().ok_or(fail(EvalErrorKind::Overflow {
-                op: "abs",
-                lhs: v,
-                rhs: None,
-                column: *column,
-            }))
+            v.checked_abs().ok_or_else(|| {
+                fail(EvalErrorKind::Overflow {
+                    op: "abs",
+                    lhs: v,
+                    rhs: None,
+                    column: *column,
+                })
+            })
         }
     }
 }
 
 fn binary(op: BinaryOp, a: i64, b: i64, column: usize) -> Result<i64, EvalErrorKind> {
-    let symbol = op.symbol();
-    let overflow = EvalErrorKind::Overflow {
-        op: symbol,
-        lhs: a,
-        rhs: Some(b),
-        column,
-    };
     let shift = |amount: i64| {
         u32::try_from(amount)
             .ok()
             .filter(|s| *s < 64)
             .ok_or(EvalErrorKind::ShiftOutOfRange {
-                op: symbol,
+                op: op.symbol(),
                 amount,
                 column,
             })
     };
-    match op {
-        BinaryOp::Mul => a.checked_mul(b).ok_or(overflow),
-        BinaryOp::Div | BinaryOp::Rem if b == 0 => Err(EvalErrorKind::DivisionByZero {
-            op: symbol,
-            lhs: a,
-            column,
-        }),
-        // Rust's `/` and `%` truncate toward zero exactly as C99 does.
-        BinaryOp::Div => a.checked_div(b).ok_or(overflow),
-        BinaryOp::Rem => a.checked_rem(b).ok_or(overflow),
-        BinaryOp::Add => a.checked_add(b).ok_or(overflow),
-        BinaryOp::Sub => a.checked_sub(b).ok_or(overflow),
-        // A left shift is multiplication by 2^b; bits shifted past the sign are overflow.
-        BinaryOp::Shl => {
-            let s = shift(b)?;
-            let wide = i128::from(a) << s;
-            i64::try_from(wide).map_err(|_| overflow)
+    let value = match op {
+        BinaryOp::Mul => a.checked_mul(b),
+        BinaryOp::Div | BinaryOp::Rem if b == 0 => {
+            return Err(EvalErrorKind::DivisionByZero {
+                op: op.symbol(),
+                lhs: a,
+                column,
+            })
         }
+        // Rust's `/` and `%` truncate toward zero exactly as C99 does.
+        BinaryOp::Div => a.checked_div(b),
+        BinaryOp::Rem => a.checked_rem(b),
+        BinaryOp::Add => a.checked_add(b),
+        BinaryOp::Sub => a.checked_sub(b),
+        // A left shift is multiplication by 2^b; bits shifted past the sign are overflow.
+        BinaryOp::Shl => i64::try_from(i128::from(a) << shift(b)?).ok(),
         // Right shift of a negative value is arithmetic, as in C++20 and every GPU compiler.
-        BinaryOp::Shr => Ok(a >> shift(b)?),
-        BinaryOp::Lt => Ok(i64::from(a < b)),
-        BinaryOp::Le => Ok(i64::from(a <= b)),
-        BinaryOp::Gt => Ok(i64::from(a > b)),
-        BinaryOp::Ge => Ok(i64::from(a >= b)),
-        BinaryOp::Eq => Ok(i64::from(a == b)),
-        BinaryOp::Ne => Ok(i64::from(a != b)),
-        BinaryOp::BitAnd => Ok(a & b),
-        BinaryOp::BitXor => Ok(a ^ b),
-        BinaryOp::BitOr => Ok(a | b),
-        BinaryOp::And => Ok(i64::from(a != 0 && b != 0)),
-        BinaryOp::Or => Ok(i64::from(a != 0 || b != 0)),
-    }
+        BinaryOp::Shr => Some(a >> shift(b)?),
+        BinaryOp::Lt => Some(i64::from(a < b)),
+        BinaryOp::Le => Some(i64::from(a <= b)),
+        BinaryOp::Gt => Some(i64::from(a > b)),
+        BinaryOp::Ge => Some(i64::from(a >= b)),
+        BinaryOp::Eq => Some(i64::from(a == b)),
+        BinaryOp::Ne => Some(i64::from(a != b)),
+        BinaryOp::BitAnd => Some(a & b),
+        BinaryOp::BitXor => Some(a ^ b),
+        BinaryOp::BitOr => Some(a | b),
+        BinaryOp::And => Some(i64::from(a != 0 && b != 0)),
+        BinaryOp::Or => Some(i64::from(a != 0 || b != 0)),
+    };
+    // The error is built only when there is one: this runs for every node of every lane.
+    value.ok_or_else(|| EvalErrorKind::Overflow {
+        op: op.symbol(),
+        lhs: a,
+        rhs: Some(b),
+        column,
+    })
 }

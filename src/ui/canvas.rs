@@ -159,8 +159,15 @@ where
         let css_height = height_for(css_width);
         let _ = web_sys::HtmlElement::style(&element)
             .set_property("height", &format!("{css_height}px"));
-        element.set_width((css_width * dpr).round() as u32);
-        element.set_height((css_height * dpr).round() as u32);
+        let (width, height) = (
+            (css_width * dpr).round() as u32,
+            (css_height * dpr).round() as u32,
+        );
+        // Resizing reallocates the backing store; the drawing clears it anyway.
+        if (element.width(), element.height()) != (width, height) {
+            element.set_width(width);
+            element.set_height(height);
+        }
         let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
             return;
         };

@@ -109,13 +109,14 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                     </div>
                     <LabField
                         lab=lab
+                        checked=checked
                         knob=Knob::Oi
                         label="Operational intensity I"
                         unit="(FLOP/byte)"
                         hint="1/64 to 1024; a decimal or a fraction such as 1/8"
                     />
                     <OiRange lab=lab />
-                    <LabField lab=lab knob=Knob::Bw label="Bandwidth B" unit="(GB/s)" hint="1 to 100000" />
+                    <LabField lab=lab checked=checked knob=Knob::Bw label="Bandwidth B" unit="(GB/s)" hint="1 to 100000" />
                     <div class="field">
                         <span class="label">"Compute ceiling"</span>
                         <p class="fixed" data-testid="peak" data-value=PEAK_GFLOPS.to_string()>
@@ -124,6 +125,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                     </div>
                     <LabField
                         lab=lab
+                        checked=checked
                         knob=Knob::Prediction
                         label="Your prediction of P"
                         unit="(GFLOP/s)"
@@ -187,16 +189,16 @@ fn render<DB: DrawingBackend>(
 #[component]
 fn LabField(
     lab: RwSignal<Lab>,
+    checked: Memo<Checked>,
     knob: Knob,
     label: &'static str,
     unit: &'static str,
     hint: &'static str,
 ) -> impl IntoView {
     let error = Signal::derive(move || {
-        lab.with(|l| {
-            l.check()
-                .errors
-                .into_iter()
+        checked.with(|c| {
+            c.errors
+                .iter()
                 .find(|e| e.knob == knob)
                 .map(|e| e.to_string())
         })
