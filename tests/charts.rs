@@ -123,3 +123,139 @@ fn a_narrow_chart_shortens_the_roof_label_so_it_clears_the_ridge() {
     );
     assert!(!texts.iter().any(|t| t.starts_with("compute roof")));
 }
+
+mod sector_map {
+    use super::texts;
+    use coalescing_lab::charts::{sector_map, Theme};
+    use coalescing_lab::model::inputs::Inputs;
+    use coalescing_lab::model::sector_map::layout;
+    use coalescing_lab::model::sectors::analyze;
+    use plotters::prelude::*;
+
+    fn render(inputs: Inputs, width: u32) -> String {
+        let map = layout(&analyze(&inputs).unwrap());
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (width, 240)).into_drawing_area();
+            sector_map::draw(&area, &map, &Theme::LIGHT).expect("drawing succeeds");
+        }
+        svg
+    }
+
+    /// Rectangles filled with `color` (SVG writes colours in upper-case hex).
+    fn boxes(svg: &str, color: &str) -> usize {
+        svg.split("<rect")
+            .skip(1)
+            .filter(|r| r.contains(&format!("fill=\"{color}\"")))
+            .count()
+    }
+
+    #[test]
+    fn misaligned_start_shows_five_sectors_with_their_used_bytes_and_every_lane() {
+        let svg = render(
+            Inputs {
+                base: "8".into(),
+                ..Inputs::default()
+            },
+            720,
+        );
+        // Five sector boxes (grid colour), and the requested bytes of each (accent colour).
+        assert_eq!(
+            boxes(&svg, "#D5DAE1"),
+            5 + 1,
+            "five sectors and the legend swatch"
+        );
+        assert_eq!(
+            boxes(&svg, "#1D4ED8"),
+            5 + 1,
+            "one requested range per sector and the swatch"
+        );
+        let texts = texts(&svg);
+        for lane in 0..32 {
+            assert!(
+                texts.contains(&lane.to_string()),
+                "lane {lane} is labelled: {texts:?}"
+            );
+        }
+        for legend in [
+            "requested bytes",
+            "fetched, unused",
+            "cache-line boundary (128 B lines)",
+        ] {
+            assert!(texts.iter().any(|t| t == legend), "{legend}");
+        }
+        // Lines start at sectors 0 and 4 (bytes 0 and 128): two boundary marks and the legend's.
+        assert_eq!(svg.matches("stroke-width=\"2\"").count(), 3);
+    }
+
+    #[test]
+    fn a_huge_stride_is_cut_with_breaks_that_say_how_much_was_skipped() {
+        let svg = render(
+            Inputs {
+                warp: "8".into(),
+                idx: "1024*t".into(),
+                ..Inputs::default()
+            },
+            720,
+        );
+        let texts = texts(&svg);
+        assert_eq!(
+            texts.iter().filter(|t| *t == "+4064 B").count(),
+            7,
+            "one break between each pair"
+        );
+        assert!(
+            texts.iter().any(|t| t == "untouched bytes cut out"),
+            "{texts:?}"
+        );
+        assert_eq!(boxes(&svg, "#D5DAE1"), 8 + 1);
+    }
+
+    #[test]
+    fn sixty_four_scattered_sectors_still_fit_the_width() {
+        let svg = render(
+            Inputs {
+                warp: "64".into(),
+                idx: "1024*t".into(),
+                ..Inputs::default()
+            },
+            720,
+        );
+        for rect in svg.split("<rect").skip(1) {
+            let attr = |name: &str| -> f64 {
+                rect.split(&format!(" {name}=\""))
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            };
+            assert!(
+                attr("x") + attr("width") <= 720.0,
+                "a box runs off the right edge: {rect}"
+            );
+        }
+    }
+
+    #[test]
+    fn inactive_lanes_are_counted_and_an_idle_warp_says_so() {
+        let svg = render(
+            Inputs {
+                active: "t % 2".into(),
+                ..Inputs::default()
+            },
+            720,
+        );
+        assert!(texts(&svg).iter().any(|t| t == "inactive lanes: 16"));
+        let idle = render(
+            Inputs {
+                active: "0".into(),
+                ..Inputs::default()
+            },
+            720,
+        );
+        assert!(texts(&idle).iter().any(|t| t.starts_with("No active lane")));
+    }
+}

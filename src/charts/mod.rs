@@ -3,6 +3,7 @@
 //! they know nothing of the DOM.
 
 pub mod roofline;
+pub mod sector_map;
 
 use plotters::style::RGBColor;
 

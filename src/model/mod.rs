@@ -17,4 +17,5 @@ pub mod permalink;
 pub mod presets;
 pub mod readouts;
 pub mod roofline;
+pub mod sector_map;
 pub mod sectors;

@@ -103,8 +103,13 @@ impl Preset {
     /// assert_eq!(Preset::file_name(&custom, "csv"), "coalescing-custom.csv");
     /// ```
     pub fn file_name(inputs: &Inputs, extension: &str) -> String {
+        format!("{}.{extension}", Preset::file_stem(inputs))
+    }
+
+    /// The file name without extension, e.g. `coalescing-ex2-misaligned`.
+    pub fn file_stem(inputs: &Inputs) -> String {
         let what = Preset::matching(inputs).map_or("custom", |p| p.id);
-        format!("coalescing-{what}.{extension}")
+        format!("coalescing-{what}")
     }
 
     /// The first preset whose inputs are exactly `inputs` (spaces in expressions ignored).

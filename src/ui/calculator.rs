@@ -1,8 +1,10 @@
 //! The sector calculator panel: inputs, totals, derivation and the lane table.
 
+use super::canvas::{ChartCanvas, Shape};
 use super::share::download_text;
 use super::widgets::{ReadoutList, TextField};
 use super::AppState;
+use crate::charts::{sector_map, Theme};
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
@@ -10,8 +12,12 @@ use crate::model::presets::{Preset, PRESETS};
 use crate::model::readouts::{
     alignment_note, broadcast_note, lane_csv, lane_rows, readouts, summary,
 };
+use crate::model::sector_map::{describe, layout};
 use crate::model::sectors::{analyze, analyze_repaired, Analysis};
 use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+use plotters_canvas::CanvasBackend;
 
 /// How each field is introduced to a learner.
 struct FieldSpec {
@@ -225,6 +231,7 @@ fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>, state: AppState
                         }
                     })
             }}
+            <SectorMapFigure shown=shown state=state />
             <UseInRoofline shown=shown state=state />
             <h3 id="derivation-title">"Derivation"</h3>
             <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
@@ -327,5 +334,45 @@ fn UseInRoofline(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
             </button>
             <span class="hint">" Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs."</span>
         </p>
+    }
+}
+
+/// The sector map with its text alternative and exports.
+#[component]
+fn SectorMapFigure(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
+    let map = Memo::new(move |_| shown.with(layout));
+    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        map.with(|m| sector_map::draw(area, m, theme))
+            .map_err(|e| e.to_string())
+    };
+    let svg = move |theme: &Theme, size: (u32, u32)| {
+        let mut text = String::new();
+        map.with(|m| {
+            sector_map::draw(
+                &SVGBackend::with_string(&mut text, size).into_drawing_area(),
+                m,
+                theme,
+            )
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(text)
+    };
+    let stem = Signal::derive(move || state.calc.with(Preset::file_stem) + "-sector-map");
+    view! {
+        <figure class="chart-box">
+            <ChartCanvas
+                draw=draw
+                svg=svg
+                file_stem=stem
+                shape=Shape::STRIP
+                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
+                testid="sector-map"
+                label="Sector map"
+                described_by="sector-map-description"
+            />
+            <figcaption id="sector-map-description" data-testid="sector-map-description">
+                {Signal::derive(move || map.with(describe))}
+            </figcaption>
+        </figure>
     }
 }

@@ -13,9 +13,31 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-/// Height for a given CSS width: wide enough to read, never taller than a laptop screen wants.
-fn height_for(width: f64) -> f64 {
-    (width * 0.62).clamp(260.0, 460.0)
+/// How tall a chart is for its width, in CSS pixels.
+#[derive(Clone, Copy)]
+pub struct Shape {
+    pub aspect: f64,
+    pub min_height: f64,
+    pub max_height: f64,
+}
+
+impl Shape {
+    /// A plot with axes: wide enough to read, never taller than a laptop screen wants.
+    pub const PLOT: Shape = Shape {
+        aspect: 0.62,
+        min_height: 260.0,
+        max_height: 460.0,
+    };
+    /// A strip along an axis, like the sector map.
+    pub const STRIP: Shape = Shape {
+        aspect: 0.3,
+        min_height: 210.0,
+        max_height: 260.0,
+    };
+
+    fn height_for(self, width: f64) -> f64 {
+        (width * self.aspect).clamp(self.min_height, self.max_height)
+    }
 }
 
 /// The theme the stylesheet applies now, scaled to `dpr` backend pixels per CSS pixel.
@@ -83,7 +105,11 @@ pub fn ChartCanvas<F, S>(
     /// Draws the same chart as SVG text at a size in CSS pixels.
     svg: S,
     /// File name of the exports, without extension.
-    file_stem: &'static str,
+    #[prop(into)]
+    file_stem: Signal<String>,
+    /// How tall the chart is for its width.
+    #[prop(default = Shape::PLOT)]
+    shape: Shape,
     /// Whether the canvas is on screen; drawing waits until it is.
     #[prop(into)]
     visible: Signal<bool>,
@@ -110,7 +136,7 @@ where
     let css_size = move || {
         canvas.get_untracked().map(|c| {
             let width = f64::from(c.client_width()).max(320.0);
-            (width, height_for(width))
+            (width, shape.height_for(width))
         })
     };
     let export_png = {
@@ -130,7 +156,7 @@ where
             };
             if draw(&backend.into_drawing_area(), &page_theme(2.0)).is_ok() {
                 if let Ok(data) = offscreen.to_data_url() {
-                    download_url(&format!("{file_stem}.png"), &data);
+                    download_url(&format!("{}.png", file_stem.get_untracked()), &data);
                 }
             }
         }
@@ -140,7 +166,11 @@ where
             return;
         };
         if let Ok(text) = svg(&page_theme(1.0), (width as u32, height as u32)) {
-            download_text(&format!("{file_stem}.svg"), "image/svg+xml", &text);
+            download_text(
+                &format!("{}.svg", file_stem.get_untracked()),
+                "image/svg+xml",
+                &text,
+            );
         }
     };
     Effect::new(move |_| {
@@ -156,7 +186,7 @@ where
             return;
         }
         let dpr = window().device_pixel_ratio().max(1.0);
-        let css_height = height_for(css_width);
+        let css_height = shape.height_for(css_width);
         let _ = web_sys::HtmlElement::style(&element)
             .set_property("height", &format!("{css_height}px"));
         let (width, height) = (

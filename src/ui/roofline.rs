@@ -155,7 +155,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                         <ChartCanvas
                             draw=draw
                             svg=svg
-                            file_stem="coalescing-roofline"
+                            file_stem="coalescing-roofline".to_string()
                             visible=visible
                             testid="roofline-chart"
                             label="Roofline chart"

@@ -168,3 +168,25 @@ test('hostile text stays text and never breaks the page', async () => {
   assert.equal(await valueOf(driver, 'sectors'), '4');
   assert.deepEqual(await pageErrors(driver), []);
 });
+
+test('the sector map is drawn with its text alternative and follows every edit', async () => {
+  await openApp(driver, site.url, '?base=8');
+  const caption = () => driver.findElement(By.css('[data-testid="sector-map-description"]')).getText();
+  assert.match(await caption(), /^5 sectors of 32 B\. Sector 0: lanes 0–5, 24 of 32 bytes used\./);
+  const ink = () =>
+    driver.executeScript(`
+      const c = document.querySelector('[data-testid="sector-map"]');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) n++;
+      return [n, c.width, c.clientWidth];`);
+  const [before, width, cssWidth] = await ink();
+  assert.ok(before > 3000, `the map is drawn: ${before} pixels`);
+  assert.equal(width, cssWidth, 'backing store matches CSS width at 1×');
+  await typeInto(driver, 'idx', '1024*t');
+  assert.match(await caption(), /^32 sectors of 32 B\. Sector 0: lane 0, 4 of 32 bytes used\. Then 4064 untouched bytes\./);
+  const [after] = await ink();
+  assert.notEqual(after, before, 'redrawn for the new pattern');
+  await typeInto(driver, 'active', '0');
+  assert.equal(await caption(), 'No sector: no lane is active.');
+});

@@ -1,0 +1,251 @@
+//! The sector map: touched sectors as boxes along the address axis, each split into the bytes
+//! some lane asked for and the bytes fetched but unused; lanes sit above their first byte,
+//! tied to it by a line; cache-line boundaries are marked; untouched space is cut out with a
+//! visible break. Pixel layout on a plain drawing area, generic over the backend.
+
+use super::Theme;
+use crate::model::sector_map::SectorMap;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Draws `map` to fill `area`.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &SectorMap,
+    theme: &Theme,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let (width, height) = area.dim_in_pixel();
+    let (width, height) = (f64::from(width), f64::from(height));
+    let px = |css: f64| theme.px(css);
+    let font = |size: f64, color: RGBColor, pos: Pos| {
+        ("sans-serif", px(size)).into_font().color(&color).pos(pos)
+    };
+    let at = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
+    let left = Pos::new(HPos::Left, VPos::Top);
+    let centre = Pos::new(HPos::Center, VPos::Top);
+
+    if map.slots.is_empty() {
+        area.draw(&Text::new(
+            "No active lane: nothing is requested and no sector moves.",
+            at(px(16.0), px(16.0)),
+            font(13.0, theme.muted, left),
+        ))?;
+        return area.present();
+    }
+
+    // Horizontal layout: equal boxes, with a fixed-width break wherever untouched space was cut.
+    let pad = px(16.0);
+    let breaks = map.slots.iter().filter(|s| s.gap_bytes.is_some()).count() as f64;
+    let slots = map.slots.len() as f64;
+    // A break is at most 28 px and at most 60 % of a box, so everything fits the width.
+    let break_width = px(28.0).min((width - 2.0 * pad) / (slots + breaks) * 0.6);
+    let usable = (width - 2.0 * pad - breaks * break_width).max(slots);
+    let slot_width = (usable / slots).min(px(140.0));
+    let mut xs = Vec::with_capacity(map.slots.len());
+    let mut x = pad;
+    for slot in &map.slots {
+        if slot.gap_bytes.is_some() {
+            x += break_width;
+        }
+        xs.push(x);
+        x += slot_width;
+    }
+
+    // Vertical layout: lane labels, lane dots, connectors, the sector bar, indices, legend.
+    let y_label = px(8.0);
+    let y_dot = px(30.0);
+    let y_bar = (height * 0.42).max(px(70.0));
+    let bar_height = px(36.0);
+    let y_index = y_bar + bar_height + px(6.0);
+    let s = map.sector_bytes as f64;
+
+    // Sectors: fetched bytes in a pale fill, requested bytes in the accent colour.
+    for (slot, &x) in map.slots.iter().zip(&xs) {
+        let gap = if slot_width > px(6.0) { px(1.0) } else { 0.0 };
+        area.draw(&Rectangle::new(
+            [
+                at(x + gap, y_bar),
+                at(x + slot_width - gap, y_bar + bar_height),
+            ],
+            theme.grid.filled(),
+        ))?;
+        for &(start, end) in &slot.used {
+            let x0 = x + gap + (slot_width - 2.0 * gap) * start as f64 / s;
+            let x1 = x + gap + (slot_width - 2.0 * gap) * end as f64 / s;
+            area.draw(&Rectangle::new(
+                [at(x0, y_bar), at(x1.max(x0 + 1.0), y_bar + bar_height)],
+                theme.accent.filled(),
+            ))?;
+        }
+        if slot.line_start {
+            area.draw(&PathElement::new(
+                vec![at(x, y_bar - px(8.0)), at(x, y_bar + bar_height + px(8.0))],
+                theme.text.stroke_width(theme.px_u32(2.0)),
+            ))?;
+        }
+    }
+    // Sector indices, as many as fit without overlapping.
+    let mut last_index_end = f64::MIN;
+    for (slot, &x) in map.slots.iter().zip(&xs) {
+        let label = slot.sector.to_string();
+        let centre_x = x + slot_width / 2.0;
+        let half = px(3.1) * label.len() as f64;
+        if centre_x - half > last_index_end + px(4.0) {
+            area.draw(&Text::new(
+                label,
+                at(centre_x, y_index),
+                font(11.0, theme.muted, centre),
+            ))?;
+            last_index_end = centre_x + half;
+        }
+    }
+    // Breaks over untouched address space.
+    for (slot, &x) in map.slots.iter().zip(&xs) {
+        if let Some(gap) = slot.gap_bytes {
+            let mid = x - break_width / 2.0;
+            let lean = (break_width / 6.0).min(px(3.0));
+            for dx in [-lean, lean] {
+                area.draw(&PathElement::new(
+                    vec![
+                        at(mid + dx - lean, y_bar + bar_height + px(4.0)),
+                        at(mid + dx + lean, y_bar - px(4.0)),
+                    ],
+                    theme.muted.stroke_width(theme.px_u32(1.5)),
+                ))?;
+            }
+            if break_width >= px(24.0) && gap < 1 << 40 {
+                area.draw(&Text::new(
+                    format!("+{}", short_bytes(gap)),
+                    at(mid, y_bar - px(20.0)),
+                    font(9.0, theme.muted, centre),
+                ))?;
+            }
+        }
+    }
+    // Lanes above their first byte, tied to it; labels where they fit.
+    let mut last_label_end = f64::MIN;
+    for mark in &map.lanes {
+        let Some(&x) = xs.get(mark.slot) else {
+            continue;
+        };
+        let lane_x = x + slot_width * (mark.offset as f64 + 0.5) / s;
+        area.draw(&PathElement::new(
+            vec![at(lane_x, y_dot), at(lane_x, y_bar)],
+            theme.accent.mix(0.45).stroke_width(theme.px_u32(1.0)),
+        ))?;
+        area.draw(&Circle::new(
+            at(lane_x, y_dot),
+            px(3.0),
+            theme.accent.filled(),
+        ))?;
+        let label = mark.lane.to_string();
+        let half = px(3.1) * label.len() as f64;
+        if lane_x - half > last_label_end + px(2.0) {
+            area.draw(&Text::new(
+                label,
+                at(lane_x, y_label),
+                font(11.0, theme.text, centre),
+            ))?;
+            last_label_end = lane_x + half;
+        }
+    }
+    // Legend, flowing onto a second row on a narrow map.
+    enum Key {
+        Swatch(RGBColor),
+        Boundary,
+        Break,
+        Plain,
+    }
+    let mut keys = vec![
+        (Key::Swatch(theme.accent), "requested bytes".to_string()),
+        (Key::Swatch(theme.grid), "fetched, unused".to_string()),
+        (
+            Key::Boundary,
+            format!("cache-line boundary ({} B lines)", map.line_bytes),
+        ),
+    ];
+    if breaks > 0.0 {
+        keys.push((Key::Break, "untouched bytes cut out".to_string()));
+    }
+    if !map.inactive.is_empty() {
+        keys.push((
+            Key::Plain,
+            format!("inactive lanes: {}", map.inactive.len()),
+        ));
+    }
+    let swatch = px(10.0);
+    let row = px(16.0);
+    let rows_needed = {
+        let total: f64 = keys
+            .iter()
+            .map(|(_, t)| px(6.0) * t.len() as f64 + px(34.0))
+            .sum();
+        (total / (width - 2.0 * pad)).ceil().max(1.0)
+    };
+    let (mut lx, mut ly) = (pad, height - px(8.0) - rows_needed * row);
+    for (key, text) in keys {
+        let item_width = px(6.0) * text.len() as f64 + px(34.0);
+        if lx > pad && lx + item_width > width - pad {
+            lx = pad;
+            ly += row;
+        }
+        match key {
+            Key::Swatch(color) => {
+                area.draw(&Rectangle::new(
+                    [at(lx, ly), at(lx + swatch, ly + swatch)],
+                    color.filled(),
+                ))?;
+            }
+            Key::Boundary => {
+                area.draw(&PathElement::new(
+                    vec![
+                        at(lx + swatch / 2.0, ly - px(2.0)),
+                        at(lx + swatch / 2.0, ly + swatch + px(2.0)),
+                    ],
+                    theme.text.stroke_width(theme.px_u32(2.0)),
+                ))?;
+            }
+            Key::Break => {
+                for dx in [-2.0, 2.0] {
+                    let x = lx + swatch / 2.0 + px(dx);
+                    area.draw(&PathElement::new(
+                        vec![at(x - px(2.0), ly + swatch), at(x + px(2.0), ly)],
+                        theme.muted.stroke_width(theme.px_u32(1.5)),
+                    ))?;
+                }
+            }
+            Key::Plain => {}
+        }
+        area.draw(&Text::new(
+            text,
+            at(lx + swatch + px(4.0), ly - px(1.0)),
+            font(11.0, theme.muted, left),
+        ))?;
+        lx += item_width;
+    }
+    area.present()
+}
+
+/// A byte count for a break label: 4064 B, 31.9 KiB, 1.0 MiB.
+fn short_bytes(bytes: u64) -> String {
+    match bytes {
+        0..=9_999 => format!("{bytes} B"),
+        10_000..=10_485_759 => format!("{:.1} KiB", bytes as f64 / 1024.0),
+        _ => format!("{:.1} MiB", bytes as f64 / 1_048_576.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_bytes;
+
+    #[test]
+    fn break_labels_stay_short() {
+        assert_eq!(short_bytes(4064), "4064 B");
+        assert_eq!(short_bytes(32_704), "31.9 KiB");
+        assert_eq!(short_bytes(3 << 20), "3072.0 KiB");
+        assert_eq!(short_bytes(30 << 20), "30.0 MiB");
+    }
+}
