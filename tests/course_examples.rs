@@ -174,3 +174,31 @@ fn misaligned_start_derivation_reads_like_the_course() {
         ]
     );
 }
+
+#[test]
+fn predictions_are_judged_in_the_right_direction() {
+    use coalescing_lab::model::predict::{feedback, read};
+    let ex4 = analyze(&Preset::by_id("ex4-stride-sector").unwrap().inputs()).unwrap();
+    assert_eq!(
+        feedback(&ex4, read("64", "0.0625").unwrap()),
+        "Not quite: the warp touches 32 sectors, 32 fewer than your 64. Efficiency is 12.5 %, 6.3 points above your 6.3 %."
+    );
+    assert_eq!(
+        feedback(&ex4, read("32", "12.5%").unwrap()),
+        "Right: the warp touches 32 sectors. Efficiency 12.5 %: right too."
+    );
+    let idle = analyze(&coalescing_lab::model::inputs::Inputs {
+        active: "0".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(
+        feedback(&idle, read("0", "50").unwrap()),
+        "Right: the warp touches 0 sectors. Efficiency is undefined: no lane is active."
+    );
+    assert!(read("-1", "").is_err());
+    assert_eq!(
+        read("4", "lots").unwrap_err(),
+        "predicted efficiency: leave it empty, or enter a percentage such as 80 % or a fraction such as 0.8"
+    );
+}

@@ -124,6 +124,15 @@ fn versions_and_modes_are_checked() {
         ["`embed=yes` is not 0 or 1; showing the full page."]
     );
     assert!(decode("embed=1").embed);
+    assert!(decode("predict=1").predict);
+    assert_eq!(
+        encode(&decode("predict=1&idx=2*t")),
+        "v=1&predict=1&idx=2*t"
+    );
+    assert_eq!(
+        warnings("predict=maybe"),
+        ["`predict=maybe` is not 0 or 1; showing the results at once."]
+    );
     assert_eq!(encode(&decode("embed=1&base=8")), "v=1&embed=1&base=8");
     // A lane-level error met only after another field falls back is reported too.
     assert_eq!(
@@ -151,6 +160,7 @@ proptest! {
         values in prop::collection::vec(field_text(), 8),
         lab in prop::collection::vec(field_text(), 3),
         roofline: bool,
+        predict: bool,
     ) {
         let mut calc = Inputs::default();
         for (field, value) in Field::ALL.into_iter().zip(values) {
@@ -163,6 +173,7 @@ proptest! {
         if roofline {
             state.tab = Tab::Roofline;
         }
+        state.predict = predict;
         prop_assert_eq!(decode(&encode(&state)), state);
     }
 

@@ -14,6 +14,7 @@ pub mod expr;
 pub mod format;
 pub mod inputs;
 pub mod permalink;
+pub mod predict;
 pub mod presets;
 pub mod readouts;
 pub mod roofline;

@@ -44,6 +44,8 @@ pub struct State {
     pub lab: Lab,
     /// `embed=1`: just the panel, for an iframe in course material.
     pub embed: bool,
+    /// `predict=1`: the calculator hides its results until the learner predicts N_tx.
+    pub predict: bool,
 }
 
 /// Reads a query string, with or without its leading `?`. Never fails.
@@ -63,6 +65,7 @@ pub fn decode(query: &str) -> State {
             "tab" if value == Tab::Roofline.param() => state.tab = Tab::Roofline,
             "tab" => state.tab = Tab::Calculator,
             "embed" => state.embed = value == "1",
+            "predict" => state.predict = value == "1",
             "oi" => state.lab.oi = value,
             "bw" => state.lab.bw = value,
             "trail" => state.lab.trail = value,
@@ -93,6 +96,9 @@ pub fn encode(state: &State) -> String {
     }
     if state.embed {
         pairs.push(("embed", "1"));
+    }
+    if state.predict {
+        pairs.push(("predict", "1"));
     }
     for field in Field::ALL {
         if state.calc.get(field) != calc_defaults.get(field) {
@@ -157,7 +163,10 @@ pub fn warnings(query: &str) -> Vec<String> {
             "embed" if value != "0" && value != "1" => out.push(format!(
                 "`embed={value}` is not 0 or 1; showing the full page."
             )),
-            "tab" | "embed" | "oi" | "bw" | "trail" => {}
+            "predict" if value != "0" && value != "1" => out.push(format!(
+                "`predict={value}` is not 0 or 1; showing the results at once."
+            )),
+            "tab" | "embed" | "predict" | "oi" | "bw" | "trail" => {}
             _ if Field::from_param(&key).is_some() => {}
             _ => out.push(format!(
                 "`{key}` is not a Coalescing Lab parameter; it was ignored."

@@ -8,6 +8,7 @@ use crate::charts::{sector_map, Theme};
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
+use crate::model::predict::{self, read};
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::readouts::{
     alignment_note, broadcast_note, lane_csv, lane_rows, readouts, summary,
@@ -104,6 +105,10 @@ pub fn Calculator(state: AppState) -> impl IntoView {
         })
     });
 
+    // predict=1: results stay hidden until the learner commits to an N_tx and reveals.
+    let revealed = RwSignal::new(false);
+    let hidden = Signal::derive(move || state.predict.get() && !revealed.get());
+    let feedback = RwSignal::new(String::new());
     view! {
         <section class="calculator" aria-labelledby="calc-title">
             <h2 id="calc-title">"Sector calculator"</h2>
@@ -113,10 +118,17 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                 ". The memory system moves whole aligned sectors; count them."
             </p>
             <div class="layout">
-                <ScenarioForm inputs=inputs errors=errors />
+                <ScenarioForm inputs=inputs errors=errors state=state revealed=revealed />
                 <div class="outputs">
-                    <Results shown=shown errors=errors state=state />
-                    <LaneTable shown=shown inputs=inputs />
+                    <Show
+                        when=move || !hidden.get()
+                        fallback=move || {
+                            view! { <PredictPanel shown=shown revealed=revealed feedback=feedback /> }
+                        }
+                    >
+                        <Results shown=shown errors=errors state=state revealed=revealed feedback=feedback />
+                    </Show>
+                    <LaneTable shown=shown inputs=inputs hidden=hidden />
                 </div>
             </div>
         </section>
@@ -124,7 +136,12 @@ pub fn Calculator(state: AppState) -> impl IntoView {
 }
 
 #[component]
-fn ScenarioForm(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl IntoView {
+fn ScenarioForm(
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    state: AppState,
+    revealed: RwSignal<bool>,
+) -> impl IntoView {
     let preset = move || inputs.with(Preset::matching).map(|p| p.id).unwrap_or("");
     let pick = move |ev: leptos::ev::Event| {
         if let Some(p) = Preset::by_id(&event_target_value(&ev)) {
@@ -147,6 +164,20 @@ fn ScenarioForm(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl
                 .iter()
                 .map(|spec| view! { <CalcField spec=spec inputs=inputs errors=errors /> })
                 .collect_view()}
+            <div class="field check">
+                <input
+                    type="checkbox"
+                    id="predict-mode"
+                    data-testid="predict-mode"
+                    prop:checked=Signal::derive(move || state.predict.get())
+                    on:change=move |ev| {
+                        state.predict.set(event_target_checked(&ev));
+                        revealed.set(false);
+                    }
+                />
+                <label for="predict-mode">"Predict before revealing " <span class="param">"predict"</span></label>
+                <p class="hint">"hides the results until you commit to an N_tx"</p>
+            </div>
         </form>
     }
 }
@@ -188,11 +219,29 @@ fn CalcField(
 }
 
 #[component]
-fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>, state: AppState) -> impl IntoView {
+fn Results(
+    shown: Memo<Analysis>,
+    errors: Memo<Vec<FieldError>>,
+    state: AppState,
+    revealed: RwSignal<bool>,
+    feedback: RwSignal<String>,
+) -> impl IntoView {
     let stale = move || errors.with(|e| !e.is_empty());
+    let predict_again = move |_| {
+        feedback.set(String::new());
+        revealed.set(false);
+    };
     view! {
         <div class="results" aria-labelledby="results-title">
             <h3 id="results-title">"Results"</h3>
+            <Show when=move || state.predict.get() && !feedback.with(String::is_empty)>
+                <div class="note broadcast feedback">
+                    <p data-testid="prediction-feedback" aria-live="polite">{feedback}</p>
+                    <button type="button" data-testid="predict-again" on:click=predict_again>
+                        "Predict again"
+                    </button>
+                </div>
+            </Show>
             {move || {
                 stale()
                     .then(|| {
@@ -248,7 +297,12 @@ fn Results(shown: Memo<Analysis>, errors: Memo<Vec<FieldError>>, state: AppState
 }
 
 #[component]
-fn LaneTable(shown: Memo<Analysis>, inputs: RwSignal<Inputs>) -> impl IntoView {
+fn LaneTable(
+    shown: Memo<Analysis>,
+    inputs: RwSignal<Inputs>,
+    /// While a prediction is pending, the sector and line columns keep their answer back.
+    hidden: Signal<bool>,
+) -> impl IntoView {
     let export = move |_| {
         let name = inputs.with_untracked(|i| Preset::file_name(i, "csv"));
         download_text(&name, "text/csv", &shown.with_untracked(lane_csv));
@@ -278,6 +332,13 @@ fn LaneTable(shown: Memo<Analysis>, inputs: RwSignal<Inputs>) -> impl IntoView {
                                 .into_iter()
                                 .map(|row| {
                             let (address, sectors) = (row.address.clone(), row.sectors.clone());
+                            let secret = hidden.get();
+                            let sectors = if secret { String::new() } else { sectors };
+                            let (sectors_text, lines_text) = if secret {
+                                ("?".to_string(), "?".to_string())
+                            } else {
+                                (row.sectors_text, row.lines_text)
+                            };
                             view! {
                                 <tr
                                     data-testid="lane-row"
@@ -292,8 +353,8 @@ fn LaneTable(shown: Memo<Analysis>, inputs: RwSignal<Inputs>) -> impl IntoView {
                                     <td class="mono">{row.address_hex}</td>
                                     <td class="mono">{row.address}</td>
                                     <td class="mono">{row.bytes}</td>
-                                    <td class="mono" class:straddles=row.straddles>{row.sectors_text}</td>
-                                    <td class="mono">{row.lines_text}</td>
+                                    <td class="mono" class:straddles=row.straddles && !secret>{sectors_text}</td>
+                                    <td class="mono">{lines_text}</td>
                                 </tr>
                             }
                                 })
@@ -374,5 +435,66 @@ fn SectorMapFigure(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
                 {Signal::derive(move || map.with(describe))}
             </figcaption>
         </figure>
+    }
+}
+
+/// Predict first: N_tx (required) and the efficiency (optional), then Reveal.
+#[component]
+fn PredictPanel(
+    shown: Memo<Analysis>,
+    revealed: RwSignal<bool>,
+    feedback: RwSignal<String>,
+) -> impl IntoView {
+    let sectors = RwSignal::new(String::new());
+    let efficiency = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let reveal = move |_| match read(&sectors.get_untracked(), &efficiency.get_untracked()) {
+        Ok(prediction) => {
+            feedback.set(shown.with_untracked(|a| predict::feedback(a, prediction)));
+            error.set(None);
+            revealed.set(true);
+        }
+        Err(message) => error.set(Some(message)),
+    };
+    let ntx_error = Signal::derive(move || error.get().filter(|m| m.starts_with("predicted N_tx")));
+    let eff_error = Signal::derive(move || {
+        error
+            .get()
+            .filter(|m| m.starts_with("predicted efficiency"))
+    });
+    view! {
+        <form class="results predict" aria-labelledby="predict-title" on:submit=move |ev| {
+            ev.prevent_default();
+            reveal(());
+        }>
+            <h3 id="predict-title">"Predict first"</h3>
+            <p>
+                "Work out each lane's address and the aligned sector it falls in, then commit: "
+                "how many distinct sectors does this warp touch?"
+            </p>
+            <TextField
+                testid="predict-ntx".to_string()
+                param="predict-ntx"
+                label="Predicted N_tx"
+                tag="(sectors)"
+                hint="a whole number"
+                inputmode="numeric"
+                value=sectors
+                on_input=Callback::new(move |t| sectors.set(t))
+                error=ntx_error
+            />
+            <TextField
+                testid="predict-efficiency".to_string()
+                param="predict-efficiency"
+                label="Predicted efficiency"
+                tag="(optional)"
+                hint="requested ÷ transferred, e.g. 80 % or 0.8"
+                inputmode="decimal"
+                value=efficiency
+                on_input=Callback::new(move |t| efficiency.set(t))
+                error=eff_error
+            />
+            <button type="submit" class="primary" data-testid="reveal">"Reveal"</button>
+        </form>
     }
 }

@@ -28,6 +28,8 @@ struct AppState {
     lab: RwSignal<Lab>,
     /// Why the lab's intensity just changed, when the calculator sent it; not part of the URL.
     lab_note: RwSignal<Option<String>>,
+    /// `predict=1`: the calculator asks for a prediction before it shows results.
+    predict: RwSignal<bool>,
 }
 
 impl AppState {
@@ -36,6 +38,7 @@ impl AppState {
         self.tab.set(state.tab);
         self.calc.set(state.calc);
         self.lab.set(state.lab);
+        self.predict.set(state.predict);
     }
 }
 
@@ -50,12 +53,14 @@ pub fn App() -> impl IntoView {
         calc: RwSignal::new(initial.calc),
         lab: RwSignal::new(initial.lab),
         lab_note: RwSignal::new(None),
+        predict: RwSignal::new(initial.predict),
     };
     let current = Signal::derive(move || State {
         tab: state.tab.get(),
         calc: state.calc.get(),
         lab: state.lab.get(),
         embed,
+        predict: state.predict.get(),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {

@@ -1,8 +1,8 @@
 // The sector calculator in real headless Chromium, against the release build in dist/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { By } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, results, typeInto, pasteInto, errors, pageErrors, valueOf } from './harness.mjs';
+import { By, Key, until } from 'selenium-webdriver';
+import { serveStatic, startBrowser, openApp, results, typeInto, typeIntoId, pasteInto, errors, pageErrors, valueOf } from './harness.mjs';
 
 // The course's table (warp 32, elem 4, line 128): the spec, as the page must show it.
 const COURSE = [
@@ -189,4 +189,38 @@ test('the sector map is drawn with its text alternative and follows every edit',
   assert.notEqual(after, before, 'redrawn for the new pattern');
   await typeInto(driver, 'active', '0');
   assert.equal(await caption(), 'No sector: no lane is active.');
+});
+
+test('predict=1 poses a question: results stay hidden until Reveal, then the feedback says how far off', async () => {
+  await driver.get(`${site.url}/?base=8&predict=1`);
+  await driver.wait(until.elementLocated(By.css('[data-testid="reveal"]')), 10000);
+  assert.equal((await driver.findElements(By.css('[data-testid="sectors"]'))).length, 0, 'no answer shown');
+  const row = await driver.findElement(By.css('[data-testid="lane-row"][data-lane="31"]'));
+  assert.equal(await row.getAttribute('data-address'), '132', 'addresses stay visible to work from');
+  assert.equal(await row.getAttribute('data-sectors'), '', 'sectors are held back');
+  // An empty prediction is refused with a message on its field.
+  await driver.findElement(By.css('[data-testid="reveal"]')).click();
+  assert.deepEqual(await errors(driver), { 'predict-ntx': 'predicted N_tx: enter a whole number of sectors, such as 4' });
+  // A wrong answer: how far off, and in which direction.
+  await typeIntoId(driver, 'predict-ntx', '4');
+  await typeIntoId(driver, 'predict-efficiency', '100 %');
+  await driver.findElement(By.css('[data-testid="reveal"]')).click();
+  const feedback = await driver.findElement(By.css('[data-testid="prediction-feedback"]'));
+  assert.equal(
+    await feedback.getText(),
+    'Not quite: the warp touches 5 sectors, 1 more than your 4. Efficiency is 80 %, 20 points below your 100 %.',
+  );
+  assert.equal(await feedback.getAttribute('aria-live'), 'polite');
+  assert.equal(await valueOf(driver, 'sectors'), '5', 'the results and derivation are revealed');
+  assert.equal(await row.getAttribute('data-sectors'), '4');
+  // Predict again, and this time get it right, by keyboard alone.
+  await driver.findElement(By.css('[data-testid="predict-again"]')).click();
+  const ntx = await driver.findElement(By.css('[data-testid="predict-ntx"]'));
+  await ntx.sendKeys('5', Key.ENTER);
+  assert.equal(
+    await driver.findElement(By.css('[data-testid="prediction-feedback"]')).getText(),
+    'Right: the warp touches 5 sectors.',
+  );
+  assert.match(await driver.getCurrentUrl(), /predict=1/);
+  assert.deepEqual(await pageErrors(driver), []);
 });
