@@ -32,6 +32,7 @@ fn parameters_keep_their_contract_names() {
     assert_eq!(
         state.calc,
         Inputs {
+            arch: "volta".into(),
             warp: "16".into(),
             elem: "8".into(),
             base: "0x10".into(),
@@ -157,7 +158,7 @@ proptest! {
 
     #[test]
     fn every_state_survives_encode_then_decode(
-        values in prop::collection::vec(field_text(), 8),
+        values in prop::collection::vec(field_text(), 9),
         lab in prop::collection::vec(field_text(), 3),
         roofline: bool,
         predict: bool,

@@ -5,6 +5,7 @@
 //! checked [`Scenario`] or a list of [`FieldError`]s that name the field and what is accepted.
 //! Lane-by-lane evaluation lives in `sectors`.
 
+use super::arch::Arch;
 use super::expr::Expr;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -12,6 +13,7 @@ use std::fmt;
 /// One input of the calculator, named by its URL parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Field {
+    Arch,
     Warp,
     Elem,
     Base,
@@ -23,8 +25,10 @@ pub enum Field {
 }
 
 impl Field {
-    /// Every field, in the order of the form and of the permalink.
-    pub const ALL: [Field; 8] = [
+    /// Every field, in the order of the form and of the permalink. `arch` comes first: it
+    /// supplies the defaults of `warp`, `sector` and `line`.
+    pub const ALL: [Field; 9] = [
+        Field::Arch,
         Field::Warp,
         Field::Elem,
         Field::Base,
@@ -38,6 +42,7 @@ impl Field {
     /// The URL parameter name: a public contract, never renamed.
     pub fn param(self) -> &'static str {
         match self {
+            Field::Arch => "arch",
             Field::Warp => "warp",
             Field::Elem => "elem",
             Field::Base => "base",
@@ -93,6 +98,8 @@ impl std::error::Error for FieldError {}
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Inputs {
+    /// Architecture preset id: the defaults of `warp`, `sector` and `line`.
+    pub arch: String,
     /// Lanes in the warp, 1 to 64.
     pub warp: String,
     /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
@@ -116,6 +123,7 @@ impl Default for Inputs {
     /// 32-byte sectors and 128-byte lines (CUDA C++ Best Practices Guide, coalesced access).
     fn default() -> Inputs {
         Inputs {
+            arch: "volta".into(),
             warp: "32".into(),
             elem: "4".into(),
             base: "0".into(),
@@ -158,6 +166,7 @@ impl Inputs {
     /// The raw text of `field`.
     pub fn get(&self, field: Field) -> &str {
         match field {
+            Field::Arch => &self.arch,
             Field::Warp => &self.warp,
             Field::Elem => &self.elem,
             Field::Base => &self.base,
@@ -172,6 +181,7 @@ impl Inputs {
     /// Replaces the raw text of `field`.
     pub fn set(&mut self, field: Field, value: String) {
         let slot = match field {
+            Field::Arch => &mut self.arch,
             Field::Warp => &mut self.warp,
             Field::Elem => &mut self.elem,
             Field::Base => &mut self.base,
@@ -192,6 +202,16 @@ impl Inputs {
     /// Checks every field, reporting all problems at once in form order.
     pub fn scenario(&self) -> Result<Scenario, Vec<FieldError>> {
         let mut errors = Vec::new();
+        if Arch::by_id(self.arch.trim()).is_none() {
+            errors.push(FieldError::new(
+                Field::Arch,
+                format!(
+                    "must be one of {}, found '{}'",
+                    Arch::ids(),
+                    self.arch.trim()
+                ),
+            ));
+        }
         let warp = keep(&mut errors, parse_warp(&self.warp));
         let elem = keep(&mut errors, parse_elem(&self.elem));
         let addressing = if self.uses_address_list() {
@@ -258,13 +278,72 @@ impl Inputs {
         repaired
     }
 
-    /// The value a field in error falls back to.
-    pub fn default_for(&self, field: Field) -> String {
-        let default = Inputs::default().get(field).to_string();
-        match (field, parse_sector(&self.sector)) {
-            (Field::Line, Ok(sector)) if self.line.trim() == default => sector.max(128).to_string(),
-            _ => default,
+    /// The architecture preset in force: the named one, or the default when it is unknown.
+    pub fn arch_preset(&self) -> &'static Arch {
+        Arch::by_id(self.arch.trim()).unwrap_or(Arch::default_arch())
+    }
+
+    /// The value the architecture preset gives `warp`, `sector` or `line`, and the global
+    /// default for any other field. Permalinks omit fields equal to it.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::{Field, Inputs};
+    /// let gcn = Inputs { arch: "gcn".into(), ..Inputs::default() };
+    /// assert_eq!((gcn.preset_value(Field::Sector), gcn.preset_value(Field::Base)), ("64".into(), "0".into()));
+    /// ```
+    pub fn preset_value(&self, field: Field) -> String {
+        let arch = self.arch_preset();
+        match field {
+            Field::Warp => arch.warp.to_string(),
+            Field::Sector => arch.sector_bytes.to_string(),
+            Field::Line => arch.line_bytes.to_string(),
+            _ => Inputs::default().get(field).to_string(),
         }
+    }
+
+    /// The value a field in error falls back to: its preset value, except that a line too
+    /// small for a valid sector becomes the sector.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::{Field, Inputs};
+    /// let cdna3 = Inputs { arch: "cdna3".into(), ..Inputs::default() };
+    /// assert_eq!(cdna3.default_for(Field::Warp), "64");
+    /// assert_eq!(cdna3.default_for(Field::Idx), "t");
+    /// ```
+    pub fn default_for(&self, field: Field) -> String {
+        let preset = self.preset_value(field);
+        match (field, parse_sector(&self.sector)) {
+            (Field::Line, Ok(sector)) if sector > self.arch_preset().line_bytes => {
+                sector.to_string()
+            }
+            _ => preset,
+        }
+    }
+
+    /// The inputs with the architecture `arch` applied: its warp, sector and line replace the
+    /// current ones, as picking it in the form does.
+    pub fn with_arch(&self, arch: &Arch) -> Inputs {
+        Inputs {
+            arch: arch.id.to_string(),
+            warp: arch.warp.to_string(),
+            sector: arch.sector_bytes.to_string(),
+            line: arch.line_bytes.to_string(),
+            ..self.clone()
+        }
+    }
+
+    /// Fields whose value differs from the architecture preset's: explicit overrides.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::{Field, Inputs};
+    /// let ex2_128 = Inputs { base: "8".into(), sector: "128".into(), ..Inputs::default() };
+    /// assert_eq!(ex2_128.overrides(), [Field::Sector]);
+    /// ```
+    pub fn overrides(&self) -> Vec<Field> {
+        [Field::Warp, Field::Sector, Field::Line]
+            .into_iter()
+            .filter(|f| self.get(*f).trim() != self.preset_value(*f))
+            .collect()
     }
 }
 

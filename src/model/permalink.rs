@@ -7,6 +7,7 @@
 //! problem a link had. Encoding writes `v=1` and only the values that differ from the
 //! default, in a fixed order. A future version bumps `v` and keeps decoding this one.
 
+use super::arch::Arch;
 use super::inputs::{Field, Inputs};
 use super::roofline::{Knob, Lab};
 use super::sectors::repair;
@@ -60,6 +61,14 @@ pub struct State {
 /// ```
 pub fn decode(query: &str) -> State {
     let mut state = State::default();
+    // The architecture goes first, wherever it stands: it supplies the defaults that the
+    // explicit warp, sector and line then override.
+    if let Some((_, arch)) = pairs(query).filter(|(k, _)| k == "arch").last() {
+        let preset = state
+            .calc
+            .with_arch(Arch::by_id(&arch).unwrap_or(Arch::default_arch()));
+        state.calc = Inputs { arch, ..preset };
+    }
     for (key, value) in pairs(query) {
         match key.as_str() {
             "tab" if value == Tab::Roofline.param() => state.tab = Tab::Roofline,
@@ -88,7 +97,6 @@ pub fn decode(query: &str) -> State {
 /// assert_eq!(encode(&State::default()), "");
 /// ```
 pub fn encode(state: &State) -> String {
-    let calc_defaults = Inputs::default();
     let lab_defaults = Lab::default();
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     if state.tab != Tab::default() {
@@ -101,8 +109,10 @@ pub fn encode(state: &State) -> String {
         pairs.push(("predict", "1"));
     }
     for field in Field::ALL {
-        if state.calc.get(field) != calc_defaults.get(field) {
-            pairs.push((field.param(), state.calc.get(field)));
+        // Warp, sector and line are omitted when the architecture supplies them.
+        let value = state.calc.get(field);
+        if value != state.calc.preset_value(field) {
+            pairs.push((field.param(), value));
         }
     }
     for (key, value, default) in [

@@ -5,6 +5,7 @@ use super::share::download_text;
 use super::widgets::{ReadoutList, TextField};
 use super::AppState;
 use crate::charts::{sector_map, Theme};
+use crate::model::arch::{Arch, ARCHES};
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
@@ -160,6 +161,7 @@ fn ScenarioForm(
                         .collect_view()}
                 </select>
             </div>
+            <ArchField inputs=inputs errors=errors />
             {FIELDS
                 .iter()
                 .map(|spec| view! { <CalcField spec=spec inputs=inputs errors=errors /> })
@@ -192,14 +194,23 @@ fn CalcField(
     let error = Signal::derive(move || {
         errors.with(|es| es.iter().find(|e| e.field == field).map(|e| e.to_string()))
     });
+    let ignored = Signal::derive(move || {
+        matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list)
+    });
     let note = Signal::derive(move || {
-        let ignored =
-            matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list);
-        if ignored {
-            " (ignored while explicit addresses are set)".to_string()
-        } else {
-            String::new()
-        }
+        inputs.with(|i| {
+            if ignored.get() {
+                " (ignored while explicit addresses are set)".to_string()
+            } else if i.overrides().contains(&field) {
+                format!(
+                    " (overrides {}: {})",
+                    i.arch_preset().name,
+                    i.preset_value(field)
+                )
+            } else {
+                String::new()
+            }
+        })
     });
     view! {
         <TextField
@@ -214,6 +225,7 @@ fn CalcField(
             on_input=Callback::new(move |text| inputs.update(|i| i.set(field, text)))
             error=error
             note=note
+            dimmed=ignored
         />
     }
 }
@@ -496,5 +508,55 @@ fn PredictPanel(
             />
             <button type="submit" class="primary" data-testid="reveal">"Reveal"</button>
         </form>
+    }
+}
+
+/// The architecture preset: picking one fills warp, sector and line; its assumption and
+/// source are stated under it.
+#[component]
+fn ArchField(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl IntoView {
+    let error = Signal::derive(move || {
+        errors.with(|es| {
+            es.iter()
+                .find(|e| e.field == Field::Arch)
+                .map(|e| e.to_string())
+        })
+    });
+    let pick = move |ev: leptos::ev::Event| {
+        if let Some(arch) = Arch::by_id(&event_target_value(&ev)) {
+            inputs.update(|i| *i = i.with_arch(arch));
+        }
+    };
+    view! {
+        <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
+            <label for="input-arch">"Architecture " <span class="param">"arch"</span></label>
+            <select
+                id="input-arch"
+                data-testid="input-arch"
+                aria-describedby="input-arch-hint"
+                on:change=pick
+                prop:value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
+            >
+                {ARCHES
+                    .iter()
+                    .map(|a| view! { <option value=a.id>{a.name}</option> })
+                    .collect_view()}
+            </select>
+            <p class="hint" id="input-arch-hint" data-testid="arch-note">
+                {Signal::derive(move || inputs.with(|i| i.arch_preset().note.to_string()))}
+                " A model: real behaviour depends on the architecture and cache path; confirm it in a profiler."
+            </p>
+            {move || {
+                error
+                    .get()
+                    .map(|message| {
+                        view! {
+                            <p class="error" data-testid="input-error" data-field="arch" role="alert">
+                                {message}
+                            </p>
+                        }
+                    })
+            }}
+        </div>
     }
 }

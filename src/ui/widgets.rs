@@ -33,6 +33,9 @@ pub fn TextField(
     /// Extra words after the hint, e.g. why the field is ignored; empty for none.
     #[prop(into, default = Signal::stored(String::new()))]
     note: Signal<String>,
+    /// Whether the field is shown faded because its value is not used.
+    #[prop(into, default = Signal::stored(false))]
+    dimmed: Signal<bool>,
 ) -> impl IntoView {
     let hint_id = format!("{testid}-hint");
     let error_id = format!("{testid}-error");
@@ -48,7 +51,7 @@ pub fn TextField(
         })
     };
     view! {
-        <div class="field" class:invalid=Signal::derive(invalid) class:ignored=Signal::derive(move || note.with(|n| !n.is_empty()))>
+        <div class="field" class:invalid=Signal::derive(invalid) class:ignored=dimmed>
             <label for=testid.clone()>{label} " " <span class="param">{tag}</span></label>
             <input
                 id=testid.clone()

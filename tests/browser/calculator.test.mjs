@@ -224,3 +224,21 @@ test('predict=1 poses a question: results stay hidden until Reveal, then the fee
   assert.match(await driver.getCurrentUrl(), /predict=1/);
   assert.deepEqual(await pageErrors(driver), []);
 });
+
+test('an architecture preset fills warp, sector and line, and explicit values override it visibly', async () => {
+  await openApp(driver, site.url);
+  await driver.findElement(By.css('[data-testid="input-arch"] option[value="cdna3"]')).click();
+  const value = (param) => driver.findElement(By.css(`[data-testid="input-${param}"]`)).getAttribute('value');
+  assert.deepEqual([await value('warp'), await value('sector'), await value('line')], ['64', '128', '128']);
+  assert.equal(await valueOf(driver, 'sectors'), '2', '64 lanes of 4 B in 128 B units');
+  assert.match(await driver.getCurrentUrl(), /\?v=1&arch=cdna3$/);
+  assert.match(await driver.findElement(By.css('[data-testid="arch-note"]')).getText(), /64-lane wavefronts/);
+  await typeInto(driver, 'warp', '32');
+  assert.match(await driver.findElement(By.id('input-warp-hint')).getText(), /\(overrides AMD CDNA3 \(MI300\): 64\)/);
+  assert.match(await driver.getCurrentUrl(), /\?v=1&arch=cdna3&warp=32$/);
+  await openApp(driver, site.url, '?arch=gcn&base=8');
+  assert.equal(await valueOf(driver, 'transferred-bytes'), '320');
+  await openApp(driver, site.url, '?arch=kepler');
+  assert.deepEqual(Object.keys(await errors(driver)), ['arch']);
+  assert.equal(await valueOf(driver, 'sectors'), '4', 'an unknown architecture falls back to Volta');
+});
