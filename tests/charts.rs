@@ -259,3 +259,52 @@ mod sector_map {
         assert!(texts(&idle).iter().any(|t| t.starts_with("No active lane")));
     }
 }
+
+mod ramp {
+    use super::texts;
+    use coalescing_lab::charts::{ramp, Theme};
+    use coalescing_lab::model::inputs::Inputs;
+    use coalescing_lab::model::ramp::regime;
+    use coalescing_lab::model::sectors::analyze;
+    use plotters::prelude::*;
+
+    fn render(inputs: Inputs) -> String {
+        let analysis = analyze(&inputs).unwrap();
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (720, 300)).into_drawing_area();
+            ramp::draw(&area, &analysis, regime(&analysis), &Theme::LIGHT)
+                .expect("drawing succeeds");
+        }
+        svg
+    }
+
+    #[test]
+    fn the_ramp_has_a_dot_per_active_lane_axes_with_units_and_the_regime_named() {
+        let svg = render(Inputs {
+            idx: "2*t".into(),
+            active: "t < 20".into(),
+            ..Inputs::default()
+        });
+        assert_eq!(svg.matches("<circle").count(), 20);
+        let texts = texts(&svg);
+        for expected in ["Lane t", "Address A(t) (bytes)", "partial waste"] {
+            assert!(
+                texts.iter().any(|t| t == expected),
+                "{expected} in {texts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn far_addresses_are_labelled_in_hex_and_mixed_patterns_say_so() {
+        let svg = render(Inputs {
+            base: "0x7f0000000000".into(),
+            idx: "t<16 ? t : 1000+64*(t-16)".into(),
+            ..Inputs::default()
+        });
+        let texts = texts(&svg);
+        assert!(texts.iter().any(|t| t.starts_with("0x7f")), "{texts:?}");
+        assert!(texts.iter().any(|t| t == "mixed"));
+    }
+}

@@ -17,6 +17,7 @@ pub mod inputs;
 pub mod permalink;
 pub mod predict;
 pub mod presets;
+pub mod ramp;
 pub mod readouts;
 pub mod roofline;
 pub mod sector_map;

@@ -4,13 +4,14 @@ use super::canvas::{ChartCanvas, Shape};
 use super::share::download_text;
 use super::widgets::{ReadoutList, TextField};
 use super::AppState;
-use crate::charts::{sector_map, Theme};
+use crate::charts::{ramp, sector_map, Theme};
 use crate::model::arch::{Arch, ARCHES};
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
 use crate::model::predict::{self, read};
 use crate::model::presets::{Preset, PRESETS};
+use crate::model::ramp::regime;
 use crate::model::readouts::{
     alignment_note, broadcast_note, lane_csv, lane_rows, readouts, summary,
 };
@@ -293,6 +294,7 @@ fn Results(
                     })
             }}
             <SectorMapFigure shown=shown state=state />
+            <RampFigure shown=shown state=state />
             <UseInRoofline shown=shown state=state />
             <h3 id="derivation-title">"Derivation"</h3>
             <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
@@ -558,5 +560,51 @@ fn ArchField(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl In
                     })
             }}
         </div>
+    }
+}
+
+/// The address ramp with the regime named, its text alternative and exports.
+#[component]
+fn RampFigure(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
+    let found = Memo::new(move |_| shown.with(regime));
+    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        shown
+            .with(|a| ramp::draw(area, a, found.get(), theme))
+            .map_err(|e| e.to_string())
+    };
+    let svg = move |theme: &Theme, size: (u32, u32)| {
+        let mut text = String::new();
+        shown
+            .with(|a| {
+                ramp::draw(
+                    &SVGBackend::with_string(&mut text, size).into_drawing_area(),
+                    a,
+                    found.get(),
+                    theme,
+                )
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(text)
+    };
+    view! {
+        <figure class="chart-box">
+            <ChartCanvas
+                draw=draw
+                svg=svg
+                file_stem=Signal::derive(move || state.calc.with(Preset::file_stem) + "-ramp")
+                shape=Shape::LOW_PLOT
+                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
+                testid="ramp"
+                label="Address ramp"
+                described_by="ramp-description"
+            />
+            <figcaption
+                id="ramp-description"
+                data-testid="ramp-description"
+                data-value=Signal::derive(move || found.get().name().to_string())
+            >
+                {Signal::derive(move || format!("Address ramp, {}.", found.get()))}
+            </figcaption>
+        </figure>
     }
 }

@@ -28,6 +28,12 @@ impl Shape {
         min_height: 260.0,
         max_height: 460.0,
     };
+    /// A low plot, like the address ramp.
+    pub const LOW_PLOT: Shape = Shape {
+        aspect: 0.4,
+        min_height: 230.0,
+        max_height: 320.0,
+    };
     /// A strip along an axis, like the sector map.
     pub const STRIP: Shape = Shape {
         aspect: 0.3,

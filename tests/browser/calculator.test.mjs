@@ -242,3 +242,26 @@ test('an architecture preset fills warp, sector and line, and explicit values ov
   assert.deepEqual(Object.keys(await errors(driver)), ['arch']);
   assert.equal(await valueOf(driver, 'sectors'), '4', 'an unknown architecture falls back to Volta');
 });
+
+test('the address ramp names the regime for each course pattern', async () => {
+  const regimeOf = async (query) => {
+    await openApp(driver, site.url, query);
+    return driver.findElement(By.css('[data-testid="ramp-description"]')).getAttribute('data-value');
+  };
+  assert.equal(await regimeOf(''), 'coalesced');
+  assert.equal(await regimeOf('?idx=0'), 'broadcast');
+  assert.equal(await regimeOf('?idx=2*t'), 'partial waste');
+  assert.equal(await regimeOf('?idx=8*t'), 'one sector per lane');
+  assert.equal(await regimeOf('?idx=t%3C16%20?%20t%20:%201000%2B64*(t-16)'), 'mixed');
+  assert.match(
+    await driver.findElement(By.css('[data-testid="ramp-description"]')).getText(),
+    /^Address ramp, mixed: no single slope\.$/,
+  );
+  const ink = await driver.executeScript(`
+    const c = document.querySelector('[data-testid="ramp"]');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] !== d[0]) n++;
+    return n;`);
+  assert.ok(ink > 2000, `the ramp is drawn: ${ink}`);
+});
