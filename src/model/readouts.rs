@@ -140,6 +140,26 @@ pub struct LaneRow {
     pub straddles: bool,
 }
 
+impl LaneRow {
+    /// The row with its answer held back while a prediction is pending: the address stays,
+    /// the sectors and lines read "?".
+    ///
+    /// ```
+    /// use coalescing_lab::model::{inputs::Inputs, readouts::lane_rows, sectors::analyze};
+    /// let row = lane_rows(&analyze(&Inputs::default()).unwrap())[0].clone().withheld();
+    /// assert_eq!((row.address.as_str(), row.sectors.as_str(), row.sectors_text.as_str()), ("0", "", "?"));
+    /// ```
+    pub fn withheld(self) -> LaneRow {
+        LaneRow {
+            sectors: String::new(),
+            sectors_text: "?".into(),
+            lines_text: "?".into(),
+            straddles: false,
+            ..self
+        }
+    }
+}
+
 /// Every lane of the warp, in lane order.
 ///
 /// ```

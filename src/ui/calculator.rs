@@ -2,7 +2,7 @@
 
 use super::canvas::{ChartCanvas, Shape};
 use super::share::download_text;
-use super::widgets::{ReadoutList, TextField};
+use super::widgets::{ErrorNote, ReadoutList, TextField};
 use super::AppState;
 use crate::charts::{ramp, sector_map, Theme};
 use crate::model::arch::{Arch, ARCHES};
@@ -342,38 +342,34 @@ fn LaneTable(
                 </thead>
                 <tbody>
                     {move || {
-                            shown.with(lane_rows)
-                                .into_iter()
-                                .map(|row| {
-                            let (address, sectors) = (row.address.clone(), row.sectors.clone());
-                            let secret = hidden.get();
-                            let sectors = if secret { String::new() } else { sectors };
-                            let (sectors_text, lines_text) = if secret {
-                                ("?".to_string(), "?".to_string())
-                            } else {
-                                (row.sectors_text, row.lines_text)
-                            };
-                            view! {
-                                <tr
-                                    data-testid="lane-row"
-                                    data-lane=row.lane
-                                    data-active=row.active.to_string()
-                                    data-address=address
-                                    data-sectors=sectors
-                                    class:inactive=!row.active
-                                    class:misaligned=!row.aligned
-                                >
-                                    <th scope="row">{row.lane}</th>
-                                    <td class="mono">{row.address_hex}</td>
-                                    <td class="mono">{row.address}</td>
-                                    <td class="mono">{row.bytes}</td>
-                                    <td class="mono" class:straddles=row.straddles && !secret>{sectors_text}</td>
-                                    <td class="mono">{lines_text}</td>
-                                </tr>
-                            }
-                                })
-                                .collect_view()
-                        }}
+                        let secret = hidden.get();
+                        shown
+                            .with(lane_rows)
+                            .into_iter()
+                            .map(|row| if secret { row.withheld() } else { row })
+                            .map(|row| {
+                                let (address, sectors) = (row.address.clone(), row.sectors.clone());
+                                view! {
+                                    <tr
+                                        data-testid="lane-row"
+                                        data-lane=row.lane
+                                        data-active=row.active.to_string()
+                                        data-address=address
+                                        data-sectors=sectors
+                                        class:inactive=!row.active
+                                        class:misaligned=!row.aligned
+                                    >
+                                        <th scope="row">{row.lane}</th>
+                                        <td class="mono">{row.address_hex}</td>
+                                        <td class="mono">{row.address}</td>
+                                        <td class="mono">{row.bytes}</td>
+                                        <td class="mono" class:straddles=row.straddles>{row.sectors_text}</td>
+                                        <td class="mono">{row.lines_text}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
                 </tbody>
             </table>
         </div>
@@ -535,7 +531,9 @@ fn ArchField(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl In
             <select
                 id="input-arch"
                 data-testid="input-arch"
-                aria-describedby="input-arch-hint"
+                aria-describedby=Signal::derive(move || {
+                    if error.with(Option::is_some) { "input-arch-error input-arch-hint" } else { "input-arch-hint" }
+                })
                 on:change=pick
                 prop:value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
             >
@@ -548,17 +546,7 @@ fn ArchField(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl In
                 {Signal::derive(move || inputs.with(|i| i.arch_preset().note.to_string()))}
                 " A model: real behaviour depends on the architecture and cache path; confirm it in a profiler."
             </p>
-            {move || {
-                error
-                    .get()
-                    .map(|message| {
-                        view! {
-                            <p class="error" data-testid="input-error" data-field="arch" role="alert">
-                                {message}
-                            </p>
-                        }
-                    })
-            }}
+            <ErrorNote param="arch" message=error id="input-arch-error" />
         </div>
     }
 }

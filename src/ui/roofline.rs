@@ -272,24 +272,25 @@ fn TrailTable(checked: Memo<Checked>) -> impl IntoView {
                 </thead>
                 <tbody>
                     {move || {
-                            checked.with(|c| trail_rows(&c.trail))
-                                .into_iter()
-                                .map(|row| {
-                            let value = row.attainable.clone();
-                            view! {
-                                <tr data-testid="trail-row" data-step=row.step data-value=value>
-                                    <th scope="row">{row.step}</th>
-                                    <td class="mono">{row.oi}</td>
-                                    <td class="mono">{row.bw}</td>
-                                    <td class="mono">{row.attainable}</td>
-                                    <td>{row.bound}</td>
-                                    <td class="mono">{row.ridge}</td>
-                                    <td class="left">{row.verdict}</td>
-                                </tr>
-                            }
-                                })
-                                .collect_view()
-                        }}
+                        checked
+                            .with(|c| trail_rows(&c.trail))
+                            .into_iter()
+                            .map(|row| {
+                                let value = row.attainable.clone();
+                                view! {
+                                    <tr data-testid="trail-row" data-step=row.step data-value=value>
+                                        <th scope="row">{row.step}</th>
+                                        <td class="mono">{row.oi}</td>
+                                        <td class="mono">{row.bw}</td>
+                                        <td class="mono">{row.attainable}</td>
+                                        <td>{row.bound}</td>
+                                        <td class="mono">{row.ridge}</td>
+                                        <td class="left">{row.verdict}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
                 </tbody>
             </table>
             {move || {

@@ -72,23 +72,7 @@ pub fn TextField(
                 {hint}
                 {note}
             </p>
-            {move || {
-                error
-                    .get()
-                    .map(|message| {
-                        view! {
-                            <p
-                                class="error"
-                                id=error_id.clone()
-                                data-testid="input-error"
-                                data-field=param
-                                role="alert"
-                            >
-                                {message}
-                            </p>
-                        }
-                    })
-            }}
+            <ErrorNote param=param message=error id=error_id />
         </div>
     }
 }
@@ -104,19 +88,42 @@ pub fn ReadoutList(
     view! {
         <dl class="readouts" class:outdated=stale>
             {move || {
-                    readouts.get()
-                        .into_iter()
-                        .map(|r| {
-                    view! {
-                        <div class="readout" class:headline=r.headline>
-                            <dt>{r.label}</dt>
-                            <dd data-testid=r.id data-value=r.value>{r.text}</dd>
-                            <dd class="detail">{r.detail}</dd>
-                        </div>
-                    }
-                        })
-                        .collect_view()
-                }}
+                readouts
+                    .get()
+                    .into_iter()
+                    .map(|r| {
+                        view! {
+                            <div class="readout" class:headline=r.headline>
+                                <dt>{r.label}</dt>
+                                <dd data-testid=r.id data-value=r.value>{r.text}</dd>
+                                <dd class="detail">{r.detail}</dd>
+                            </div>
+                        }
+                    })
+                    .collect_view()
+            }}
         </dl>
+    }
+}
+
+/// The error shown for a field: `data-testid="input-error"` with `data-field` set to the
+/// field's URL parameter, announced as an alert; nothing while there is no error.
+#[component]
+pub fn ErrorNote(
+    /// The field's URL parameter.
+    param: &'static str,
+    #[prop(into)] message: Signal<Option<String>>,
+    /// Element id, for `aria-describedby` on the field.
+    #[prop(into)]
+    id: String,
+) -> impl IntoView {
+    move || {
+        message.get().map(|message| {
+            view! {
+                <p class="error" id=id.clone() data-testid="input-error" data-field=param role="alert">
+                    {message}
+                </p>
+            }
+        })
     }
 }
