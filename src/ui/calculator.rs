@@ -3,7 +3,7 @@
 use super::canvas::{ChartCanvas, Shape};
 use super::share::download_text;
 use super::widgets::{ErrorNote, ReadoutList, TextField};
-use super::AppState;
+use super::{builders, AppState};
 use crate::charts::{ramp, sector_map, Theme};
 use crate::model::arch::{Arch, ARCHES};
 use crate::model::derivation::derive;
@@ -162,6 +162,7 @@ fn ScenarioForm(
                         .collect_view()}
                 </select>
             </div>
+            <builders::Builders inputs=inputs />
             <ArchField inputs=inputs errors=errors />
             {FIELDS
                 .iter()

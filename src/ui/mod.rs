@@ -4,6 +4,7 @@
 //! Data flows one way: URL query → `State` → derived results → DOM. Input events write the
 //! state's signals, and one effect mirrors them back to the URL with `history.replaceState`.
 
+mod builders;
 mod calculator;
 mod canvas;
 mod panic;

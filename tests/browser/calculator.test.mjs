@@ -265,3 +265,31 @@ test('the address ramp names the regime for each course pattern', async () => {
     return n;`);
   assert.ok(ink > 2000, `the ramp is drawn: ${ink}`);
 });
+
+test('Ex8a row against column, built through the matrix builder', async () => {
+  await openApp(driver, site.url);
+  await driver.findElement(By.css('[data-testid="builders"] summary')).click();
+  await driver.findElement(By.css('[data-testid="builder-kind"] option[value="matrix"]')).click();
+  await typeIntoId(driver, 'builder-cols', '1024');
+  await typeIntoId(driver, 'builder-pitch', '1024');
+  await driver.findElement(By.css('[data-testid="builder-traversal"] option[value="row"]')).click();
+  await driver.findElement(By.css('[data-testid="builder-apply"]')).click();
+  const idx = () => driver.findElement(By.css('[data-testid="input-idx"]')).getAttribute('value');
+  assert.equal(await idx(), 't');
+  assert.equal(await valueOf(driver, 'sectors'), '4', 'along a row: coalesced');
+  await driver.findElement(By.css('[data-testid="builder-traversal"] option[value="column"]')).click();
+  await driver.findElement(By.css('[data-testid="builder-apply"]')).click();
+  assert.equal(await idx(), '1024*t');
+  assert.equal(await valueOf(driver, 'sectors'), '32', 'down a column: one sector per lane');
+  // The float3 .x example, then the same field as a structure of arrays, in one click.
+  await driver.findElement(By.css('[data-testid="builder-kind"] option[value="structures"]')).click();
+  await driver.findElement(By.css('[data-testid="builder-apply"]')).click();
+  assert.equal(await idx(), '3*t');
+  assert.equal(await valueOf(driver, 'sectors'), '12');
+  await driver.findElement(By.css('[data-testid="builder-soa"]')).click();
+  assert.equal(await idx(), 't');
+  assert.equal(await valueOf(driver, 'sectors'), '4');
+  await typeIntoId(driver, 'builder-field-bytes', '3');
+  await driver.findElement(By.css('[data-testid="builder-apply"]')).click();
+  assert.deepEqual(await errors(driver), { builder: 'the field must be 1, 2, 4, 8 or 16 bytes, found 3' });
+});

@@ -1,0 +1,150 @@
+//! Pattern builders: every builder writes the expression it should, and the course's
+//! examples built from their data layouts cost what the course says.
+
+use coalescing_lab::model::builders::Layout;
+use coalescing_lab::model::inputs::Inputs;
+use coalescing_lab::model::sectors::analyze;
+
+fn built(layout: Layout) -> (Inputs, u64, u64) {
+    let inputs = layout
+        .build(&Inputs::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let t = analyze(&inputs).unwrap().totals;
+    (inputs, t.sectors, t.transferred_bytes)
+}
+
+#[test]
+fn course_examples_built_from_their_layouts() {
+    // Ex3: every second float.
+    let (i, sectors, bytes) = built(Layout::Strided {
+        element: "float",
+        stride: 2,
+        offset: 0,
+    });
+    assert_eq!(
+        (i.idx.as_str(), i.elem.as_str(), sectors, bytes),
+        ("2*t", "4", 8, 256)
+    );
+    // Ex8a: down a column of a 1024-float-wide matrix, against along a row.
+    let column = Layout::Matrix {
+        element: "float",
+        cols: 1024,
+        pitch: 1024,
+        down_column: true,
+        row: 0,
+        col: 0,
+    };
+    let (i, sectors, bytes) = built(column);
+    assert_eq!((i.idx.as_str(), sectors, bytes), ("1024*t", 32, 1024));
+    let row = Layout::Matrix {
+        element: "float",
+        cols: 1024,
+        pitch: 1024,
+        down_column: false,
+        row: 0,
+        col: 0,
+    };
+    let (i, sectors, bytes) = built(row);
+    assert_eq!((i.idx.as_str(), sectors, bytes), ("t", 4, 128));
+    // The course's "column, 128 B rows": a 32-float-wide matrix read down a column.
+    let narrow = Layout::Matrix {
+        element: "float",
+        cols: 32,
+        pitch: 32,
+        down_column: true,
+        row: 0,
+        col: 0,
+    };
+    assert_eq!(built(narrow).1, 32);
+    // Ex9: float3 .x as an array of structures, then the same field as a structure of arrays.
+    let aos = Layout::Structures {
+        struct_bytes: 12,
+        field_offset: 0,
+        field_bytes: 4,
+        as_arrays: false,
+    };
+    let (i, sectors, bytes) = built(aos);
+    assert_eq!(
+        (i.idx.as_str(), i.base.as_str(), sectors, bytes),
+        ("3*t", "0", 12, 384)
+    );
+    let soa = Layout::Structures {
+        struct_bytes: 12,
+        field_offset: 0,
+        field_bytes: 4,
+        as_arrays: true,
+    };
+    assert_eq!(built(soa).1, 4);
+    // The .y field starts 4 bytes in.
+    let y = Layout::Structures {
+        struct_bytes: 12,
+        field_offset: 4,
+        field_bytes: 4,
+        as_arrays: false,
+    };
+    assert_eq!(built(y).0.base, "4");
+}
+
+#[test]
+fn padding_offsets_and_element_types_shape_the_expression() {
+    let padded = Layout::Matrix {
+        element: "double",
+        cols: 100,
+        pitch: 128,
+        down_column: true,
+        row: 2,
+        col: 5,
+    };
+    let (i, _, _) = built(padded);
+    assert_eq!((i.idx.as_str(), i.elem.as_str()), ("128*t + 261", "8"));
+    let shifted = Layout::Strided {
+        element: "float4",
+        stride: 1,
+        offset: 3,
+    };
+    assert_eq!(built(shifted).0.idx, "t + 3");
+}
+
+#[test]
+fn impossible_layouts_say_why() {
+    let build = |l: Layout| l.build(&Inputs::default()).unwrap_err();
+    assert_eq!(
+        build(Layout::Matrix {
+            element: "float",
+            cols: 64,
+            pitch: 32,
+            down_column: true,
+            row: 0,
+            col: 0
+        }),
+        "row pitch must be at least the number of columns (64), found 32"
+    );
+    assert_eq!(
+        build(Layout::Matrix {
+            element: "float",
+            cols: 64,
+            pitch: 64,
+            down_column: true,
+            row: 0,
+            col: 64
+        }),
+        "the start must be a row ≥ 0 and a column from 0 to 63, found row 0, column 64"
+    );
+    assert_eq!(
+        build(Layout::Structures {
+            struct_bytes: 8,
+            field_offset: 6,
+            field_bytes: 4,
+            as_arrays: false
+        }),
+        "the field (4 B at offset 6) must lie inside the 8-byte structure"
+    );
+    assert_eq!(
+        build(Layout::Strided {
+            element: "int3",
+            stride: 1,
+            offset: 0
+        }),
+        "the element type must be one of char, half, float, double, float2, float4, found 'int3'"
+    );
+}
