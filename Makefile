@@ -14,7 +14,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 ## serve: build and serve the app on http://127.0.0.1:8080
 serve: tools
-	trunk serve --release --offline --address 127.0.0.1 --port 8080
+	@# No autoreload: its injected inline script would break the strict CSP.
+	trunk serve --release --offline --address 127.0.0.1 --port 8080 --no-autoreload --disable-address-lookup
 
 ## build: the release site in dist/, with relative asset paths
 build: tools
