@@ -137,7 +137,7 @@ mod sector_map {
         let mut svg = String::new();
         {
             let area = SVGBackend::with_string(&mut svg, (width, 240)).into_drawing_area();
-            sector_map::draw(&area, &map, &Theme::LIGHT).expect("drawing succeeds");
+            sector_map::draw(&area, &map, None, &Theme::LIGHT).expect("drawing succeeds");
         }
         svg
     }
@@ -237,6 +237,28 @@ mod sector_map {
                 "a box runs off the right edge: {rect}"
             );
         }
+    }
+
+    #[test]
+    fn a_highlighted_lane_is_ringed_and_named() {
+        let map = layout(
+            &analyze(&Inputs {
+                base: "8".into(),
+                ..Inputs::default()
+            })
+            .unwrap(),
+        );
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (720, 240)).into_drawing_area();
+            sector_map::draw(&area, &map, Some(7), &Theme::LIGHT).expect("drawing succeeds");
+        }
+        assert!(texts(&svg).iter().any(|t| t == "lane 7"));
+        assert_eq!(
+            svg.matches("<circle").count(),
+            33,
+            "32 lane dots and the ring"
+        );
     }
 
     #[test]

@@ -9,10 +9,77 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Draws `map` to fill `area`.
+/// Where the boxes go across a map `width` backend pixels wide.
+struct Columns {
+    /// Left edge of each slot's box.
+    xs: Vec<f64>,
+    slot_width: f64,
+    break_width: f64,
+}
+
+fn columns(map: &SectorMap, width: f64, theme: &Theme) -> Columns {
+    let pad = theme.px(16.0);
+    let breaks = map.slots.iter().filter(|s| s.gap_bytes.is_some()).count() as f64;
+    let slots = (map.slots.len() as f64).max(1.0);
+    // A break is at most 28 px and at most 60 % of a box, so everything fits the width.
+    let break_width = theme
+        .px(28.0)
+        .min((width - 2.0 * pad) / (slots + breaks) * 0.6);
+    let usable = (width - 2.0 * pad - breaks * break_width).max(slots);
+    let slot_width = (usable / slots).min(theme.px(140.0));
+    let mut xs = Vec::with_capacity(map.slots.len());
+    let mut x = pad;
+    for slot in &map.slots {
+        if slot.gap_bytes.is_some() {
+            x += break_width;
+        }
+        xs.push(x);
+        x += slot_width;
+    }
+    Columns {
+        xs,
+        slot_width,
+        break_width,
+    }
+}
+
+/// Each active lane's x position on a map `width` pixels wide, in lane order.
+pub fn lane_positions(map: &SectorMap, width: f64, theme: &Theme) -> Vec<(u32, f64)> {
+    let c = columns(map, width, theme);
+    let s = map.sector_bytes as f64;
+    map.lanes
+        .iter()
+        .filter_map(|m| {
+            let x = c.xs.get(m.slot)?;
+            Some((m.lane, x + c.slot_width * (m.offset as f64 + 0.5) / s))
+        })
+        .collect()
+}
+
+/// The lane nearest to `x` on a map `width` pixels wide, if one is within reach of the
+/// pointer (8 px); lanes sharing a position resolve to the lowest id.
+///
+/// ```
+/// use coalescing_lab::charts::{sector_map::lane_at, Theme};
+/// use coalescing_lab::model::{inputs::Inputs, sector_map::layout, sectors::analyze};
+/// let map = layout(&analyze(&Inputs::default()).unwrap());
+/// assert_eq!(lane_at(&map, 720.0, &Theme::LIGHT, 16.0 + 2.0), Some(0));
+/// assert_eq!(lane_at(&map, 720.0, &Theme::LIGHT, 719.0), None);
+/// ```
+pub fn lane_at(map: &SectorMap, width: f64, theme: &Theme, x: f64) -> Option<u32> {
+    lane_positions(map, width, theme)
+        .into_iter()
+        .map(|(lane, at)| (lane, (at - x).abs()))
+        .filter(|(_, distance)| *distance <= theme.px(8.0))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(lane, _)| lane)
+}
+
+/// Draws `map` to fill `area`, with lane `highlight` (if any) ringed and labelled.
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     map: &SectorMap,
+    highlight: Option<u32>,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     area.fill(&theme.background)?;
@@ -38,20 +105,11 @@ pub fn draw<DB: DrawingBackend>(
     // Horizontal layout: equal boxes, with a fixed-width break wherever untouched space was cut.
     let pad = px(16.0);
     let breaks = map.slots.iter().filter(|s| s.gap_bytes.is_some()).count() as f64;
-    let slots = map.slots.len() as f64;
-    // A break is at most 28 px and at most 60 % of a box, so everything fits the width.
-    let break_width = px(28.0).min((width - 2.0 * pad) / (slots + breaks) * 0.6);
-    let usable = (width - 2.0 * pad - breaks * break_width).max(slots);
-    let slot_width = (usable / slots).min(px(140.0));
-    let mut xs = Vec::with_capacity(map.slots.len());
-    let mut x = pad;
-    for slot in &map.slots {
-        if slot.gap_bytes.is_some() {
-            x += break_width;
-        }
-        xs.push(x);
-        x += slot_width;
-    }
+    let Columns {
+        xs,
+        slot_width,
+        break_width,
+    } = columns(map, width, theme);
 
     // Vertical layout: lane labels, lane dots, connectors, the sector bar, indices, legend.
     let y_label = px(8.0);
@@ -150,6 +208,26 @@ pub fn draw<DB: DrawingBackend>(
             ))?;
             last_label_end = lane_x + half;
         }
+    }
+    if let Some((lane, lane_x)) = highlight.and_then(|h| {
+        lane_positions(map, width, theme)
+            .into_iter()
+            .find(|(lane, _)| *lane == h)
+    }) {
+        area.draw(&PathElement::new(
+            vec![at(lane_x, y_dot), at(lane_x, y_bar + bar_height)],
+            theme.warn.stroke_width(theme.px_u32(2.0)),
+        ))?;
+        area.draw(&Circle::new(
+            at(lane_x, y_dot),
+            px(6.0),
+            theme.warn.stroke_width(theme.px_u32(2.0)),
+        ))?;
+        area.draw(&Text::new(
+            format!("lane {lane}"),
+            at(lane_x, y_bar + bar_height + px(20.0)),
+            font(12.0, theme.warn, centre),
+        ))?;
     }
     // Legend, flowing onto a second row on a narrow map.
     enum Key {

@@ -111,6 +111,8 @@ pub fn Calculator(state: AppState) -> impl IntoView {
     let revealed = RwSignal::new(false);
     let hidden = Signal::derive(move || state.predict.get() && !revealed.get());
     let feedback = RwSignal::new(String::new());
+    // The lane under the pointer in the sector map or the lane table: highlighted in both.
+    let highlighted = RwSignal::new(None::<u32>);
     view! {
         <section class="calculator" aria-labelledby="calc-title">
             <h2 id="calc-title">"Sector calculator"</h2>
@@ -128,9 +130,16 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                             view! { <PredictPanel shown=shown revealed=revealed feedback=feedback /> }
                         }
                     >
-                        <Results shown=shown errors=errors state=state revealed=revealed feedback=feedback />
+                        <Results
+                            shown=shown
+                            errors=errors
+                            state=state
+                            revealed=revealed
+                            feedback=feedback
+                            highlighted=highlighted
+                        />
                     </Show>
-                    <LaneTable shown=shown inputs=inputs hidden=hidden />
+                    <LaneTable shown=shown inputs=inputs hidden=hidden highlighted=highlighted />
                 </div>
             </div>
         </section>
@@ -239,6 +248,7 @@ fn Results(
     state: AppState,
     revealed: RwSignal<bool>,
     feedback: RwSignal<String>,
+    highlighted: RwSignal<Option<u32>>,
 ) -> impl IntoView {
     let stale = move || errors.with(|e| !e.is_empty());
     let predict_again = move |_| {
@@ -294,7 +304,7 @@ fn Results(
                         }
                     })
             }}
-            <SectorMapFigure shown=shown state=state />
+            <SectorMapFigure shown=shown state=state highlighted=highlighted />
             <RampFigure shown=shown state=state />
             <UseInRoofline shown=shown state=state />
             <h3 id="derivation-title">"Derivation"</h3>
@@ -317,6 +327,7 @@ fn LaneTable(
     inputs: RwSignal<Inputs>,
     /// While a prediction is pending, the sector and line columns keep their answer back.
     hidden: Signal<bool>,
+    highlighted: RwSignal<Option<u32>>,
 ) -> impl IntoView {
     let export = move |_| {
         let name = inputs.with_untracked(|i| Preset::file_name(i, "csv"));
@@ -350,6 +361,7 @@ fn LaneTable(
                             .map(|row| if secret { row.withheld() } else { row })
                             .map(|row| {
                                 let (address, sectors) = (row.address.clone(), row.sectors.clone());
+                                let (lane, active) = (row.lane, row.active);
                                 view! {
                                     <tr
                                         data-testid="lane-row"
@@ -359,6 +371,9 @@ fn LaneTable(
                                         data-sectors=sectors
                                         class:inactive=!row.active
                                         class:misaligned=!row.aligned
+                                        class:highlight=Signal::derive(move || highlighted.get() == Some(lane))
+                                        on:mouseenter=move |_| highlighted.set(Some(lane).filter(|_| active))
+                                        on:mouseleave=move |_| highlighted.set(None)
                                     >
                                         <th scope="row">{row.lane}</th>
                                         <td class="mono">{row.address_hex}</td>
@@ -411,18 +426,42 @@ fn UseInRoofline(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
 
 /// The sector map with its text alternative and exports.
 #[component]
-fn SectorMapFigure(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
+fn SectorMapFigure(
+    shown: Memo<Analysis>,
+    state: AppState,
+    highlighted: RwSignal<Option<u32>>,
+) -> impl IntoView {
     let map = Memo::new(move |_| shown.with(layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
-        map.with(|m| sector_map::draw(area, m, theme))
+        map.with(|m| sector_map::draw(area, m, highlighted.get(), theme))
             .map_err(|e| e.to_string())
     };
+    let point = Callback::new(move |at: Option<(f64, f64)>| {
+        highlighted.set(at.and_then(|(x, width)| {
+            map.with_untracked(|m| sector_map::lane_at(m, width, &Theme::LIGHT, x))
+        }));
+    });
+    let key = Callback::new(move |key: String| {
+        let lanes: Vec<u32> = map.with_untracked(|m| m.lanes.iter().map(|l| l.lane).collect());
+        let now = highlighted.get_untracked();
+        let position = now.and_then(|h| lanes.iter().position(|l| *l == h));
+        let next = match (key.as_str(), position) {
+            ("ArrowRight", None) => lanes.first().copied(),
+            ("ArrowRight", Some(i)) => lanes.get(i + 1).or(lanes.last()).copied(),
+            ("ArrowLeft", None) => lanes.last().copied(),
+            ("ArrowLeft", Some(i)) => lanes.get(i.saturating_sub(1)).copied(),
+            ("Escape", _) => None,
+            _ => return,
+        };
+        highlighted.set(next);
+    });
     let svg = move |theme: &Theme, size: (u32, u32)| {
         let mut text = String::new();
         map.with(|m| {
             sector_map::draw(
                 &SVGBackend::with_string(&mut text, size).into_drawing_area(),
                 m,
+                None,
                 theme,
             )
         })
@@ -437,6 +476,8 @@ fn SectorMapFigure(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
                 svg=svg
                 file_stem=stem
                 shape=Shape::STRIP
+                on_pointer=point
+                on_key=key
                 visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
                 testid="sector-map"
                 label="Sector map"

@@ -116,6 +116,12 @@ pub fn ChartCanvas<F, S>(
     /// How tall the chart is for its width.
     #[prop(default = Shape::PLOT)]
     shape: Shape,
+    /// Pointer position over the chart as (x, width) in CSS pixels; `None` when it leaves.
+    #[prop(optional)]
+    on_pointer: Option<Callback<Option<(f64, f64)>>>,
+    /// Keys pressed while the chart has focus; giving this makes the chart focusable.
+    #[prop(optional)]
+    on_key: Option<Callback<String>>,
     /// Whether the canvas is on screen; drawing waits until it is.
     #[prop(into)]
     visible: Signal<bool>,
@@ -211,6 +217,27 @@ where
             web_sys::console::error_1(&format!("chart {testid}: {message}").into());
         }
     });
+    let pointer = move |ev: leptos::ev::PointerEvent| {
+        if let (Some(callback), Some(element)) = (on_pointer, canvas.get_untracked()) {
+            callback.run(Some((
+                f64::from(ev.offset_x()),
+                f64::from(element.client_width()),
+            )));
+        }
+    };
+    let leave = move |_| {
+        if let Some(callback) = on_pointer {
+            callback.run(None);
+        }
+    };
+    let key = move |ev: leptos::ev::KeyboardEvent| {
+        if let Some(callback) = on_key {
+            if matches!(ev.key().as_str(), "ArrowLeft" | "ArrowRight" | "Escape") {
+                ev.prevent_default();
+            }
+            callback.run(ev.key());
+        }
+    };
     view! {
         <canvas
             node_ref=canvas
@@ -219,6 +246,10 @@ where
             role="img"
             aria-label=label
             aria-describedby=described_by
+            tabindex=on_key.map(|_| "0")
+            on:pointermove=pointer
+            on:pointerleave=leave
+            on:keydown=key
         ></canvas>
         <div class="buttons exports">
             <button type="button" data-testid=format!("{testid}-png") on:click=export_png>

@@ -293,3 +293,33 @@ test('Ex8a row against column, built through the matrix builder', async () => {
   await driver.findElement(By.css('[data-testid="builder-apply"]')).click();
   assert.deepEqual(await errors(driver), { builder: 'the field must be 1, 2, 4, 8 or 16 bytes, found 3' });
 });
+
+test('a lane is linked between the sector map and the lane table, by pointer and by keyboard', async () => {
+  await openApp(driver, site.url, '?base=8');
+  const highlighted = () =>
+    driver.executeScript(
+      'return [...document.querySelectorAll(\'[data-testid="lane-row"].highlight\')].map((r) => r.dataset.lane)',
+    );
+  const map = await driver.findElement(By.css('[data-testid="sector-map"]'));
+  // Keyboard: the map takes focus, arrows walk the lanes, Escape lets go.
+  await map.sendKeys(Key.ARROW_RIGHT);
+  assert.deepEqual(await highlighted(), ['0']);
+  await map.sendKeys(Key.ARROW_RIGHT, Key.ARROW_RIGHT);
+  assert.deepEqual(await highlighted(), ['2']);
+  await map.sendKeys(Key.ESCAPE);
+  assert.deepEqual(await highlighted(), []);
+  // Pointer over lane 0's dot (16 px in, plus half a byte of a 4-byte slot).
+  const [width] = await driver.executeScript('return [arguments[0].clientWidth]', map);
+  const lane0 = await driver.executeScript(
+    'return arguments[0]',
+    16 + Math.min((width - 32) / 5, 140) * (8.5 / 32),
+  );
+  const rect = await map.getRect();
+  await driver.actions().move({ origin: map, x: Math.round(lane0 - rect.width / 2), y: 0 }).perform();
+  assert.deepEqual(await highlighted(), ['0']);
+  // And the reverse: a row under the pointer rings its lane on the map.
+  const before = await driver.executeScript('return arguments[0].toDataURL()', map);
+  await driver.actions().move({ origin: await driver.findElement(By.css('[data-testid="lane-row"][data-lane="20"]')) }).perform();
+  assert.deepEqual(await highlighted(), ['20']);
+  assert.notEqual(await driver.executeScript('return arguments[0].toDataURL()', map), before, 'the map redrew');
+});

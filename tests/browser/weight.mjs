@@ -11,8 +11,8 @@ export const BUDGET_BYTES = 150_000;
 
 /**
  * The ceiling `make test` enforces until the page is back within BUDGET_BYTES: the page is
- * over budget (about 258 KB with the calculator, its sector map, address ramp, predict mode,
- * architecture presets and pattern builders, the Roofline lab and sharing; README,
+ * over budget (about 262 KB with the calculator, its sector map, address ramp, predict mode,
+ * architecture presets, pattern builders and lane linking, the Roofline lab and sharing; README,
  * Performance), and this guard stops it from growing unnoticed while that
  * is worked on. Raise it only in the commit that adds a feature, and say so there.
  * `make bench` reports the real verdict.
