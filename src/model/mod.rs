@@ -11,6 +11,7 @@
 
 pub mod arch;
 pub mod builders;
+pub mod compare;
 pub mod derivation;
 pub mod expr;
 pub mod format;

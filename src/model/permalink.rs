@@ -47,6 +47,40 @@ pub struct State {
     pub embed: bool,
     /// `predict=1`: the calculator hides its results until the learner predicts N_tx.
     pub predict: bool,
+    /// Scenario B beside A: `compare=1` and the calculator's parameters prefixed `b.`.
+    pub compare: Option<Inputs>,
+}
+
+/// The prefix of scenario B's parameters.
+pub const B_PREFIX: &str = "b.";
+
+/// Reads one scenario's fields, those whose parameters start with `prefix`. The architecture
+/// goes first, wherever it stands: it supplies the defaults that explicit warp, sector and
+/// line then override.
+fn decode_inputs(query: &str, prefix: &str) -> Inputs {
+    let mut inputs = Inputs::default();
+    let ours = || pairs(query).filter_map(|(k, v)| Some((k.strip_prefix(prefix)?.to_string(), v)));
+    if let Some((_, arch)) = ours().filter(|(k, _)| k == "arch").last() {
+        let preset = inputs.with_arch(Arch::by_id(&arch).unwrap_or(Arch::default_arch()));
+        inputs = Inputs { arch, ..preset };
+    }
+    for (key, value) in ours() {
+        if let Some(field) = Field::from_param(&key) {
+            inputs.set(field, value);
+        }
+    }
+    inputs
+}
+
+/// Writes one scenario's fields that differ from their defaults, prefixed.
+fn encode_inputs(inputs: &Inputs, prefix: &str, out: &mut Vec<(String, String)>) {
+    for field in Field::ALL {
+        // Warp, sector and line are omitted when the architecture supplies them.
+        let value = inputs.get(field);
+        if value != inputs.preset_value(field) {
+            out.push((format!("{prefix}{}", field.param()), value.to_string()));
+        }
+    }
 }
 
 /// Reads a query string, with or without its leading `?`. Never fails.
@@ -60,30 +94,27 @@ pub struct State {
 /// assert_eq!(decode(""), Default::default());
 /// ```
 pub fn decode(query: &str) -> State {
-    let mut state = State::default();
-    // The architecture goes first, wherever it stands: it supplies the defaults that the
-    // explicit warp, sector and line then override.
-    if let Some((_, arch)) = pairs(query).filter(|(k, _)| k == "arch").last() {
-        let preset = state
-            .calc
-            .with_arch(Arch::by_id(&arch).unwrap_or(Arch::default_arch()));
-        state.calc = Inputs { arch, ..preset };
-    }
+    let mut state = State {
+        calc: decode_inputs(query, ""),
+        ..State::default()
+    };
+    let mut compare = false;
     for (key, value) in pairs(query) {
         match key.as_str() {
             "tab" if value == Tab::Roofline.param() => state.tab = Tab::Roofline,
             "tab" => state.tab = Tab::Calculator,
             "embed" => state.embed = value == "1",
             "predict" => state.predict = value == "1",
+            "compare" => compare = value == "1",
             "oi" => state.lab.oi = value,
             "bw" => state.lab.bw = value,
             "trail" => state.lab.trail = value,
-            _ => {
-                if let Some(field) = Field::from_param(&key) {
-                    state.calc.set(field, value);
-                }
-            }
+            key if key.starts_with(B_PREFIX) => compare = true,
+            _ => {}
         }
+    }
+    if compare {
+        state.compare = Some(decode_inputs(query, B_PREFIX));
     }
     state
 }
@@ -98,22 +129,19 @@ pub fn decode(query: &str) -> State {
 /// ```
 pub fn encode(state: &State) -> String {
     let lab_defaults = Lab::default();
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    if state.tab != Tab::default() {
-        pairs.push(("tab", state.tab.param()));
-    }
-    if state.embed {
-        pairs.push(("embed", "1"));
-    }
-    if state.predict {
-        pairs.push(("predict", "1"));
-    }
-    for field in Field::ALL {
-        // Warp, sector and line are omitted when the architecture supplies them.
-        let value = state.calc.get(field);
-        if value != state.calc.preset_value(field) {
-            pairs.push((field.param(), value));
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut flag = |key: &str, on: bool, value: &str| {
+        if on {
+            pairs.push((key.to_string(), value.to_string()));
         }
+    };
+    flag("tab", state.tab != Tab::default(), state.tab.param());
+    flag("embed", state.embed, "1");
+    flag("predict", state.predict, "1");
+    flag("compare", state.compare.is_some(), "1");
+    encode_inputs(&state.calc, "", &mut pairs);
+    if let Some(b) = &state.compare {
+        encode_inputs(b, B_PREFIX, &mut pairs);
     }
     for (key, value, default) in [
         ("oi", &state.lab.oi, &lab_defaults.oi),
@@ -121,7 +149,7 @@ pub fn encode(state: &State) -> String {
         ("trail", &state.lab.trail, &lab_defaults.trail),
     ] {
         if value != default {
-            pairs.push((key, value));
+            pairs.push((key.to_string(), value.clone()));
         }
     }
     if pairs.is_empty() {
@@ -131,7 +159,7 @@ pub fn encode(state: &State) -> String {
         .chain(
             pairs
                 .into_iter()
-                .map(|(key, value)| format!("{key}={}", escape(value))),
+                .map(|(key, value)| format!("{key}={}", escape(&value))),
         )
         .collect::<Vec<_>>()
         .join("&")
@@ -176,8 +204,11 @@ pub fn warnings(query: &str) -> Vec<String> {
             "predict" if value != "0" && value != "1" => out.push(format!(
                 "`predict={value}` is not 0 or 1; showing the results at once."
             )),
-            "tab" | "embed" | "predict" | "oi" | "bw" | "trail" => {}
-            _ if Field::from_param(&key).is_some() => {}
+            "compare" if value != "0" && value != "1" => out.push(format!(
+                "`compare={value}` is not 0 or 1; showing one scenario."
+            )),
+            "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" => {}
+            _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
             _ => out.push(format!(
                 "`{key}` is not a Coalescing Lab parameter; it was ignored."
             )),
@@ -192,25 +223,22 @@ pub fn warnings(query: &str) -> Vec<String> {
             .find(|(k, _)| k == param)
             .map(|(_, v)| v.clone())
     };
-    let (_, errors) = repair(&state.calc);
-    let mut seen = Vec::new();
-    for error in errors {
-        if seen.contains(&error.field) {
-            continue;
+    let scenarios =
+        std::iter::once(("", &state.calc)).chain(state.compare.as_ref().map(|b| (B_PREFIX, b)));
+    for (prefix, inputs) in scenarios {
+        let (_, errors) = repair(inputs);
+        let mut seen = Vec::new();
+        for error in errors {
+            if seen.contains(&error.field) {
+                continue;
+            }
+            seen.push(error.field);
+            let param = format!("{prefix}{}", error.field.param());
+            let fallback = inputs.default_for(error.field);
+            let fallback = if fallback.is_empty() { "none" } else { &fallback };
+            let value = shown(&param).unwrap_or_else(|| inputs.get(error.field).to_string());
+            out.push(format!("`{param}={value}` {}; using {fallback}.", error.message));
         }
-        seen.push(error.field);
-        let param = error.field.param();
-        let fallback = state.calc.default_for(error.field);
-        let fallback = if fallback.is_empty() {
-            "none"
-        } else {
-            &fallback
-        };
-        let value = shown(param).unwrap_or_else(|| state.calc.get(error.field).to_string());
-        out.push(format!(
-            "`{param}={value}` {}; using {fallback}.",
-            error.message
-        ));
     }
     for error in state.lab.check().errors {
         let param = error.knob.param();

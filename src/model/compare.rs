@@ -1,0 +1,124 @@
+//! Side-by-side comparison: scenario B against scenario A, as ratios of sectors and bytes
+//! moved, and the course's pairs as presets.
+
+use super::arch::Arch;
+use super::builders::Layout;
+use super::inputs::Inputs;
+use super::sectors::Analysis;
+
+/// One of the course's comparisons.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// Stable identifier.
+    pub id: &'static str,
+    pub name: &'static str,
+    /// What each side is, in the sentence that compares them.
+    pub a_name: &'static str,
+    pub b_name: &'static str,
+    pub a: Inputs,
+    pub b: Inputs,
+}
+
+/// The course's pairs: misalignment, row against column, AoS against SoA, Fermi against Volta.
+pub fn pairs() -> Vec<Pair> {
+    let ex1 = Inputs::default();
+    let ex2 = Inputs {
+        base: "8".into(),
+        ..Inputs::default()
+    };
+    let matrix = |down_column| Layout::Matrix {
+        element: "float",
+        cols: 1024,
+        pitch: 1024,
+        down_column,
+        row: 0,
+        col: 0,
+    };
+    let float3 = |as_arrays| Layout::Structures {
+        struct_bytes: 12,
+        field_offset: 0,
+        field_bytes: 4,
+        as_arrays,
+    };
+    let build = |layout: Layout| layout.build(&Inputs::default()).unwrap_or_default();
+    let fermi = Arch::by_id("fermi-l1").unwrap_or(Arch::default_arch());
+    vec![
+        Pair {
+            id: "ex1-ex2",
+            name: "Ex1 against Ex2: misalignment",
+            a_name: "the aligned read",
+            b_name: "the read misaligned by 8 B",
+            a: ex1.clone(),
+            b: ex2.clone(),
+        },
+        Pair {
+            id: "row-column",
+            name: "Ex8a: row against column traversal",
+            a_name: "row traversal",
+            b_name: "column traversal",
+            a: build(matrix(false)),
+            b: build(matrix(true)),
+        },
+        Pair {
+            id: "aos-soa",
+            name: "Ex9: array of structures against structure of arrays",
+            a_name: "the structure of arrays",
+            b_name: "the array of float3",
+            a: build(float3(true)),
+            b: build(float3(false)),
+        },
+        Pair {
+            id: "volta-fermi",
+            name: "Ex2 on Volta against Fermi L1",
+            a_name: "Volta's 32 B sectors",
+            b_name: "Fermi's 128 B L1 lines",
+            a: ex2.clone(),
+            b: ex2.with_arch(fermi),
+        },
+    ]
+}
+
+/// How B compares with A, in one sentence naming both, e.g. "column traversal moves 8×
+/// more bytes than row traversal (1024 B against 128 B), in 8× more sectors (32 against 4)."
+///
+/// ```
+/// use coalescing_lab::model::{compare::sentence, inputs::Inputs, sectors::analyze};
+/// let a = analyze(&Inputs::default()).unwrap();
+/// let b = analyze(&Inputs { idx: "8*t".into(), ..Inputs::default() }).unwrap();
+/// assert_eq!(
+///     sentence("A", &a, "B", &b),
+///     "B moves 8× more bytes than A (1024 B against 128 B), in 8× more sectors (32 against 4)."
+/// );
+/// assert_eq!(sentence("A", &a, "B", &a), "B moves the same bytes as A (128 B), in the same sectors (4).");
+/// ```
+pub fn sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> String {
+    let (ta, tb) = (&a.totals, &b.totals);
+    let bytes = compare(tb.transferred_bytes, ta.transferred_bytes);
+    let sectors = compare(tb.sectors, ta.sectors);
+    let mut text = match bytes {
+        None => format!("{b_name} moves the same bytes as {a_name} ({} B)", ta.transferred_bytes),
+        Some(ratio) => format!(
+            "{b_name} moves {ratio} bytes than {a_name} ({} B against {} B)",
+            tb.transferred_bytes, ta.transferred_bytes
+        ),
+    };
+    text.push_str(&match sectors {
+        None => format!(", in the same sectors ({}).", ta.sectors),
+        Some(ratio) => format!(", in {ratio} sectors ({} against {}).", tb.sectors, ta.sectors),
+    });
+    text
+}
+
+/// "8× more", "2.5× fewer", or `None` when equal; "n/a" comparisons with zero read plainly.
+fn compare(b: u64, a: u64) -> Option<String> {
+    if a == b {
+        return None;
+    }
+    if a == 0 || b == 0 {
+        return Some(if b > a { "more".into() } else { "fewer".into() });
+    }
+    let (big, small, word) = if b > a { (b, a, "more") } else { (a, b, "fewer") };
+    let ratio = big as f64 / small as f64;
+    let ratio = (ratio * 100.0).round() / 100.0;
+    Some(format!("{ratio}× {word}"))
+}
