@@ -7,9 +7,9 @@ use coalescing_lab::model::sectors::analyze;
 #[test]
 fn every_course_pair_compares_as_the_course_says() {
     let expected = [
-        ("ex1-ex2", "the read misaligned by 8 B moves 1.25× more bytes than the aligned read (160 B against 128 B), in 1.25× more sectors (5 against 4)."),
-        ("row-column", "column traversal moves 8× more bytes than row traversal (1024 B against 128 B), in 8× more sectors (32 against 4)."),
-        ("aos-soa", "the array of float3 moves 3× more bytes than the structure of arrays (384 B against 128 B), in 3× more sectors (12 against 4)."),
+        ("ex1-ex2", "The read misaligned by 8 B moves 1.25× more bytes than the aligned read (160 B against 128 B), in 1.25× more sectors (5 against 4)."),
+        ("row-column", "Column traversal moves 8× more bytes than row traversal (1024 B against 128 B), in 8× more sectors (32 against 4)."),
+        ("aos-soa", "The array of float3 moves 3× more bytes than the structure of arrays (384 B against 128 B), in 3× more sectors (12 against 4)."),
         ("volta-fermi", "Fermi's 128 B L1 lines moves 1.6× more bytes than Volta's 32 B sectors (256 B against 160 B), in 2.5× fewer sectors (2 against 5)."),
     ];
     let all = pairs();
@@ -24,7 +24,11 @@ fn every_course_pair_compares_as_the_course_says() {
 #[test]
 fn scenario_b_travels_with_the_b_prefix() {
     let pair = pairs().into_iter().find(|p| p.id == "volta-fermi").unwrap();
-    let state = State { calc: pair.a.clone(), compare: Some(pair.b.clone()), ..State::default() };
+    let state = State {
+        calc: pair.a.clone(),
+        compare: Some(pair.b.clone()),
+        ..State::default()
+    };
     let query = encode(&state);
     assert_eq!(query, "v=1&compare=1&base=8&b.arch=fermi-l1&b.base=8");
     assert_eq!(decode(&query), state);

@@ -78,7 +78,7 @@ pub fn pairs() -> Vec<Pair> {
     ]
 }
 
-/// How B compares with A, in one sentence naming both, e.g. "column traversal moves 8×
+/// How B compares with A, in one sentence naming both, e.g. "Column traversal moves 8×
 /// more bytes than row traversal (1024 B against 128 B), in 8× more sectors (32 against 4)."
 ///
 /// ```
@@ -96,7 +96,10 @@ pub fn sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> Strin
     let bytes = compare(tb.transferred_bytes, ta.transferred_bytes);
     let sectors = compare(tb.sectors, ta.sectors);
     let mut text = match bytes {
-        None => format!("{b_name} moves the same bytes as {a_name} ({} B)", ta.transferred_bytes),
+        None => format!(
+            "{b_name} moves the same bytes as {a_name} ({} B)",
+            ta.transferred_bytes
+        ),
         Some(ratio) => format!(
             "{b_name} moves {ratio} bytes than {a_name} ({} B against {} B)",
             tb.transferred_bytes, ta.transferred_bytes
@@ -104,9 +107,16 @@ pub fn sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> Strin
     };
     text.push_str(&match sectors {
         None => format!(", in the same sectors ({}).", ta.sectors),
-        Some(ratio) => format!(", in {ratio} sectors ({} against {}).", tb.sectors, ta.sectors),
+        Some(ratio) => format!(
+            ", in {ratio} sectors ({} against {}).",
+            tb.sectors, ta.sectors
+        ),
     });
-    text
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// "8× more", "2.5× fewer", or `None` when equal; "n/a" comparisons with zero read plainly.
@@ -117,7 +127,11 @@ fn compare(b: u64, a: u64) -> Option<String> {
     if a == 0 || b == 0 {
         return Some(if b > a { "more".into() } else { "fewer".into() });
     }
-    let (big, small, word) = if b > a { (b, a, "more") } else { (a, b, "fewer") };
+    let (big, small, word) = if b > a {
+        (b, a, "more")
+    } else {
+        (a, b, "fewer")
+    };
     let ratio = big as f64 / small as f64;
     let ratio = (ratio * 100.0).round() / 100.0;
     Some(format!("{ratio}× {word}"))

@@ -54,6 +54,21 @@ impl Field {
         }
     }
 
+    /// Scenario B's URL parameter for this field: the same name prefixed `b.`.
+    pub fn b_param(self) -> &'static str {
+        match self {
+            Field::Arch => "b.arch",
+            Field::Warp => "b.warp",
+            Field::Elem => "b.elem",
+            Field::Base => "b.base",
+            Field::Idx => "b.idx",
+            Field::Active => "b.active",
+            Field::Addrs => "b.addrs",
+            Field::Sector => "b.sector",
+            Field::Line => "b.line",
+        }
+    }
+
     /// The field whose URL parameter is `param`, if any.
     pub fn from_param(param: &str) -> Option<Field> {
         Field::ALL.into_iter().find(|f| f.param() == param)

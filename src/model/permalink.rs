@@ -235,9 +235,16 @@ pub fn warnings(query: &str) -> Vec<String> {
             seen.push(error.field);
             let param = format!("{prefix}{}", error.field.param());
             let fallback = inputs.default_for(error.field);
-            let fallback = if fallback.is_empty() { "none" } else { &fallback };
+            let fallback = if fallback.is_empty() {
+                "none"
+            } else {
+                &fallback
+            };
             let value = shown(&param).unwrap_or_else(|| inputs.get(error.field).to_string());
-            out.push(format!("`{param}={value}` {}; using {fallback}.", error.message));
+            out.push(format!(
+                "`{param}={value}` {}; using {fallback}.",
+                error.message
+            ));
         }
     }
     for error in state.lab.check().errors {

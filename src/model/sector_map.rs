@@ -221,3 +221,27 @@ fn lane_list(lanes: &[u32]) -> String {
     }
     parts.join(", ")
 }
+
+/// The lane a keyboard step lands on: the next (or previous) of `lanes` after `now`, the
+/// first (or last) when nothing is highlighted, staying put at either end.
+///
+/// ```
+/// use coalescing_lab::model::sector_map::step_lane;
+/// let lanes = [0, 2, 4];
+/// assert_eq!(step_lane(&lanes, None, true), Some(0));
+/// assert_eq!(step_lane(&lanes, Some(2), true), Some(4));
+/// assert_eq!(step_lane(&lanes, Some(4), true), Some(4));
+/// assert_eq!(step_lane(&lanes, Some(0), false), Some(0));
+/// assert_eq!(step_lane(&lanes, None, false), Some(4));
+/// // Degenerate input: no active lane, nothing to land on.
+/// assert_eq!(step_lane(&[], None, true), None);
+/// ```
+pub fn step_lane(lanes: &[u32], now: Option<u32>, forward: bool) -> Option<u32> {
+    let position = now.and_then(|h| lanes.iter().position(|l| *l == h));
+    match (forward, position) {
+        (true, None) => lanes.first().copied(),
+        (true, Some(i)) => lanes.get(i + 1).or(lanes.last()).copied(),
+        (false, None) => lanes.last().copied(),
+        (false, Some(i)) => lanes.get(i.saturating_sub(1)).copied(),
+    }
+}

@@ -6,6 +6,7 @@ use super::widgets::{ErrorNote, ReadoutList, TextField};
 use super::{builders, AppState};
 use crate::charts::{ramp, sector_map, Theme};
 use crate::model::arch::{Arch, ARCHES};
+use crate::model::compare::{pairs, sentence};
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
@@ -15,7 +16,7 @@ use crate::model::ramp::regime;
 use crate::model::readouts::{
     alignment_note, broadcast_note, lane_csv, lane_rows, readouts, summary,
 };
-use crate::model::sector_map::{describe, layout};
+use crate::model::sector_map::{describe, layout, step_lane};
 use crate::model::sectors::{analyze, analyze_repaired, Analysis};
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -90,15 +91,20 @@ const FIELDS: [FieldSpec; 8] = [
     },
 ];
 
-/// The calculator for the scenario in the page's state.
-#[component]
-pub fn Calculator(state: AppState) -> impl IntoView {
-    let inputs = state.calc;
+/// One scenario's inputs and what is derived from them.
+#[derive(Clone, Copy)]
+struct Tracked {
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    /// The analysis on show: the last valid one while a field is in error; for a bad first
+    /// link, the scenario with its bad fields at their defaults.
+    shown: Memo<Analysis>,
+}
+
+fn track(inputs: RwSignal<Inputs>) -> Tracked {
     let checked = Memo::new(move |_| inputs.with(analyze));
     let errors =
         Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
-    // The last valid results stay on screen while a field is in error; a bad first link
-    // shows the scenario with its bad fields at their defaults.
     let shown = Memo::new(move |previous: Option<&Analysis>| {
         checked.with(|c| match (c, previous) {
             (Ok(analysis), _) => analysis.clone(),
@@ -106,6 +112,22 @@ pub fn Calculator(state: AppState) -> impl IntoView {
             (Err(_), None) => inputs.with_untracked(analyze_repaired),
         })
     });
+    Tracked {
+        inputs,
+        errors,
+        shown,
+    }
+}
+
+/// The calculator for the scenario in the page's state.
+#[component]
+pub fn Calculator(state: AppState) -> impl IntoView {
+    let a = track(state.calc);
+    let Tracked {
+        inputs,
+        errors,
+        shown,
+    } = a;
 
     // predict=1: results stay hidden until the learner commits to an N_tx and reveals.
     let revealed = RwSignal::new(false);
@@ -142,6 +164,7 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                     <LaneTable shown=shown inputs=inputs hidden=hidden highlighted=highlighted />
                 </div>
             </div>
+            <Comparison state=state a=a />
         </section>
     }
 }
@@ -200,8 +223,12 @@ fn CalcField(
     spec: &'static FieldSpec,
     inputs: RwSignal<Inputs>,
     errors: Memo<Vec<FieldError>>,
+    /// Scenario B's field: `b.`-prefixed parameter and test id.
+    #[prop(default = false)]
+    b: bool,
 ) -> impl IntoView {
     let field = spec.field;
+    let param = if b { field.b_param() } else { field.param() };
     let error = Signal::derive(move || {
         errors.with(|es| es.iter().find(|e| e.field == field).map(|e| e.to_string()))
     });
@@ -225,10 +252,10 @@ fn CalcField(
     });
     view! {
         <TextField
-            testid=format!("input-{}", field.param())
-            param=field.param()
+            testid=format!("input-{param}")
+            param=param
             label=spec.label
-            tag=field.param()
+            tag=param
             hint=spec.hint
             placeholder=spec.placeholder
             inputmode=if spec.numeric { "numeric" } else { "text" }
@@ -329,6 +356,33 @@ fn LaneTable(
     hidden: Signal<bool>,
     highlighted: RwSignal<Option<u32>>,
 ) -> impl IntoView {
+    // With the table focused, Up and Down walk the active lanes (ringed on the map too).
+    let walk = move |ev: leptos::ev::KeyboardEvent| {
+        let lanes: Vec<u32> = shown.with_untracked(|a| {
+            a.lanes
+                .iter()
+                .filter(|l| l.access.is_some())
+                .map(|l| l.lane)
+                .collect()
+        });
+        let now = highlighted.get_untracked();
+        let next = match ev.key().as_str() {
+            "ArrowDown" => step_lane(&lanes, now, true),
+            "ArrowUp" => step_lane(&lanes, now, false),
+            "Escape" => None,
+            _ => return,
+        };
+        ev.prevent_default();
+        highlighted.set(next);
+        if let Some(row) = next.and_then(|lane| {
+            document()
+                .query_selector(&format!("[data-testid=\"lane-row\"][data-lane=\"{lane}\"]"))
+                .ok()
+                .flatten()
+        }) {
+            row.scroll_into_view_with_bool(false);
+        }
+    };
     let export = move |_| {
         let name = inputs.with_untracked(|i| Preset::file_name(i, "csv"));
         download_text(&name, "text/csv", &shown.with_untracked(lane_csv));
@@ -339,7 +393,13 @@ fn LaneTable(
                 "Download lane table (CSV)"
             </button>
         </div>
-        <div class="lane-table" role="region" aria-labelledby="lanes-title" tabindex="0">
+        <div
+            class="lane-table"
+            role="region"
+            aria-labelledby="lanes-title"
+            tabindex="0"
+            on:keydown=walk
+        >
             <table>
                 <caption id="lanes-title">"Every lane's address and the sectors its bytes fall in"</caption>
                 <thead>
@@ -430,7 +490,11 @@ fn SectorMapFigure(
     shown: Memo<Analysis>,
     state: AppState,
     highlighted: RwSignal<Option<u32>>,
+    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
+    #[prop(default = "")]
+    prefix: &'static str,
 ) -> impl IntoView {
+    let description = format!("{prefix}sector-map-description");
     let map = Memo::new(move |_| shown.with(layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         map.with(|m| sector_map::draw(area, m, highlighted.get(), theme))
@@ -444,13 +508,10 @@ fn SectorMapFigure(
     let key = Callback::new(move |key: String| {
         let lanes: Vec<u32> = map.with_untracked(|m| m.lanes.iter().map(|l| l.lane).collect());
         let now = highlighted.get_untracked();
-        let position = now.and_then(|h| lanes.iter().position(|l| *l == h));
-        let next = match (key.as_str(), position) {
-            ("ArrowRight", None) => lanes.first().copied(),
-            ("ArrowRight", Some(i)) => lanes.get(i + 1).or(lanes.last()).copied(),
-            ("ArrowLeft", None) => lanes.last().copied(),
-            ("ArrowLeft", Some(i)) => lanes.get(i.saturating_sub(1)).copied(),
-            ("Escape", _) => None,
+        let next = match key.as_str() {
+            "ArrowRight" => step_lane(&lanes, now, true),
+            "ArrowLeft" => step_lane(&lanes, now, false),
+            "Escape" => None,
             _ => return,
         };
         highlighted.set(next);
@@ -479,11 +540,11 @@ fn SectorMapFigure(
                 on_pointer=point
                 on_key=key
                 visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid="sector-map"
+                testid=format!("{prefix}sector-map")
                 label="Sector map"
-                described_by="sector-map-description"
+                described_by=description.clone()
             />
-            <figcaption id="sector-map-description" data-testid="sector-map-description">
+            <figcaption id=description.clone() data-testid=description>
                 {Signal::derive(move || map.with(describe))}
             </figcaption>
         </figure>
@@ -554,7 +615,20 @@ fn PredictPanel(
 /// The architecture preset: picking one fills warp, sector and line; its assumption and
 /// source are stated under it.
 #[component]
-fn ArchField(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl IntoView {
+fn ArchField(
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    /// Scenario B's picker: `b.`-prefixed parameter and ids.
+    #[prop(default = false)]
+    b: bool,
+) -> impl IntoView {
+    let param = if b {
+        Field::Arch.b_param()
+    } else {
+        Field::Arch.param()
+    };
+    let id = format!("input-{param}");
+    let (hint_id, error_id) = (format!("{id}-hint"), format!("{id}-error"));
     let error = Signal::derive(move || {
         errors.with(|es| {
             es.iter()
@@ -569,13 +643,20 @@ fn ArchField(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl In
     };
     view! {
         <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
-            <label for="input-arch">"Architecture " <span class="param">"arch"</span></label>
+            <label for=id.clone()>"Architecture " <span class="param">{param}</span></label>
             <select
-                id="input-arch"
-                data-testid="input-arch"
-                aria-describedby=Signal::derive(move || {
-                    if error.with(Option::is_some) { "input-arch-error input-arch-hint" } else { "input-arch-hint" }
-                })
+                id=id.clone()
+                data-testid=id.clone()
+                aria-describedby={
+                    let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
+                    Signal::derive(move || {
+                        if error.with(Option::is_some) {
+                            format!("{error_id} {hint_id}")
+                        } else {
+                            hint_id.clone()
+                        }
+                    })
+                }
                 on:change=pick
                 prop:value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
             >
@@ -584,18 +665,25 @@ fn ArchField(inputs: RwSignal<Inputs>, errors: Memo<Vec<FieldError>>) -> impl In
                     .map(|a| view! { <option value=a.id>{a.name}</option> })
                     .collect_view()}
             </select>
-            <p class="hint" id="input-arch-hint" data-testid="arch-note">
+            <p class="hint" id=hint_id data-testid=format!("{}arch-note", if b { "b." } else { "" })>
                 {Signal::derive(move || inputs.with(|i| i.arch_preset().note.to_string()))}
                 " A model: real behaviour depends on the architecture and cache path; confirm it in a profiler."
             </p>
-            <ErrorNote param="arch" message=error id="input-arch-error" />
+            <ErrorNote param=param message=error id=error_id />
         </div>
     }
 }
 
 /// The address ramp with the regime named, its text alternative and exports.
 #[component]
-fn RampFigure(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
+fn RampFigure(
+    shown: Memo<Analysis>,
+    state: AppState,
+    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
+    #[prop(default = "")]
+    prefix: &'static str,
+) -> impl IntoView {
+    let description = format!("{prefix}ramp-description");
     let found = Memo::new(move |_| shown.with(regime));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         shown
@@ -621,20 +709,115 @@ fn RampFigure(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
             <ChartCanvas
                 draw=draw
                 svg=svg
-                file_stem=Signal::derive(move || state.calc.with(Preset::file_stem) + "-ramp")
+                file_stem=Signal::derive(move || format!("{}-{prefix}ramp", state.calc.with(Preset::file_stem)))
                 shape=Shape::LOW_PLOT
                 visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid="ramp"
+                testid=format!("{prefix}ramp")
                 label="Address ramp"
-                described_by="ramp-description"
+                described_by=description.clone()
             />
             <figcaption
-                id="ramp-description"
-                data-testid="ramp-description"
+                id=description.clone()
+                data-testid=description
                 data-value=Signal::derive(move || found.get().name().to_string())
             >
                 {Signal::derive(move || format!("Address ramp, {}.", found.get()))}
             </figcaption>
         </figure>
+    }
+}
+
+/// Scenario B beside A: the course's pairs, B's inputs, both sides' totals and pictures, and
+/// how many times more (or fewer) bytes and sectors B moves.
+#[component]
+fn Comparison(state: AppState, a: Tracked) -> impl IntoView {
+    let b = track(state.b);
+    let all = pairs();
+    let names = {
+        let all = all.clone();
+        Signal::derive(move || {
+            let (calc, other) = (state.calc.get(), state.b.get());
+            all.iter()
+                .find(|p| p.a == calc && p.b == other)
+                .map(|p| (p.a_name, p.b_name))
+                .unwrap_or(("scenario A", "scenario B"))
+        })
+    };
+    let picked = {
+        let all = all.clone();
+        Signal::derive(move || {
+            let (calc, other) = (state.calc.get(), state.b.get());
+            all.iter()
+                .find(|p| state.comparing.get() && p.a == calc && p.b == other)
+                .map_or("", |p| p.id)
+                .to_string()
+        })
+    };
+    let pick = {
+        let all = all.clone();
+        move |ev: leptos::ev::Event| {
+            if let Some(pair) = all.iter().find(|p| p.id == event_target_value(&ev)) {
+                state.calc.set(pair.a.clone());
+                state.b.set(pair.b.clone());
+                state.comparing.set(true);
+            }
+        }
+    };
+    let toggle = move |_| {
+        if !state.comparing.get_untracked() && state.b.with_untracked(|b| *b == Inputs::default()) {
+            state.b.set(state.calc.get_untracked());
+        }
+        state.comparing.update(|on| *on = !*on);
+    };
+    let ratio = Signal::derive(move || {
+        let (a_name, b_name) = names.get();
+        a.shown
+            .with(|x| b.shown.with(|y| sentence(a_name, x, b_name, y)))
+    });
+    let unused = RwSignal::new(None::<u32>);
+    view! {
+        <div class="compare-bar">
+            <label for="pair">"Compare two scenarios"</label>
+            <select id="pair" data-testid="pair" on:change=pick prop:value=picked>
+                <option value="">"Pick a course pair…"</option>
+                {all.iter().map(|p| view! { <option value=p.id>{p.name}</option> }).collect_view()}
+            </select>
+            <button
+                type="button"
+                data-testid="compare"
+                aria-pressed=Signal::derive(move || state.comparing.get().to_string())
+                on:click=toggle
+            >
+                {move || if state.comparing.get() { "Stop comparing" } else { "Compare with a scenario B" }}
+            </button>
+        </div>
+        <Show when=move || state.comparing.get()>
+            <section class="comparison" aria-labelledby="comparison-title">
+                <h3 id="comparison-title">"Side by side"</h3>
+                <p class="note broadcast" data-testid="comparison" aria-live="polite">{ratio}</p>
+                <div class="sides">
+                    <div class="side">
+                        <h4>"A: " {move || names.get().0}</h4>
+                        <ReadoutList readouts=Signal::derive(move || a.shown.with(readouts)) prefix="a." />
+                        <SectorMapFigure shown=a.shown state=state highlighted=unused prefix="a." />
+                        <RampFigure shown=a.shown state=state prefix="a." />
+                    </div>
+                    <div class="side">
+                        <h4>"B: " {move || names.get().1}</h4>
+                        <ReadoutList readouts=Signal::derive(move || b.shown.with(readouts)) prefix="b." />
+                        <SectorMapFigure shown=b.shown state=state highlighted=unused prefix="b." />
+                        <RampFigure shown=b.shown state=state prefix="b." />
+                        <details class="b-inputs" open>
+                            <summary>"Scenario B's inputs"</summary>
+                            <ArchField inputs=b.inputs errors=b.errors b=true />
+                            {FIELDS
+                                .iter()
+                                .map(|spec| view! { <CalcField spec=spec inputs=b.inputs errors=b.errors b=true /> })
+                                .collect_view()}
+                        </details>
+                    </div>
+                </div>
+            </section>
+        </Show>
     }
 }

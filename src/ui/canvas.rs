@@ -126,11 +126,13 @@ pub fn ChartCanvas<F, S>(
     #[prop(into)]
     visible: Signal<bool>,
     /// `data-testid` of the canvas.
-    testid: &'static str,
+    #[prop(into)]
+    testid: String,
     /// Accessible name of the picture.
     label: &'static str,
     /// Id of the element holding the text alternative.
-    described_by: &'static str,
+    #[prop(into)]
+    described_by: String,
 ) -> impl IntoView
 where
     F: Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String> + 'static,
@@ -185,6 +187,7 @@ where
             );
         }
     };
+    let logged = testid.clone();
     Effect::new(move |_| {
         redraw.track();
         if !visible.get() {
@@ -214,7 +217,7 @@ where
             return;
         };
         if let Err(message) = draw(&backend.into_drawing_area(), &page_theme(dpr)) {
-            web_sys::console::error_1(&format!("chart {testid}: {message}").into());
+            web_sys::console::error_1(&format!("chart {logged}: {message}").into());
         }
     });
     let pointer = move |ev: leptos::ev::PointerEvent| {
@@ -238,6 +241,7 @@ where
             callback.run(ev.key());
         }
     };
+    let (png_id, svg_id) = (testid.clone(), testid.clone());
     view! {
         <canvas
             node_ref=canvas
@@ -252,10 +256,10 @@ where
             on:keydown=key
         ></canvas>
         <div class="buttons exports">
-            <button type="button" data-testid=format!("{testid}-png") on:click=export_png>
+            <button type="button" data-testid=format!("{png_id}-png") on:click=export_png>
                 "Download PNG (2×)"
             </button>
-            <button type="button" data-testid=format!("{testid}-svg") on:click=export_svg>
+            <button type="button" data-testid=format!("{svg_id}-svg") on:click=export_svg>
                 "Download SVG"
             </button>
         </div>

@@ -31,6 +31,10 @@ struct AppState {
     lab_note: RwSignal<Option<String>>,
     /// `predict=1`: the calculator asks for a prediction before it shows results.
     predict: RwSignal<bool>,
+    /// `compare=1`: scenario B is shown beside A.
+    comparing: RwSignal<bool>,
+    /// Scenario B's inputs (`b.` parameters); kept while not comparing, written only while comparing.
+    b: RwSignal<Inputs>,
 }
 
 impl AppState {
@@ -40,6 +44,8 @@ impl AppState {
         self.calc.set(state.calc);
         self.lab.set(state.lab);
         self.predict.set(state.predict);
+        self.comparing.set(state.compare.is_some());
+        self.b.set(state.compare.unwrap_or_default());
     }
 }
 
@@ -55,6 +61,8 @@ pub fn App() -> impl IntoView {
         lab: RwSignal::new(initial.lab),
         lab_note: RwSignal::new(None),
         predict: RwSignal::new(initial.predict),
+        comparing: RwSignal::new(initial.compare.is_some()),
+        b: RwSignal::new(initial.compare.clone().unwrap_or_default()),
     };
     let current = Signal::derive(move || State {
         tab: state.tab.get(),
@@ -62,6 +70,7 @@ pub fn App() -> impl IntoView {
         lab: state.lab.get(),
         embed,
         predict: state.predict.get(),
+        compare: state.comparing.get().then(|| state.b.get()),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {

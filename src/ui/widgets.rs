@@ -81,6 +81,9 @@ pub fn TextField(
 #[component]
 pub fn ReadoutList(
     #[prop(into)] readouts: Signal<Vec<Readout>>,
+    /// Put before every `data-testid`, e.g. `b.` for scenario B.
+    #[prop(default = "")]
+    prefix: &'static str,
     /// Marks the list while the results shown are the last valid ones, not the inputs'.
     #[prop(into, default = Signal::stored(false))]
     stale: Signal<bool>,
@@ -95,7 +98,7 @@ pub fn ReadoutList(
                         view! {
                             <div class="readout" class:headline=r.headline>
                                 <dt>{r.label}</dt>
-                                <dd data-testid=r.id data-value=r.value>{r.text}</dd>
+                                <dd data-testid=format!("{prefix}{}", r.id) data-value=r.value>{r.text}</dd>
                                 <dd class="detail">{r.detail}</dd>
                             </div>
                         }

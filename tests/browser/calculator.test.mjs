@@ -322,4 +322,39 @@ test('a lane is linked between the sector map and the lane table, by pointer and
   await driver.actions().move({ origin: await driver.findElement(By.css('[data-testid="lane-row"][data-lane="20"]')) }).perform();
   assert.deepEqual(await highlighted(), ['20']);
   assert.notEqual(await driver.executeScript('return arguments[0].toDataURL()', map), before, 'the map redrew');
+  // Keyboard from the table's side: Down and Up walk the lanes there too.
+  // (The pointer is parked on the page title first, so rows scrolling under it stay quiet.)
+  await driver.actions().move({ origin: await driver.findElement(By.css('h1')) }).perform();
+  await driver.executeScript("document.querySelector('.lane-table').focus()");
+  const table = await driver.switchTo().activeElement();
+  await table.sendKeys(Key.ESCAPE, Key.ARROW_DOWN, Key.ARROW_DOWN);
+  assert.deepEqual(await highlighted(), ['1']);
+  await table.sendKeys(Key.ARROW_UP);
+  assert.deepEqual(await highlighted(), ['0']);
+});
+
+test('a comparison permalink shows B beside A with the ratio, and the course pairs fill both', async () => {
+  await openApp(driver, site.url, '?compare=1&idx=t&b.idx=t*1024');
+  assert.equal(
+    await driver.findElement(By.css('[data-testid="comparison"]')).getText(),
+    'Scenario B moves 8× more bytes than scenario A (1024 B against 128 B), in 8× more sectors (32 against 4).',
+  );
+  assert.equal(await valueOf(driver, 'a.sectors'), '4');
+  assert.equal(await valueOf(driver, 'b.sectors'), '32');
+  assert.equal(await valueOf(driver, 'sectors'), '4', "A's own results keep their ids");
+  await typeInto(driver, 'b.idx', '2*t');
+  assert.equal(await valueOf(driver, 'b.transferred-bytes'), '256');
+  assert.match(await driver.getCurrentUrl(), /compare=1.*b\.idx=2\*t/);
+  await driver.findElement(By.css('[data-testid="pair"] option[value="row-column"]')).click();
+  assert.equal(
+    await driver.findElement(By.css('[data-testid="comparison"]')).getText(),
+    'Column traversal moves 8× more bytes than row traversal (1024 B against 128 B), in 8× more sectors (32 against 4).',
+  );
+  await driver.findElement(By.css('[data-testid="pair"] option[value="volta-fermi"]')).click();
+  assert.equal(await valueOf(driver, 'b.transferred-bytes'), '256');
+  assert.equal(await driver.findElement(By.css('[data-testid="input-b.arch"]')).getAttribute('value'), 'fermi-l1');
+  await driver.findElement(By.css('[data-testid="compare"]')).click();
+  assert.equal((await driver.findElements(By.css('[data-testid="comparison"]'))).length, 0);
+  assert.doesNotMatch(await driver.getCurrentUrl(), /compare=1|b\./);
+  assert.deepEqual(await pageErrors(driver), []);
 });
