@@ -28,6 +28,7 @@ fn course_examples_built_from_their_layouts() {
     // Ex8a: down a column of a 1024-float-wide matrix, against along a row.
     let column = Layout::Matrix {
         element: "float",
+        rows: 1024,
         cols: 1024,
         pitch: 1024,
         down_column: true,
@@ -38,6 +39,7 @@ fn course_examples_built_from_their_layouts() {
     assert_eq!((i.idx.as_str(), sectors, bytes), ("1024*t", 32, 1024));
     let row = Layout::Matrix {
         element: "float",
+        rows: 1024,
         cols: 1024,
         pitch: 1024,
         down_column: false,
@@ -49,6 +51,7 @@ fn course_examples_built_from_their_layouts() {
     // The course's "column, 128 B rows": a 32-float-wide matrix read down a column.
     let narrow = Layout::Matrix {
         element: "float",
+        rows: 1024,
         cols: 32,
         pitch: 32,
         down_column: true,
@@ -89,6 +92,7 @@ fn course_examples_built_from_their_layouts() {
 fn padding_offsets_and_element_types_shape_the_expression() {
     let padded = Layout::Matrix {
         element: "double",
+        rows: 1024,
         cols: 100,
         pitch: 128,
         down_column: true,
@@ -106,11 +110,50 @@ fn padding_offsets_and_element_types_shape_the_expression() {
 }
 
 #[test]
+fn lanes_that_would_leave_the_matrix_are_masked_out() {
+    let short = Layout::Matrix {
+        element: "float",
+        rows: 20,
+        cols: 64,
+        pitch: 64,
+        down_column: true,
+        row: 4,
+        col: 0,
+    };
+    let (i, sectors, _) = built(short);
+    assert_eq!(
+        (i.idx.as_str(), i.active.as_str(), sectors),
+        ("64*t + 256", "t < 16", 16)
+    );
+    let row_end = Layout::Matrix {
+        element: "float",
+        rows: 20,
+        cols: 64,
+        pitch: 64,
+        down_column: false,
+        row: 0,
+        col: 48,
+    };
+    assert_eq!(built(row_end).0.active, "t < 16");
+    let fits = Layout::Matrix {
+        element: "float",
+        rows: 64,
+        cols: 64,
+        pitch: 64,
+        down_column: true,
+        row: 0,
+        col: 0,
+    };
+    assert_eq!(built(fits).0.active, "", "every lane stays inside");
+}
+
+#[test]
 fn impossible_layouts_say_why() {
     let build = |l: Layout| l.build(&Inputs::default()).unwrap_err();
     assert_eq!(
         build(Layout::Matrix {
             element: "float",
+            rows: 1024,
             cols: 64,
             pitch: 32,
             down_column: true,
@@ -122,6 +165,7 @@ fn impossible_layouts_say_why() {
     assert_eq!(
         build(Layout::Matrix {
             element: "float",
+            rows: 1024,
             cols: 64,
             pitch: 64,
             down_column: true,

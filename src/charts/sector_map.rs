@@ -4,7 +4,7 @@
 //! visible break. Pixel layout on a plain drawing area, generic over the backend.
 
 use super::Theme;
-use crate::model::sector_map::SectorMap;
+use crate::model::sector_map::{inactive_text, SectorMap};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -248,10 +248,7 @@ pub fn draw<DB: DrawingBackend>(
         keys.push((Key::Break, "untouched bytes cut out".to_string()));
     }
     if !map.inactive.is_empty() {
-        keys.push((
-            Key::Plain,
-            format!("inactive lanes: {}", map.inactive.len()),
-        ));
+        keys.push((Key::Plain, inactive_text(map)));
     }
     let swatch = px(10.0);
     let row = px(16.0);

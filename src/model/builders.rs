@@ -23,10 +23,12 @@ pub enum Layout {
         stride: i64,
         offset: i64,
     },
-    /// A row-major matrix `m[row][col]` of `element`, rows `pitch` elements apart (≥ cols,
-    /// padding allowed); lane t takes the next column along the row, or the next row down.
+    /// A row-major matrix `m[row][col]` of `element`, `rows` × `cols`, rows `pitch` elements
+    /// apart (≥ cols, padding allowed); lane t takes the next column along the row, or the
+    /// next row down. Lanes that would run off the matrix are masked out with `active`.
     Matrix {
         element: &'static str,
+        rows: i64,
         cols: i64,
         pitch: i64,
         down_column: bool,
@@ -58,7 +60,7 @@ impl Layout {
     /// ```
     /// use coalescing_lab::model::builders::Layout;
     /// use coalescing_lab::model::inputs::Inputs;
-    /// let column = Layout::Matrix { element: "float", cols: 1024, pitch: 1024, down_column: true, row: 0, col: 0 };
+    /// let column = Layout::Matrix { element: "float", rows: 1024, cols: 1024, pitch: 1024, down_column: true, row: 0, col: 0 };
     /// let inputs = column.build(&Inputs::default()).unwrap();
     /// assert_eq!((inputs.elem.as_str(), inputs.idx.as_str()), ("4", "1024*t"));
     /// // Degenerate input: a structure whose size is not a whole number of fields cannot be
@@ -67,6 +69,7 @@ impl Layout {
     /// assert!(odd.build(&Inputs::default()).is_err());
     /// ```
     pub fn build(&self, current: &Inputs) -> Result<Inputs, String> {
+        let mut mask: Option<String> = None;
         let (elem, base, idx) = match *self {
             Layout::Strided {
                 element,
@@ -78,6 +81,7 @@ impl Layout {
             }
             Layout::Matrix {
                 element,
+                rows,
                 cols,
                 pitch,
                 down_column,
@@ -85,6 +89,11 @@ impl Layout {
                 col,
             } => {
                 let elem = element_bytes(element).ok_or_else(|| unknown_type(element))?;
+                if rows < 1 || row >= rows {
+                    return Err(format!(
+                        "the start row must be below the number of rows ({rows}), found {row}"
+                    ));
+                }
                 if cols < 1 || pitch < cols {
                     return Err(format!(
                         "row pitch must be at least the number of columns ({cols}), found {pitch}"
@@ -101,6 +110,9 @@ impl Layout {
                     .and_then(|r| r.checked_add(col))
                     .ok_or_else(|| "the start element is too far for 64 bits".to_string())?;
                 let stride = if down_column { pitch } else { 1 };
+                let left = if down_column { rows - row } else { cols - col };
+                let warp = current.warp.trim().parse::<i64>().unwrap_or(0);
+                mask = (left < warp).then(|| format!("t < {left}"));
                 (elem, 0, affine(stride, start))
             }
             Layout::Structures {
@@ -135,10 +147,15 @@ impl Layout {
                 }
             }
         };
+        let active = match (self, mask) {
+            (Layout::Matrix { .. }, mask) => mask.unwrap_or_default(),
+            _ => current.active.clone(),
+        };
         Ok(Inputs {
             elem: elem.to_string(),
             base: base.to_string(),
             idx,
+            active,
             addrs: String::new(),
             ..current.clone()
         })
@@ -187,6 +204,7 @@ pub struct BuilderForm {
     pub element: String,
     pub stride: String,
     pub offset: String,
+    pub rows: String,
     pub cols: String,
     pub pitch: String,
     pub down_column: bool,
@@ -206,6 +224,7 @@ impl Default for BuilderForm {
             element: "float".into(),
             stride: "2".into(),
             offset: "0".into(),
+            rows: "1024".into(),
             cols: "1024".into(),
             pitch: "1024".into(),
             down_column: true,
@@ -261,6 +280,7 @@ impl BuilderForm {
             }),
             "matrix" => Ok(Layout::Matrix {
                 element,
+                rows: whole("rows", &self.rows, "rows")?,
                 cols: whole("columns", &self.cols, "elements")?,
                 pitch: whole("row pitch", &self.pitch, "elements")?,
                 down_column: self.down_column,

@@ -28,6 +28,7 @@ pub fn pairs() -> Vec<Pair> {
     };
     let matrix = |down_column| Layout::Matrix {
         element: "float",
+        rows: 1024,
         cols: 1024,
         pitch: 1024,
         down_column,

@@ -196,6 +196,23 @@ pub fn describe(map: &SectorMap) -> String {
     text
 }
 
+/// The inactive lanes for the map's legend, e.g. "inactive lanes: 1, 3, 5, 7, …"; empty
+/// when every lane takes part.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, sector_map::{inactive_text, layout}, sectors::analyze};
+/// let half = Inputs { active: "t < 24".into(), ..Inputs::default() };
+/// assert_eq!(inactive_text(&layout(&analyze(&half).unwrap())), "inactive lanes: 24–31");
+/// assert_eq!(inactive_text(&layout(&analyze(&Inputs::default()).unwrap())), "");
+/// ```
+pub fn inactive_text(map: &SectorMap) -> String {
+    if map.inactive.is_empty() {
+        String::new()
+    } else {
+        format!("inactive lanes: {}", lane_list(&map.inactive))
+    }
+}
+
 /// Ascending lane ids as runs, e.g. "0–5, 9, 12–13", at most four runs and then "…".
 fn lane_list(lanes: &[u32]) -> String {
     let mut runs: Vec<(u32, u32)> = Vec::new();

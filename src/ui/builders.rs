@@ -85,6 +85,7 @@ pub fn Builders(inputs: RwSignal<Inputs>) -> impl IntoView {
                 {field(form, "offset", "Starting offset", "(elements)", |f| f.offset.clone(), |f, t| f.offset = t)}
             </Show>
             <Show when=move || kind() == "matrix">
+                {field(form, "rows", "Rows", "", |f| f.rows.clone(), |f, t| f.rows = t)}
                 {field(form, "cols", "Columns", "(elements)", |f| f.cols.clone(), |f, t| f.cols = t)}
                 {field(form, "pitch", "Row pitch", "(elements, ≥ columns)", |f| f.pitch.clone(), |f, t| f.pitch = t)}
                 <div class="field">
