@@ -202,14 +202,16 @@ where
         }
         let dpr = window().device_pixel_ratio().max(1.0);
         let css_height = shape.height_for(css_width);
-        let _ = web_sys::HtmlElement::style(&element)
-            .set_property("height", &format!("{css_height}px"));
         let (width, height) = (
             (css_width * dpr).round() as u32,
             (css_height * dpr).round() as u32,
         );
-        // Resizing reallocates the backing store; the drawing clears it anyway.
+        // Only a change of size touches the element: a new CSS height would make the browser
+        // lay the page out again, and a new backing store is reallocated (the drawing clears
+        // it anyway).
         if (element.width(), element.height()) != (width, height) {
+            let _ = web_sys::HtmlElement::style(&element)
+                .set_property("height", &format!("{css_height}px"));
             element.set_width(width);
             element.set_height(height);
         }
