@@ -79,6 +79,20 @@ pub fn pairs() -> Vec<Pair> {
     ]
 }
 
+/// The course pair whose sides are exactly `a` and `b`, if any.
+///
+/// ```
+/// use coalescing_lab::model::compare::{pair_for, pairs};
+/// use coalescing_lab::model::inputs::Inputs;
+/// let all = pairs();
+/// let ex2 = Inputs { base: "8".into(), ..Inputs::default() };
+/// assert_eq!(pair_for(&all, &Inputs::default(), &ex2).map(|p| p.id), Some("ex1-ex2"));
+/// assert_eq!(pair_for(&all, &ex2, &ex2), None);
+/// ```
+pub fn pair_for<'a>(pairs: &'a [Pair], a: &Inputs, b: &Inputs) -> Option<&'a Pair> {
+    pairs.iter().find(|p| p.a == *a && p.b == *b)
+}
+
 /// How B compares with A, in one sentence naming both, e.g. "Column traversal moves 8×
 /// more bytes than row traversal (1024 B against 128 B), in 8× more sectors (32 against 4)."
 ///

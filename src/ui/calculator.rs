@@ -6,7 +6,7 @@ use super::widgets::{ErrorNote, ReadoutList, TextField};
 use super::{builders, AppState};
 use crate::charts::{ramp, sector_map, Theme};
 use crate::model::arch::{Arch, ARCHES};
-use crate::model::compare::{pairs, sentence};
+use crate::model::compare::{pair_for, pairs, sentence};
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
@@ -733,26 +733,29 @@ fn RampFigure(
 fn Comparison(state: AppState, a: Tracked) -> impl IntoView {
     let b = track(state.b);
     let all = pairs();
-    let names = {
+    // The course pair the two scenarios are, if they still are one: it names the sides.
+    let current = {
         let all = all.clone();
-        Signal::derive(move || {
-            let (calc, other) = (state.calc.get(), state.b.get());
-            all.iter()
-                .find(|p| p.a == calc && p.b == other)
-                .map(|p| (p.a_name, p.b_name))
-                .unwrap_or(("scenario A", "scenario B"))
+        Memo::new(move |_| {
+            state.calc.with(|a| {
+                state
+                    .b
+                    .with(|b| pair_for(&all, a, b).map(|p| (p.id, p.a_name, p.b_name)))
+            })
         })
     };
-    let picked = {
-        let all = all.clone();
-        Signal::derive(move || {
-            let (calc, other) = (state.calc.get(), state.b.get());
-            all.iter()
-                .find(|p| state.comparing.get() && p.a == calc && p.b == other)
-                .map_or("", |p| p.id)
-                .to_string()
-        })
-    };
+    let names = Signal::derive(move || {
+        current
+            .get()
+            .map_or(("scenario A", "scenario B"), |(_, a, b)| (a, b))
+    });
+    let picked = Signal::derive(move || {
+        current
+            .get()
+            .filter(|_| state.comparing.get())
+            .map_or("", |(id, _, _)| id)
+            .to_string()
+    });
     let pick = {
         let all = all.clone();
         move |ev: leptos::ev::Event| {
