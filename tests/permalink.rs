@@ -117,8 +117,8 @@ fn versions_and_modes_are_checked() {
         ["`v=x` is not a link version; the link was read as version 1."]
     );
     assert_eq!(
-        warnings("tab=probe"),
-        ["`tab=probe` is not a panel (calculator or roofline); showing the calculator."]
+        warnings("tab=gpu"),
+        ["`tab=gpu` is not a panel (calculator, roofline or probe); showing the calculator."]
     );
     assert_eq!(
         warnings("embed=yes"),

@@ -18,6 +18,7 @@ pub mod format;
 pub mod inputs;
 pub mod permalink;
 pub mod predict;
+pub mod probe;
 pub mod presets;
 pub mod ramp;
 pub mod readouts;

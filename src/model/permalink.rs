@@ -9,6 +9,7 @@
 
 use super::arch::Arch;
 use super::inputs::{Field, Inputs};
+use super::probe::{ProbeField, ProbeInputs};
 use super::roofline::{Knob, Lab};
 use super::sectors::repair;
 
@@ -21,6 +22,7 @@ pub enum Tab {
     #[default]
     Calculator,
     Roofline,
+    Probe,
 }
 
 impl Tab {
@@ -29,7 +31,15 @@ impl Tab {
         match self {
             Tab::Calculator => "calculator",
             Tab::Roofline => "roofline",
+            Tab::Probe => "probe",
         }
+    }
+
+    /// The tab whose `tab` value is `param`, if any.
+    pub fn from_param(param: &str) -> Option<Tab> {
+        [Tab::Calculator, Tab::Roofline, Tab::Probe]
+            .into_iter()
+            .find(|t| t.param() == param)
     }
 }
 
@@ -49,6 +59,9 @@ pub struct State {
     pub predict: bool,
     /// Scenario B beside A: `compare=1` and the calculator's parameters prefixed `b.`.
     pub compare: Option<Inputs>,
+    /// The probe's configuration: `strides` and `n`. Its results are never in the URL, and
+    /// a link never starts the probe.
+    pub probe: ProbeInputs,
 }
 
 /// The prefix of scenario B's parameters.
@@ -101,14 +114,15 @@ pub fn decode(query: &str) -> State {
     let mut compare = false;
     for (key, value) in pairs(query) {
         match key.as_str() {
-            "tab" if value == Tab::Roofline.param() => state.tab = Tab::Roofline,
-            "tab" => state.tab = Tab::Calculator,
+            "tab" => state.tab = Tab::from_param(&value).unwrap_or_default(),
             "embed" => state.embed = value == "1",
             "predict" => state.predict = value == "1",
             "compare" => compare = value == "1",
             "oi" => state.lab.oi = value,
             "bw" => state.lab.bw = value,
             "trail" => state.lab.trail = value,
+            "strides" => state.probe.strides = value,
+            "n" => state.probe.n = value,
             key if key.starts_with(B_PREFIX) => compare = true,
             _ => {}
         }
@@ -152,6 +166,15 @@ pub fn encode(state: &State) -> String {
             pairs.push((key.to_string(), value.clone()));
         }
     }
+    let probe_defaults = ProbeInputs::default();
+    for (field, value, default) in [
+        (ProbeField::Strides, &state.probe.strides, &probe_defaults.strides),
+        (ProbeField::N, &state.probe.n, &probe_defaults.n),
+    ] {
+        if value != default {
+            pairs.push((field.param().to_string(), value.clone()));
+        }
+    }
     if pairs.is_empty() {
         return String::new();
     }
@@ -193,11 +216,9 @@ pub fn warnings(query: &str) -> Vec<String> {
                     "`v={value}` is not a link version; the link was read as version {VERSION}."
                 )),
             },
-            "tab" if value != Tab::Calculator.param() && value != Tab::Roofline.param() => {
-                out.push(format!(
-                    "`tab={value}` is not a panel (calculator or roofline); showing the calculator."
-                ))
-            }
+            "tab" if Tab::from_param(&value).is_none() => out.push(format!(
+                "`tab={value}` is not a panel (calculator, roofline or probe); showing the calculator."
+            )),
             "embed" if value != "0" && value != "1" => out.push(format!(
                 "`embed={value}` is not 0 or 1; showing the full page."
             )),
@@ -207,7 +228,7 @@ pub fn warnings(query: &str) -> Vec<String> {
             "compare" if value != "0" && value != "1" => out.push(format!(
                 "`compare={value}` is not 0 or 1; showing one scenario."
             )),
-            "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" => {}
+            "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" | "strides" | "n" => {}
             _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
             _ => out.push(format!(
                 "`{key}` is not a Coalescing Lab parameter; it was ignored."
@@ -259,6 +280,20 @@ pub fn warnings(query: &str) -> Vec<String> {
             error.message
         ));
     }
+    if let Err(errors) = state.probe.check() {
+        for error in errors {
+            let param = error.field.param();
+            let value = shown(param).unwrap_or_default();
+            let fallback = match error.field {
+                ProbeField::Strides => ProbeInputs::default().strides,
+                ProbeField::N => "as many as the device allows".into(),
+            };
+            out.push(format!(
+                "`{param}={value}`: {}; using {fallback}.",
+                error.message.trim_end_matches('.')
+            ));
+        }
+    }
     out
 }
 
@@ -307,6 +342,7 @@ pub fn embed_snippet(page: &str, state: &State) -> String {
     let title = match state.tab {
         Tab::Calculator => "Coalescing Lab: sector calculator",
         Tab::Roofline => "Coalescing Lab: Roofline lab",
+        Tab::Probe => "Coalescing Lab: GPU probe",
     };
     format!(
         "<iframe src=\"{}\" width=\"100%\" height=\"900\" title=\"{title}\" loading=\"lazy\" style=\"border:0\"></iframe>",
