@@ -2,10 +2,13 @@
 //!
 //! - `model`: pure Rust, the numbers and the words (std and serde only).
 //! - `charts`: drawing functions generic over plotters' DrawingBackend.
+//! - `gpu`: the WebGPU strided-load probe (wasm32 only).
 //! - `ui`: Leptos components that wire signals to the model (wasm32 only).
 
 pub mod charts;
 pub mod model;
 
+#[cfg(target_arch = "wasm32")]
+pub mod gpu;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

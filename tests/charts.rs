@@ -336,3 +336,94 @@ mod ramp {
         assert!(texts.iter().any(|t| t == "mixed"));
     }
 }
+
+mod probe_chart {
+    use super::texts;
+    use coalescing_lab::charts::{probe, Theme};
+    use coalescing_lab::model::probe::*;
+    use plotters::prelude::*;
+
+    fn report(medians: &[(u32, f64)]) -> Report {
+        let strides = medians.iter().map(|m| m.0).collect();
+        let plan = plan(
+            &Config {
+                strides,
+                n: Some(1 << 16),
+            },
+            &Limits::DEFAULT,
+        )
+        .unwrap();
+        let measurements = medians
+            .iter()
+            .map(|&(stride, ms)| Measurement {
+                stride,
+                checksum: 1,
+                expected: 1,
+                reps: 100,
+                samples_ms: vec![ms; 7],
+            })
+            .collect();
+        Report::new(
+            plan,
+            Timer::Timestamps,
+            AdapterInfo::default(),
+            Limits::DEFAULT,
+            String::new(),
+            measurements,
+        )
+    }
+
+    fn render(report: &Report) -> String {
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (720, 440)).into_drawing_area();
+            probe::draw(&area, report, &Theme::LIGHT).expect("drawing succeeds");
+        }
+        svg
+    }
+
+    #[test]
+    fn measured_points_and_the_scaled_model_are_drawn_with_labelled_axes() {
+        let svg = render(&report(&[(4, 0.01), (32, 0.05), (64, 0.06), (128, 0.07)]));
+        let texts = texts(&svg);
+        for label in [
+            "4 B",
+            "32 B",
+            "128 B",
+            "Useful GB/s",
+            "Lane stride (bytes, log scale)",
+            "measured",
+            "sector model, scaled from the first stride",
+        ] {
+            assert!(texts.iter().any(|t| t == label), "{label}: {texts:?}");
+        }
+        // One filled circle per measured stride plus the two legend dots.
+        assert_eq!(svg.matches("<circle").count(), 4 + 2);
+        // The model's square markers: one per stride.
+        let squares = svg.matches("<rect").count();
+        assert!(squares >= 4, "{squares} rects");
+        // The model at 32 B is an eighth of the contiguous measurement: 26.2 GB/s → 3.28.
+        let description = chart_description(&report(&[(4, 0.01), (32, 0.05)]));
+        assert!(
+            description.contains("4 B: 26.2 GB/s (model 26.2)"),
+            "{description}"
+        );
+        assert!(
+            description.contains("32 B: 5.24 GB/s (model 3.28)"),
+            "{description}"
+        );
+    }
+
+    #[test]
+    fn a_report_without_times_still_draws_axes() {
+        let mut r = report(&[(4, 0.01)]);
+        r.rows[0].useful_gbps = None;
+        let svg = render(&r);
+        assert!(texts(&svg).iter().any(|t| t == "Useful GB/s"));
+        assert_eq!(svg.matches("<circle").count(), 2, "only the legend's dots");
+        assert_eq!(
+            chart_description(&r),
+            "No stride produced a time, so there is nothing to plot."
+        );
+    }
+}

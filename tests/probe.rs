@@ -51,8 +51,14 @@ fn checksum_matches_a_plain_sum() {
         assert_eq!(u64::from(expected_checksum(base, stride, n)), plain);
     }
     // The hash is not constant along any course stride, so a wrong stride changes the sum.
-    assert_ne!(expected_checksum(0, 32, 1024), expected_checksum(0, 64, 1024));
-    assert_ne!(expected_checksum(0, 4, 1024), expected_checksum(256, 4, 1024));
+    assert_ne!(
+        expected_checksum(0, 32, 1024),
+        expected_checksum(0, 64, 1024)
+    );
+    assert_ne!(
+        expected_checksum(0, 4, 1024),
+        expected_checksum(256, 4, 1024)
+    );
 }
 
 fn limits() -> impl Strategy<Value = Limits> {
@@ -228,7 +234,10 @@ fn the_report_puts_prediction_beside_measurement() {
         "128 B stride ran 6.8× slower than contiguous; the sector model predicts 8×."
     );
     let text = last.text();
-    assert_eq!((text.sectors.as_str(), text.fraction.as_str()), ("32", "12.5 %"));
+    assert_eq!(
+        (text.sectors.as_str(), text.fraction.as_str()),
+        ("32", "12.5 %")
+    );
     assert_eq!(text.median_value, "0.0068");
     let (measured, model) = chart_points(&report);
     assert_eq!(measured.len(), 4);
@@ -243,7 +252,10 @@ fn a_wrong_checksum_is_an_error_never_a_number() {
         .iter()
         .find(|r| r.measurement.stride == 64)
         .unwrap();
-    assert_eq!((bad.time, bad.useful_gbps, bad.measured_slowdown), (None, None, None));
+    assert_eq!(
+        (bad.time, bad.useful_gbps, bad.measured_slowdown),
+        (None, None, None)
+    );
     assert_eq!(bad.text().median_ms, "—");
     assert!(report
         .reading()
@@ -256,7 +268,10 @@ fn the_csv_export_holds_every_stride_and_lane() {
     let csv = sample_report(true).csv();
     let lines: Vec<&str> = csv.lines().collect();
     assert!(lines[0].starts_with("# adapter: google swiftshader"));
-    let header = lines.iter().position(|l| l.starts_with("stride_bytes,")).unwrap();
+    let header = lines
+        .iter()
+        .position(|l| l.starts_with("stride_bytes,"))
+        .unwrap();
     let rows = &lines[header + 1..];
     assert_eq!(rows.len(), 4 * 32);
     let columns = lines[header].split(',').count();

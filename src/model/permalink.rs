@@ -168,7 +168,11 @@ pub fn encode(state: &State) -> String {
     }
     let probe_defaults = ProbeInputs::default();
     for (field, value, default) in [
-        (ProbeField::Strides, &state.probe.strides, &probe_defaults.strides),
+        (
+            ProbeField::Strides,
+            &state.probe.strides,
+            &probe_defaults.strides,
+        ),
         (ProbeField::N, &state.probe.n, &probe_defaults.n),
     ] {
         if value != default {

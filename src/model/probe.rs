@@ -483,7 +483,7 @@ pub fn stats(samples: &[f64]) -> Option<Stats> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let mid = sorted.len() / 2;
-    let median = if sorted.len() % 2 == 0 {
+    let median = if sorted.len().is_multiple_of(2) {
         (sorted[mid - 1] + sorted[mid]) / 2.0
     } else {
         sorted[mid]
@@ -715,6 +715,9 @@ impl Report {
             let stride = row.measurement.stride;
             let predicted = number(round_to(row.predicted_slowdown, 2));
             match row.measured_slowdown {
+                Some(x) if (x - 1.0).abs() < 0.05 => out.push(format!(
+                    "{stride} B stride ran about as fast as {reference}; the sector model predicts {predicted}× slower."
+                )),
                 Some(x) if x >= 1.0 => out.push(format!(
                     "{stride} B stride ran {}× slower than {reference}; the sector model predicts {predicted}×.",
                     number(round_to(x, 1))
@@ -746,7 +749,10 @@ impl Report {
             ("browser", self.browser.clone()),
             ("timer", self.timer.text().to_string()),
             ("useful floats per pass (n)", self.plan.n.to_string()),
-            ("model", format!("{WARP} lanes per warp, {SECTOR} B sectors")),
+            (
+                "model",
+                format!("{WARP} lanes per warp, {SECTOR} B sectors"),
+            ),
         ] {
             out.push_str(&format!("# {key}: {}\n", value.replace(['\n', '\r'], " ")));
         }
@@ -905,7 +911,10 @@ pub struct RowText {
     pub implied_gbps: String,
     pub measured_slowdown: String,
     pub predicted_slowdown: String,
-    pub checksum_ok: bool,
+    /// `data-checksum-ok`: `true`, `false`, or empty before a run.
+    pub checksum_ok: String,
+    /// The checksum cell, worded.
+    pub checksum: String,
     /// `data-median-ms` and `data-useful-gbps`: plain numbers, empty when undefined.
     pub median_value: String,
     pub gbps_value: String,
@@ -933,11 +942,53 @@ impl Row {
             implied_gbps: self.implied_gbps.map(gbps).unwrap_or_else(dash),
             measured_slowdown: self.measured_slowdown.map(times).unwrap_or_else(dash),
             predicted_slowdown: times(self.predicted_slowdown),
-            checksum_ok: self.measurement.checksum_ok(),
+            checksum_ok: self.measurement.checksum_ok().to_string(),
+            checksum: if self.measurement.checksum_ok() {
+                "✓ matches".into()
+            } else {
+                "✗ wrong".into()
+            },
             median_value: self.time.map(|t| number(t.median)).unwrap_or_default(),
             gbps_value: self.useful_gbps.map(number).unwrap_or_default(),
         }
     }
+}
+
+/// The table before a run: the model's columns for `strides` (ascending), the measured ones
+/// empty.
+///
+/// ```
+/// use coalescing_lab::model::probe::preview;
+/// let rows = preview(&[4, 128]);
+/// assert_eq!((rows[1].sectors.as_str(), rows[1].predicted_slowdown.as_str()), ("32", "8×"));
+/// assert_eq!((rows[1].median_value.as_str(), rows[1].checksum_ok.as_str()), ("", ""));
+/// ```
+pub fn preview(strides: &[u32]) -> Vec<RowText> {
+    let reference = strides.first().map(|&s| predict(s).fraction.value());
+    strides
+        .iter()
+        .map(|&stride| {
+            let p = predict(stride);
+            let slowdown = reference.map_or(1.0, |r| r / p.fraction.value());
+            let dash = || "—".to_string();
+            RowText {
+                stride: format!("{stride} B"),
+                useful_bytes: format!("{} B", p.useful_bytes),
+                sectors: p.sectors.to_string(),
+                fraction: percent(Some(p.fraction)),
+                median_ms: dash(),
+                spread_ms: dash(),
+                useful_gbps: dash(),
+                implied_gbps: dash(),
+                measured_slowdown: dash(),
+                predicted_slowdown: format!("{}×", number(round_to(slowdown, 2))),
+                checksum_ok: String::new(),
+                checksum: "not run".into(),
+                median_value: String::new(),
+                gbps_value: String::new(),
+            }
+        })
+        .collect()
 }
 
 /// `value` to `digits` significant digits.
@@ -949,9 +1000,12 @@ fn round_sig(value: f64, digits: i32) -> f64 {
     round_to(value, digits - magnitude)
 }
 
+/// (stride in bytes, useful GB/s) pairs.
+pub type Points = Vec<(f64, f64)>;
+
 /// The chart's points: measured useful GB/s per stride, and the model's, scaled from the
 /// reference stride's measurement by the predicted fractions.
-pub fn chart_points(report: &Report) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+pub fn chart_points(report: &Report) -> (Points, Points) {
     let measured: Vec<(f64, f64)> = report
         .rows
         .iter()

@@ -225,7 +225,8 @@ where
     let pointer = move |ev: leptos::ev::PointerEvent| {
         if let (Some(callback), Some(element)) = (on_pointer, canvas.get_untracked()) {
             callback.run(Some((
-                f64::from(ev.offset_x()),
+                // A float under web_sys_unstable_apis (CSSOM View), an integer without it.
+                ev.offset_x(),
                 f64::from(element.client_width()),
             )));
         }

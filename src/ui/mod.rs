@@ -8,6 +8,7 @@ mod builders;
 mod calculator;
 mod canvas;
 mod panic;
+mod probe;
 mod roofline;
 mod share;
 mod url;
@@ -15,6 +16,7 @@ mod widgets;
 
 use crate::model::inputs::Inputs;
 use crate::model::permalink::{self, State, Tab};
+use crate::model::probe::ProbeInputs;
 use crate::model::roofline::Lab;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -35,6 +37,8 @@ struct AppState {
     comparing: RwSignal<bool>,
     /// Scenario B's inputs (`b.` parameters); kept while not comparing, written only while comparing.
     b: RwSignal<Inputs>,
+    /// The probe's configuration (`strides`, `n`); its results stay in the panel.
+    probe: RwSignal<ProbeInputs>,
 }
 
 impl AppState {
@@ -46,6 +50,7 @@ impl AppState {
         self.predict.set(state.predict);
         self.comparing.set(state.compare.is_some());
         self.b.set(state.compare.unwrap_or_default());
+        self.probe.set(state.probe);
     }
 }
 
@@ -63,6 +68,7 @@ pub fn App() -> impl IntoView {
         predict: RwSignal::new(initial.predict),
         comparing: RwSignal::new(initial.compare.is_some()),
         b: RwSignal::new(initial.compare.clone().unwrap_or_default()),
+        probe: RwSignal::new(initial.probe.clone()),
     };
     let current = Signal::derive(move || State {
         tab: state.tab.get(),
@@ -71,6 +77,7 @@ pub fn App() -> impl IntoView {
         embed,
         predict: state.predict.get(),
         compare: state.comparing.get().then(|| state.b.get()),
+        probe: state.probe.get(),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {
@@ -137,6 +144,14 @@ pub fn App() -> impl IntoView {
             >
                 <roofline::RooflineLab state=state />
             </div>
+            <div
+                id="panel-probe"
+                role="tabpanel"
+                aria-labelledby="tab-probe"
+                hidden=Signal::derive(move || state.tab.get() != Tab::Probe)
+            >
+                <probe::ProbePanel state=state />
+            </div>
         </main>
         <Show when=move || !embed>
             <footer class="site">
@@ -152,17 +167,23 @@ pub fn App() -> impl IntoView {
 /// The tab list: click, or arrow keys as the ARIA tabs pattern describes.
 #[component]
 fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
-    const TABS: [(Tab, &str, &str); 2] = [
+    const TABS: [(Tab, &str, &str); 3] = [
         (Tab::Calculator, "tab-calculator", "Sector calculator"),
         (Tab::Roofline, "tab-roofline", "Roofline lab"),
+        (Tab::Probe, "tab-probe", "GPU probe"),
     ];
     let on_key = move |ev: KeyboardEvent| {
-        // Two tabs: either arrow moves to the other one; Home and End go to the ends.
-        let next = match (ev.key().as_str(), tab.get()) {
-            ("ArrowRight" | "ArrowLeft", Tab::Calculator) | ("End", _) => Tab::Roofline,
-            ("ArrowRight" | "ArrowLeft", Tab::Roofline) | ("Home", _) => Tab::Calculator,
+        // Arrows move to the neighbouring tab, wrapping; Home and End go to the ends.
+        let at = TABS.iter().position(|t| t.0 == tab.get()).unwrap_or(0);
+        let count = TABS.len();
+        let index = match ev.key().as_str() {
+            "ArrowRight" => (at + 1) % count,
+            "ArrowLeft" => (at + count - 1) % count,
+            "Home" => 0,
+            "End" => count - 1,
             _ => return,
         };
+        let next = TABS[index].0;
         ev.prevent_default();
         tab.set(next);
         let id = TABS.iter().find(|t| t.0 == next).map_or("", |t| t.1);

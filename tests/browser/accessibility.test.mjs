@@ -2,12 +2,9 @@
 // full page or embedded; every control is reachable by keyboard with a visible focus ring.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { By, Key } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, axe as axeOn, scheme as schemeOn } from './harness.mjs';
 
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let site;
 let browser;
@@ -24,22 +21,8 @@ after(async () => {
   await site?.close();
 });
 
-async function scheme(value) {
-  await driver.sendDevToolsCommand('Emulation.setEmulatedMedia', {
-    features: [{ name: 'prefers-color-scheme', value }],
-  });
-}
-
-/** Runs axe on the page as it is and returns "rule: target" for every violation. */
-async function axe() {
-  await driver.executeScript(axeSource);
-  const result = await driver.executeAsyncScript(`
-    const done = arguments[arguments.length - 1];
-    axe.run(document, { resultTypes: ['violations'] }).then(
-      (r) => done(r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' ') + ' ' + (n.failureSummary || '').split('\\n')[1]))),
-      (e) => done(['axe failed: ' + e]));`);
-  return result;
-}
+const scheme = (value) => schemeOn(driver, value);
+const axe = () => axeOn(driver);
 
 const PAGES = [
   ['calculator', '?base=8'],
@@ -47,6 +30,8 @@ const PAGES = [
   ['roofline lab', '?tab=roofline&bw=80&trail=2:80:150,1:80'],
   ['embedded calculator', '?embed=1&idx=3*t'],
   ['embedded roofline lab', '?embed=1&tab=roofline&trail=2:80'],
+  ['probe without WebGPU', '?tab=probe&strides=4,8'],
+  ['embedded probe without WebGPU', '?embed=1&tab=probe'],
 ];
 
 for (const mode of ['light', 'dark']) {
@@ -85,7 +70,7 @@ test('the full page is usable at 320 CSS px without sideways scrolling', async (
     mobile: true,
   });
   try {
-    for (const query of ['?base=8&elem=3&zoom=1', '?tab=roofline&trail=2:80,1:80']) {
+    for (const query of ['?base=8&elem=3&zoom=1', '?tab=roofline&trail=2:80,1:80', '?tab=probe']) {
       await openApp(driver, site.url, query);
       const [scroll, inner] = await driver.executeScript(
         'return [document.documentElement.scrollWidth, window.innerWidth];',

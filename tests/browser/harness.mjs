@@ -7,6 +7,7 @@ import { extname, join, normalize, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Builder, By, until } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
+import { createRequire } from 'node:module';
 
 export const DIST = resolve(import.meta.dirname, '../../dist');
 
@@ -58,6 +59,12 @@ async function freePort() {
   await new Promise((ok) => probe.close(ok));
   return port;
 }
+
+/**
+ * Chromium flags for WebGPU without a GPU: SwiftShader runs it on the CPU. Never add
+ * `--use-angle=vulkan`, which loses the adapter.
+ */
+export const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
 
 /** Starts chromedriver and a headless Chromium session with the flags this machine needs. */
 export async function startBrowser({ width = 1280, height = 900, dpr = 1, extraArgs = [] } = {}) {
@@ -167,4 +174,62 @@ export async function errors(driver) {
 export async function pageErrors(driver) {
   const logs = await driver.manage().logs().get('browser');
   return logs.filter((l) => l.level.name === 'SEVERE').map((l) => l.message);
+}
+
+/** Replaces `a.click()` so a download is captured instead of saved: resolves to {name, text|data}. */
+export async function captureDownload(driver, testid, as = 'text') {
+  // The blob is read from the object itself: the page's CSP rightly forbids fetching blob: URLs.
+  await driver.executeScript(`
+    window.__download = null;
+    window.__blob = null;
+    const create = URL.createObjectURL;
+    URL.createObjectURL = (blob) => { window.__blob = blob; return create(blob); };
+    HTMLAnchorElement.prototype.click = function () {
+      window.__download = { name: this.download, href: this.href };
+    };`);
+  await driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
+  return driver.executeAsyncScript(
+    `const done = arguments[arguments.length - 1];
+     const d = window.__download;
+     if (!d) return done(null);
+     if (${JSON.stringify(as)} === 'href') return done(d);
+     window.__blob.text().then((text) => done({ name: d.name, text }));`,
+  );
+}
+
+let axeSource;
+
+/** Runs axe-core on the page as it is; returns "rule: target why" for every violation. */
+export async function axe(driver) {
+  axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await driver.executeScript(axeSource);
+  return driver.executeAsyncScript(`
+    const done = arguments[arguments.length - 1];
+    axe.run(document, { resultTypes: ['violations'] }).then(
+      (r) => done(r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' ') + ' ' + (n.failureSummary || '').split('\\n')[1]))),
+      (e) => done(['axe failed: ' + e]));`);
+}
+
+/** Makes the page follow `value` ('light' or 'dark') as its system colour scheme. */
+export async function scheme(driver, value) {
+  await driver.sendDevToolsCommand('Emulation.setEmulatedMedia', {
+    features: [{ name: 'prefers-color-scheme', value }],
+  });
+}
+
+/** Records Content-Security-Policy violations from the first byte of every page on. */
+export async function recordViolations(driver) {
+  await driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', {
+    source: `window.__violations = [];
+      addEventListener('securitypolicyviolation', (e) =>
+        window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`,
+  });
+}
+
+/** Every resource the page fetched from another origin. */
+export async function foreignRequests(driver) {
+  return driver.executeScript(`
+    return performance.getEntriesByType('resource')
+      .map((e) => e.name)
+      .filter((url) => !url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== location.origin);`);
 }

@@ -65,6 +65,7 @@ test('300 random and hostile edits across every field of every panel break nothi
   const fields = [
     ...['warp', 'elem', 'base', 'idx', 'active', 'addrs', 'sector', 'line'].map((p) => ['calculator', `input-${p}`]),
     ...['oi-input', 'bw-input', 'prediction-input'].map((id) => ['roofline', id]),
+    ...['input-strides', 'input-n'].map((id) => ['probe', id]),
   ];
   const source = strings();
   for (let edit = 0; edit < 300; edit++) {

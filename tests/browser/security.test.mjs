@@ -3,7 +3,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, pageErrors } from './harness.mjs';
+import {
+  serveStatic,
+  startBrowser,
+  openApp,
+  typeInto,
+  typeIntoId,
+  pageErrors,
+  recordViolations,
+  foreignRequests as foreign,
+} from './harness.mjs';
 
 let site;
 let browser;
@@ -14,11 +23,7 @@ before(async () => {
   browser = await startBrowser();
   driver = browser.driver;
   // Record violations from the very first byte of every page, before the app's own scripts.
-  await driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', {
-    source: `window.__violations = [];
-      addEventListener('securitypolicyviolation', (e) =>
-        window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`,
-  });
+  await recordViolations(driver);
 });
 
 after(async () => {
@@ -29,12 +34,7 @@ after(async () => {
 const violations = () => driver.executeScript('return window.__violations');
 const click = async (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
 
-/** Every resource the page fetched, with its origin. */
-const foreignRequests = () =>
-  driver.executeScript(`
-    return performance.getEntriesByType('resource')
-      .map((e) => e.name)
-      .filter((url) => !url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== location.origin);`);
+const foreignRequests = () => foreign(driver);
 
 test('the policy is enforced: an injected inline script is blocked and reported', async () => {
   await openApp(driver, site.url);
@@ -65,6 +65,8 @@ test('every panel runs with zero violations and no request to another origin', a
   await typeIntoId(driver, 'oi-input', '2');
   await typeIntoId(driver, 'bw-input', '80');
   await click('step');
+  await click('tab-probe');
+  await typeIntoId(driver, 'input-strides', '4,8');
   await driver.sleep(200);
   assert.deepEqual(await violations(), []);
   assert.deepEqual(await foreignRequests(), []);

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { By, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, errors, pageErrors, valueOf } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, errors, pageErrors, valueOf, captureDownload as capture } from './harness.mjs';
 
 // A course page that embeds the app and records the height messages it receives.
 const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Course host</title></head>
@@ -40,27 +40,7 @@ after(async () => {
 });
 
 const click = async (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
-
-/** Replaces `a.click()` so a download is captured instead of saved: resolves to {name, text|data}. */
-async function captureDownload(testid, as = 'text') {
-  // The blob is read from the object itself: the page's CSP rightly forbids fetching blob: URLs.
-  await driver.executeScript(`
-    window.__download = null;
-    window.__blob = null;
-    const create = URL.createObjectURL;
-    URL.createObjectURL = (blob) => { window.__blob = blob; return create(blob); };
-    HTMLAnchorElement.prototype.click = function () {
-      window.__download = { name: this.download, href: this.href };
-    };`);
-  await click(testid);
-  return driver.executeAsyncScript(
-    `const done = arguments[arguments.length - 1];
-     const d = window.__download;
-     if (!d) return done(null);
-     if (${JSON.stringify(as)} === 'href') return done(d);
-     window.__blob.text().then((text) => done({ name: d.name, text }));`,
-  );
-}
+const captureDownload = (testid, as) => capture(driver, testid, as);
 
 test('a bad link lists every problem, keeps what was valid, and can be dismissed', async () => {
   await openApp(driver, site.url, '?elem=3&idx=2*t&zoom=2&v=9');
