@@ -335,13 +335,15 @@ pub fn plan(config: &Config, limits: &Limits) -> Result<Plan, ProbeError> {
 /// use coalescing_lab::model::probe::size_text;
 /// assert_eq!(size_text(128 << 20), "128 MiB");
 /// assert_eq!(size_text((4 << 30) + 3840), "4 GiB");
+/// assert_eq!(size_text((64 << 20) + 3840), "64 MiB");
+/// assert_eq!(size_text(528_128), "515.8 KiB");
 /// assert_eq!(size_text(1000), "1000 B");
 /// ```
 pub fn size_text(bytes: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (size, unit) in UNITS {
         if bytes >= size {
-            return format!("{} {unit}", number(bytes as f64 / size as f64));
+            return format!("{} {unit}", number(round_to(bytes as f64 / size as f64, 1)));
         }
     }
     format!("{bytes} B")

@@ -207,6 +207,9 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         on_input=Callback::new(move |text| inputs.update(|i| i.n = text))
                         error=field_error(ProbeField::N)
                         note=Signal::derive(move || {
+                            if limits.get().is_none() {
+                                return String::new();
+                            }
                             planned.with(|p| match p {
                                 Ok(p) if p.n_from_limits => format!(" Now: {} floats, a {} buffer.", p.n, size_text(p.buffer_bytes)),
                                 Ok(p) => format!(" Buffer: {}.", size_text(p.buffer_bytes)),

@@ -186,6 +186,42 @@ describe('with WebGPU on SwiftShader', () => {
   });
 });
 
+describe('with WebGPU but no timestamp-query', () => {
+  let browser;
+  let driver;
+  before(async () => {
+    browser = await startBrowser({ extraArgs: WEBGPU_ARGS });
+    driver = browser.driver;
+    // SwiftShader offers timestamp-query; hide it, as a browser without it would.
+    await driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', {
+      source: `const has = GPUSupportedFeatures.prototype.has;
+        GPUSupportedFeatures.prototype.has = function (name) {
+          return name === 'timestamp-query' ? false : has.call(this, name);
+        };`,
+    });
+  });
+  after(async () => {
+    await browser?.quit();
+  });
+
+  test('times come from the wall clock and are labelled as an upper bound', async () => {
+    const status = await openProbe(driver, '?tab=probe&n=2048&strides=4,128');
+    assert.equal(await byId(driver, 'probe-adapter').getAttribute('data-timestamps'), 'false');
+    assert.match(await byId(driver, 'probe-adapter').getText(), /not available \(times are an upper bound\)/);
+    await byId(driver, 'probe-run').click();
+    assert.equal(await settle(driver, status), 'done', await status.getText());
+    for (const r of await rows(driver)) {
+      assert.equal(r.checksumOk, 'true');
+      assert.ok(Number(r.medianMs) > 0, `stride ${r.stride} median ${r.medianMs}`);
+    }
+    assert.match(await byId(driver, 'probe-table-note').getText(), /upper bound/);
+    const evidence = JSON.parse((await captureDownload(driver, 'probe-export-json')).text);
+    assert.equal(evidence.timer, 'submit-to-done upper bound');
+    assert.equal(evidence.adapter.timestampQuery, false);
+    assert.deepEqual(await pageErrors(driver), []);
+  });
+});
+
 describe('without WebGPU', () => {
   let browser;
   let driver;
