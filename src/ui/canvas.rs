@@ -101,6 +101,27 @@ fn on_colour_scheme_change(bump: impl Fn() + 'static) {
     }
 }
 
+/// A ResizeObserver and the callback it calls, dropped together.
+type WidthObserver = (web_sys::ResizeObserver, Closure<dyn Fn()>);
+
+/// Keeps `width` at the element's CSS width. The callback runs after layout, so reading the
+/// width there costs nothing extra.
+fn observe_width(
+    element: web_sys::HtmlCanvasElement,
+    width: RwSignal<f64>,
+) -> Option<WidthObserver> {
+    let measured = element.clone();
+    let update = Closure::<dyn Fn()>::new(move || {
+        let now = f64::from(measured.client_width());
+        if width.try_get_untracked() != Some(now) {
+            let _ = width.try_set(now);
+        }
+    });
+    let observer = web_sys::ResizeObserver::new(update.as_ref().unchecked_ref()).ok()?;
+    observer.observe(&element);
+    Some((observer, update))
+}
+
 /// A canvas drawn by `draw`, which may read signals: it redraws when they change. Below it,
 /// PNG (at 2×, from a fresh canvas) and SVG (the same drawing through plotters' SVG backend)
 /// downloads named `<file_stem>.png` and `.svg`.
@@ -142,16 +163,29 @@ where
     let draw = std::rc::Rc::new(draw);
     let redraw = RwSignal::new(0u32);
     let bump = move || redraw.update(|n| *n = n.wrapping_add(1));
-    let resize = window_event_listener(leptos::ev::resize, move |_| bump());
-    on_cleanup(move || resize.remove());
+    // The canvas's CSS width, kept by a ResizeObserver (which also sees the panel appear):
+    // reading clientWidth while drawing would force a synchronous layout on every change.
+    let css_width = RwSignal::new(0.0f64);
+    let observer = StoredValue::new_local(None::<WidthObserver>);
+    Effect::new(move |_| {
+        if let Some(element) = canvas.get() {
+            observer.set_value(observe_width(element, css_width));
+        }
+    });
+    on_cleanup(move || {
+        let _ = observer.try_update_value(|o| {
+            if let Some((observer, _callback)) = o.take() {
+                // Disconnected first, so the callback is never called after it is dropped.
+                observer.disconnect();
+            }
+        });
+    });
     on_colour_scheme_change(bump);
     let toggled = window_event_listener_untyped(THEME_EVENT, move |_| bump());
     on_cleanup(move || toggled.remove());
     let css_size = move || {
-        canvas.get_untracked().map(|c| {
-            let width = f64::from(c.client_width()).max(320.0);
-            (width, shape.height_for(width))
-        })
+        let width = css_width.get_untracked().max(320.0);
+        Some((width, shape.height_for(width)))
     };
     let export_png = {
         let draw = draw.clone();
@@ -196,7 +230,7 @@ where
         let Some(element) = canvas.get() else {
             return;
         };
-        let css_width = f64::from(element.client_width());
+        let css_width = css_width.get();
         if css_width <= 0.0 {
             return;
         }
@@ -223,12 +257,9 @@ where
         }
     });
     let pointer = move |ev: leptos::ev::PointerEvent| {
-        if let (Some(callback), Some(element)) = (on_pointer, canvas.get_untracked()) {
-            callback.run(Some((
-                // A float under web_sys_unstable_apis (CSSOM View), an integer without it.
-                ev.offset_x(),
-                f64::from(element.client_width()),
-            )));
+        if let Some(callback) = on_pointer {
+            // offsetX is a float under web_sys_unstable_apis (CSSOM View).
+            callback.run(Some((ev.offset_x(), css_width.get_untracked())));
         }
     };
     let leave = move |_| {

@@ -87,6 +87,7 @@ pub fn App() -> impl IntoView {
         now.tab
     });
     let back = window_event_listener(leptos::ev::popstate, move |_| {
+        url::forget_pending();
         state.load(permalink::decode(&url::query()));
     });
     on_cleanup(move || back.remove());

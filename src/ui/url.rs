@@ -1,8 +1,21 @@
 //! The page's own URL: read the query, mirror state back. Edits replace the current entry;
 //! only a tab switch on a top-level page pushes one. Inside an iframe nothing is ever pushed,
 //! so an embedded page never grows its host's history.
+//!
+//! Replacing is deferred by [`SETTLE_MS`] and coalesced: `history.replaceState` costs the
+//! browser a few milliseconds, too much to pay inside every keystroke's frame.
 
+use std::cell::RefCell;
+use std::time::Duration;
 use wasm_bindgen::JsValue;
+
+/// How long an edit's URL waits, so that a burst of edits writes the address bar once.
+pub const SETTLE_MS: u64 = 150;
+
+thread_local! {
+    /// The query waiting to replace the current entry's.
+    static PENDING: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 /// The current query string, with its `?`, or empty.
 pub fn query() -> String {
@@ -32,9 +45,35 @@ pub fn in_frame() -> bool {
     }
 }
 
-/// Writes `query` into the address bar when it changed: a new history entry when `push`
-/// (and not in a frame), otherwise in place.
+/// Writes `query` into the address bar: at once as a new history entry when `push` (and
+/// not in a frame), otherwise in place within [`SETTLE_MS`].
 pub fn write_query(query: &str, push: bool) {
+    if push {
+        // The entry being left gets its latest state first, so Back restores it.
+        flush();
+        write_now(query, true);
+        return;
+    }
+    let first = PENDING.with(|p| p.replace(Some(query.to_string())).is_none());
+    if first {
+        leptos::prelude::set_timeout(flush, Duration::from_millis(SETTLE_MS));
+    }
+}
+
+/// Drops the pending query: after Back or Forward it would land on the wrong entry.
+pub fn forget_pending() {
+    PENDING.with(RefCell::take);
+}
+
+/// Writes the pending query, if any.
+fn flush() {
+    if let Some(query) = PENDING.with(RefCell::take) {
+        write_now(&query, false);
+    }
+}
+
+/// Writes `query` into the address bar when it changed.
+fn write_now(query: &str, push: bool) {
     let Some(window) = web_sys::window() else {
         return;
     };

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, Key, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, results, typeInto, typeIntoId, pasteInto, errors, pageErrors, valueOf } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, results, typeInto, typeIntoId, pasteInto, errors, pageErrors, valueOf, expectUrl } from './harness.mjs';
 
 // The course's table (warp 32, elem 4, line 128): the spec, as the page must show it.
 const COURSE = [
@@ -71,10 +71,10 @@ test('typing into a field changes every result at once and rewrites the URL in p
   const historyBefore = await driver.executeScript('return history.length');
   await typeInto(driver, 'base', '8');
   assert.deepEqual(await results(driver), expected(COURSE[1]));
-  assert.match(await driver.getCurrentUrl(), /\?v=1&base=8$/);
+  await expectUrl(driver, /\?v=1&base=8$/);
   await typeInto(driver, 'idx', '2*t');
   assert.equal(await valueOf(driver, 'sectors'), '9', 'base 8, stride 2: bytes 8…263 span sectors 0…8');
-  assert.match(await driver.getCurrentUrl(), /\?v=1&base=8&idx=2\*t$/);
+  await expectUrl(driver, /\?v=1&base=8&idx=2\*t$/);
   assert.equal(await driver.executeScript('return history.length'), historyBefore, 'replaceState, never a new entry');
   const lane1 = await driver.findElement(By.css('[data-testid="lane-row"][data-lane="1"]'));
   assert.equal(await lane1.getAttribute('data-address'), '16');
@@ -221,7 +221,7 @@ test('predict=1 poses a question: results stay hidden until Reveal, then the fee
     await driver.findElement(By.css('[data-testid="prediction-feedback"]')).getText(),
     'Right: the warp touches 5 sectors.',
   );
-  assert.match(await driver.getCurrentUrl(), /predict=1/);
+  await expectUrl(driver, /predict=1/);
   assert.deepEqual(await pageErrors(driver), []);
 });
 
@@ -231,11 +231,11 @@ test('an architecture preset fills warp, sector and line, and explicit values ov
   const value = (param) => driver.findElement(By.css(`[data-testid="input-${param}"]`)).getAttribute('value');
   assert.deepEqual([await value('warp'), await value('sector'), await value('line')], ['64', '128', '128']);
   assert.equal(await valueOf(driver, 'sectors'), '2', '64 lanes of 4 B in 128 B units');
-  assert.match(await driver.getCurrentUrl(), /\?v=1&arch=cdna3$/);
+  await expectUrl(driver, /\?v=1&arch=cdna3$/);
   assert.match(await driver.findElement(By.css('[data-testid="arch-note"]')).getText(), /64-lane wavefronts/);
   await typeInto(driver, 'warp', '32');
   assert.match(await driver.findElement(By.id('input-warp-hint')).getText(), /\(overrides AMD CDNA3 \(MI300\): 64\)/);
-  assert.match(await driver.getCurrentUrl(), /\?v=1&arch=cdna3&warp=32$/);
+  await expectUrl(driver, /\?v=1&arch=cdna3&warp=32$/);
   await openApp(driver, site.url, '?arch=gcn&base=8');
   assert.equal(await valueOf(driver, 'transferred-bytes'), '320');
   await openApp(driver, site.url, '?arch=kepler');
@@ -344,7 +344,7 @@ test('a comparison permalink shows B beside A with the ratio, and the course pai
   assert.equal(await valueOf(driver, 'sectors'), '4', "A's own results keep their ids");
   await typeInto(driver, 'b.idx', '2*t');
   assert.equal(await valueOf(driver, 'b.transferred-bytes'), '256');
-  assert.match(await driver.getCurrentUrl(), /compare=1.*b\.idx=2\*t/);
+  await expectUrl(driver, /compare=1.*b\.idx=2\*t/);
   await driver.findElement(By.css('[data-testid="pair"] option[value="row-column"]')).click();
   assert.equal(
     await driver.findElement(By.css('[data-testid="comparison"]')).getText(),
@@ -355,6 +355,7 @@ test('a comparison permalink shows B beside A with the ratio, and the course pai
   assert.equal(await driver.findElement(By.css('[data-testid="input-b.arch"]')).getAttribute('value'), 'fermi-l1');
   await driver.findElement(By.css('[data-testid="compare"]')).click();
   assert.equal((await driver.findElements(By.css('[data-testid="comparison"]'))).length, 0);
+  await driver.sleep(300);
   assert.doesNotMatch(await driver.getCurrentUrl(), /compare=1|b\./);
   assert.deepEqual(await pageErrors(driver), []);
 });

@@ -233,3 +233,13 @@ export async function foreignRequests(driver) {
       .map((e) => e.name)
       .filter((url) => !url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== location.origin);`);
 }
+
+/** Waits for the page's URL to match `pattern` (the app writes edits to it within 150 ms). */
+export async function expectUrl(driver, pattern, timeout = 3000) {
+  let url = '';
+  try {
+    await driver.wait(async () => pattern.test((url = await driver.getCurrentUrl())), timeout);
+  } catch {
+    throw new Error(`the URL ${url} did not come to match ${pattern}`);
+  }
+}

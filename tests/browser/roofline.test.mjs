@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, typeIntoId, errors, pageErrors, valueOf } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, typeIntoId, errors, pageErrors, valueOf, expectUrl } from './harness.mjs';
 
 let site;
 let browser;
@@ -37,7 +37,7 @@ const inkedPixels = () =>
 test('the course exercise works by clicking: 160 memory-bound, then 80', async () => {
   await openApp(driver, site.url);
   await click('tab-roofline');
-  assert.match(await driver.getCurrentUrl(), /\?v=1&tab=roofline$/);
+  await expectUrl(driver, /\?v=1&tab=roofline$/);
   await click('reset');
   assert.equal(await valueOf(driver, 'attainable'), '', 'no answer before the first Step');
   assert.equal((await trailRows()).length, 0);
@@ -54,7 +54,7 @@ test('the course exercise works by clicking: 160 memory-bound, then 80', async (
   assert.equal(await announcement.getAttribute('aria-live'), 'polite');
   assert.match(await announcement.getAttribute('textContent'), /attains 160 GFLOP\/s, memory-bound/);
   assert.equal((await trailRows()).length, 1);
-  assert.match(await driver.getCurrentUrl(), /trail=2:80:160/);
+  await expectUrl(driver, /trail=2:80:160/);
 
   await click('reset');
   assert.equal((await trailRows()).length, 0);
