@@ -196,8 +196,57 @@ mod no_panic {
         ]
     }
 
+    /// Expressions that mostly parse: lane-dependent arithmetic, comparisons, conditionals,
+    /// short circuits and functions, with operands that can overflow or divide by zero.
+    fn well_formed() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("t".to_string()),
+            (0i64..70).prop_map(|v| v.to_string()),
+            Just("9223372036854775807".to_string()),
+            Just("(t-31)".to_string()),
+        ];
+        leaf.prop_recursive(5, 40, 3, |inner| {
+            let op = prop::sample::select(vec![
+                "+", "-", "*", "/", "%", "<<", ">>", "<", "<=", ">", ">=", "==", "!=", "&", "^",
+                "|", "&&", "||",
+            ]);
+            prop_oneof![
+                (inner.clone(), op, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+                (inner.clone(), inner.clone(), inner.clone())
+                    .prop_map(|(c, a, b)| format!("({c} ? {a} : {b})")),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("min({a}, {b})")),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("max({a}, {b})")),
+                inner.clone().prop_map(|a| format!("abs({a})")),
+                (prop::sample::select(vec!["-", "!", "~", "+"]), inner)
+                    .prop_map(|(o, a)| format!("{o}{a}")),
+            ]
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Evaluating all lanes at once gives exactly the lane-by-lane values, and on failure
+        /// the lane-by-lane error of the lowest failing lane.
+        #[test]
+        fn all_lanes_at_once_agree_with_one_lane_at_a_time(text in well_formed(), mask in any::<u64>()) {
+            let Ok(expr) = Expr::parse(&text) else { return Ok(()) };
+            let mut out = [0i64; 64];
+            let together = expr.eval_lanes(mask, &mut out);
+            let one_by_one: Vec<(usize, Result<i64, _>)> = (0..64)
+                .filter(|t| mask & (1 << t) != 0)
+                .map(|t| (t, expr.eval(t as i64)))
+                .collect();
+            match one_by_one.iter().find(|(_, r)| r.is_err()) {
+                Some((_, Err(first))) => prop_assert_eq!(together, Err(first.clone()), "{}", text),
+                _ => {
+                    prop_assert!(together.is_ok(), "{}", text);
+                    for (t, r) in one_by_one {
+                        prop_assert_eq!(out[t], r.unwrap(), "lane {} of {}", t, text);
+                    }
+                }
+            }
+        }
 
         /// The fast version of the `expression` fuzz target (fuzz/): no panic, and every
         /// error the calculator reports names its field.

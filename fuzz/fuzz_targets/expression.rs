@@ -1,5 +1,6 @@
 //! Any text as an index expression: parsing never panics, and a parsed expression evaluates
-//! for any lane without panicking, overflowing silently or recursing without bound.
+//! for any lane without panicking, overflowing silently or recursing without bound; all 64
+//! lanes at once agree with one lane at a time, values and first error alike.
 #![no_main]
 
 use coalescing_lab::model::expr::Expr;
@@ -13,6 +14,22 @@ fuzz_target!(|data: &[u8]| {
         Ok(expr) => {
             for lane in [0, 1, 31, 63, -1, i64::MAX, i64::MIN] {
                 let _ = expr.eval(lane).map_err(|e| e.to_string());
+            }
+            let mut out = [0i64; 64];
+            let together = expr.eval_lanes(u64::MAX, &mut out);
+            let mut first_error = None;
+            for t in 0..64 {
+                match expr.eval(t) {
+                    Ok(v) if first_error.is_none() => assert_eq!(out[t as usize], v),
+                    Ok(_) => {}
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+            match first_error {
+                Some(e) => assert_eq!(together, Err(e)),
+                None => assert!(together.is_ok()),
             }
         }
         Err(e) => assert!(!e.to_string().is_empty()),

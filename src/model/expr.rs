@@ -338,6 +338,33 @@ impl Expr {
         eval(&self.root, lane).map_err(|e| *e)
     }
 
+    /// Evaluates the expression for every lane `t` whose bit is set in `mask` (lanes 0 to 63)
+    /// at once, writing lane `t`'s value to `out[t]`; other entries hold unspecified values.
+    ///
+    /// It walks the tree once for all lanes instead of once per lane, which is what makes the
+    /// calculator's analysis fast. The result is exactly the lane-by-lane one: a conditional,
+    /// `&&` or `||` evaluates a branch only for the lanes that take it, and on failure the
+    /// error is the one [`Expr::eval`] gives for the lowest failing lane.
+    ///
+    /// ```
+    /// use coalescing_lab::model::expr::Expr;
+    /// let e = Expr::parse("t < 2 ? 10 / t : t").unwrap();
+    /// let mut out = [0; 64];
+    /// e.eval_lanes(0b1110, &mut out).unwrap();
+    /// assert_eq!(out[1..4], [10, 2, 3]);
+    /// // Lane 0 divides by zero; the untaken branch of lanes 2 and 3 is never evaluated.
+    /// let error = e.eval_lanes(0b1111, &mut out).unwrap_err();
+    /// assert_eq!((error.lane, error), (0, e.eval(0).unwrap_err()));
+    /// ```
+    pub fn eval_lanes(&self, mask: u64, out: &mut [i64; LANES]) -> Result<(), EvalError> {
+        let mut failed = Failed::default();
+        eval_lanes(&self.root, mask, out, &mut failed);
+        match failed.first {
+            Some(error) => Err(*error),
+            None => Ok(()),
+        }
+    }
+
     /// True when the expression is exactly the lane id, so `elem·idx(t)` reads `elem·t`.
     pub fn is_lane(&self) -> bool {
         self.root == Node::Lane
@@ -747,6 +774,195 @@ fn eval(node: &Node, lane: i64) -> Result<i64, Box<EvalError>> {
                     column: *column,
                 })
             })
+        }
+    }
+}
+
+/// Lanes [`Expr::eval_lanes`] evaluates at once: the widest warp.
+pub const LANES: usize = 64;
+
+/// The lanes that failed so far, and the error of the lowest one.
+#[derive(Default)]
+struct Failed {
+    lanes: u64,
+    first: Option<Box<EvalError>>,
+}
+
+impl Failed {
+    /// Records lane `t`'s error, unless the lane failed before: a lane keeps its first error,
+    /// and what a failed lane computes afterwards is ignored.
+    #[cold]
+    fn record(&mut self, t: usize, kind: EvalErrorKind) {
+        let bit = 1u64 << t;
+        if self.lanes & bit != 0 {
+            return;
+        }
+        self.lanes |= bit;
+        let lane = t as i64;
+        if self.first.as_ref().is_none_or(|e| lane < e.lane) {
+            self.first = Some(Box::new(EvalError { lane, kind }));
+        }
+    }
+}
+
+/// Calls `f` with each lane whose bit is set in `mask`, lowest first.
+#[inline(always)]
+fn each_lane(mut mask: u64, mut f: impl FnMut(usize)) {
+    while mask != 0 {
+        f(mask.trailing_zeros() as usize);
+        mask &= mask - 1;
+    }
+}
+
+/// The lanes of `mask` whose value in `values` is non-zero.
+fn nonzero(mask: u64, values: &[i64; LANES]) -> u64 {
+    let mut set = 0;
+    each_lane(mask, |t| {
+        if values[t] != 0 {
+            set |= 1 << t;
+        }
+    });
+    set
+}
+
+/// `out[t] = f(out[t], b[t])` on the lanes of `mask`; where `f` gives `None`, the lane fails
+/// with the error [`binary`] names.
+#[inline(always)]
+fn combine(
+    mask: u64,
+    out: &mut [i64; LANES],
+    b: &[i64; LANES],
+    failed: &mut Failed,
+    (op, column): (BinaryOp, usize),
+    f: impl Fn(i64, i64) -> Option<i64>,
+) {
+    each_lane(mask, |t| match f(out[t], b[t]) {
+        Some(v) => out[t] = v,
+        None => {
+            if let Err(kind) = binary(op, out[t], b[t], column) {
+                failed.record(t, kind);
+            }
+        }
+    });
+}
+
+fn eval_lanes(node: &Node, mask: u64, out: &mut [i64; LANES], failed: &mut Failed) {
+    if mask == 0 {
+        return;
+    }
+    match node {
+        Node::Int(v) => *out = [*v; LANES],
+        Node::Lane => each_lane(mask, |t| out[t] = t as i64),
+        Node::Unary {
+            op,
+            column,
+            operand,
+        } => {
+            eval_lanes(operand, mask, out, failed);
+            each_lane(mask, |t| {
+                let v = out[t];
+                out[t] = match op {
+                    UnaryOp::Neg => match v.checked_neg() {
+                        Some(n) => n,
+                        None => {
+                            failed.record(
+                                t,
+                                EvalErrorKind::Overflow {
+                                    op: "-",
+                                    lhs: v,
+                                    rhs: None,
+                                    column: *column,
+                                },
+                            );
+                            v
+                        }
+                    },
+                    UnaryOp::Plus => v,
+                    UnaryOp::Not => i64::from(v == 0),
+                    UnaryOp::BitNot => !v,
+                }
+            });
+        }
+        Node::Binary {
+            op: op @ (BinaryOp::And | BinaryOp::Or),
+            lhs,
+            rhs,
+            ..
+        } => {
+            eval_lanes(lhs, mask, out, failed);
+            let left = nonzero(mask, out);
+            // `&&` reads the right side only where the left is true, `||` only where false.
+            let decided = if *op == BinaryOp::And {
+                left
+            } else {
+                mask & !left
+            };
+            let mut b = [0; LANES];
+            eval_lanes(rhs, decided, &mut b, failed);
+            let right = nonzero(decided, &b);
+            let truth = if *op == BinaryOp::And {
+                right
+            } else {
+                left | right
+            };
+            each_lane(mask, |t| out[t] = i64::from(truth & (1 << t) != 0));
+        }
+        Node::Binary {
+            op,
+            column,
+            lhs,
+            rhs,
+        } => {
+            eval_lanes(lhs, mask, out, failed);
+            let mut b = [0; LANES];
+            eval_lanes(rhs, mask, &mut b, failed);
+            let at = (*op, *column);
+            match op {
+                BinaryOp::Add => combine(mask, out, &b, failed, at, i64::checked_add),
+                BinaryOp::Sub => combine(mask, out, &b, failed, at, i64::checked_sub),
+                BinaryOp::Mul => combine(mask, out, &b, failed, at, i64::checked_mul),
+                BinaryOp::Lt => combine(mask, out, &b, failed, at, |a, b| Some(i64::from(a < b))),
+                BinaryOp::Gt => combine(mask, out, &b, failed, at, |a, b| Some(i64::from(a > b))),
+                // The rest share the one-lane code: they are rare in index expressions.
+                _ => combine(mask, out, &b, failed, at, |a, b| {
+                    binary(*op, a, b, *column).ok()
+                }),
+            }
+        }
+        Node::Cond(cond, then, otherwise) => {
+            eval_lanes(cond, mask, out, failed);
+            let taken = nonzero(mask, out);
+            let mut other = [0; LANES];
+            eval_lanes(otherwise, mask & !taken, &mut other, failed);
+            eval_lanes(then, taken, out, failed);
+            each_lane(mask & !taken, |t| out[t] = other[t]);
+        }
+        Node::MinMax { max, a, b } => {
+            eval_lanes(a, mask, out, failed);
+            let mut second = [0; LANES];
+            eval_lanes(b, mask, &mut second, failed);
+            each_lane(mask, |t| {
+                out[t] = if *max {
+                    out[t].max(second[t])
+                } else {
+                    out[t].min(second[t])
+                }
+            });
+        }
+        Node::Abs { column, arg } => {
+            eval_lanes(arg, mask, out, failed);
+            each_lane(mask, |t| match out[t].checked_abs() {
+                Some(v) => out[t] = v,
+                None => failed.record(
+                    t,
+                    EvalErrorKind::Overflow {
+                        op: "abs",
+                        lhs: out[t],
+                        rhs: None,
+                        column: *column,
+                    },
+                ),
+            });
         }
     }
 }

@@ -5,7 +5,7 @@
 //! O(lanes · log lanes) whatever the addresses. The tests check this closed form against a
 //! byte-by-byte oracle.
 
-use super::expr::EvalError;
+use super::expr::{EvalError, Expr, LANES};
 use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario};
 
 /// An inclusive run of sector, line or byte indices.
@@ -202,20 +202,56 @@ fn empty_analysis() -> Analysis {
     }
 }
 
+/// Evaluates `expr` for the lanes of `mask` at once: the values, and the error of the lowest
+/// failing lane, if any.
+fn eval_all(expr: &Expr, mask: u64) -> ([i64; LANES], Option<EvalError>) {
+    let mut values = [0; LANES];
+    let error = expr.eval_lanes(mask, &mut values).err();
+    (values, error)
+}
+
 fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldError> {
     let mut lanes = Vec::with_capacity(s.warp as usize);
+    // Both expressions are evaluated for every lane at once; the loop below then meets the
+    // errors lane by lane, in the same order as evaluating each lane in turn would.
+    let warp_mask = u64::MAX >> (LANES as u32 - s.warp.min(LANES as u32));
+    let (active_values, active_error) = match &s.active {
+        None => ([1; LANES], None),
+        Some(expr) => eval_all(expr, warp_mask),
+    };
+    let active_at = |lane: u32| active_values[lane as usize] != 0;
+    let (idx_values, idx_error) = match &s.addressing {
+        Addressing::Indexed { idx, .. } => {
+            let mut mask = 0;
+            for lane in 0..s.warp {
+                if active_at(lane) {
+                    mask |= 1 << lane;
+                }
+            }
+            eval_all(idx, mask)
+        }
+        Addressing::Explicit(_) => ([0; LANES], None),
+    };
+    let failed_at =
+        |error: &Option<EvalError>, lane: u32| error.clone().filter(|e| e.lane == i64::from(lane));
     for lane in 0..s.warp {
-        let t = i64::from(lane);
-        let active = match &s.active {
-            None => true,
-            Some(expr) => expr.eval(t).map_err(|e| eval_error(Field::Active, e))? != 0,
-        };
+        if let Some(error) = failed_at(&active_error, lane) {
+            return Err(eval_error(Field::Active, error));
+        }
+        let active = active_at(lane);
         let address = match (&s.addressing, active) {
             (_, false) => None,
             (Addressing::Explicit(list), true) => list.get(lane as usize).copied().flatten(),
-            (Addressing::Indexed { base, idx }, true) => {
-                let i = idx.eval(t).map_err(|e| eval_error(Field::Idx, e))?;
-                Some(indexed_address(*base, s.elem, i, lane)?)
+            (Addressing::Indexed { base, .. }, true) => {
+                if let Some(error) = failed_at(&idx_error, lane) {
+                    return Err(eval_error(Field::Idx, error));
+                }
+                Some(indexed_address(
+                    *base,
+                    s.elem,
+                    idx_values[lane as usize],
+                    lane,
+                )?)
             }
         };
         let access = match address {
@@ -227,27 +263,26 @@ fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldErro
     let mut by_address: Vec<&Access> = lanes.iter().filter_map(|l| l.access.as_ref()).collect();
     // Sector and line indices never decrease as the address grows, so one sort by address
     // orders the byte, sector and line spans alike.
-    by_address.sort_unstable_by_key(|a| a.address);
+    // Most patterns arrive in order (or reversed): checking is cheaper than sorting.
+    if by_address.iter().rev().is_sorted_by_key(|a| a.address) {
+        by_address.reverse();
+    } else if !by_address.is_sorted_by_key(|a| a.address) {
+        by_address.sort_unstable_by_key(|a| a.address);
+    }
     let active_lanes = by_address.len() as u32;
     let sector_runs = merge_sorted(by_address.iter().map(|a| a.sectors));
     let sectors: u64 = sector_runs.iter().map(|r| r.len()).sum();
-    let distinct_bytes = merge_sorted(by_address.iter().map(|a| Span {
+    let distinct_bytes = merged_len(by_address.iter().map(|a| Span {
         first: a.address,
         last: a.address + (s.elem - 1),
-    }))
-    .iter()
-    .map(|r| r.len())
-    .sum();
+    }));
     let totals = Totals {
         active_lanes,
         requested_bytes: u64::from(active_lanes) * s.elem,
         distinct_bytes,
         sectors,
         transferred_bytes: sectors * s.sector_bytes,
-        lines: merge_sorted(by_address.iter().map(|a| a.lines))
-            .iter()
-            .map(|r| r.len())
-            .sum(),
+        lines: merged_len(by_address.iter().map(|a| a.lines)),
         misaligned_lanes: by_address.iter().filter(|a| !a.aligned).count() as u32,
         straddling_lanes: by_address.iter().filter(|a| a.sectors.len() > 1).count() as u32,
     };
@@ -325,7 +360,7 @@ fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
 /// Merges spans, given in ascending order of `first`, into ascending, disjoint,
 /// non-adjacent runs.
 fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {
-    let mut runs: Vec<Span> = Vec::new();
+    let mut runs: Vec<Span> = Vec::with_capacity(spans.size_hint().0);
     for span in spans {
         match runs.last_mut() {
             Some(run) if span.first <= run.last.saturating_add(1) => {
@@ -337,9 +372,48 @@ fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {
     runs
 }
 
+/// The number of indices the spans cover together, given in ascending order of `first`:
+/// the total length of [`merge_sorted`]'s runs, without building them.
+fn merged_len(spans: impl Iterator<Item = Span>) -> u64 {
+    let mut total = 0;
+    let mut open: Option<Span> = None;
+    for span in spans {
+        match open.as_mut() {
+            Some(run) if span.first <= run.last.saturating_add(1) => {
+                run.last = run.last.max(span.last);
+            }
+            _ => {
+                total += open.map_or(0, Span::len);
+                open = Some(span);
+            }
+        }
+    }
+    total + open.map_or(0, Span::len)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_len_is_the_length_of_the_merged_runs() {
+        let s = |first, last| Span { first, last };
+        let spans = [
+            s(0, 1),
+            s(2, 2),
+            s(5, 6),
+            s(6, 7),
+            s(9, 9),
+            s(9, 20),
+            s(12, 13),
+        ];
+        let runs = merge_sorted(spans.into_iter());
+        assert_eq!(
+            merged_len(spans.into_iter()),
+            runs.iter().map(|r| r.len()).sum::<u64>()
+        );
+        assert_eq!(merged_len(std::iter::empty()), 0);
+    }
 
     #[test]
     fn merge_joins_overlapping_and_adjacent_spans_only() {
