@@ -43,6 +43,10 @@ pub enum Detection {
 pub struct Progress {
     pub done: u32,
     pub total: u32,
+    /// What is being measured, e.g. "the 32 B stride (2 of 4)": it changes once per stride,
+    /// so a screen reader hears it without a flood of updates.
+    pub stage: String,
+    /// The step just finished, e.g. "32 B stride: run 3 of 7".
     pub label: String,
 }
 
@@ -445,15 +449,26 @@ pub async fn run(
     let steps_per_stride = 1 + WARMUPS + MEASURED;
     let total = (1 + plan.strides.len() * steps_per_stride) as u32;
     let mut done = 0;
-    let mut step = |label: String| {
+    let mut stage = "filling the buffer".to_string();
+    let mut step = |stage: &str, label: String| {
         done += 1;
-        progress(Progress { done, total, label });
+        progress(Progress {
+            done,
+            total,
+            stage: stage.to_string(),
+            label,
+        });
     };
     let lost = Rc::new(RefCell::new(None));
     let bench = setup(&adapter, &info, plan, lost).await?;
-    step("buffer filled".into());
+    step(&stage, "buffer filled".into());
     let mut measurements = Vec::new();
-    for &stride in &plan.strides {
+    for (index, &stride) in plan.strides.iter().enumerate() {
+        stage = format!(
+            "the {stride} B stride ({} of {})",
+            index + 1,
+            plan.strides.len()
+        );
         let stop = || -> Result<(), Failure> {
             if cancelled() {
                 Err(Failure::Cancelled)
@@ -479,25 +494,31 @@ pub async fn run(
             .map_err(|e| error("Writing the probe's parameters failed", e))?;
         let checksum = bench.checksum().await?;
         let expected = expected_checksum(bases[0], stride, plan.n);
-        step(format!("{stride} B stride: checked"));
+        step(&stage, format!("{stride} B stride: checked"));
         let mut reps = 1;
         for warmup in 1..=WARMUPS {
             stop()?;
             let ms = bench.pass(reps).await?;
             reps = reps_for(ms);
-            step(format!("{stride} B stride: warm-up {warmup} of {WARMUPS}"));
+            step(
+                &stage,
+                format!("{stride} B stride: warm-up {warmup} of {WARMUPS}"),
+            );
         }
         let mut samples_ms = Vec::with_capacity(MEASURED);
         if checksum == expected {
             for run in 1..=MEASURED {
                 stop()?;
                 samples_ms.push(bench.pass(reps).await?);
-                step(format!("{stride} B stride: run {run} of {MEASURED}"));
+                step(
+                    &stage,
+                    format!("{stride} B stride: run {run} of {MEASURED}"),
+                );
             }
         } else {
             // A wrong sum is an error, never a number: skip the timing.
             for _ in 0..MEASURED {
-                step(format!("{stride} B stride: checksum failed"));
+                step(&stage, format!("{stride} B stride: checksum failed"));
             }
         }
         measurements.push(Measurement {

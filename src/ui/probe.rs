@@ -140,7 +140,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                 None => "Fix the field marked in red to run.".into(),
             },
             Phase::Running => progress.with(|p| match p {
-                Some(p) => format!("Running: {} ({} of {} steps).", p.label, p.done, p.total),
+                Some(p) => format!("Running: measuring {}.", p.stage),
                 None => "Running: setting up the device and filling the buffer.".into(),
             }),
             Phase::Done => "Done: every stride measured. Run again to repeat.".into(),
@@ -239,6 +239,13 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     <progress
                         data-testid="probe-progress"
                         aria-label="Probe progress"
+                        aria-valuetext=Signal::derive(move || {
+                            progress.with(|p| {
+                                p.as_ref()
+                                    .map(|p| format!("{}: step {} of {}", p.label, p.done, p.total))
+                                    .unwrap_or_default()
+                            })
+                        })
                         max=Signal::derive(move || progress.with(|p| p.as_ref().map_or(1, |p| p.total)).to_string())
                         value=Signal::derive(move || {
                             let done = if phase.with(|p| *p == Phase::Done) { 1 } else { 0 };
@@ -248,6 +255,9 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     ></progress>
                     <p class="probe-status" data-testid="probe-status" data-value=Signal::derive(move || phase.with(|p| p.value()).to_string()) role="status" aria-live="polite">
                         {status}
+                    </p>
+                    <p class="hint probe-step" hidden=Signal::derive(move || !running())>
+                        {move || progress.with(|p| p.as_ref().map(|p| format!("{} · step {} of {}", p.label, p.done, p.total)).unwrap_or_default())}
                     </p>
                     <p class="hint">
                         {format!(
