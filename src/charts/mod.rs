@@ -7,6 +7,9 @@ pub mod ramp;
 pub mod roofline;
 pub mod sector_map;
 
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::Ranged;
+use plotters::prelude::{Color, DrawingBackend, IntoFont};
 use plotters::style::RGBColor;
 
 /// Colours and scale for one rendering, taken from the page's CSS custom properties.
@@ -43,6 +46,21 @@ impl Theme {
     pub fn px_u32(&self, css: f64) -> u32 {
         self.px(css).round().max(1.0) as u32
     }
+}
+
+/// Gives a chart's axes the look every chart shares: muted labels, plain descriptions, the
+/// grid in the border colour, no minor lines.
+pub(crate) fn style_axes<'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+    mesh: &mut MeshStyle<'a, 'b, X, Y, DB>,
+    theme: &Theme,
+) {
+    let font =
+        |size: f64, color: RGBColor| ("sans-serif", theme.px(size)).into_font().color(&color);
+    mesh.label_style(font(12.0, theme.muted))
+        .axis_desc_style(font(13.0, theme.text))
+        .bold_line_style(theme.grid.stroke_width(theme.px_u32(1.0)))
+        .light_line_style(theme.background.stroke_width(0))
+        .axis_style(theme.muted.stroke_width(theme.px_u32(1.0)));
 }
 
 /// Parses `#rrggbb` (or `#rgb`), as getComputedStyle returns custom properties.

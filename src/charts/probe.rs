@@ -40,20 +40,15 @@ pub fn draw<DB: DrawingBackend>(
         .x_label_area_size(theme.px_u32(48.0))
         .y_label_area_size(theme.px_u32(72.0))
         .build_cartesian_2d(low..high, 0.0..top)?;
-    chart
-        .configure_mesh()
-        .x_labels(((high - low).ceil() as usize + 1).max(2))
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(((high - low).ceil() as usize + 1).max(2))
         .y_labels(6)
         .x_label_formatter(&|v| stride_label(*v))
         .y_label_formatter(&|v| gbps_label(*v))
         .x_desc("Lane stride (bytes, log scale)")
-        .y_desc("Useful GB/s")
-        .label_style(font(12.0, theme.muted))
-        .axis_desc_style(font(13.0, theme.text))
-        .bold_line_style(theme.grid.stroke_width(theme.px_u32(1.0)))
-        .light_line_style(theme.background.stroke_width(0))
-        .axis_style(theme.muted.stroke_width(theme.px_u32(1.0)))
-        .draw()?;
+        .y_desc("Useful GB/s");
+    super::style_axes(&mut mesh, theme);
+    mesh.draw()?;
     chart.draw_series(LineSeries::new(
         model.clone(),
         theme.muted.stroke_width(theme.px_u32(1.5)),

@@ -46,26 +46,22 @@ pub fn draw<DB: DrawingBackend>(
         .x_label_area_size(theme.px_u32(40.0))
         .y_label_area_size(theme.px_u32(if hex { 110.0 } else { 72.0 }))
         .build_cartesian_2d(-0.5..lanes - 0.5, low..high)?;
-    chart
-        .configure_mesh()
-        .x_labels(9)
+    let address_label = |v: &f64| {
+        if hex {
+            format!("{:#x}", v.max(0.0) as u64)
+        } else {
+            format!("{v:.0}")
+        }
+    };
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(9)
         .y_labels(6)
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| {
-            if hex {
-                format!("{:#x}", v.max(0.0) as u64)
-            } else {
-                format!("{v:.0}")
-            }
-        })
+        .y_label_formatter(&address_label)
         .x_desc("Lane t")
-        .y_desc("Address A(t) (bytes)")
-        .label_style(font(12.0, theme.muted))
-        .axis_desc_style(font(13.0, theme.text))
-        .bold_line_style(theme.grid.stroke_width(theme.px_u32(1.0)))
-        .light_line_style(theme.background.stroke_width(0))
-        .axis_style(theme.muted.stroke_width(theme.px_u32(1.0)))
-        .draw()?;
+        .y_desc("Address A(t) (bytes)");
+    super::style_axes(&mut mesh, theme);
+    mesh.draw()?;
     if points.len() > 1 {
         chart.draw_series(LineSeries::new(
             points.iter().copied(),

@@ -34,20 +34,15 @@ pub fn draw<DB: DrawingBackend>(
             (I_AXIS.0..I_AXIS.1).log_scale(),
             (P_AXIS.0..P_AXIS.1).log_scale(),
         )?;
-    chart
-        .configure_mesh()
-        .x_labels(7)
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(7)
         .y_labels(7)
         .x_label_formatter(&|v| decade_label(*v))
         .y_label_formatter(&|v| decade_label(*v))
         .x_desc("Operational intensity I (FLOP/byte)")
-        .y_desc("Attainable P (GFLOP/s)")
-        .label_style(font(12.0, theme.muted))
-        .axis_desc_style(font(13.0, theme.text))
-        .bold_line_style(theme.grid.stroke_width(theme.px_u32(1.0)))
-        .light_line_style(theme.background.stroke_width(0))
-        .axis_style(theme.muted.stroke_width(theme.px_u32(1.0)))
-        .draw()?;
+        .y_desc("Attainable P (GFLOP/s)");
+    super::style_axes(&mut mesh, theme);
+    mesh.draw()?;
 
     // Earlier bandwidths' roofs, faint, so earlier points sit on a visible line.
     let mut earlier: Vec<f64> = trail
