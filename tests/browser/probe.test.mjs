@@ -152,6 +152,28 @@ describe('with WebGPU on SwiftShader', () => {
     assert.deepEqual((await rows(driver)).map((r) => r.checksumOk), ['true', 'true']);
   });
 
+  test('a lost device stops the run with a message, and Run works again', async () => {
+    const status = await openProbe(driver, '?tab=probe&n=8192');
+    // Simulate a driver reset: every new device reports itself lost shortly after creation.
+    await driver.executeScript(`
+      window.__lost = Object.getOwnPropertyDescriptor(GPUDevice.prototype, 'lost');
+      Object.defineProperty(GPUDevice.prototype, 'lost', {
+        configurable: true,
+        get() {
+          return new Promise((resolve) =>
+            setTimeout(() => resolve({ reason: 'unknown', message: 'simulated driver reset' }), 30));
+        },
+      });`);
+    await byId(driver, 'probe-run').click();
+    assert.equal(await settle(driver, status), 'lost');
+    assert.match(await status.getText(), /device was lost \(simulated driver reset\).*press Run to try again/);
+    assert.ok((await rows(driver)).every((r) => r.medianMs === ''), 'nothing from the lost run is shown');
+    await driver.executeScript(`Object.defineProperty(GPUDevice.prototype, 'lost', window.__lost);`);
+    await byId(driver, 'probe-run').click();
+    assert.equal(await settle(driver, status), 'done');
+    assert.deepEqual(await pageErrors(driver), []);
+  });
+
   test('bad fields are named, Run waits for a fix, and sizes are checked before allocating', async () => {
     const status = await openProbe(driver, '?tab=probe');
     await typeIntoId(driver, 'input-strides', '4,6,<b>x</b>');
