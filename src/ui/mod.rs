@@ -219,7 +219,9 @@ fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
 }
 
 /// The colour theme: follow the system, or force light or dark. Not part of the link: it is
-/// the reader's preference, not the scenario's.
+/// the reader's preference, not the scenario's, so it is remembered in this browser's
+/// `localStorage` instead (where storage is blocked, e.g. in a sandboxed frame, it is simply
+/// not remembered).
 #[component]
 fn ThemeToggle() -> impl IntoView {
     const THEMES: [(&str, &str); 3] = [
@@ -227,15 +229,33 @@ fn ThemeToggle() -> impl IntoView {
         ("light", "Theme: light"),
         ("dark", "Theme: dark"),
     ];
-    let chosen = RwSignal::new(0usize);
-    let next = move |_| {
-        chosen.update(|i| *i = (*i + 1) % THEMES.len());
-        let (name, _) = THEMES[chosen.get_untracked()];
+    const KEY: &str = "coalescing-lab:theme";
+    let storage = || window().local_storage().ok().flatten();
+    let apply = |index: usize| {
+        let (name, _) = THEMES[index % THEMES.len()];
         if let Some(root) = document().document_element() {
             let _ = if name == "auto" {
                 root.remove_attribute("data-theme")
             } else {
                 root.set_attribute("data-theme", name)
+            };
+        }
+    };
+    let saved = storage()
+        .and_then(|s| s.get_item(KEY).ok().flatten())
+        .and_then(|name| THEMES.iter().position(|t| t.0 == name))
+        .unwrap_or(0);
+    apply(saved);
+    let chosen = RwSignal::new(saved);
+    let next = move |_| {
+        chosen.update(|i| *i = (*i + 1) % THEMES.len());
+        let index = chosen.get_untracked();
+        apply(index);
+        if let Some(storage) = storage() {
+            let _ = if index == 0 {
+                storage.remove_item(KEY)
+            } else {
+                storage.set_item(KEY, THEMES[index].0)
             };
         }
         canvas::theme_changed();

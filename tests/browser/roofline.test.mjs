@@ -1,7 +1,7 @@
 // The Roofline lab in real headless Chromium, against the release build in dist/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { By } from 'selenium-webdriver';
+import { By, until } from 'selenium-webdriver';
 import { serveStatic, startBrowser, openApp, typeIntoId, errors, pageErrors, valueOf, expectUrl } from './harness.mjs';
 
 let site;
@@ -178,6 +178,13 @@ test('the theme toggle recolours the page and redraws the chart', async () => {
   assert.equal(await surface(), '#1a1f26');
   await driver.sleep(100);
   assert.deepEqual(await corner(), [0x1a, 0x1f, 0x26], 'the chart is redrawn on the dark surface');
-  await toggle.click();
+  // The choice is remembered in this browser, not in the link.
+  await driver.navigate().refresh();
+  await driver.wait(until.elementLocated(By.css('[data-testid="roofline-chart"]')), 10000);
+  assert.equal(await driver.findElement(By.css('[data-testid="theme-toggle"]')).getText(), 'Theme: dark');
+  assert.equal(await driver.executeScript('return document.documentElement.dataset.theme'), 'dark');
+  assert.doesNotMatch(await driver.getCurrentUrl(), /theme/);
+  await driver.findElement(By.css('[data-testid="theme-toggle"]')).click();
   assert.equal(await driver.executeScript('return document.documentElement.hasAttribute("data-theme")'), false);
+  assert.equal(await driver.executeScript("return localStorage.getItem('coalescing-lab:theme')"), null);
 });
