@@ -11,8 +11,8 @@
 //! version in Cargo.toml because those bindings change without semver.
 
 use crate::model::probe::{
-    expected_checksum, reps_for, AdapterInfo, Limits, Measurement, Plan, Timer, ALIGN, BASE_SLOTS,
-    MEASURED, WARMUPS,
+    expected_checksum, reps_for, size_text, AdapterInfo, Limits, Measurement, Plan, Timer, ALIGN,
+    BASE_SLOTS, MEASURED, WARMUPS,
 };
 use js_sys::Reflect;
 use std::cell::RefCell;
@@ -211,7 +211,8 @@ struct Bench {
     checked: GpuComputePipeline,
     /// One bind group per base slot for the timed kernel.
     groups: Vec<GpuBindGroup>,
-    checked_group: GpuBindGroup,
+    /// The checked kernel's bind groups for the first and the last base slot.
+    checked_groups: [GpuBindGroup; 2],
     params: GpuBuffer,
     sink: GpuBuffer,
     readback: GpuBuffer,
@@ -246,14 +247,15 @@ impl Bench {
         Ok(values)
     }
 
-    /// One checked pass at base slot 0: the sum of every value read.
-    async fn checksum(&self) -> Result<u32, Failure> {
+    /// One checked pass at the first (`last` false) or the last base slot: the sum of every
+    /// value read.
+    async fn checksum(&self, last: bool) -> Result<u32, Failure> {
         let device = &self.device.0;
         let encoder = device.create_command_encoder();
         encoder.clear_buffer(&self.sink);
         let pass = encoder.begin_compute_pass();
         pass.set_pipeline(&self.checked);
-        pass.set_bind_group(0, Some(&self.checked_group));
+        pass.set_bind_group(0, Some(&self.checked_groups[usize::from(last)]));
         pass.dispatch_workgroups(self.workgroups);
         pass.end();
         encoder
@@ -395,7 +397,10 @@ async fn setup(
     let groups = (0..slots)
         .map(|slot| bind_group(d, &probe, &entries(slot)))
         .collect();
-    let checked_group = bind_group(d, &checked, &entries(0));
+    let checked_groups = [
+        bind_group(d, &checked, &entries(0)),
+        bind_group(d, &checked, &entries(slots - 1)),
+    ];
     let fill = bind_group(
         d,
         &init,
@@ -413,7 +418,7 @@ async fn setup(
             if let Some(problem) = problem.into_option() {
                 return Err(Failure::Error(format!(
                     "The GPU refused the probe's setup ({} of data): {}",
-                    crate::model::probe::size_text(plan.buffer_bytes),
+                    size_text(plan.buffer_bytes),
                     problem.message()
                 )));
             }
@@ -425,7 +430,7 @@ async fn setup(
         probe,
         checked,
         groups,
-        checked_group,
+        checked_groups,
         params,
         sink,
         readback,
@@ -437,8 +442,9 @@ async fn setup(
     Ok(bench)
 }
 
-/// Runs `plan` on a fresh device. Calls `progress` after every step and stops at the next
-/// step once `cancelled` returns true. The device is destroyed when this returns.
+/// Runs `plan` on a fresh device. Calls `progress` when a stage starts and after every
+/// step, and stops at the next step once `cancelled` returns true. The device is destroyed
+/// when this returns.
 pub async fn run(
     plan: &Plan,
     progress: &dyn Fn(Progress),
@@ -446,37 +452,104 @@ pub async fn run(
 ) -> Result<Outcome, Failure> {
     let adapter = adapter().await.map_err(Failure::Error)?;
     let (info, limits) = describe(&adapter);
-    let steps_per_stride = 1 + WARMUPS + MEASURED;
-    let total = (1 + plan.strides.len() * steps_per_stride) as u32;
-    let mut done = 0;
-    let mut stage = "filling the buffer".to_string();
-    let mut step = |stage: &str, label: String| {
-        done += 1;
-        progress(Progress {
-            done,
-            total,
-            stage: stage.to_string(),
+    let lost = Rc::new(RefCell::new(None));
+    let outcome = measure(&adapter, &info, plan, lost.clone(), progress, cancelled).await;
+    // A lost device can make a pending call fail before the loss itself is reported, or
+    // make the last wall-clock pass look fine: give the report a moment, then let it win.
+    sleep(50).await;
+    if let Some(message) = lost.borrow().clone() {
+        return Err(Failure::Lost(message));
+    }
+    let (timer, measurements) = outcome?;
+    Ok(Outcome {
+        info,
+        limits,
+        timer,
+        measurements,
+    })
+}
+
+/// Resolves after `ms` milliseconds.
+async fn sleep(ms: i32) {
+    let wait = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(wait).await;
+}
+
+/// Keeps the progress count and reports it.
+struct Steps<'a> {
+    done: u32,
+    total: u32,
+    stage: String,
+    report: &'a dyn Fn(Progress),
+}
+
+impl Steps<'_> {
+    /// A new stage starts: says so without counting a step.
+    fn begin(&mut self, stage: String, label: String) {
+        self.stage = stage;
+        self.send(label);
+    }
+
+    /// A step finished.
+    fn step(&mut self, label: String) {
+        self.done += 1;
+        self.send(label);
+    }
+
+    fn send(&self, label: String) {
+        (self.report)(Progress {
+            done: self.done,
+            total: self.total,
+            stage: self.stage.clone(),
             label,
         });
+    }
+}
+
+/// Sets the device up and measures every stride: the timer used and the measurements.
+async fn measure(
+    adapter: &GpuAdapter,
+    info: &AdapterInfo,
+    plan: &Plan,
+    lost: Rc<RefCell<Option<String>>>,
+    progress: &dyn Fn(Progress),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(Timer, Vec<Measurement>), Failure> {
+    let steps_per_stride = 1 + WARMUPS + MEASURED;
+    let mut steps = Steps {
+        done: 0,
+        total: (1 + plan.strides.len() * steps_per_stride) as u32,
+        stage: String::new(),
+        report: progress,
     };
-    let lost = Rc::new(RefCell::new(None));
-    let bench = setup(&adapter, &info, plan, lost).await?;
-    step(&stage, "buffer filled".into());
+    let stop = || -> Result<(), Failure> {
+        if cancelled() {
+            Err(Failure::Cancelled)
+        } else {
+            Ok(())
+        }
+    };
+    steps.begin(
+        "filling the buffer".into(),
+        format!("filling {} on the GPU", size_text(plan.buffer_bytes)),
+    );
+    let bench = setup(adapter, info, plan, lost).await?;
+    steps.step("buffer filled".into());
     let mut measurements = Vec::new();
     for (index, &stride) in plan.strides.iter().enumerate() {
-        stage = format!(
-            "the {stride} B stride ({} of {})",
-            index + 1,
-            plan.strides.len()
-        );
-        let stop = || -> Result<(), Failure> {
-            if cancelled() {
-                Err(Failure::Cancelled)
-            } else {
-                Ok(())
-            }
-        };
         stop()?;
+        steps.begin(
+            format!(
+                "measuring the {stride} B stride ({} of {})",
+                index + 1,
+                plan.strides.len()
+            ),
+            format!("{stride} B stride: checking the values read"),
+        );
         let bases = plan.bases(stride);
         let mut bytes = vec![0u8; (u64::from(BASE_SLOTS) * ALIGN) as usize];
         for (slot, base) in bases.iter().enumerate() {
@@ -492,33 +565,34 @@ pub async fn run(
             .queue()
             .write_buffer_with_u32_and_u8_slice(&bench.params, 0, &bytes)
             .map_err(|e| error("Writing the probe's parameters failed", e))?;
-        let checksum = bench.checksum().await?;
-        let expected = expected_checksum(bases[0], stride, plan.n);
-        step(&stage, format!("{stride} B stride: checked"));
+        // The first and the last base offset are checked: both ends of the buffer's use.
+        let first = bench.checksum(false).await?;
+        let last = bench.checksum(true).await?;
+        let checksum = first.wrapping_add(last);
+        let expected = expected_checksum(bases[0], stride, plan.n).wrapping_add(expected_checksum(
+            bases[bases.len() - 1],
+            stride,
+            plan.n,
+        ));
+        steps.step(format!("{stride} B stride: checked"));
         let mut reps = 1;
         for warmup in 1..=WARMUPS {
             stop()?;
             let ms = bench.pass(reps).await?;
-            reps = reps_for(ms);
-            step(
-                &stage,
-                format!("{stride} B stride: warm-up {warmup} of {WARMUPS}"),
-            );
+            reps = reps_for(ms, reps);
+            steps.step(format!("{stride} B stride: warm-up {warmup} of {WARMUPS}"));
         }
         let mut samples_ms = Vec::with_capacity(MEASURED);
         if checksum == expected {
             for run in 1..=MEASURED {
                 stop()?;
                 samples_ms.push(bench.pass(reps).await?);
-                step(
-                    &stage,
-                    format!("{stride} B stride: run {run} of {MEASURED}"),
-                );
+                steps.step(format!("{stride} B stride: run {run} of {MEASURED}"));
             }
         } else {
             // A wrong sum is an error, never a number: skip the timing.
             for _ in 0..MEASURED {
-                step(&stage, format!("{stride} B stride: checksum failed"));
+                steps.step(format!("{stride} B stride: checksum failed"));
             }
         }
         measurements.push(Measurement {
@@ -534,10 +608,5 @@ pub async fn run(
     } else {
         Timer::WallClock
     };
-    Ok(Outcome {
-        info,
-        limits,
-        timer,
-        measurements,
-    })
+    Ok((timer, measurements))
 }

@@ -6,7 +6,7 @@
 struct Params {
     base: u32,   // first word this repetition reads; each uniform slot has its own
     stride: u32, // lane stride in f32 words
-    n: u32,      // useful floats per pass
+    n: u32,      // useful floats per dispatch
     pad: u32,
 }
 

@@ -285,15 +285,13 @@ pub fn warnings(query: &str) -> Vec<String> {
         ));
     }
     if let Err(errors) = state.probe.check() {
+        // The probe keeps a bad value in its field, marked, and will not run until it is
+        // fixed: there is no fallback to announce.
         for error in errors {
             let param = error.field.param();
             let value = shown(param).unwrap_or_default();
-            let fallback = match error.field {
-                ProbeField::Strides => ProbeInputs::default().strides,
-                ProbeField::N => "as many as the device allows".into(),
-            };
             out.push(format!(
-                "`{param}={value}`: {}; using {fallback}.",
+                "`{param}={value}`: {}; fix it in the GPU probe before running.",
                 error.message.trim_end_matches('.')
             ));
         }

@@ -6,11 +6,11 @@
 //! visitor sees is computed here, so native tests can check it.
 //!
 //! Conventions of the probe, stated once:
-//! - Invocation `i` of a pass reads the f32 at byte `base + i × stride`; `n` invocations read
+//! - Invocation `i` of a dispatch reads the f32 at byte `base + i × stride`; `n` invocations read
 //!   `n` useful floats whatever the stride.
 //! - The prediction assumes 32-lane warps and 32-byte sectors, as the calculator's default
 //!   architecture does, and comes from the same [`analyze`].
-//! - Times are milliseconds per dispatch (one pass of `n` loads); bandwidths are GB/s of
+//! - Times are milliseconds per dispatch (`n` loads; a timed pass repeats it); bandwidths are GB/s of
 //!   10^9 bytes.
 
 use super::format::percent;
@@ -28,9 +28,9 @@ pub const SECTOR: u64 = 32;
 pub const FLOAT: u64 = 4;
 /// The strides the probe runs unless told otherwise: contiguous, then the course's three.
 pub const DEFAULT_STRIDES: &str = "4,32,64,128";
-/// Useful floats per pass at most (2^20).
+/// Useful floats per dispatch at most (2^20).
 pub const MAX_N: u32 = 1 << 20;
-/// Useful floats per pass at least: one warp.
+/// Useful floats per dispatch at least: one warp.
 pub const MIN_N: u32 = 32;
 /// The largest stride in bytes.
 pub const MAX_STRIDE: u32 = 4096;
@@ -38,7 +38,7 @@ pub const MAX_STRIDE: u32 = 4096;
 pub const MAX_STRIDES: usize = 12;
 /// Invocations per workgroup; the WGSL says the same.
 pub const WORKGROUP: u32 = 64;
-/// Distinct base offsets a pass cycles through, one per uniform slot.
+/// Distinct base offsets a timed pass cycles through, one per uniform slot.
 pub const BASE_SLOTS: u32 = 16;
 /// Alignment of base offsets and uniform slots in bytes (WebGPU's default
 /// `minUniformBufferOffsetAlignment`).
@@ -51,15 +51,17 @@ pub const WARMUPS: usize = 2;
 pub const MEASURED: usize = 7;
 /// A timed pass lasts at least this long, well above the browser's ~0.1 ms timer quantum.
 pub const TARGET_PASS_MS: f64 = 12.0;
-/// Dispatches per timed pass at most; keeps each submit far below the ~2 s GPU watchdog.
-pub const MAX_REPS: u32 = 2000;
+/// Dispatches per timed pass at most: enough for a 12 ms pass of 1.2 µs dispatches.
+pub const MAX_REPS: u32 = 10_000;
+/// The coarsest timer a browser gives (timestamps and `performance.now()` alike).
+pub const TIMER_RESOLUTION_MS: f64 = 0.1;
 
 /// The probe's fields as typed, one string per URL parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProbeInputs {
     /// `strides`: comma-separated lane strides in bytes.
     pub strides: String,
-    /// `n`: useful floats per pass; empty means as many as the device allows.
+    /// `n`: useful floats per dispatch; empty means as many as the device allows.
     pub n: String,
 }
 
@@ -249,7 +251,7 @@ fn bytes_needed(n: u32, stride: u32) -> u64 {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub strides: Vec<u32>,
-    /// Useful floats per pass, the same for every stride.
+    /// Useful floats per dispatch, the same for every stride.
     pub n: u32,
     /// Whether `n` was chosen from the device's limits (the field was empty).
     pub n_from_limits: bool,
@@ -350,31 +352,39 @@ pub fn size_text(bytes: u64) -> String {
 }
 
 impl Plan {
-    /// The byte offsets the [`BASE_SLOTS`] repetitions of `stride` start at: aligned to
-    /// [`ALIGN`], inside the buffer, and all different when the buffer has room (disjoint
-    /// windows when it has room for that).
+    /// The byte offsets the [`BASE_SLOTS`] repetitions of `stride` start at, so that
+    /// successive repetitions read different memory and the GPU's caches cannot serve them:
+    ///
+    /// - first, whole disjoint windows of `n × stride` bytes, as many as the buffer holds;
+    /// - then, where there are fewer than [`BASE_SLOTS`] windows, the same windows shifted by
+    ///   whole 32 B sectors. For strides of 64 B and more, a shift by fewer sectors than the
+    ///   stride spans lands every load in a sector no other shift uses.
+    ///
+    /// Every offset is a multiple of the 32 B sector, so each warp touches exactly the sectors
+    /// the model predicts, and every read stays inside the buffer.
     ///
     /// ```
     /// use coalescing_lab::model::probe::{plan, Config, Limits};
     /// let p = plan(&Config { strides: vec![4, 128], n: Some(1024) }, &Limits::DEFAULT).unwrap();
+    /// // Contiguous: 4 KiB windows, side by side.
     /// assert_eq!(&p.bases(4)[..3], [0, 4096, 8192]);
+    /// // 128 B: the buffer holds one 128 KiB window, so the pattern moves a sector at a time.
+    /// assert_eq!(&p.bases(128)[..3], [0, 32, 64]);
     /// ```
     pub fn bases(&self, stride: u32) -> Vec<u64> {
-        let window = u64::from(self.n) * u64::from(stride);
-        let positions = self.buffer_bytes.saturating_sub(window) / ALIGN + 1;
-        let step = window.div_ceil(ALIGN).max(1);
+        let span = u64::from(self.n) * u64::from(stride);
+        // Windows start on sector boundaries.
+        let window = span.div_ceil(SECTOR).max(1) * SECTOR;
         let slots = u64::from(BASE_SLOTS);
-        let spacing = if positions >= slots * step {
-            step
-        } else {
-            ((positions - 1) / (slots - 1)).max(1)
-        };
+        // The last slot's sector shift, 15 × 32 B, must fit after the last window.
+        let shift_room = (slots - 1) * SECTOR;
+        let windows = (self.buffer_bytes.saturating_sub(span + shift_room) / window + 1).min(slots);
         (0..slots)
-            .map(|k| (k * spacing % positions) * ALIGN)
+            .map(|k| (k % windows) * window + (k / windows) * SECTOR)
             .collect()
     }
 
-    /// Useful bytes one pass reads.
+    /// Useful bytes one dispatch reads.
     pub fn useful_bytes(&self) -> u64 {
         u64::from(self.n) * FLOAT
     }
@@ -393,7 +403,7 @@ pub fn value_at(word: u32) -> u32 {
     (h ^ (h >> 15)) & 255
 }
 
-/// The sum the checked kernel must write for a pass starting at `base` bytes: the values at
+/// The sum the checked kernel must write for a dispatch starting at `base` bytes: the values at
 /// `base + i × stride` for `i < n`, wrapped to 32 bits as the GPU's atomics wrap.
 pub fn expected_checksum(base: u64, stride: u32, n: u32) -> u32 {
     let first = (base / FLOAT) as u32;
@@ -498,19 +508,26 @@ pub fn stats(samples: &[f64]) -> Option<Stats> {
 }
 
 /// Dispatches per timed pass so that a pass lasts about [`TARGET_PASS_MS`], given one
-/// dispatch's time; a time of zero (below the timer's resolution) counts as 0.01 ms.
+/// dispatch's time measured over a pass of `reps` dispatches. A pass shorter than the timer's
+/// resolution (about 0.1 ms in browsers) says only that a dispatch took less than 0.1 ms ÷
+/// `reps`, so the estimate never assumes less: a first, one-dispatch pass can ask for at most
+/// 120 dispatches, and the next, longer pass then gives a trustworthy figure.
 ///
 /// ```
 /// use coalescing_lab::model::probe::reps_for;
-/// assert_eq!(reps_for(0.5), 24);
-/// assert_eq!(reps_for(40.0), 1);
-/// assert_eq!(reps_for(0.0), 1200);
+/// assert_eq!(reps_for(0.5, 1), 24);
+/// assert_eq!(reps_for(40.0, 1), 1);
+/// // Below the timer's resolution: at most 120 from one dispatch...
+/// assert_eq!(reps_for(0.0, 1), 120);
+/// // ...and from a 120-dispatch pass of 5 µs each, the full count.
+/// assert_eq!(reps_for(0.005, 120), 2400);
 /// ```
-pub fn reps_for(dispatch_ms: f64) -> u32 {
-    let per = if dispatch_ms.is_finite() && dispatch_ms > 0.01 {
-        dispatch_ms
+pub fn reps_for(dispatch_ms: f64, reps: u32) -> u32 {
+    let resolution = TIMER_RESOLUTION_MS / f64::from(reps.max(1));
+    let per = if dispatch_ms.is_finite() {
+        dispatch_ms.max(resolution)
     } else {
-        0.01
+        resolution
     };
     ((TARGET_PASS_MS / per).ceil() as u32).clamp(1, MAX_REPS)
 }
@@ -591,12 +608,14 @@ impl AdapterInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measurement {
     pub stride: u32,
-    /// What the checked pass summed, and what it should have.
+    /// What the checked passes summed (at the first and the last base offset, added), and
+    /// what they should have.
     pub checksum: u32,
     pub expected: u32,
     /// Dispatches per timed pass.
     pub reps: u32,
-    /// Milliseconds per dispatch, one per measured pass, in the order run.
+    /// Milliseconds per dispatch (a pass's time ÷ its dispatches), one per measured pass, in
+    /// the order run.
     pub samples_ms: Vec<f64>,
 }
 
@@ -750,7 +769,7 @@ impl Report {
             ("fallback adapter", a.is_software().to_string()),
             ("browser", self.browser.clone()),
             ("timer", self.timer.text().to_string()),
-            ("useful floats per pass (n)", self.plan.n.to_string()),
+            ("useful floats per dispatch (n)", self.plan.n.to_string()),
             (
                 "model",
                 format!("{WARP} lanes per warp, {SECTOR} B sectors"),
@@ -804,7 +823,7 @@ impl Report {
             browser: &self.browser,
             timer: self.timer,
             timer_note: self.timer.text(),
-            useful_floats_per_pass: self.plan.n,
+            useful_floats_per_dispatch: self.plan.n,
             buffer_bytes: self.plan.buffer_bytes,
             strides: self
                 .rows
@@ -860,7 +879,7 @@ struct Evidence<'a> {
     browser: &'a str,
     timer: Timer,
     timer_note: &'static str,
-    useful_floats_per_pass: u32,
+    useful_floats_per_dispatch: u32,
     buffer_bytes: u64,
     strides: Vec<StrideEvidence<'a>>,
     reading: Vec<String>,

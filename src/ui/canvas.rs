@@ -114,7 +114,12 @@ fn observe_width(
     let update = Closure::<dyn Fn()>::new(move || {
         let now = f64::from(measured.client_width());
         if width.try_get_untracked() != Some(now) {
-            let _ = width.try_set(now);
+            // Redrawing resizes the canvas; doing that inside this callback would leave the
+            // observer a change it cannot deliver ("ResizeObserver loop completed with
+            // undelivered notifications"), so the new width lands in the next frame.
+            request_animation_frame(move || {
+                let _ = width.try_set(now);
+            });
         }
     });
     let observer = web_sys::ResizeObserver::new(update.as_ref().unchecked_ref()).ok()?;
@@ -169,7 +174,12 @@ where
     let observer = StoredValue::new_local(None::<WidthObserver>);
     Effect::new(move |_| {
         if let Some(element) = canvas.get() {
-            observer.set_value(observe_width(element, css_width));
+            let fresh = observe_width(element, css_width);
+            observer.update_value(|o| {
+                if let Some((previous, _callback)) = std::mem::replace(o, fresh) {
+                    previous.disconnect();
+                }
+            });
         }
     });
     on_cleanup(move || {

@@ -140,7 +140,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                 None => "Fix the field marked in red to run.".into(),
             },
             Phase::Running => progress.with(|p| match p {
-                Some(p) => format!("Running: measuring {}.", p.stage),
+                Some(p) => format!("Running: {}.", p.stage),
                 None => "Running: setting up the device and filling the buffer.".into(),
             }),
             Phase::Done => "Done: every stride measured. Run again to repeat.".into(),
@@ -198,7 +198,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     <TextField
                         testid="input-n".to_string()
                         param="n"
-                        label="Useful floats per pass"
+                        label="Useful floats per dispatch"
                         tag="(n)"
                         hint="Empty: as many as the device's buffer limits allow, up to 1048576 (2^20)."
                         placeholder="auto"
@@ -261,7 +261,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     </p>
                     <p class="hint">
                         {format!(
-                            "Per stride: one checked pass (the sum of the values read must match), {WARMUPS} warm-up passes, then {MEASURED} timed passes of about 12 ms each; each repetition starts at a different offset in the buffer. Default n is up to {MAX_N}."
+                            "Per stride: two checked passes (the sums of the values read must match), {WARMUPS} warm-up passes, then {MEASURED} timed passes of about 12 ms each, every repetition reading memory the previous ones did not. Times are per dispatch of n loads. Default n is up to {MAX_N}."
                         )}
                     </p>
                 </form>
@@ -379,7 +379,7 @@ fn ResultsTable(rows: Memo<Vec<RowText>>, report: RwSignal<Option<Report>>) -> i
     let caption = move || {
         report.with(|r| match r {
             Some(r) => format!(
-                "Results: n = {} useful floats per pass; times per pass, by {}. Predictions assume {WARP} lanes per warp and {SECTOR} B sectors.",
+                "Results: n = {} useful floats per dispatch; times per dispatch, by {}. Predictions assume {WARP} lanes per warp and {SECTOR} B sectors.",
                 r.plan.n,
                 r.timer.text()
             ),

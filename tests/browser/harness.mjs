@@ -217,12 +217,18 @@ export async function scheme(driver, value) {
   });
 }
 
-/** Records Content-Security-Policy violations from the first byte of every page on. */
+/**
+ * Records, from the first byte of every page on, Content-Security-Policy violations in
+ * `window.__violations` and error events on the window (which Chromium does not always log,
+ * e.g. a ResizeObserver loop) in `window.__errorEvents`.
+ */
 export async function recordViolations(driver) {
   await driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', {
     source: `window.__violations = [];
+      window.__errorEvents = [];
       addEventListener('securitypolicyviolation', (e) =>
-        window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`,
+        window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+      addEventListener('error', (e) => window.__errorEvents.push(String(e.message)));`,
   });
 }
 

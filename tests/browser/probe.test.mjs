@@ -116,7 +116,7 @@ describe('with WebGPU on SwiftShader', () => {
     assert.equal(evidence.adapter.architecture, 'swiftshader');
     assert.equal(evidence.software_adapter, true);
     assert.match(evidence.browser, /Chrome/);
-    assert.equal(evidence.useful_floats_per_pass, 4096);
+    assert.equal(evidence.useful_floats_per_dispatch, 4096);
     assert.deepEqual(evidence.strides.map((s) => String(s.stride_bytes)), STRIDES);
     for (const s of evidence.strides) {
       assert.equal(s.warp_addresses.length, 32);

@@ -67,8 +67,15 @@ test('every panel runs with zero violations and no request to another origin', a
   await click('step');
   await click('tab-probe');
   await typeIntoId(driver, 'input-strides', '4,8');
+  // Narrow and widen the window with charts on show: they follow their width.
+  await click('tab-calculator');
+  const { width, height } = await driver.manage().window().getRect();
+  await driver.manage().window().setRect({ width: 700, height });
+  await driver.sleep(200);
+  await driver.manage().window().setRect({ width, height });
   await driver.sleep(200);
   assert.deepEqual(await violations(), []);
+  assert.deepEqual(await driver.executeScript('return window.__errorEvents'), []);
   assert.deepEqual(await foreignRequests(), []);
   await openApp(driver, site.url, '?embed=1&tab=roofline&trail=2:80,1:80&bogus=1');
   await driver.sleep(200);
