@@ -11,7 +11,7 @@ export const BUDGET_BYTES = 150_000;
 
 /**
  * The ceiling `make test` enforces until the page is back within BUDGET_BYTES: the page is
- * over budget (about 349 KB with the calculator, its sector map, address ramp, predict mode,
+ * over budget (about 353 KB with the calculator, its sector map, address ramp, predict mode,
  * architecture presets, pattern builders, lane linking and comparison, the Roofline lab,
  * sharing, and the GPU probe; README, Performance), and this guard stops it from growing unnoticed while that
  * is worked on. Raise it only in the commit that adds a feature, and say so there.
