@@ -133,6 +133,11 @@ test('the chart is drawn crisp at 2× once its panel shows, and redrawn on resiz
     driver.executeScript(`
       const c = document.querySelector('[data-testid="roofline-chart"]');
       return [c.width, c.height, c.clientWidth, c.clientHeight, devicePixelRatio];`);
+  // A chart takes its new width in the frame after the panel shows.
+  await driver.wait(async () => {
+    const [width, , clientWidth, , ratio] = await size();
+    return width === Math.round(clientWidth * ratio);
+  }, 3000);
   let [w, h, cw, ch, dpr] = await size();
   assert.equal(dpr, 2);
   assert.ok(cw > 200, `visible canvas has a width: ${cw}`);
