@@ -923,6 +923,8 @@ struct StrideEvidence<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RowText {
     pub stride: String,
+    /// `data-stride`: the stride in bytes, a plain number.
+    pub stride_value: String,
     pub useful_bytes: String,
     pub sectors: String,
     pub fraction: String,
@@ -951,6 +953,7 @@ impl Row {
         let times = |x: f64| format!("{}×", number(round_to(x, 2)));
         RowText {
             stride: format!("{} B", self.measurement.stride),
+            stride_value: self.measurement.stride.to_string(),
             useful_bytes: format!("{} B", p.useful_bytes),
             sectors: p.sectors.to_string(),
             fraction: percent(Some(p.fraction)),
@@ -994,6 +997,7 @@ pub fn preview(strides: &[u32]) -> Vec<RowText> {
             let dash = || "—".to_string();
             RowText {
                 stride: format!("{stride} B"),
+                stride_value: stride.to_string(),
                 useful_bytes: format!("{} B", p.useful_bytes),
                 sectors: p.sectors.to_string(),
                 fraction: percent(Some(p.fraction)),

@@ -152,6 +152,15 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
         }
     };
 
+    // The step just finished, for the progress bar's value text and the line under the status.
+    let step_text = Signal::derive(move || {
+        progress.with(|p| {
+            p.as_ref()
+                .map(|p| format!("{}: step {} of {}", p.label, p.done, p.total))
+                .unwrap_or_default()
+        })
+    });
+
     let rows = Memo::new(move |_| -> Vec<RowText> {
         report.with(|r| match r {
             Some(r) => r.rows.iter().map(|row| row.text()).collect(),
@@ -239,25 +248,17 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     <progress
                         data-testid="probe-progress"
                         aria-label="Probe progress"
-                        aria-valuetext=Signal::derive(move || {
-                            progress.with(|p| {
-                                p.as_ref()
-                                    .map(|p| format!("{}: step {} of {}", p.label, p.done, p.total))
-                                    .unwrap_or_default()
-                            })
-                        })
+                        aria-valuetext=step_text
                         max=Signal::derive(move || progress.with(|p| p.as_ref().map_or(1, |p| p.total)).to_string())
-                        value=Signal::derive(move || {
-                            let done = if phase.with(|p| *p == Phase::Done) { 1 } else { 0 };
-                            progress.with(|p| p.as_ref().map_or(done, |p| if done == 1 { p.total } else { p.done })).to_string()
-                        })
+                        // A finished run has counted every step, so the bar ends full.
+                        value=Signal::derive(move || progress.with(|p| p.as_ref().map_or(0, |p| p.done)).to_string())
                         hidden=Signal::derive(move || !running() && !phase.with(|p| *p == Phase::Done))
                     ></progress>
                     <p class="probe-status" data-testid="probe-status" data-value=Signal::derive(move || phase.with(|p| p.value()).to_string()) role="status" aria-live="polite">
                         {status}
                     </p>
                     <p class="hint probe-step" hidden=Signal::derive(move || !running())>
-                        {move || progress.with(|p| p.as_ref().map(|p| format!("{} · step {} of {}", p.label, p.done, p.total)).unwrap_or_default())}
+                        {step_text}
                     </p>
                     <p class="hint">
                         {format!(
@@ -413,12 +414,11 @@ fn ResultsTable(rows: Memo<Vec<RowText>>, report: RwSignal<Option<Report>>) -> i
                         rows.get()
                             .into_iter()
                             .map(|row| {
-                                let stride = row.stride.trim_end_matches(" B").to_string();
                                 let sectors = row.sectors.clone();
                                 view! {
                                     <tr
                                         data-testid="probe-row"
-                                        data-stride=stride
+                                        data-stride=row.stride_value
                                         data-median-ms=row.median_value
                                         data-useful-gbps=row.gbps_value
                                         data-predicted-sectors=sectors
