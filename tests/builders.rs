@@ -192,3 +192,30 @@ fn impossible_layouts_say_why() {
         "the element type must be one of char, half, float, double, float2, float4, found 'int3'"
     );
 }
+
+// Regression: the strided builder kept the matrix builder's `active = t < 24`, so a stride-1
+// float array showed 24 of 32 lanes and 3 sectors instead of the whole warp's 4.
+#[test]
+fn a_builder_writes_the_whole_scenario_including_the_mask() {
+    let along_row = Layout::Matrix {
+        element: "float",
+        rows: 8,
+        cols: 1024,
+        pitch: 1024,
+        down_column: false,
+        row: 0,
+        col: 1000,
+    };
+    let masked = along_row.build(&Inputs::default()).unwrap();
+    assert_eq!(masked.active, "t < 24");
+    let strided = Layout::Strided {
+        element: "float",
+        stride: 1,
+        offset: 0,
+    }
+    .build(&masked)
+    .unwrap();
+    assert_eq!(strided.active, "");
+    let t = analyze(&strided).unwrap().totals;
+    assert_eq!((t.active_lanes, t.sectors), (32, 4));
+}

@@ -8,7 +8,7 @@ fn render(bw: f64, trail: &[Point]) -> String {
     let mut svg = String::new();
     {
         let area = SVGBackend::with_string(&mut svg, (720, 440)).into_drawing_area();
-        roofline::draw(&area, bw, trail, &Theme::LIGHT).expect("drawing succeeds");
+        roofline::draw(&area, bw, trail, &[], &Theme::LIGHT).expect("drawing succeeds");
     }
     svg
 }
@@ -114,7 +114,7 @@ fn a_narrow_chart_shortens_the_roof_label_so_it_clears_the_ridge() {
     let mut svg = String::new();
     {
         let area = SVGBackend::with_string(&mut svg, (400, 300)).into_drawing_area();
-        roofline::draw(&area, 80.0, &[], &Theme::LIGHT).expect("drawing succeeds");
+        roofline::draw(&area, 80.0, &[], &[], &Theme::LIGHT).expect("drawing succeeds");
     }
     let texts = texts(&svg);
     assert!(
@@ -122,6 +122,55 @@ fn a_narrow_chart_shortens_the_roof_label_so_it_clears_the_ridge() {
         "{texts:?}"
     );
     assert!(!texts.iter().any(|t| t.starts_with("compute roof")));
+}
+
+// Regression: a 1000-point trail piled its labels into an unreadable smear.
+#[test]
+fn only_the_latest_points_are_numbered() {
+    let entries: Vec<String> = (1..=40).map(|b| format!("1:{}", b * 10)).collect();
+    let trail = parse_trail(&entries.join(",")).unwrap();
+    let texts = texts(&render(80.0, &trail));
+    let numbered: Vec<usize> = (1..=40)
+        .filter(|n| texts.iter().any(|t| *t == n.to_string() && *n > 10))
+        .collect();
+    assert_eq!(numbered, (33..=40).collect::<Vec<_>>());
+    assert_eq!(roofline::LABELLED_POINTS, 8);
+}
+
+#[test]
+fn the_previous_run_is_drawn_as_labelled_rings_behind_the_current_one() {
+    let previous = parse_trail("2:80:160,1:80").unwrap();
+    let mut with_previous = String::new();
+    {
+        let area = SVGBackend::with_string(&mut with_previous, (720, 440)).into_drawing_area();
+        roofline::draw(&area, 80.0, &[], &previous, &Theme::LIGHT).unwrap();
+    }
+    let without = render(80.0, &[]);
+    assert_eq!(
+        with_previous.matches("<circle").count(),
+        without.matches("<circle").count() + 2
+    );
+    assert!(texts(&with_previous).iter().any(|t| t == "previous run"));
+    assert!(!texts(&without).iter().any(|t| t == "previous run"));
+}
+
+// Regression: at 360 px the ridge's label ran past the plot's edge.
+#[test]
+fn at_360_px_the_ridge_label_is_short_and_turns_toward_the_room() {
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, (360, 300)).into_drawing_area();
+        roofline::draw(&area, 80.0, &[], &[], &Theme::LIGHT).unwrap();
+    }
+    let ridge = svg
+        .split("<text")
+        .find(|t| t.contains(">ridge 12.5<") || t.contains(">\nridge 12.5"))
+        .or_else(|| svg.split("<text").find(|t| t.contains("ridge 12.5")))
+        .expect("a ridge label");
+    assert!(ridge.contains("text-anchor=\"end\""), "{ridge}");
+    assert!(!texts(&svg)
+        .iter()
+        .any(|t| t.contains("FLOP/byte") && t.starts_with("ridge")));
 }
 
 mod sector_map {
@@ -273,7 +322,7 @@ mod sector_map {
         assert!(
             texts(&svg)
                 .iter()
-                .any(|t| t == "inactive lanes: 0, 2, 4, 6, …"),
+                .any(|t| t == "inactive: lanes 0, 2, 4, 6, …"),
             "{:?}",
             texts(&svg)
         );

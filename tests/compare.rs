@@ -10,7 +10,7 @@ fn every_course_pair_compares_as_the_course_says() {
         ("ex1-ex2", "The read misaligned by 8 B moves 1.25× more bytes than the aligned read (160 B against 128 B), in 1.25× more sectors (5 against 4)."),
         ("row-column", "Column traversal moves 8× more bytes than row traversal (1024 B against 128 B), in 8× more sectors (32 against 4)."),
         ("aos-soa", "The array of float3 moves 3× more bytes than the structure of arrays (384 B against 128 B), in 3× more sectors (12 against 4)."),
-        ("volta-fermi", "Fermi's 128 B L1 lines moves 1.6× more bytes than Volta's 32 B sectors (256 B against 160 B), in 2.5× fewer sectors (2 against 5)."),
+        ("volta-fermi", "Fermi L1 (128 B lines) moves 1.6× more bytes than Volta (32 B sectors) (256 B against 160 B), in 2.5× fewer sectors (2 against 5)."),
     ];
     let all = pairs();
     assert_eq!(all.len(), expected.len());

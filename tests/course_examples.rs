@@ -181,11 +181,11 @@ fn predictions_are_judged_in_the_right_direction() {
     let ex4 = analyze(&Preset::by_id("ex4-stride-sector").unwrap().inputs()).unwrap();
     assert_eq!(
         feedback(&ex4, read("64", "0.0625").unwrap()),
-        "Not quite: the warp touches 32 sectors, 32 fewer than your 64. Efficiency is 12.5 %, 6.3 points above your 6.3 %."
+        "Not quite: the warp touches 32 sectors, 32 fewer than your 64. Efficiency is 12.5 %, 6.3 points above your 6.3 % (your 0.0625 read as a ratio)."
     );
     assert_eq!(
         feedback(&ex4, read("32", "12.5%").unwrap()),
-        "Right: the warp touches 32 sectors. Efficiency 12.5 %: right too."
+        "Right: the warp touches 32 sectors. Efficiency 12.5 %: right too (12.5 %, read as a percentage)."
     );
     let idle = analyze(&coalescing_lab::model::inputs::Inputs {
         active: "0".into(),
@@ -193,12 +193,49 @@ fn predictions_are_judged_in_the_right_direction() {
     })
     .unwrap();
     assert_eq!(
-        feedback(&idle, read("0", "50").unwrap()),
+        feedback(&idle, read("0", "50 %").unwrap()),
         "Right: the warp touches 0 sectors. Efficiency is undefined: no lane is active."
     );
     assert!(read("-1", "").is_err());
     assert_eq!(
-        read("4", "lots").unwrap_err(),
-        "predicted efficiency: leave it empty, or enter a percentage such as 80 % or a fraction such as 0.8"
+        read("4", "lots").unwrap_err().to_string(),
+        "predicted efficiency: leave it empty, or enter a ratio such as 0.8 (or 4 for a broadcast) or a percentage such as 80 %"
     );
+}
+
+// Regression: "4" was read as 4 % although the course writes the broadcast's efficiency as
+// 4 (400 %). A bare number is a ratio, and the feedback says so.
+#[test]
+fn a_bare_efficiency_is_a_ratio_and_the_feedback_says_how_it_was_read() {
+    use coalescing_lab::model::predict::{feedback, read};
+    let broadcast = analyze(&Preset::by_id("ex7-broadcast").unwrap().inputs()).unwrap();
+    assert_eq!(
+        feedback(&broadcast, read("1", "4").unwrap()),
+        "Right: the warp touches 1 sector. Efficiency 400 %: right too (400 %, your 4 read as a ratio)."
+    );
+    assert_eq!(
+        feedback(&broadcast, read("1", "4 %").unwrap()),
+        "Right: the warp touches 1 sector. Efficiency is 400 %, 396 points above your 4 % (read as a percentage)."
+    );
+}
+
+// Regression: "Right: the warp touches 18 sectors" stayed beside N_tx 4 after the learner
+// changed idx. A verdict speaks only about the scenario it was made for.
+#[test]
+fn a_verdict_is_retired_by_any_change_of_the_scenario() {
+    use coalescing_lab::model::inputs::{Field, Inputs};
+    use coalescing_lab::model::predict::{read, Verdict};
+    let mut inputs = Inputs::default();
+    inputs.set(Field::Idx, "t<16 ? t : 1000+64*(t-16)".into());
+    let verdict = Verdict::new(&inputs, &analyze(&inputs).unwrap(), read("18", "").unwrap());
+    assert_eq!(
+        verdict.feedback_for(&inputs),
+        Some("Right: the warp touches 18 sectors.")
+    );
+    let mut edited = inputs.clone();
+    edited.set(Field::Idx, "t".into());
+    assert_eq!(verdict.feedback_for(&edited), None);
+    let mut machine = inputs.clone();
+    machine.set(Field::Sector, "64".into());
+    assert_eq!(verdict.feedback_for(&machine), None);
 }

@@ -90,7 +90,7 @@ fn a_bad_link_gets_one_plain_warning_per_problem_and_keeps_the_rest() {
             "`elem=3` must be 1, 2, 4, 8 or 16 bytes, found '3'; using 4.",
             "`sector=48` must be a power of two from 8 to 1024 bytes, found '48'; using 32.",
             "`oi=0` must be an intensity from 1/64 to 1024 FLOP/byte (a decimal or a fraction such as 1/8), found '0'; using 1.",
-            "`trail=2:80,x` entry 2 ('x') is not I:B (intensity:bandwidth, e.g. 2:80); using an empty trail.",
+            "`trail` entry 2 ('x') is not I:B (intensity:bandwidth, e.g. 2:80); it was left out.",
         ]
     );
     let state = decode(query);
@@ -197,4 +197,54 @@ proptest! {
             }
         }
     }
+}
+
+// Regression: `warp=1` was valid but dropped, and the notice blamed idx and said "using t"
+// although t overflows at that base too; the page showed 32 lanes and 4 sectors unexplained.
+#[test]
+fn a_default_that_still_fails_keeps_the_valid_fields_and_names_the_combination() {
+    use coalescing_lab::model::sectors::analyze_repaired;
+    let query = "warp=1&base=18446744073709551615&idx=0";
+    assert_eq!(
+        warnings(query),
+        [
+            "`idx=0` lane 0: 4 bytes at address 18446744073709551615 run past 2^64; using t.",
+            "`base=18446744073709551615` cannot be evaluated with warp=1 and idx=t (lane 0: 4 bytes at address 18446744073709551615 run past 2^64); using 0.",
+        ]
+    );
+    let shown = analyze_repaired(&decode(query).calc);
+    assert_eq!(
+        (shown.warp, shown.totals.active_lanes, shown.totals.sectors),
+        (1, 1, 1)
+    );
+    let query = "warp=64&elem=16&base=18446744073709551600";
+    assert_eq!(
+        warnings(query),
+        [
+            "`base=18446744073709551600` cannot be evaluated with warp=64, elem=16 and idx=t (lane 1: address 18446744073709551600 + 16 × 1 = 18446744073709551616 is past 2^64); using 0.",
+        ]
+    );
+    let shown = analyze_repaired(&decode(query).calc);
+    assert_eq!((shown.warp, shown.elem, shown.totals.sectors), (64, 16, 32));
+}
+
+// Regression: thousands of unknown parameters made a notice 72,000 px tall, and `=5` gave
+// "`` is not a … parameter" with an empty name.
+#[test]
+fn unknown_parameters_are_summarised_and_nameless_ones_counted() {
+    let many: Vec<String> = (0..2000).map(|i| format!("junk{i}=1")).collect();
+    let said = warnings(&many.join("&"));
+    assert_eq!(said.len(), 6);
+    assert_eq!(
+        said[0],
+        "`junk0` is not a Coalescing Lab parameter; it was ignored."
+    );
+    assert_eq!(
+        said[5],
+        "1995 more parameters are not Coalescing Lab parameters; they were ignored."
+    );
+    assert_eq!(
+        warnings("=5&=6"),
+        ["2 parts of the link had no parameter name; ignored."]
+    );
 }

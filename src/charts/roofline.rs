@@ -13,13 +13,18 @@ pub const I_AXIS: (f64, f64) = (0.0099, 10_100.0);
 /// Performance axis, GFLOP/s: covers 1/64 GFLOP/s up to the roof, with room above it.
 pub const P_AXIS: (f64, f64) = (0.0099, 10_100.0);
 
+/// Points that carry their step number; earlier ones are plain dots, so labels never pile up.
+pub const LABELLED_POINTS: usize = 8;
+
 /// Draws the roofs for bandwidth `bw_gbps` and the stepped `trail` (oldest first; the last is
-/// drawn strongest, earlier ones fainter). With an empty trail only the roofs are drawn, so
-/// nothing gives the answer away before the first Step.
+/// drawn strongest, earlier ones fainter, and only the latest [`LABELLED_POINTS`] numbered),
+/// and the `previous` run's points as hollow, muted rings. With an empty trail only the roofs
+/// (and the previous run) are drawn, so nothing gives the answer away before the first Step.
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     bw_gbps: f64,
     trail: &[Point],
+    previous: &[Point],
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     area.fill(&theme.background)?;
@@ -47,6 +52,7 @@ pub fn draw<DB: DrawingBackend>(
     // Earlier bandwidths' roofs, faint, so earlier points sit on a visible line.
     let mut earlier: Vec<f64> = trail
         .iter()
+        .chain(previous)
         .map(|p| p.bw.value())
         .filter(|bw| *bw != bw_gbps)
         .collect();
@@ -65,8 +71,16 @@ pub fn draw<DB: DrawingBackend>(
         roof(bw_gbps),
         theme.accent.stroke_width(theme.px_u32(2.5)),
     ))?;
-    let ridge_left = ridge > 300.0;
-    let ridge_label = format!("ridge {} FLOP/byte", number(ridge));
+    // On a narrow chart the labels are short, and the ridge's label goes to the side with
+    // more room, so it never runs past the plot's edge.
+    let narrow = f64::from(area.dim_in_pixel().0) < theme.px(600.0);
+    let along = (ridge / I_AXIS.0).ln() / (I_AXIS.1 / I_AXIS.0).ln();
+    let ridge_left = if narrow { along > 0.5 } else { ridge > 300.0 };
+    let ridge_label = if narrow {
+        format!("ridge {}", number(ridge))
+    } else {
+        format!("ridge {} FLOP/byte", number(ridge))
+    };
     chart.draw_series(std::iter::once(
         EmptyElement::at((ridge, peak))
             + Circle::new((0, 0), theme.px(5.0), theme.accent.filled())
@@ -83,18 +97,20 @@ pub fn draw<DB: DrawingBackend>(
             ),
     ))?;
     // Roof labels: the flat roof says it is synthetic; the diagonal names its bandwidth.
-    // On a narrow chart the long label would run over the ridge.
-    let narrow = f64::from(area.dim_in_pixel().0) < theme.px(600.0);
+    // The roof's label stands clear above the line, so it never runs through the ridge's dot.
     let roof_label = if narrow {
         format!("{PEAK_GFLOPS} GFLOP/s (synthetic)")
     } else {
         format!("compute roof {PEAK_GFLOPS} GFLOP/s (synthetic)")
     };
-    chart.draw_series(std::iter::once(Text::new(
-        roof_label,
-        (I_AXIS.1 / 1.5, peak),
-        font(12.0, theme.text).pos(Pos::new(HPos::Right, VPos::Bottom)),
-    )))?;
+    chart.draw_series(std::iter::once(
+        EmptyElement::at((I_AXIS.1 / 1.5, peak))
+            + Text::new(
+                roof_label,
+                (0, -(theme.px(7.0) as i32)),
+                font(12.0, theme.text).pos(Pos::new(HPos::Right, VPos::Bottom)),
+            ),
+    ))?;
     // The bandwidth label sits just below-right of the diagonal, a decade and a half before
     // the ridge, so it never covers the line or the points near the ridge.
     let diagonal_at = (ridge / 30.0)
@@ -109,7 +125,27 @@ pub fn draw<DB: DrawingBackend>(
             ),
     ))?;
 
+    // The previous run: hollow muted rings, behind the current run.
+    for point in previous {
+        chart.draw_series(std::iter::once(Circle::new(
+            (point.oi.value(), point.attainable_gflops()),
+            theme.px(5.0),
+            theme.muted.stroke_width(theme.px_u32(1.5)),
+        )))?;
+    }
+    if let Some(first) = previous.first() {
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((first.oi.value(), first.attainable_gflops()))
+                + Text::new(
+                    "previous run",
+                    (theme.px(8.0) as i32, theme.px(6.0) as i32),
+                    font(12.0, theme.muted).pos(Pos::new(HPos::Left, VPos::Top)),
+                ),
+        ))?;
+    }
+
     let last = trail.len().saturating_sub(1);
+    let first_labelled = trail.len().saturating_sub(LABELLED_POINTS);
     for (i, point) in trail.iter().enumerate() {
         let latest = i == last;
         let color = if latest {
@@ -118,6 +154,11 @@ pub fn draw<DB: DrawingBackend>(
             theme.warn.mix(0.4)
         };
         let at = (point.oi.value(), point.attainable_gflops());
+        let label = if i >= first_labelled {
+            (i + 1).to_string()
+        } else {
+            String::new()
+        };
         chart.draw_series(std::iter::once(
             EmptyElement::at(at)
                 + Circle::new(
@@ -126,7 +167,7 @@ pub fn draw<DB: DrawingBackend>(
                     color.filled(),
                 )
                 + Text::new(
-                    (i + 1).to_string(),
+                    label,
                     (-(theme.px(8.0) as i32), -(theme.px(8.0) as i32)),
                     font(12.0, if latest { theme.warn } else { theme.muted })
                         .pos(Pos::new(HPos::Right, VPos::Bottom)),

@@ -3,6 +3,36 @@
 //! builder writes the index expression, so the learner always sees what it stands for.
 
 use super::inputs::Inputs;
+use std::fmt;
+
+/// What is wrong with a builder's form, and the form field it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuilderError {
+    /// The form field at fault, as in its test id `builder-{field}`: `stride`, `pitch`, …
+    pub field: &'static str,
+    message: String,
+}
+
+impl BuilderError {
+    fn new(field: &'static str, message: String) -> BuilderError {
+        BuilderError { field, message }
+    }
+}
+
+impl fmt::Display for BuilderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BuilderError {}
+
+/// Compares a builder error with its message, for tests and doc tests.
+impl PartialEq<&str> for BuilderError {
+    fn eq(&self, other: &&str) -> bool {
+        self.message == *other
+    }
+}
 
 /// Element types a builder offers, with their sizes in bytes.
 pub const ELEMENT_TYPES: [(&str, u64); 6] = [
@@ -54,8 +84,8 @@ pub fn element_bytes(name: &str) -> Option<u64> {
 }
 
 impl Layout {
-    /// The calculator inputs for this layout: `elem`, `base` and `idx` are replaced, the rest
-    /// kept. A builder starts from byte 0 of its array, so `base` is 0 (or the field's offset).
+    /// The calculator inputs for this layout: `elem`, `base`, `idx` and `active` are replaced
+    /// (and `addrs` cleared); the machine (`arch`, `warp`, `sector`, `line`) is kept. A builder starts from byte 0 of its array, so `base` is 0 (or the field's offset).
     ///
     /// ```
     /// use coalescing_lab::model::builders::Layout;
@@ -68,7 +98,7 @@ impl Layout {
     /// let odd = Layout::Structures { struct_bytes: 12, field_offset: 0, field_bytes: 8, as_arrays: false };
     /// assert!(odd.build(&Inputs::default()).is_err());
     /// ```
-    pub fn build(&self, current: &Inputs) -> Result<Inputs, String> {
+    pub fn build(&self, current: &Inputs) -> Result<Inputs, BuilderError> {
         let mut mask: Option<String> = None;
         let (elem, base, idx) = match *self {
             Layout::Strided {
@@ -90,25 +120,37 @@ impl Layout {
             } => {
                 let elem = element_bytes(element).ok_or_else(|| unknown_type(element))?;
                 if rows < 1 || row >= rows {
-                    return Err(format!(
-                        "the start row must be below the number of rows ({rows}), found {row}"
+                    return Err(BuilderError::new(
+                        "row",
+                        format!(
+                            "the start row must be below the number of rows ({rows}), found {row}"
+                        ),
                     ));
                 }
                 if cols < 1 || pitch < cols {
-                    return Err(format!(
-                        "row pitch must be at least the number of columns ({cols}), found {pitch}"
+                    return Err(BuilderError::new(
+                        "pitch",
+                        format!("row pitch must be at least the number of columns ({cols}), found {pitch}"),
                     ));
                 }
                 if row < 0 || col < 0 || col >= cols {
-                    return Err(format!(
-                        "the start must be a row ≥ 0 and a column from 0 to {}, found row {row}, column {col}",
-                        cols - 1
+                    return Err(BuilderError::new(
+                        if row < 0 { "row" } else { "col" },
+                        format!(
+                            "the start must be a row ≥ 0 and a column from 0 to {}, found row {row}, column {col}",
+                            cols - 1
+                        ),
                     ));
                 }
                 let start = row
                     .checked_mul(pitch)
                     .and_then(|r| r.checked_add(col))
-                    .ok_or_else(|| "the start element is too far for 64 bits".to_string())?;
+                    .ok_or_else(|| {
+                        BuilderError::new(
+                            "row",
+                            "the start element is too far for 64 bits".to_string(),
+                        )
+                    })?;
                 let stride = if down_column { pitch } else { 1 };
                 let left = if down_column { rows - row } else { cols - col };
                 let warp = current.warp.trim().parse::<i64>().unwrap_or(0);
@@ -122,21 +164,28 @@ impl Layout {
                 as_arrays,
             } => {
                 if !matches!(field_bytes, 1 | 2 | 4 | 8 | 16) {
-                    return Err(format!(
-                        "the field must be 1, 2, 4, 8 or 16 bytes, found {field_bytes}"
+                    return Err(BuilderError::new(
+                        "field-bytes",
+                        format!("the field must be 1, 2, 4, 8 or 16 bytes, found {field_bytes}"),
                     ));
                 }
-                if field_offset + field_bytes > struct_bytes {
-                    return Err(format!(
-                        "the field ({field_bytes} B at offset {field_offset}) must lie inside the {struct_bytes}-byte structure"
+                if field_offset.saturating_add(field_bytes) > struct_bytes {
+                    return Err(BuilderError::new(
+                        "field-offset",
+                        format!(
+                            "the field ({field_bytes} B at offset {field_offset}) must lie inside the {struct_bytes}-byte structure"
+                        ),
                     ));
                 }
                 if as_arrays {
                     (field_bytes, 0, "t".to_string())
                 } else if struct_bytes % field_bytes != 0 {
-                    return Err(format!(
-                        "a {struct_bytes}-byte structure is not a whole number of {field_bytes}-byte fields; \
-                         write the addresses in the address list instead"
+                    return Err(BuilderError::new(
+                        "struct-bytes",
+                        format!(
+                            "a {struct_bytes}-byte structure is not a whole number of {field_bytes}-byte fields; \
+                             write the addresses in the address list instead"
+                        ),
                     ));
                 } else {
                     (
@@ -147,10 +196,9 @@ impl Layout {
                 }
             }
         };
-        let active = match (self, mask) {
-            (Layout::Matrix { .. }, mask) => mask.unwrap_or_default(),
-            _ => current.active.clone(),
-        };
+        // A builder writes the whole scenario it describes, the mask included: a mask left by
+        // another builder (or typed earlier) would silently change the answer.
+        let active = mask.unwrap_or_default();
         Ok(Inputs {
             elem: elem.to_string(),
             base: base.to_string(),
@@ -162,11 +210,14 @@ impl Layout {
     }
 }
 
-fn unknown_type(name: &str) -> String {
+fn unknown_type(name: &str) -> BuilderError {
     let known: Vec<&str> = ELEMENT_TYPES.iter().map(|(n, _)| *n).collect();
-    format!(
-        "the element type must be one of {}, found '{name}'",
-        known.join(", ")
+    BuilderError::new(
+        "element",
+        format!(
+            "the element type must be one of {}, found '{name}'",
+            known.join(", ")
+        ),
     )
 }
 
@@ -207,6 +258,8 @@ pub struct BuilderForm {
     pub rows: String,
     pub cols: String,
     pub pitch: String,
+    /// The row pitch is in bytes (as the course states it) rather than elements.
+    pub pitch_in_bytes: bool,
     pub down_column: bool,
     pub row: String,
     pub col: String,
@@ -227,6 +280,7 @@ impl Default for BuilderForm {
             rows: "1024".into(),
             cols: "1024".into(),
             pitch: "1024".into(),
+            pitch_in_bytes: false,
             down_column: true,
             row: "0".into(),
             col: "0".into(),
@@ -249,21 +303,28 @@ impl BuilderForm {
     /// );
     /// let bad = BuilderForm { stride: "two".into(), ..BuilderForm::default() };
     /// assert_eq!(bad.layout(false).unwrap_err(), "stride: must be a whole number of elements, found 'two'");
+    /// assert_eq!(bad.layout(false).unwrap_err().field, "stride");
     /// ```
-    pub fn layout(&self, as_arrays: bool) -> Result<Layout, String> {
-        let whole = |name: &str, text: &str, unit: &str| {
+    pub fn layout(&self, as_arrays: bool) -> Result<Layout, BuilderError> {
+        let whole = |field: &'static str, name: &str, text: &str, unit: &str| {
             text.trim().parse::<i64>().map_err(|_| {
-                format!(
-                    "{name}: must be a whole number of {unit}, found '{}'",
-                    text.trim()
+                BuilderError::new(
+                    field,
+                    format!(
+                        "{name}: must be a whole number of {unit}, found '{}'",
+                        text.trim()
+                    ),
                 )
             })
         };
-        let bytes = |name: &str, text: &str| {
+        let bytes = |field: &'static str, name: &str, text: &str| {
             text.trim().parse::<u64>().map_err(|_| {
-                format!(
-                    "{name}: must be a whole number of bytes, found '{}'",
-                    text.trim()
+                BuilderError::new(
+                    field,
+                    format!(
+                        "{name}: must be a whole number of bytes, found '{}'",
+                        text.trim()
+                    ),
                 )
             })
         };
@@ -275,27 +336,63 @@ impl BuilderForm {
         match self.kind.as_str() {
             "strided" => Ok(Layout::Strided {
                 element,
-                stride: whole("stride", &self.stride, "elements")?,
-                offset: whole("offset", &self.offset, "elements")?,
+                stride: whole("stride", "stride", &self.stride, "elements")?,
+                offset: whole("offset", "offset", &self.offset, "elements")?,
             }),
             "matrix" => Ok(Layout::Matrix {
                 element,
-                rows: whole("rows", &self.rows, "rows")?,
-                cols: whole("columns", &self.cols, "elements")?,
-                pitch: whole("row pitch", &self.pitch, "elements")?,
+                rows: whole("rows", "rows", &self.rows, "rows")?,
+                cols: whole("cols", "columns", &self.cols, "elements")?,
+                pitch: self.pitch_elements(element)?,
                 down_column: self.down_column,
-                row: whole("start row", &self.row, "rows")?,
-                col: whole("start column", &self.col, "columns")?,
+                row: whole("row", "start row", &self.row, "rows")?,
+                col: whole("col", "start column", &self.col, "columns")?,
             }),
             "structures" => Ok(Layout::Structures {
-                struct_bytes: bytes("structure size", &self.struct_bytes)?,
-                field_offset: bytes("field offset", &self.field_offset)?,
-                field_bytes: bytes("field size", &self.field_bytes)?,
+                struct_bytes: bytes("struct-bytes", "structure size", &self.struct_bytes)?,
+                field_offset: bytes("field-offset", "field offset", &self.field_offset)?,
+                field_bytes: bytes("field-bytes", "field size", &self.field_bytes)?,
                 as_arrays,
             }),
-            other => Err(format!(
-                "layout must be strided, matrix or structures, found '{other}'"
+            other => Err(BuilderError::new(
+                "kind",
+                format!("layout must be strided, matrix or structures, found '{other}'"),
             )),
         }
+    }
+
+    /// The row pitch in elements, from elements or from bytes (a whole number of elements).
+    ///
+    /// ```
+    /// use coalescing_lab::model::builders::BuilderForm;
+    /// let bytes = BuilderForm { pitch: "4096".into(), pitch_in_bytes: true, ..BuilderForm::default() };
+    /// assert_eq!(bytes.pitch_elements("float"), Ok(1024));
+    /// let odd = BuilderForm { pitch: "4098".into(), pitch_in_bytes: true, ..BuilderForm::default() };
+    /// assert_eq!(odd.pitch_elements("float").unwrap_err(), "row pitch: 4098 bytes is not a whole number of 4-byte float elements");
+    /// ```
+    pub fn pitch_elements(&self, element: &str) -> Result<i64, BuilderError> {
+        let text = self.pitch.trim();
+        let unit = if self.pitch_in_bytes {
+            "bytes"
+        } else {
+            "elements"
+        };
+        let value = text.parse::<i64>().map_err(|_| {
+            BuilderError::new(
+                "pitch",
+                format!("row pitch: must be a whole number of {unit}, found '{text}'"),
+            )
+        })?;
+        if !self.pitch_in_bytes {
+            return Ok(value);
+        }
+        let size = element_bytes(element).ok_or_else(|| unknown_type(element))? as i64;
+        if value % size != 0 {
+            return Err(BuilderError::new(
+                "pitch",
+                format!("row pitch: {value} bytes is not a whole number of {size}-byte {element} elements"),
+            ));
+        }
+        Ok(value / size)
     }
 }

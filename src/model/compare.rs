@@ -71,8 +71,8 @@ pub fn pairs() -> Vec<Pair> {
         Pair {
             id: "volta-fermi",
             name: "Ex2 on Volta against Fermi L1",
-            a_name: "Volta's 32 B sectors",
-            b_name: "Fermi's 128 B L1 lines",
+            a_name: "Volta (32 B sectors)",
+            b_name: "Fermi L1 (128 B lines)",
             a: ex2.clone(),
             b: ex2.with_arch(fermi),
         },

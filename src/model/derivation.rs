@@ -2,7 +2,7 @@
 //! `A(t) = 8 + 4·t` → `sector(t) = ⌊A(t)/32⌋` → `lanes span sectors 0…4` → `N_tx = 5` →
 //! `128 / 160 = 80 %`.
 
-use super::format::{percent, runs};
+use super::format::{percent, plural, runs};
 use super::sectors::{Analysis, Formula};
 
 /// Most sector runs written out before the list is cut with "…".
@@ -106,13 +106,5 @@ fn address_step(a: &Analysis) -> String {
                 format!("A(t) = {base} + {scaled}")
             }
         }
-    }
-}
-
-pub(crate) fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }

@@ -74,3 +74,33 @@ pub fn runs(spans: &[super::sectors::Span], most: usize) -> String {
     }
     parts.join(", ")
 }
+
+/// Items joined as a sentence does: "a", "a and b", "a, b and c".
+///
+/// ```
+/// use coalescing_lab::model::format::list_and;
+/// assert_eq!(list_and(&["idx=t".to_string(), "warp=1".to_string()]), "idx=t and warp=1");
+/// assert_eq!(list_and(&["a".into(), "b".into(), "c".into()]), "a, b and c");
+/// assert_eq!(list_and(&[]), "");
+/// ```
+pub fn list_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The plural ending for a count: "" for 1, "s" otherwise ("1 lane", "2 lanes", "0 lanes").
+///
+/// ```
+/// use coalescing_lab::model::format::plural;
+/// assert_eq!((plural(1), plural(0), plural(2)), ("", "s", "s"));
+/// ```
+pub fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -13,6 +13,7 @@ pub mod arch;
 pub mod builders;
 pub mod compare;
 pub mod derivation;
+pub mod exact;
 pub mod expr;
 pub mod format;
 pub mod inputs;

@@ -10,7 +10,7 @@
 use super::arch::Arch;
 use super::inputs::{Field, Inputs};
 use super::probe::{ProbeField, ProbeInputs};
-use super::roofline::{Knob, Lab};
+use super::roofline::{Knob, Lab, MAX_TRAIL};
 use super::sectors::repair;
 
 /// The permalink format this build writes and reads.
@@ -63,6 +63,9 @@ pub struct State {
     /// a link never starts the probe.
     pub probe: ProbeInputs,
 }
+
+/// Unknown parameters named one by one in the notice; the rest are counted.
+const MOST_UNKNOWN_LISTED: usize = 5;
 
 /// The prefix of scenario B's parameters.
 pub const B_PREFIX: &str = "b.";
@@ -121,6 +124,7 @@ pub fn decode(query: &str) -> State {
             "oi" => state.lab.oi = value,
             "bw" => state.lab.bw = value,
             "trail" => state.lab.trail = value,
+            "prev" => state.lab.previous = value,
             "strides" => state.probe.strides = value,
             "n" => state.probe.n = value,
             key if key.starts_with(B_PREFIX) => compare = true,
@@ -161,6 +165,7 @@ pub fn encode(state: &State) -> String {
         ("oi", &state.lab.oi, &lab_defaults.oi),
         ("bw", &state.lab.bw, &lab_defaults.bw),
         ("trail", &state.lab.trail, &lab_defaults.trail),
+        ("prev", &state.lab.previous, &lab_defaults.previous),
     ] {
         if value != default {
             pairs.push((key.to_string(), value.clone()));
@@ -208,6 +213,8 @@ pub fn encode(state: &State) -> String {
 /// ```
 pub fn warnings(query: &str) -> Vec<String> {
     let mut out = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
+    let mut unnamed = 0u64;
     let mut given: Vec<(String, String)> = Vec::new();
     for (key, value) in pairs(query) {
         match key.as_str() {
@@ -232,13 +239,32 @@ pub fn warnings(query: &str) -> Vec<String> {
             "compare" if value != "0" && value != "1" => out.push(format!(
                 "`compare={value}` is not 0 or 1; showing one scenario."
             )),
-            "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" | "strides" | "n" => {}
+            "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" | "prev" | "strides"
+            | "n" => {}
             _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
-            _ => out.push(format!(
-                "`{key}` is not a Coalescing Lab parameter; it was ignored."
-            )),
+            "" => unnamed += 1,
+            _ => unknown.push(key.clone()),
         }
         given.push((key, value));
+    }
+    // A link with thousands of unknown parameters gets one line, not thousands.
+    let listed = unknown.len().min(MOST_UNKNOWN_LISTED);
+    for key in &unknown[..listed] {
+        out.push(format!(
+            "`{key}` is not a Coalescing Lab parameter; it was ignored."
+        ));
+    }
+    if unknown.len() > listed {
+        out.push(format!(
+            "{} more parameters are not Coalescing Lab parameters; they were ignored.",
+            unknown.len() - listed
+        ));
+    }
+    if unnamed > 0 {
+        out.push(format!(
+            "{unnamed} part{} of the link had no parameter name; ignored.",
+            super::format::plural(unnamed)
+        ));
     }
     let state = decode(query);
     let shown = |param: &str| {
@@ -272,16 +298,25 @@ pub fn warnings(query: &str) -> Vec<String> {
             ));
         }
     }
-    for error in state.lab.check().errors {
+    let lab = state.lab.check();
+    for error in lab.errors {
         let param = error.knob.param();
+        if matches!(error.knob, Knob::Trail | Knob::Previous) {
+            // A trail can be long: name the entry, not the whole value.
+            out.push(format!("`{param}` {}; it was left out.", error.message));
+            continue;
+        }
         let value = shown(param).unwrap_or_default();
-        let fallback = match error.knob {
-            Knob::Trail => "an empty trail".to_string(),
-            knob => Lab::default().get(knob).to_string(),
-        };
+        let fallback = Lab::default().get(error.knob).to_string();
         out.push(format!(
             "`{param}={value}` {}; using {fallback}.",
             error.message
+        ));
+    }
+    if lab.dropped > 0 {
+        out.push(format!(
+            "The trail is longer than the {MAX_TRAIL} points the lab keeps; {} of the oldest were left out.",
+            lab.dropped
         ));
     }
     if let Err(errors) = state.probe.check() {

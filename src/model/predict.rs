@@ -1,55 +1,108 @@
 //! Predict first, then reveal: checking a learner's predicted N_tx (and, optionally, the
 //! efficiency) against the analysis, and saying how far off it was, in which direction.
+//!
+//! A [`Verdict`] belongs to the scenario it was made for: once the scenario changes, it no
+//! longer speaks about what is on screen, and the page asks for a new prediction.
 
-use super::derivation::plural;
+use super::exact::Exact;
 use super::format::percent;
-use super::roofline::Exact;
+use super::format::plural;
+use super::inputs::Inputs;
 use super::sectors::Analysis;
+use std::fmt;
+
+/// The two prediction fields, named by their input ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredictField {
+    /// `predict-ntx`: the predicted number of distinct sectors.
+    Sectors,
+    /// `predict-efficiency`: the predicted efficiency, optional.
+    Efficiency,
+}
+
+impl PredictField {
+    /// The field's name as the learner sees it.
+    pub fn label(self) -> &'static str {
+        match self {
+            PredictField::Sectors => "predicted N_tx",
+            PredictField::Efficiency => "predicted efficiency",
+        }
+    }
+}
+
+/// A prediction that could not be read; the field says where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PredictError {
+    /// The field at fault.
+    pub field: PredictField,
+    message: &'static str,
+}
+
+impl fmt::Display for PredictError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field.label(), self.message)
+    }
+}
+
+impl std::error::Error for PredictError {}
+
+/// How the learner wrote the efficiency, said back to them so the reading is never a guess.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// With a `%` sign: `80 %` is 0.8.
+    Percentage,
+    /// A bare number is a ratio: `0.8` is 80 %, and `4` is 400 % (the course's broadcast).
+    Ratio,
+}
 
 /// What the learner predicted, checked.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prediction {
     /// Predicted number of distinct sectors.
     pub sectors: u64,
-    /// Predicted efficiency as a fraction (0.8 for 80 %), if given.
-    pub efficiency: Option<f64>,
+    /// Predicted efficiency as a ratio (0.8 for 80 %), and how it was written, if given.
+    pub efficiency: Option<(f64, Written)>,
 }
 
-/// Reads the two prediction fields. N_tx is a whole number; the efficiency may be left empty,
-/// or written as a percentage (`80`, `80 %`) or a fraction (`0.8`).
+/// Reads the two prediction fields. N_tx is a whole number. The efficiency may be left empty,
+/// written as a percentage with its sign (`80 %`), or as a ratio (`0.8`, or `4` for a
+/// broadcast at 400 %): a bare number is always a ratio, so nothing is guessed.
 ///
 /// ```
-/// use coalescing_lab::model::predict::read;
-/// assert_eq!(read("5", "80 %").unwrap().efficiency, Some(0.8));
-/// assert_eq!(read("5", "0.8").unwrap().efficiency, Some(0.8));
+/// use coalescing_lab::model::predict::{read, Written};
+/// assert_eq!(read("5", "80 %").unwrap().efficiency, Some((0.8, Written::Percentage)));
+/// assert_eq!(read("5", "0.8").unwrap().efficiency, Some((0.8, Written::Ratio)));
+/// assert_eq!(read("1", "4").unwrap().efficiency, Some((4.0, Written::Ratio)));
 /// assert_eq!(read(" 5 ", "").unwrap().sectors, 5);
 /// // Degenerate input: N_tx is required.
-/// assert_eq!(read("", "").unwrap_err(), "predicted N_tx: enter a whole number of sectors, such as 4");
+/// assert_eq!(
+///     read("", "").unwrap_err().to_string(),
+///     "predicted N_tx: enter a whole number of sectors, such as 4"
+/// );
 /// ```
-pub fn read(sectors: &str, efficiency: &str) -> Result<Prediction, String> {
-    let sectors = sectors
-        .trim()
-        .parse::<u64>()
-        .map_err(|_| "predicted N_tx: enter a whole number of sectors, such as 4".to_string())?;
+pub fn read(sectors: &str, efficiency: &str) -> Result<Prediction, PredictError> {
+    let sectors = sectors.trim().parse::<u64>().map_err(|_| PredictError {
+        field: PredictField::Sectors,
+        message: "enter a whole number of sectors, such as 4",
+    })?;
     let text = efficiency.trim();
     let efficiency = if text.is_empty() {
         None
     } else {
-        let (number, is_percent) = match text.strip_suffix('%') {
-            Some(n) => (n.trim(), true),
-            None => (text, false),
+        let (number, written) = match text.strip_suffix('%') {
+            Some(n) => (n.trim(), Written::Percentage),
+            None => (text, Written::Ratio),
         };
         // Exact decimals, as in the Roofline lab: no float parser in the page for one field.
         let value = Exact::parse(number)
             .map(Exact::value)
-            .ok_or_else(|| {
-                "predicted efficiency: leave it empty, or enter a percentage such as 80 % or a fraction such as 0.8".to_string()
+            .ok_or(PredictError {
+                field: PredictField::Efficiency,
+                message: "leave it empty, or enter a ratio such as 0.8 (or 4 for a broadcast) or a percentage such as 80 %",
             })?;
-        // Above 1 without a sign can only be a percentage; 1 itself reads as 100 %.
-        Some(if is_percent || value > 1.0 {
-            value / 100.0
-        } else {
-            value
+        Some(match written {
+            Written::Percentage => (value / 100.0, written),
+            Written::Ratio => (value, written),
         })
     };
     Ok(Prediction {
@@ -58,15 +111,16 @@ pub fn read(sectors: &str, efficiency: &str) -> Result<Prediction, String> {
     })
 }
 
-/// The feedback after Reveal, one sentence per predicted figure.
+/// The feedback after Reveal, one sentence per predicted figure. The efficiency's sentence
+/// says how the learner's number was read.
 ///
 /// ```
 /// use coalescing_lab::model::{inputs::Inputs, predict::{feedback, read}, sectors::analyze};
 /// let ex2 = analyze(&Inputs { base: "8".into(), ..Inputs::default() }).unwrap();
 /// assert_eq!(
-///     feedback(&ex2, read("4", "100").unwrap()),
+///     feedback(&ex2, read("4", "100 %").unwrap()),
 ///     "Not quite: the warp touches 5 sectors, 1 more than your 4. \
-///      Efficiency is 80 %, 20 points below your 100 %."
+///      Efficiency is 80 %, 20 points below your 100 % (read as a percentage)."
 /// );
 /// assert_eq!(feedback(&ex2, read("5", "").unwrap()), "Right: the warp touches 5 sectors.");
 /// ```
@@ -86,19 +140,23 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
             p.sectors
         )
     };
-    if let Some(guess) = p.efficiency {
+    if let Some((guess, written)) = p.efficiency {
         let truth = a.totals.efficiency();
         let shown = percent(truth);
+        let yours = (guess * 1000.0).round() / 10.0;
+        let read_as = match written {
+            Written::Percentage => "read as a percentage".to_string(),
+            Written::Ratio => format!("your {} read as a ratio", trim_ratio(guess)),
+        };
         match truth.map(|r| r.value()) {
             None => text.push_str(" Efficiency is undefined: no lane is active."),
             Some(value) => {
                 let points = ((value - guess) * 1000.0).round() / 10.0;
-                let yours = (guess * 1000.0).round() / 10.0;
                 text.push_str(&if points == 0.0 {
-                    format!(" Efficiency {shown}: right too.")
+                    format!(" Efficiency {shown}: right too ({yours} %, {read_as}).")
                 } else {
                     format!(
-                        " Efficiency is {shown}, {} points {} your {yours} %.",
+                        " Efficiency is {shown}, {} points {} your {yours} % ({read_as}).",
                         points.abs(),
                         if points > 0.0 { "above" } else { "below" }
                     )
@@ -107,4 +165,42 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
         }
     }
     text
+}
+
+/// A ratio as the learner would have typed it: `4`, `0.8`, `0.0625`.
+fn trim_ratio(value: f64) -> String {
+    let text = format!("{value:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A revealed prediction's feedback, tied to the scenario it was made for.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, predict::{read, Verdict}, sectors::analyze};
+/// let ex1 = Inputs::default();
+/// let verdict = Verdict::new(&ex1, &analyze(&ex1).unwrap(), read("4", "").unwrap());
+/// assert_eq!(verdict.feedback_for(&ex1), Some("Right: the warp touches 4 sectors."));
+/// // Any change of the scenario retires the verdict: it spoke about another warp.
+/// let ex3 = Inputs { idx: "2*t".into(), ..Inputs::default() };
+/// assert_eq!(verdict.feedback_for(&ex3), None);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    scenario: Inputs,
+    feedback: String,
+}
+
+impl Verdict {
+    /// Judges `prediction` against `analysis`, the analysis of `scenario`.
+    pub fn new(scenario: &Inputs, analysis: &Analysis, prediction: Prediction) -> Verdict {
+        Verdict {
+            scenario: scenario.clone(),
+            feedback: feedback(analysis, prediction),
+        }
+    }
+
+    /// The feedback, while `scenario` is still the one it was made for; `None` once it changed.
+    pub fn feedback_for(&self, scenario: &Inputs) -> Option<&str> {
+        (self.scenario == *scenario).then_some(self.feedback.as_str())
+    }
 }

@@ -3,7 +3,7 @@
 //!
 //! Components only lay these out, so every number on the page is testable here natively.
 
-use super::derivation::plural;
+use super::format::plural;
 use super::format::{hex, percent, ratio_value};
 use super::sectors::{Analysis, Span};
 

@@ -7,128 +7,13 @@
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
 
+use super::exact::{Exact, NumberError};
 use super::readouts::Readout;
 use super::sectors::Ratio;
 use std::fmt;
 
 /// The synthetic compute ceiling, GFLOP/s. Fixed by the course: the model does not benchmark.
 pub const PEAK_GFLOPS: u64 = 1000;
-
-/// A non-negative number kept exactly as `numerator / denominator`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Exact {
-    numerator: u128,
-    denominator: u128,
-}
-
-/// Most digits accepted in one number, so products stay exact in 128 bits.
-const MAX_DIGITS: usize = 15;
-
-impl Exact {
-    /// One.
-    pub const ONE: Exact = Exact {
-        numerator: 1,
-        denominator: 1,
-    };
-
-    /// Parses a plain decimal (`2`, `0.5`, `.5`) or a fraction of whole numbers (`1/64`).
-    ///
-    /// ```
-    /// use coalescing_lab::model::roofline::Exact;
-    /// assert_eq!(Exact::parse("1/64").unwrap().value(), 0.015625);
-    /// assert_eq!(Exact::parse(" 2.50 ").unwrap().value(), 2.5);
-    /// // Degenerate inputs: no sign, exponent, infinity or division by zero.
-    /// for bad in ["", "-1", "1e3", "inf", "NaN", "1/0", "1..2", "."] {
-    ///     assert_eq!(Exact::parse(bad), None, "{bad}");
-    /// }
-    /// ```
-    pub fn parse(text: &str) -> Option<Exact> {
-        let text = text.trim();
-        if let Some((top, bottom)) = text.split_once('/') {
-            let numerator = whole(top.trim())?;
-            let denominator = whole(bottom.trim())?;
-            return (denominator > 0).then(|| Exact::new(numerator, denominator));
-        }
-        let (int, frac) = text.split_once('.').unwrap_or((text, ""));
-        let digits = int.len() + frac.len();
-        let plain = |s: &str| s.chars().all(|c| c.is_ascii_digit());
-        if digits == 0 || digits > MAX_DIGITS || !plain(int) || !plain(frac) {
-            return None;
-        }
-        let numerator = format!("{int}{frac}").parse().ok()?;
-        Some(Exact::new(numerator, 10u128.pow(frac.len() as u32)))
-    }
-
-    fn new(numerator: u128, denominator: u128) -> Exact {
-        let g = gcd(numerator, denominator).max(1);
-        Exact {
-            numerator: numerator / g,
-            denominator: denominator / g,
-        }
-    }
-
-    /// The nearest float.
-    pub fn value(self) -> f64 {
-        self.numerator as f64 / self.denominator as f64
-    }
-
-    fn times(self, other: Exact) -> Exact {
-        Exact::new(
-            self.numerator * other.numerator,
-            self.denominator * other.denominator,
-        )
-    }
-
-    /// Compares `self` with `numerator / denominator` exactly.
-    fn cmp_ratio(self, numerator: u128, denominator: u128) -> std::cmp::Ordering {
-        (self.numerator * denominator).cmp(&(numerator * self.denominator))
-    }
-
-    /// Written back as text that parses to the same value: a decimal when it terminates
-    /// within 9 places, otherwise a reduced fraction.
-    fn text(self) -> String {
-        for places in 0..=9u32 {
-            let scale = 10u128.pow(places);
-            let Some(shifted) = self.numerator.checked_mul(scale) else {
-                break;
-            };
-            if shifted % self.denominator == 0 {
-                let scaled = shifted / self.denominator;
-                let int = scaled / scale;
-                let frac = scaled % scale;
-                return if places == 0 {
-                    int.to_string()
-                } else {
-                    format!("{int}.{frac:0width$}", width = places as usize)
-                };
-            }
-        }
-        format!("{}/{}", self.numerator, self.denominator)
-    }
-}
-
-impl fmt::Display for Exact {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text())
-    }
-}
-
-fn whole(text: &str) -> Option<u128> {
-    let ok =
-        !text.is_empty() && text.len() <= MAX_DIGITS && text.chars().all(|c| c.is_ascii_digit());
-    if ok {
-        text.parse().ok()
-    } else {
-        None
-    }
-}
-
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
 
 /// Which roof limits a point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,16 +57,13 @@ impl Point {
     /// P = min(peak, I × B), GFLOP/s.
     ///
     /// ```
-    /// use coalescing_lab::model::roofline::{Exact, Point};
+    /// use coalescing_lab::model::{exact::Exact, roofline::Point};
     /// let p = |i, b| Point { oi: Exact::parse(i).unwrap(), bw: Exact::parse(b).unwrap(), prediction: None };
     /// assert_eq!(p("2", "80").attainable_gflops(), 160.0);
     /// assert_eq!(p("1024", "100000").attainable_gflops(), 1000.0);
     /// ```
     pub fn attainable_gflops(&self) -> f64 {
-        match self.bound() {
-            Bound::Compute => PEAK_GFLOPS as f64,
-            Bound::Memory => self.oi.times(self.bw).value(),
-        }
+        self.attainable().value()
     }
 
     /// Memory-bound below the ridge, compute-bound at or beyond it, decided exactly.
@@ -200,7 +82,7 @@ impl Point {
     /// How far the prediction was from the answer, in words; `None` without a prediction.
     ///
     /// ```
-    /// use coalescing_lab::model::roofline::{Exact, Point};
+    /// use coalescing_lab::model::{exact::Exact, roofline::Point};
     /// let mut p = Point { oi: Exact::parse("2").unwrap(), bw: Exact::parse("80").unwrap(), prediction: None };
     /// p.prediction = Exact::parse("160");
     /// assert_eq!(p.prediction_verdict().unwrap(), "You predicted 160 GFLOP/s: exactly right.");
@@ -210,19 +92,25 @@ impl Point {
     pub fn prediction_verdict(&self) -> Option<String> {
         let predicted = self.prediction?;
         let actual = self.attainable_gflops();
-        let guess = predicted.value();
-        let off = guess - actual;
+        if predicted == self.attainable() {
+            return Some(format!("You predicted {predicted} GFLOP/s: exactly right."));
+        }
+        let off = predicted.value() - actual;
         let relative = (off.abs() / actual * 1000.0).round() / 10.0;
-        Some(if off.abs() <= actual * 1e-12 {
-            format!("You predicted {predicted} GFLOP/s: exactly right.")
-        } else {
-            format!(
-                "You predicted {predicted} GFLOP/s: {} GFLOP/s too {} ({relative} % {}).",
-                number(off.abs()),
-                if off > 0.0 { "high" } else { "low" },
-                if off > 0.0 { "over" } else { "under" },
-            )
-        })
+        Some(format!(
+            "You predicted {predicted} GFLOP/s: {} GFLOP/s too {} ({relative} % {}).",
+            number(off.abs()),
+            if off > 0.0 { "high" } else { "low" },
+            if off > 0.0 { "over" } else { "under" },
+        ))
+    }
+
+    /// P = min(peak, I × B), exactly.
+    fn attainable(&self) -> Exact {
+        match self.bound() {
+            Bound::Compute => Exact::new(u128::from(PEAK_GFLOPS), 1),
+            Bound::Memory => self.oi.times(self.bw),
+        }
     }
 
     /// The sentence announced to screen readers after a Step.
@@ -245,11 +133,8 @@ impl Point {
 
 /// peak / B in FLOP/byte.
 pub fn ridge(bw: Exact) -> f64 {
-    Exact::new(
-        u128::from(PEAK_GFLOPS) * bw.denominator,
-        bw.numerator.max(1),
-    )
-    .value()
+    let (numerator, denominator) = bw.parts();
+    Exact::new(u128::from(PEAK_GFLOPS) * denominator, numerator.max(1)).value()
 }
 
 /// A float for people and for `data-value`: the shortest text that round-trips, with at most
@@ -280,6 +165,8 @@ pub enum Knob {
     Bw,
     Prediction,
     Trail,
+    /// The previous run's trail, kept dimmed on the chart after Reset (`prev`).
+    Previous,
 }
 
 impl Knob {
@@ -290,6 +177,7 @@ impl Knob {
             Knob::Bw => "bw",
             Knob::Prediction => "prediction",
             Knob::Trail => "trail",
+            Knob::Previous => "prev",
         }
     }
 }
@@ -318,6 +206,9 @@ pub struct Lab {
     pub prediction: String,
     /// Points already stepped: `I:B` or `I:B:P`, comma separated.
     pub trail: String,
+    /// The previous run's points, in the trail's format: shown dimmed so that two runs (the
+    /// course's I = 2 and I = 1) share one chart. Reset and the course runs move the trail here.
+    pub previous: String,
 }
 
 impl Default for Lab {
@@ -328,6 +219,7 @@ impl Default for Lab {
             bw: "100".into(),
             prediction: String::new(),
             trail: String::new(),
+            previous: String::new(),
         }
     }
 }
@@ -341,41 +233,122 @@ fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))
     x.cmp_ratio(lo_n, lo_d).is_ge() && x.cmp_ratio(hi_n, hi_d).is_le()
 }
 
+/// Reads a number of the lab: what is wrong with its syntax comes first, then its range.
+fn parse_in(
+    text: &str,
+    range: ((u128, u128), (u128, u128)),
+    what: &str,
+    example: &str,
+) -> Result<Exact, String> {
+    match Exact::read(text) {
+        Ok(x) if in_range(x, range) => Ok(x),
+        Ok(_) | Err(NumberError::Negative) => {
+            Err(format!("must be {what}, found '{}'", text.trim()))
+        }
+        Err(NumberError::Empty) => Err(format!("is empty; enter {example}")),
+        Err(e) => Err(format!("'{}' {e}; enter {example}", text.trim())),
+    }
+}
+
 fn parse_oi(text: &str) -> Result<Exact, String> {
-    Exact::parse(text)
-        .filter(|x| in_range(*x, OI_RANGE))
-        .ok_or_else(|| {
-            format!(
-                "must be an intensity from 1/64 to 1024 FLOP/byte (a decimal or a fraction such as 1/8), found '{}'",
-                text.trim()
-            )
-        })
+    parse_in(
+        text,
+        OI_RANGE,
+        "an intensity from 1/64 to 1024 FLOP/byte (a decimal or a fraction such as 1/8)",
+        "an intensity from 1/64 to 1024 FLOP/byte, such as 2 or 1/8",
+    )
 }
 
 fn parse_bw(text: &str) -> Result<Exact, String> {
-    Exact::parse(text)
-        .filter(|x| in_range(*x, BW_RANGE))
-        .ok_or_else(|| {
-            format!(
-                "must be a bandwidth from 1 to 100000 GB/s, found '{}'",
-                text.trim()
-            )
-        })
+    parse_in(
+        text,
+        BW_RANGE,
+        "a bandwidth from 1 to 100000 GB/s",
+        "a bandwidth from 1 to 100000 GB/s, such as 80",
+    )
 }
 
 fn parse_prediction(text: &str) -> Result<Option<Exact>, String> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    Exact::parse(text).map(Some).ok_or_else(|| {
+    Exact::read(text).map(Some).map_err(|e| {
         format!(
-            "must be empty or a number of GFLOP/s such as 160, found '{}'",
+            "must be empty or a number of GFLOP/s such as 160: '{}' {e}",
             text.trim()
         )
     })
 }
 
-/// Parses a trail: `I:B` or `I:B:P` entries, comma separated; empty is no trail.
+/// Most points a trail keeps. A longer link keeps its latest points, and a Step past the cap
+/// drops the oldest, so the chart, the table and each Step's work stay small.
+pub const MAX_TRAIL: usize = 64;
+
+/// A trail read from text: the valid points, and a note for each entry left out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trail {
+    /// The latest valid points, oldest first, at most [`MAX_TRAIL`].
+    pub points: Vec<Point>,
+    /// Valid points dropped from the front to keep [`MAX_TRAIL`].
+    pub dropped: usize,
+    /// One error per malformed entry, naming it; those entries are left out.
+    pub errors: Vec<KnobError>,
+}
+
+/// Reads a trail: `I:B` or `I:B:P` entries, comma separated; empty is no trail. A malformed
+/// entry is named and left out, and the valid ones are kept.
+///
+/// ```
+/// use coalescing_lab::model::roofline::read_trail;
+/// let trail = read_trail("2:80:160,x,1:80");
+/// assert_eq!(trail.points.len(), 2);
+/// assert_eq!(
+///     trail.errors[0].to_string(),
+///     "trail: entry 2 ('x') is not I:B (intensity:bandwidth, e.g. 2:80)"
+/// );
+/// // Degenerate input: no trail.
+/// assert_eq!(read_trail(" ").points.len(), 0);
+/// ```
+pub fn read_trail(text: &str) -> Trail {
+    read_points(text, Knob::Trail)
+}
+
+fn read_points(text: &str, knob: Knob) -> Trail {
+    let mut trail = Trail::default();
+    if text.trim().is_empty() {
+        return trail;
+    }
+    for (i, entry) in text.split(',').enumerate() {
+        match read_entry(knob, i, entry.trim()) {
+            Ok(point) => trail.points.push(point),
+            Err(e) => trail.errors.push(e),
+        }
+    }
+    trail.dropped = trail.points.len().saturating_sub(MAX_TRAIL);
+    trail.points.drain(..trail.dropped);
+    trail
+}
+
+fn read_entry(knob: Knob, i: usize, entry: &str) -> Result<Point, KnobError> {
+    let fail = |why: &str| KnobError {
+        knob,
+        message: format!("entry {} ('{entry}') {why}", i + 1),
+    };
+    let mut parts = entry.split(':');
+    let (Some(oi), Some(bw), prediction, None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(fail("is not I:B (intensity:bandwidth, e.g. 2:80)"));
+    };
+    Ok(Point {
+        oi: parse_oi(oi).map_err(|_| fail("has an intensity outside 1/64 to 1024 FLOP/byte"))?,
+        bw: parse_bw(bw).map_err(|_| fail("has a bandwidth outside 1 to 100000 GB/s"))?,
+        prediction: parse_prediction(prediction.unwrap_or(""))
+            .map_err(|_| fail("has a prediction that is not a number of GFLOP/s"))?,
+    })
+}
+
+/// Parses a whole trail strictly: every entry must be valid.
 ///
 /// ```
 /// use coalescing_lab::model::roofline::parse_trail;
@@ -389,33 +362,11 @@ fn parse_prediction(text: &str) -> Result<Option<Exact>, String> {
 /// );
 /// ```
 pub fn parse_trail(text: &str) -> Result<Vec<Point>, KnobError> {
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
+    let trail = read_trail(text);
+    match trail.errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(trail.points),
     }
-    text.split(',')
-        .enumerate()
-        .map(|(i, entry)| {
-            let entry = entry.trim();
-            let fail = |why: String| KnobError {
-                knob: Knob::Trail,
-                message: format!("entry {} ('{entry}') {why}", i + 1),
-            };
-            let mut parts = entry.split(':');
-            let (Some(oi), Some(bw), prediction, None) =
-                (parts.next(), parts.next(), parts.next(), parts.next())
-            else {
-                return Err(fail("is not I:B (intensity:bandwidth, e.g. 2:80)".into()));
-            };
-            Ok(Point {
-                oi: parse_oi(oi)
-                    .map_err(|_| fail("has an intensity outside 1/64 to 1024 FLOP/byte".into()))?,
-                bw: parse_bw(bw)
-                    .map_err(|_| fail("has a bandwidth outside 1 to 100000 GB/s".into()))?,
-                prediction: parse_prediction(prediction.unwrap_or(""))
-                    .map_err(|_| fail("has a prediction that is not a number of GFLOP/s".into()))?,
-            })
-        })
-        .collect()
 }
 
 /// The lab checked: the point the inputs describe now, and the trail already stepped.
@@ -423,10 +374,73 @@ pub fn parse_trail(text: &str) -> Result<Vec<Point>, KnobError> {
 pub struct Checked {
     /// The current inputs as a point, if they are valid.
     pub current: Option<Point>,
-    /// Points already stepped, oldest first; empty when the trail is malformed.
+    /// Points already stepped, oldest first: the valid entries of the trail.
     pub trail: Vec<Point>,
-    /// Every problem, in form order.
+    /// The previous run's valid points, oldest first.
+    pub previous: Vec<Point>,
+    /// Every problem with the inputs, in form order, then each trail entry left out.
     pub errors: Vec<KnobError>,
+    /// Valid trail points left out to keep [`MAX_TRAIL`].
+    pub dropped: usize,
+}
+
+/// Why "Use this efficiency" cannot hand the calculator's scenario to the lab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandOffRefusal {
+    /// A calculator field is in error: the results on show are not this scenario's.
+    CalculatorInvalid,
+    /// No lane is active, so there is no useful fraction.
+    NoActiveLane,
+    /// The lab's own intensity is not valid.
+    LabInvalid { oi: String },
+    /// Scaling would take the intensity below the lab's floor of 1/64 FLOP/byte.
+    BelowFloor { oi: String, scaled: String },
+}
+
+impl fmt::Display for HandOffRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandOffRefusal::CalculatorInvalid => {
+                f.write_str("Fix the calculator's field marked in red first.")
+            }
+            HandOffRefusal::NoActiveLane => {
+                f.write_str("No lane is active, so there is no useful fraction to hand over.")
+            }
+            HandOffRefusal::LabInvalid { oi } => write!(
+                f,
+                "The Roofline lab's intensity '{oi}' is not valid; fix it in the lab first."
+            ),
+            HandOffRefusal::BelowFloor { oi, scaled } => write!(
+                f,
+                "Intensity {oi} would fall to {scaled} FLOP/byte, below the lab's floor of 1/64; raise the lab's intensity first."
+            ),
+        }
+    }
+}
+
+/// The sentence the lab shows after a hand-off, while its intensity and bandwidth are still
+/// the ones handed over. Typing a new I or B, or moving the slider, retires it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabNote {
+    oi: String,
+    bw: String,
+    text: String,
+}
+
+impl LabNote {
+    /// The note, while `lab` still has the intensity and bandwidth it was written for.
+    ///
+    /// ```
+    /// use coalescing_lab::model::{roofline::Lab, sectors::Ratio};
+    /// let lab = Lab { oi: "2".into(), ..Lab::default() };
+    /// let (mut scaled, note) = lab.hand_off(Some(Ratio { numerator: 1, denominator: 2 })).unwrap();
+    /// assert!(note.text_for(&scaled).is_some());
+    /// scaled.oi = "3".into();
+    /// assert_eq!(note.text_for(&scaled), None);
+    /// ```
+    pub fn text_for(&self, lab: &Lab) -> Option<&str> {
+        (lab.oi == self.oi && lab.bw == self.bw).then_some(self.text.as_str())
+    }
 }
 
 impl Lab {
@@ -437,6 +451,7 @@ impl Lab {
             Knob::Bw => &self.bw,
             Knob::Prediction => &self.prediction,
             Knob::Trail => &self.trail,
+            Knob::Previous => &self.previous,
         }
     }
 
@@ -447,6 +462,7 @@ impl Lab {
             Knob::Bw => &mut self.bw,
             Knob::Prediction => &mut self.prediction,
             Knob::Trail => &mut self.trail,
+            Knob::Previous => &mut self.previous,
         };
         *slot = text;
     }
@@ -478,19 +494,52 @@ impl Lab {
             }
             _ => None,
         };
-        let trail = parse_trail(&self.trail).unwrap_or_else(|e| {
-            errors.push(e);
-            Vec::new()
-        });
+        let trail = read_trail(&self.trail);
+        let previous = read_points(&self.previous, Knob::Previous);
+        errors.extend(trail.errors);
+        errors.extend(previous.errors);
         Checked {
             current,
-            trail,
+            trail: trail.points,
+            previous: previous.points,
             errors,
+            dropped: trail.dropped + previous.dropped,
         }
     }
 
-    /// Step: appends the current point (with its prediction) to the trail. A malformed trail is
-    /// replaced; invalid inputs leave the lab unchanged and return `false`.
+    /// Reset: back to I = 1 and B = 100 with an empty trail. The run just made becomes the
+    /// previous run, shown dimmed until it is cleared; an empty run keeps the previous one.
+    ///
+    /// ```
+    /// use coalescing_lab::model::roofline::Lab;
+    /// let mut lab = Lab { oi: "2".into(), bw: "80".into(), trail: "2:80:160".into(), ..Lab::default() };
+    /// lab.reset();
+    /// assert_eq!((lab.trail.as_str(), lab.previous.as_str(), lab.oi.as_str()), ("", "2:80:160", "1"));
+    /// lab.reset();
+    /// assert_eq!(lab.previous, "2:80:160", "an empty run keeps the previous one");
+    /// ```
+    pub fn reset(&mut self) {
+        self.start_run(&Lab::default().oi, &Lab::default().bw);
+    }
+
+    /// Starts a new run at `oi` and `bw` (the course's run buttons), as [`Lab::reset`] does.
+    pub fn start_run(&mut self, oi: &str, bw: &str) {
+        let previous = if read_trail(&self.trail).points.is_empty() {
+            std::mem::take(&mut self.previous)
+        } else {
+            std::mem::take(&mut self.trail)
+        };
+        *self = Lab {
+            oi: oi.to_string(),
+            bw: bw.to_string(),
+            previous,
+            ..Lab::default()
+        };
+    }
+
+    /// Step: appends the current point (with its prediction) to the trail. Malformed entries
+    /// are left out, and past [`MAX_TRAIL`] the oldest point goes; invalid inputs leave the lab
+    /// unchanged and return `false`.
     ///
     /// ```
     /// use coalescing_lab::model::roofline::Lab;
@@ -507,36 +556,49 @@ impl Lab {
         let Some(point) = checked.current else {
             return false;
         };
-        let mut entries: Vec<String> = checked.trail.iter().map(entry).collect();
+        let keep = checked.trail.len().saturating_sub(MAX_TRAIL - 1);
+        let mut entries: Vec<String> = checked.trail[keep..].iter().map(entry).collect();
         entries.push(entry(&point));
         self.trail = entries.join(",");
         true
     }
 
     /// The lab opened from the calculator: the same lab with I scaled by the useful fraction
-    /// `e` (bytes ÷ e at fixed FLOPs), e capped at 1 for a broadcast. Returns the new lab and
-    /// the sentence that explains it; `None` when the intensity is invalid or e is undefined.
+    /// `e` (bytes ÷ e at fixed FLOPs), e capped at 1 for a broadcast, and the note that
+    /// explains it. `useful` is `None` when a calculator field is in error. Refused, with the
+    /// reason, whenever the lab would not open on a valid intensity.
     ///
     /// ```
-    /// use coalescing_lab::model::{roofline::Lab, sectors::Ratio};
+    /// use coalescing_lab::model::{roofline::{HandOffRefusal, Lab}, sectors::Ratio};
     /// let lab = Lab { oi: "2".into(), ..Lab::default() };
-    /// let (scaled, why) = lab.scaled_by(Ratio { numerator: 128, denominator: 256 }).unwrap();
+    /// let (scaled, note) = lab.hand_off(Some(Ratio { numerator: 128, denominator: 256 })).unwrap();
     /// assert_eq!(scaled.oi, "1");
-    /// assert_eq!(why, "50 % useful bytes doubles the bytes moved, so intensity 2 → 1 FLOP/byte.");
+    /// assert_eq!(note.text_for(&scaled), Some("50 % useful bytes doubles the bytes moved, so intensity 2 → 1 FLOP/byte."));
+    /// // Degenerate input: the calculator has no valid scenario.
+    /// assert_eq!(lab.hand_off(None).unwrap_err(), HandOffRefusal::CalculatorInvalid);
     /// ```
-    pub fn scaled_by(&self, useful: Ratio) -> Option<(Lab, String)> {
-        let oi = parse_oi(&self.oi).ok()?;
+    pub fn hand_off(&self, useful: Option<Ratio>) -> Result<(Lab, LabNote), HandOffRefusal> {
+        let useful = useful.ok_or(HandOffRefusal::CalculatorInvalid)?;
         if useful.denominator == 0 || useful.numerator == 0 {
-            return None;
+            return Err(HandOffRefusal::NoActiveLane);
         }
+        let oi = parse_oi(&self.oi).map_err(|_| HandOffRefusal::LabInvalid {
+            oi: self.oi.trim().to_string(),
+        })?;
         let capped = useful.numerator.min(useful.denominator);
         let e = Exact::new(u128::from(capped), u128::from(useful.denominator));
         let scaled = oi.times(e);
+        if !in_range(scaled, OI_RANGE) {
+            return Err(HandOffRefusal::BelowFloor {
+                oi: oi.to_string(),
+                scaled: scaled.to_string(),
+            });
+        }
         let percent = super::format::percent(Some(Ratio {
             numerator: capped,
             denominator: useful.denominator,
         }));
-        let effect = match (e.numerator, e.denominator) {
+        let effect = match e.parts() {
             (1, 1) => "leaves the bytes moved unchanged".to_string(),
             (1, 2) => "doubles the bytes moved".to_string(),
             (n, d) => format!("multiplies the bytes moved by {}", Exact::new(d, n)),
@@ -546,16 +608,18 @@ impl Lab {
         } else {
             ""
         };
-        let why = format!(
-            "{percent} useful bytes{broadcast} {effect}, so intensity {oi} → {scaled} FLOP/byte."
-        );
-        Some((
-            Lab {
-                oi: scaled.to_string(),
-                ..self.clone()
-            },
-            why,
-        ))
+        let lab = Lab {
+            oi: scaled.to_string(),
+            ..self.clone()
+        };
+        let note = LabNote {
+            oi: lab.oi.clone(),
+            bw: lab.bw.clone(),
+            text: format!(
+                "{percent} useful bytes{broadcast} {effect}, so intensity {oi} → {scaled} FLOP/byte."
+            ),
+        };
+        Ok((lab, note))
     }
 }
 
@@ -619,6 +683,8 @@ pub struct TrailRow {
     pub bw: String,
     /// Attainable GFLOP/s for people.
     pub attainable: String,
+    /// Attainable GFLOP/s for `data-value`: full precision, as the `attainable` readout's.
+    pub attainable_value: String,
     /// `memory` or `compute`.
     pub bound: &'static str,
     pub ridge: String,
@@ -644,6 +710,7 @@ pub fn trail_rows(trail: &[Point]) -> Vec<TrailRow> {
             oi: p.oi.to_string(),
             bw: p.bw.to_string(),
             attainable: number(p.attainable_gflops()),
+            attainable_value: p.attainable_gflops().to_string(),
             bound: p.bound().value(),
             ridge: number(p.ridge_flop_per_byte()),
             verdict: p.prediction_verdict().unwrap_or_else(|| "—".into()),
@@ -654,7 +721,7 @@ pub fn trail_rows(trail: &[Point]) -> Vec<TrailRow> {
 /// The chart's text alternative: what a sighted learner sees, in one paragraph.
 ///
 /// ```
-/// use coalescing_lab::model::roofline::{chart_description, parse_trail, Exact};
+/// use coalescing_lab::model::{exact::Exact, roofline::{chart_description, parse_trail}};
 /// let bw = Exact::parse("80").unwrap();
 /// assert_eq!(
 ///     chart_description(bw, &[]),
@@ -729,22 +796,5 @@ fn entry(point: &Point) -> String {
     match point.prediction {
         Some(p) => format!("{}:{}:{p}", point.oi, point.bw),
         None => format!("{}:{}", point.oi, point.bw),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exact_values_are_written_back_as_text_that_parses_to_them() {
-        let text = |s: &str| Exact::parse(s).unwrap().to_string();
-        assert_eq!(text("2/4"), "0.5");
-        assert_eq!(text("8/18"), "4/9");
-        assert_eq!(text("0"), "0");
-        assert_eq!(text("1/64"), "0.015625");
-        assert_eq!(text("007.50"), "7.5");
-        let huge = Exact::new(u128::MAX / 3, 7);
-        assert!(huge.to_string().contains('/'), "no overflow when scaling");
     }
 }

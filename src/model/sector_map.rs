@@ -191,25 +191,34 @@ pub fn describe(map: &SectorMap) -> String {
         text.push_str(&format!(" And {} more sectors.", map.slots.len() - MOST));
     }
     if !map.inactive.is_empty() {
-        text.push_str(&format!(" {} lanes inactive.", map.inactive.len()));
+        let n = map.inactive.len() as u64;
+        text.push_str(&format!(" {n} lane{} inactive.", super::format::plural(n)));
     }
     text
 }
 
-/// The inactive lanes for the map's legend, e.g. "inactive lanes: 1, 3, 5, 7, …"; empty
+/// The inactive lanes for the map's legend, e.g. "inactive: lanes 1, 3, 5, 7, …"; empty
 /// when every lane takes part.
 ///
 /// ```
 /// use coalescing_lab::model::{inputs::Inputs, sector_map::{inactive_text, layout}, sectors::analyze};
 /// let half = Inputs { active: "t < 24".into(), ..Inputs::default() };
-/// assert_eq!(inactive_text(&layout(&analyze(&half).unwrap())), "inactive lanes: 24–31");
+/// assert_eq!(inactive_text(&layout(&analyze(&half).unwrap())), "inactive: lanes 24–31");
+/// // One lane reads as a lane id, never as a count.
+/// let one = Inputs { active: "t != 0".into(), ..Inputs::default() };
+/// assert_eq!(inactive_text(&layout(&analyze(&one).unwrap())), "inactive: lane 0");
 /// assert_eq!(inactive_text(&layout(&analyze(&Inputs::default()).unwrap())), "");
 /// ```
 pub fn inactive_text(map: &SectorMap) -> String {
     if map.inactive.is_empty() {
         String::new()
     } else {
-        format!("inactive lanes: {}", lane_list(&map.inactive))
+        let lanes = if map.inactive.len() == 1 {
+            "lane"
+        } else {
+            "lanes"
+        };
+        format!("inactive: {lanes} {}", lane_list(&map.inactive))
     }
 }
 

@@ -171,16 +171,64 @@ pub fn analyze_repaired(inputs: &Inputs) -> Analysis {
 /// The analysis of `inputs` with every field in error put back to its default (the line
 /// grows to the sector when the default line is too small), and every error met on the way,
 /// in the order met.
+///
+/// A field put back to its default may still fail against the other fields' valid values
+/// (`idx=t` at a base of 2^64 − 1). Then the valid fields are kept as long as possible: the
+/// first other field that shapes the addresses (base, elem, warp, active) goes back to its
+/// default instead, and its error says in words which combination cannot be evaluated.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::{Field, Inputs}, sectors::repair};
+/// let inputs = Inputs { warp: "1".into(), base: "18446744073709551615".into(), idx: "0".into(), ..Inputs::default() };
+/// let (analysis, errors) = repair(&inputs);
+/// // warp=1 was valid and is kept; the base that no index can reach from goes back to 0.
+/// assert_eq!((analysis.warp, analysis.totals.sectors), (1, 1));
+/// assert_eq!(errors.last().unwrap().field, Field::Base);
+/// ```
 pub fn repair(inputs: &Inputs) -> (Analysis, Vec<FieldError>) {
+    // Fields that shape the addresses, in the order they give way when they conflict.
+    const GIVE_WAY: [Field; 4] = [Field::Base, Field::Elem, Field::Warp, Field::Active];
     let mut repaired = inputs.clone();
     let mut met: Vec<FieldError> = Vec::new();
-    // Each round restores at least one field for good, so eight rounds reach the defaults.
-    for _ in 0..=Field::ALL.len() {
+    // Each round restores at least one field for good, so these rounds reach the defaults.
+    for _ in 0..=Field::ALL.len() + GIVE_WAY.len() {
         match analyze(&repaired) {
             Ok(analysis) => return (analysis, met),
             Err(errors) => {
-                repaired = repaired.with_defaults_for(errors.iter().map(|e| e.field));
-                met.extend(errors);
+                let next = repaired.with_defaults_for(errors.iter().map(|e| e.field));
+                if next != repaired {
+                    repaired = next;
+                    met.extend(errors);
+                    continue;
+                }
+                // Every field at fault holds its default already: it fails only with the
+                // others' values. One of those gives way, and says with which.
+                let at_default = |f: Field| repaired.get(f) == repaired.default_for(f);
+                let Some(culprit) = GIVE_WAY.into_iter().find(|&f| !at_default(f)) else {
+                    met.extend(errors);
+                    break;
+                };
+                let Some(first) = errors.first() else {
+                    break;
+                };
+                let others: Vec<String> = Field::ALL
+                    .into_iter()
+                    .filter(|&f| f != culprit)
+                    .filter(|&f| {
+                        errors.iter().any(|e| e.field == f)
+                            || (GIVE_WAY.contains(&f) && !at_default(f))
+                    })
+                    .map(|f| format!("{}={}", f.param(), repaired.get(f).trim()))
+                    .collect();
+                met.push(FieldError::new(
+                    culprit,
+                    format!(
+                        "cannot be evaluated with {} ({})",
+                        super::format::list_and(&others),
+                        first.message
+                    ),
+                ));
+                repaired = repaired.with_defaults_for([culprit]);
             }
         }
     }

@@ -2,19 +2,27 @@
 //! `base` and `idx` show the expression it stands for.
 
 use super::widgets::{ErrorNote, TextField};
-use crate::model::builders::{BuilderForm, ELEMENT_TYPES};
+use crate::model::builders::{BuilderError, BuilderForm, ELEMENT_TYPES};
 use crate::model::inputs::Inputs;
 use leptos::prelude::*;
 
-/// A text field of the builder form.
+/// A text field of the builder form, with the form's live error when it is this field's.
 fn field(
     form: RwSignal<BuilderForm>,
+    checked: Memo<Option<BuilderError>>,
     name: &'static str,
     label: &'static str,
     tag: &'static str,
     get: fn(&BuilderForm) -> String,
     set: fn(&mut BuilderForm, String),
 ) -> impl IntoView {
+    let error = Signal::derive(move || {
+        checked.with(|e| {
+            e.as_ref()
+                .filter(|e| e.field == name)
+                .map(ToString::to_string)
+        })
+    });
     view! {
         <TextField
             testid=format!("builder-{name}")
@@ -25,26 +33,42 @@ fn field(
             inputmode="numeric"
             value=Signal::derive(move || form.with(get))
             on_input=Callback::new(move |text| form.update(|f| set(f, text)))
-            error=Signal::stored(None::<String>)
+            error=error
         />
     }
 }
 
 /// Builders for a strided array, a row-major matrix and an array of structures.
 #[component]
-pub fn Builders(inputs: RwSignal<Inputs>) -> impl IntoView {
+pub fn Builders(
+    inputs: RwSignal<Inputs>,
+    /// Shows two scenarios side by side: "Compare with the structure of arrays" hands over
+    /// the array of structures as A and the structure of arrays as B.
+    compare: Callback<(Inputs, Inputs)>,
+) -> impl IntoView {
     let form = RwSignal::new(BuilderForm::default());
-    let error = RwSignal::new(None::<String>);
-    let apply = move |as_arrays: bool| {
-        let built = form
-            .with_untracked(|f| f.layout(as_arrays))
-            .and_then(|layout| inputs.with_untracked(|i| layout.build(i)));
-        match built {
-            Ok(next) => {
-                inputs.set(next);
-                error.set(None);
-            }
-            Err(message) => error.set(Some(message)),
+    let build = move |as_arrays: bool| {
+        form.with(|f| f.layout(as_arrays))
+            .and_then(|layout| inputs.with(|i| layout.build(i)))
+    };
+    // Checked while typing, so a field's error shows before Apply.
+    let checked = Memo::new(move |_| build(false).err());
+    // Errors of the pickers (element type, layout) have no text field to sit under.
+    let error = Signal::derive(move || {
+        checked.with(|e| {
+            e.as_ref()
+                .filter(|e| matches!(e.field, "element" | "kind"))
+                .map(ToString::to_string)
+        })
+    });
+    let apply = move |_| {
+        if let Ok(next) = untrack(|| build(false)) {
+            inputs.set(next);
+        }
+    };
+    let compare_soa = move |_| {
+        if let (Ok(aos), Ok(soa)) = untrack(|| (build(false), build(true))) {
+            compare.run((aos, soa));
         }
     };
     let kind = move || form.with(|f| f.kind.clone());
@@ -81,13 +105,25 @@ pub fn Builders(inputs: RwSignal<Inputs>) -> impl IntoView {
                 </div>
             </Show>
             <Show when=move || kind() == "strided">
-                {field(form, "stride", "Stride", "(elements)", |f| f.stride.clone(), |f, t| f.stride = t)}
-                {field(form, "offset", "Starting offset", "(elements)", |f| f.offset.clone(), |f, t| f.offset = t)}
+                {field(form, checked, "stride", "Stride", "(elements)", |f| f.stride.clone(), |f, t| f.stride = t)}
+                {field(form, checked, "offset", "Starting offset", "(elements)", |f| f.offset.clone(), |f, t| f.offset = t)}
             </Show>
             <Show when=move || kind() == "matrix">
-                {field(form, "rows", "Rows", "", |f| f.rows.clone(), |f, t| f.rows = t)}
-                {field(form, "cols", "Columns", "(elements)", |f| f.cols.clone(), |f, t| f.cols = t)}
-                {field(form, "pitch", "Row pitch", "(elements, ≥ columns)", |f| f.pitch.clone(), |f, t| f.pitch = t)}
+                {field(form, checked, "rows", "Rows", "", |f| f.rows.clone(), |f, t| f.rows = t)}
+                {field(form, checked, "cols", "Columns", "(elements)", |f| f.cols.clone(), |f, t| f.cols = t)}
+                {field(form, checked, "pitch", "Row pitch", "(≥ the row's width)", |f| f.pitch.clone(), |f, t| f.pitch = t)}
+                <div class="field">
+                    <label for="builder-pitch-unit">"Row pitch in"</label>
+                    <select
+                        id="builder-pitch-unit"
+                        data-testid="builder-pitch-unit"
+                        prop:value=Signal::derive(move || if form.with(|f| f.pitch_in_bytes) { "bytes" } else { "elements" }.to_string())
+                        on:change=move |ev| form.update(|f| f.pitch_in_bytes = event_target_value(&ev) == "bytes")
+                    >
+                        <option value="elements">"elements"</option>
+                        <option value="bytes">"bytes (as the course states it)"</option>
+                    </select>
+                </div>
                 <div class="field">
                     <label for="builder-traversal">"Lane t takes"</label>
                     <select
@@ -100,21 +136,32 @@ pub fn Builders(inputs: RwSignal<Inputs>) -> impl IntoView {
                         <option value="column">"the next row down one column"</option>
                     </select>
                 </div>
-                {field(form, "row", "Start row", "", |f| f.row.clone(), |f, t| f.row = t)}
-                {field(form, "col", "Start column", "", |f| f.col.clone(), |f, t| f.col = t)}
+                {field(form, checked, "row", "Start row", "", |f| f.row.clone(), |f, t| f.row = t)}
+                {field(form, checked, "col", "Start column", "", |f| f.col.clone(), |f, t| f.col = t)}
             </Show>
             <Show when=move || kind() == "structures">
-                {field(form, "struct-bytes", "Structure size", "(bytes)", |f| f.struct_bytes.clone(), |f, t| f.struct_bytes = t)}
-                {field(form, "field-offset", "Field offset", "(bytes)", |f| f.field_offset.clone(), |f, t| f.field_offset = t)}
-                {field(form, "field-bytes", "Field size", "(bytes)", |f| f.field_bytes.clone(), |f, t| f.field_bytes = t)}
+                {field(form, checked, "struct-bytes", "Structure size", "(bytes)", |f| f.struct_bytes.clone(), |f, t| f.struct_bytes = t)}
+                {field(form, checked, "field-offset", "Field offset", "(bytes)", |f| f.field_offset.clone(), |f, t| f.field_offset = t)}
+                {field(form, checked, "field-bytes", "Field size", "(bytes)", |f| f.field_bytes.clone(), |f, t| f.field_bytes = t)}
             </Show>
             <div class="buttons">
-                <button type="button" class="primary" data-testid="builder-apply" on:click=move |_| apply(false)>
+                <button
+                    type="button"
+                    class="primary"
+                    data-testid="builder-apply"
+                    on:click=apply
+                    disabled=Signal::derive(move || checked.with(Option::is_some))
+                >
                     "Apply"
                 </button>
                 <Show when=move || kind() == "structures">
-                    <button type="button" data-testid="builder-soa" on:click=move |_| apply(true)>
-                        "Read it as a structure of arrays"
+                    <button
+                        type="button"
+                        data-testid="builder-soa"
+                        on:click=compare_soa
+                        disabled=Signal::derive(move || checked.with(Option::is_some))
+                    >
+                        "Compare with the structure of arrays"
                     </button>
                 </Show>
             </div>

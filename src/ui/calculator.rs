@@ -10,14 +10,14 @@ use crate::model::compare::{pair_for, pairs, sentence};
 use crate::model::derivation::derive;
 use crate::model::inputs::{Field, FieldError, Inputs};
 use crate::model::permalink::Tab;
-use crate::model::predict::{self, read};
+use crate::model::predict::{read, PredictField, Verdict};
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::ramp::regime;
 use crate::model::readouts::{
     alignment_note, broadcast_note, lane_csv, lane_rows, readouts, summary,
 };
 use crate::model::sector_map::{describe, layout, step_lane};
-use crate::model::sectors::{analyze, analyze_repaired, Analysis};
+use crate::model::sectors::{analyze, analyze_repaired, Analysis, Ratio};
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
@@ -129,10 +129,17 @@ pub fn Calculator(state: AppState) -> impl IntoView {
         shown,
     } = a;
 
-    // predict=1: results stay hidden until the learner commits to an N_tx and reveals.
-    let revealed = RwSignal::new(false);
-    let hidden = Signal::derive(move || state.predict.get() && !revealed.get());
-    let feedback = RwSignal::new(String::new());
+    // predict=1: results stay hidden until the learner commits to an N_tx and reveals. The
+    // verdict belongs to its scenario: any change of the inputs retires it, which hides the
+    // results again and asks for a new prediction.
+    let verdict = RwSignal::new(None::<Verdict>);
+    let feedback = Memo::new(move |_| {
+        verdict.with(|v| {
+            v.as_ref()
+                .and_then(|v| inputs.with(|i| v.feedback_for(i).map(str::to_string)))
+        })
+    });
+    let hidden = Signal::derive(move || state.predict.get() && feedback.with(Option::is_none));
     // The lane under the pointer in the sector map or the lane table: highlighted in both.
     let highlighted = RwSignal::new(None::<u32>);
     view! {
@@ -143,20 +150,23 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                 <code>"[A(t), A(t)+elem)"</code> " with " <code>"A(t) = base + elem·idx(t)"</code>
                 ". The memory system moves whole aligned sectors; count them."
             </p>
+            // Comparing is one of the calculator's main uses: its bar comes first, not after
+            // the lane table.
+            <Comparison state=state a=a hidden=hidden />
             <div class="layout">
-                <ScenarioForm inputs=inputs errors=errors state=state revealed=revealed />
+                <ScenarioForm inputs=inputs errors=errors state=state verdict=verdict />
                 <div class="outputs">
                     <Show
                         when=move || !hidden.get()
                         fallback=move || {
-                            view! { <PredictPanel shown=shown revealed=revealed feedback=feedback /> }
+                            view! { <PredictPanel shown=shown inputs=inputs verdict=verdict /> }
                         }
                     >
                         <Results
                             shown=shown
                             errors=errors
                             state=state
-                            revealed=revealed
+                            verdict=verdict
                             feedback=feedback
                             highlighted=highlighted
                         />
@@ -164,7 +174,6 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                     <LaneTable shown=shown inputs=inputs hidden=hidden highlighted=highlighted />
                 </div>
             </div>
-            <Comparison state=state a=a />
         </section>
     }
 }
@@ -174,7 +183,7 @@ fn ScenarioForm(
     inputs: RwSignal<Inputs>,
     errors: Memo<Vec<FieldError>>,
     state: AppState,
-    revealed: RwSignal<bool>,
+    verdict: RwSignal<Option<Verdict>>,
 ) -> impl IntoView {
     let preset = move || inputs.with(Preset::matching).map(|p| p.id).unwrap_or("");
     let pick = move |ev: leptos::ev::Event| {
@@ -194,7 +203,14 @@ fn ScenarioForm(
                         .collect_view()}
                 </select>
             </div>
-            <builders::Builders inputs=inputs />
+            <builders::Builders
+                inputs=inputs
+                compare=Callback::new(move |(a, b): (Inputs, Inputs)| {
+                    inputs.set(a);
+                    state.b.set(b);
+                    state.comparing.set(true);
+                })
+            />
             <ArchField inputs=inputs errors=errors />
             {FIELDS
                 .iter()
@@ -208,10 +224,10 @@ fn ScenarioForm(
                     prop:checked=Signal::derive(move || state.predict.get())
                     on:change=move |ev| {
                         state.predict.set(event_target_checked(&ev));
-                        revealed.set(false);
+                        verdict.set(None);
                     }
                 />
-                <label for="predict-mode">"Predict before revealing " <span class="param">"predict"</span></label>
+                <label for="predict-mode">"Predict before revealing " <span class="param" aria-hidden="true">"predict"</span></label>
                 <p class="hint">"hides the results until you commit to an N_tx"</p>
             </div>
         </form>
@@ -273,21 +289,20 @@ fn Results(
     shown: Memo<Analysis>,
     errors: Memo<Vec<FieldError>>,
     state: AppState,
-    revealed: RwSignal<bool>,
-    feedback: RwSignal<String>,
+    verdict: RwSignal<Option<Verdict>>,
+    feedback: Memo<Option<String>>,
     highlighted: RwSignal<Option<u32>>,
 ) -> impl IntoView {
     let stale = move || errors.with(|e| !e.is_empty());
-    let predict_again = move |_| {
-        feedback.set(String::new());
-        revealed.set(false);
-    };
+    let predict_again = move |_| verdict.set(None);
     view! {
         <div class="results" aria-labelledby="results-title">
             <h3 id="results-title">"Results"</h3>
-            <Show when=move || state.predict.get() && !feedback.with(String::is_empty)>
+            <Show when=move || state.predict.get() && feedback.with(Option::is_some)>
                 <div class="note broadcast feedback">
-                    <p data-testid="prediction-feedback" aria-live="polite">{feedback}</p>
+                    <p data-testid="prediction-feedback" aria-live="polite">
+                        {move || feedback.get().unwrap_or_default()}
+                    </p>
                     <button type="button" data-testid="predict-again" on:click=predict_again>
                         "Predict again"
                     </button>
@@ -331,9 +346,9 @@ fn Results(
                         }
                     })
             }}
-            <SectorMapFigure shown=shown state=state highlighted=highlighted />
-            <RampFigure shown=shown state=state />
-            <UseInRoofline shown=shown state=state />
+            <SectorMapFigure shown=shown inputs=state.calc state=state highlighted=highlighted />
+            <RampFigure shown=shown inputs=state.calc state=state />
+            <UseInRoofline shown=shown errors=errors state=state />
             <h3 id="derivation-title">"Derivation"</h3>
             <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
                 {move || {
@@ -389,9 +404,20 @@ fn LaneTable(
     };
     view! {
         <div class="buttons exports">
-            <button type="button" data-testid="export-csv" on:click=export>
+            <button
+                type="button"
+                data-testid="export-csv"
+                on:click=export
+                disabled=hidden
+                aria-describedby=move || hidden.get().then_some("export-csv-why")
+            >
                 "Download lane table (CSV)"
             </button>
+            <Show when=move || hidden.get()>
+                <span class="hint" id="export-csv-why" data-testid="export-csv-why">
+                    " Available after Reveal: its sector and line columns are the answer."
+                </span>
+            </Show>
         </div>
         <div
             class="lane-table"
@@ -453,21 +479,35 @@ fn LaneTable(
 }
 
 /// "Use this efficiency": opens the Roofline lab with its intensity scaled by this scenario's
-/// useful fraction, and says why in words.
+/// useful fraction, and says why in words. Enabled only when both sides are valid; otherwise
+/// it says why not.
 #[component]
-fn UseInRoofline(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
-    let useful = move || shown.with(|a| a.totals.efficiency());
+fn UseInRoofline(
+    shown: Memo<Analysis>,
+    errors: Memo<Vec<FieldError>>,
+    state: AppState,
+) -> impl IntoView {
+    let hand_off = Memo::new(move |_| {
+        let useful = errors
+            .with(Vec::is_empty)
+            .then(|| shown.with(|a| a.totals.efficiency()))
+            .map(|e| {
+                e.unwrap_or(Ratio {
+                    numerator: 0,
+                    denominator: 1,
+                })
+            });
+        state.lab.with(|lab| lab.hand_off(useful))
+    });
     let apply = move |_| {
-        let Some(e) = useful() else {
-            return;
-        };
-        let Some((scaled, why)) = state.lab.with_untracked(|lab| lab.scaled_by(e)) else {
+        let Ok((scaled, note)) = hand_off.get_untracked() else {
             return;
         };
         state.lab.set(scaled);
-        state.lab_note.set(Some(why));
+        state.lab_note.set(Some(note));
         state.tab.set(Tab::Roofline);
     };
+    let refusal = move || hand_off.with(|h| h.as_ref().err().map(ToString::to_string));
     view! {
         <p class="use-efficiency">
             <button
@@ -475,19 +515,46 @@ fn UseInRoofline(shown: Memo<Analysis>, state: AppState) -> impl IntoView {
                 class="secondary"
                 data-testid="use-efficiency"
                 on:click=apply
-                disabled=Signal::derive(move || useful().is_none())
+                disabled=Signal::derive(move || hand_off.with(Result::is_err))
+                aria-describedby="use-efficiency-why"
             >
                 "Use this efficiency in the Roofline lab"
             </button>
-            <span class="hint">" Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs."</span>
+            <span class="hint" id="use-efficiency-why" data-testid="use-efficiency-why">
+                {move || {
+                    refusal()
+                        .map(|why| format!(" Not available: {why}"))
+                        .unwrap_or_else(|| " Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs.".to_string())
+                }}
+            </span>
         </p>
     }
+}
+
+/// The file stem of a figure's exports: the scenario's name, its side in the comparison
+/// (`a.` → `-a`), then the figure, e.g. `ex8a-column-b-sector-map`.
+fn figure_stem(
+    inputs: RwSignal<Inputs>,
+    prefix: &'static str,
+    figure: &'static str,
+) -> Signal<String> {
+    let side = prefix.trim_end_matches('.');
+    Signal::derive(move || {
+        let stem = inputs.with(Preset::file_stem);
+        if side.is_empty() {
+            format!("{stem}-{figure}")
+        } else {
+            format!("{stem}-{side}-{figure}")
+        }
+    })
 }
 
 /// The sector map with its text alternative and exports.
 #[component]
 fn SectorMapFigure(
     shown: Memo<Analysis>,
+    /// The scenario drawn, which names the exported files.
+    inputs: RwSignal<Inputs>,
     state: AppState,
     highlighted: RwSignal<Option<u32>>,
     /// Put before test ids and element ids: `a.` or `b.` in the comparison.
@@ -529,7 +596,7 @@ fn SectorMapFigure(
         .map_err(|e| e.to_string())?;
         Ok(text)
     };
-    let stem = Signal::derive(move || state.calc.with(Preset::file_stem) + "-sector-map");
+    let stem = figure_stem(inputs, prefix, "sector-map");
     view! {
         <figure class="chart-box">
             <ChartCanvas
@@ -555,26 +622,32 @@ fn SectorMapFigure(
 #[component]
 fn PredictPanel(
     shown: Memo<Analysis>,
-    revealed: RwSignal<bool>,
-    feedback: RwSignal<String>,
+    inputs: RwSignal<Inputs>,
+    verdict: RwSignal<Option<Verdict>>,
 ) -> impl IntoView {
     let sectors = RwSignal::new(String::new());
     let efficiency = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None);
     let reveal = move |_| match read(&sectors.get_untracked(), &efficiency.get_untracked()) {
         Ok(prediction) => {
-            feedback.set(shown.with_untracked(|a| predict::feedback(a, prediction)));
             error.set(None);
-            revealed.set(true);
+            verdict.set(Some(inputs.with_untracked(|i| {
+                shown.with_untracked(|a| Verdict::new(i, a, prediction))
+            })));
         }
-        Err(message) => error.set(Some(message)),
+        Err(e) => error.set(Some(e)),
     };
-    let ntx_error = Signal::derive(move || error.get().filter(|m| m.starts_with("predicted N_tx")));
-    let eff_error = Signal::derive(move || {
-        error
-            .get()
-            .filter(|m| m.starts_with("predicted efficiency"))
-    });
+    let error_on = move |field: PredictField| {
+        Signal::derive(move || {
+            error.with(|e: &Option<crate::model::predict::PredictError>| {
+                e.as_ref()
+                    .filter(|e| e.field == field)
+                    .map(|e| e.to_string())
+            })
+        })
+    };
+    let ntx_error = error_on(PredictField::Sectors);
+    let eff_error = error_on(PredictField::Efficiency);
     view! {
         <form class="results predict" aria-labelledby="predict-title" on:submit=move |ev| {
             ev.prevent_default();
@@ -601,7 +674,7 @@ fn PredictPanel(
                 param="predict-efficiency"
                 label="Predicted efficiency"
                 tag="(optional)"
-                hint="requested ÷ transferred, e.g. 80 % or 0.8"
+                hint="requested ÷ transferred: a ratio (0.8, or 4 for a broadcast) or a percentage (80 %)"
                 inputmode="decimal"
                 value=efficiency
                 on_input=Callback::new(move |t| efficiency.set(t))
@@ -643,7 +716,7 @@ fn ArchField(
     };
     view! {
         <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
-            <label for=id.clone()>"Architecture " <span class="param">{param}</span></label>
+            <label for=id.clone()>"Architecture " <span class="param" aria-hidden="true">{param}</span></label>
             <select
                 id=id.clone()
                 data-testid=id.clone()
@@ -678,6 +751,8 @@ fn ArchField(
 #[component]
 fn RampFigure(
     shown: Memo<Analysis>,
+    /// The scenario drawn, which names the exported files.
+    inputs: RwSignal<Inputs>,
     state: AppState,
     /// Put before test ids and element ids: `a.` or `b.` in the comparison.
     #[prop(default = "")]
@@ -709,7 +784,7 @@ fn RampFigure(
             <ChartCanvas
                 draw=draw
                 svg=svg
-                file_stem=Signal::derive(move || format!("{}-{prefix}ramp", state.calc.with(Preset::file_stem)))
+                file_stem=figure_stem(inputs, prefix, "ramp")
                 shape=Shape::LOW_PLOT
                 visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
                 testid=format!("{prefix}ramp")
@@ -730,7 +805,12 @@ fn RampFigure(
 /// Scenario B beside A: the course's pairs, B's inputs, both sides' totals and pictures, and
 /// how many times more (or fewer) bytes and sectors B moves.
 #[component]
-fn Comparison(state: AppState, a: Tracked) -> impl IntoView {
+fn Comparison(
+    state: AppState,
+    a: Tracked,
+    /// While a prediction is pending, both sides keep their answers back, like the results.
+    hidden: Signal<bool>,
+) -> impl IntoView {
     let b = track(state.b);
     let all = pairs();
     // The course pair the two scenarios are, if they still are one: it names the sides.
@@ -797,19 +877,32 @@ fn Comparison(state: AppState, a: Tracked) -> impl IntoView {
         <Show when=move || state.comparing.get()>
             <section class="comparison" aria-labelledby="comparison-title">
                 <h3 id="comparison-title">"Side by side"</h3>
-                <p class="note broadcast" data-testid="comparison" aria-live="polite">{ratio}</p>
+                <Show
+                    when=move || !hidden.get()
+                    fallback=|| view! {
+                        <p class="note" data-testid="comparison-withheld">
+                            "Both sides' totals and pictures appear once you reveal your prediction above."
+                        </p>
+                    }
+                >
+                    <p class="note broadcast" data-testid="comparison" aria-live="polite">{ratio}</p>
+                </Show>
                 <div class="sides">
                     <div class="side">
                         <h4>"A: " {move || names.get().0}</h4>
-                        <ReadoutList readouts=Signal::derive(move || a.shown.with(readouts)) prefix="a." />
-                        <SectorMapFigure shown=a.shown state=state highlighted=unused prefix="a." />
-                        <RampFigure shown=a.shown state=state prefix="a." />
+                        <Show when=move || !hidden.get()>
+                            <ReadoutList readouts=Signal::derive(move || a.shown.with(readouts)) prefix="a." />
+                            <SectorMapFigure shown=a.shown inputs=a.inputs state=state highlighted=unused prefix="a." />
+                            <RampFigure shown=a.shown inputs=a.inputs state=state prefix="a." />
+                        </Show>
                     </div>
                     <div class="side">
                         <h4>"B: " {move || names.get().1}</h4>
-                        <ReadoutList readouts=Signal::derive(move || b.shown.with(readouts)) prefix="b." />
-                        <SectorMapFigure shown=b.shown state=state highlighted=unused prefix="b." />
-                        <RampFigure shown=b.shown state=state prefix="b." />
+                        <Show when=move || !hidden.get()>
+                            <ReadoutList readouts=Signal::derive(move || b.shown.with(readouts)) prefix="b." />
+                            <SectorMapFigure shown=b.shown inputs=b.inputs state=state highlighted=unused prefix="b." />
+                            <RampFigure shown=b.shown inputs=b.inputs state=state prefix="b." />
+                        </Show>
                         <details class="b-inputs" open>
                             <summary>"Scenario B's inputs"</summary>
                             <ArchField inputs=b.inputs errors=b.errors b=true />

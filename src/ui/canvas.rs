@@ -300,10 +300,21 @@ where
             on:keydown=key
         ></canvas>
         <div class="buttons exports">
-            <button type="button" data-testid=format!("{png_id}-png") on:click=export_png>
+            // The accessible names start with the visible text and then name the chart.
+            <button
+                type="button"
+                data-testid=format!("{png_id}-png")
+                aria-label=format!("Download PNG (2×) of the {}", label.to_lowercase())
+                on:click=export_png
+            >
                 "Download PNG (2×)"
             </button>
-            <button type="button" data-testid=format!("{svg_id}-svg") on:click=export_svg>
+            <button
+                type="button"
+                data-testid=format!("{svg_id}-svg")
+                aria-label=format!("Download SVG of the {}", label.to_lowercase())
+                on:click=export_svg
+            >
                 "Download SVG"
             </button>
         </div>

@@ -17,7 +17,7 @@ mod widgets;
 use crate::model::inputs::Inputs;
 use crate::model::permalink::{self, State, Tab};
 use crate::model::probe::ProbeInputs;
-use crate::model::roofline::Lab;
+use crate::model::roofline::{Lab, LabNote};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -30,7 +30,8 @@ struct AppState {
     calc: RwSignal<Inputs>,
     lab: RwSignal<Lab>,
     /// Why the lab's intensity just changed, when the calculator sent it; not part of the URL.
-    lab_note: RwSignal<Option<String>>,
+    /// It retires itself once the lab's intensity or bandwidth changes.
+    lab_note: RwSignal<Option<LabNote>>,
     /// `predict=1`: the calculator asks for a prediction before it shows results.
     predict: RwSignal<bool>,
     /// `compare=1`: scenario B is shown beside A.
@@ -91,6 +92,7 @@ pub fn App() -> impl IntoView {
         state.load(permalink::decode(&url::query()));
     });
     on_cleanup(move || back.remove());
+    url::flush_before_leaving();
     if embed {
         share::post_height_to_parent();
     }

@@ -136,7 +136,10 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
             Phase::Detecting => "Looking for a WebGPU adapter…".to_string(),
             Phase::Unavailable(_) => "The probe cannot run in this browser.".into(),
             Phase::Ready => match strides {
-                Some((k, n)) => format!("Ready: Run measures {k} strides, {n} useful floats each."),
+                Some((k, n)) => format!(
+                    "Ready: Run measures {k} stride{}, {n} useful floats each.",
+                    crate::model::format::plural(k as u64)
+                ),
                 None => "Fix the field marked in red to run.".into(),
             },
             Phase::Running => progress.with(|p| match p {

@@ -6,9 +6,11 @@ use super::widgets::{ReadoutList, TextField};
 use super::AppState;
 use crate::charts::roofline as chart;
 use crate::charts::Theme;
+use crate::model::exact::Exact;
 use crate::model::permalink::Tab;
 use crate::model::roofline::{
-    chart_description, step_readouts, trail_rows, Checked, Exact, Knob, Lab, OiSlider, PEAK_GFLOPS,
+    chart_description, step_readouts, trail_rows, Checked, Knob, Lab, LabNote, OiSlider, MAX_TRAIL,
+    PEAK_GFLOPS,
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -37,18 +39,16 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
         })
     });
     let can_step = move || checked.with(|c| c.current.is_some());
-    let step = move |_| {
+    let step = move || {
         lab.update(|l| {
             if l.step() {
                 l.prediction.clear();
             }
         });
-        state.lab_note.set(None);
     };
-    let reset = move |_| {
-        lab.set(Lab::default());
-        state.lab_note.set(None);
-    };
+    let reset = move |_| lab.update(Lab::reset);
+    let clear_previous = move |_| lab.update(|l| l.previous.clear());
+    let has_previous = move || checked.with(|c| !c.previous.is_empty());
     let visible = Signal::derive(move || state.tab.get() == Tab::Roofline);
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         render(area, checked, roof_bw, theme)
@@ -80,11 +80,21 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
             {move || {
                 state
                     .lab_note
-                    .get()
+                    .with(|note| {
+                        note.as_ref().and_then(|n: &LabNote| lab.with(|l| n.text_for(l).map(str::to_string)))
+                    })
                     .map(|note| view! { <p class="note broadcast" data-testid="lab-note">{note}</p> })
             }}
             <div class="layout">
-                <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Roofline inputs">
+                <form
+                    class="scenario"
+                    aria-label="Roofline inputs"
+                    on:submit=move |ev| {
+                        // Enter in a field Steps, as the Step button does.
+                        ev.prevent_default();
+                        step();
+                    }
+                >
                     <div class="field">
                         <span class="label">"Course runs"</span>
                         <div class="buttons">
@@ -95,10 +105,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                                         <button
                                             type="button"
                                             class="secondary"
-                                            on:click=move |_| {
-                                                lab.set(Lab { oi: oi.into(), bw: bw.into(), ..Lab::default() });
-                                                state.lab_note.set(None);
-                                            }
+                                            on:click=move |_| lab.update(|l| l.start_run(oi, bw))
                                         >
                                             {label}
                                         </button>
@@ -115,7 +122,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                         unit="(FLOP/byte)"
                         hint="1/64 to 1024; a decimal or a fraction such as 1/8"
                     />
-                    <OiRange lab=lab />
+                    <OiRange lab=lab checked=checked />
                     <LabField lab=lab checked=checked knob=Knob::Bw label="Bandwidth B" unit="(GB/s)" hint="1 to 100000" />
                     <div class="field">
                         <span class="label">"Compute ceiling"</span>
@@ -132,12 +139,17 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                         hint="optional: commit to a number before you Step"
                     />
                     <div class="buttons">
-                        <button type="button" class="primary" data-testid="step" on:click=step disabled=Signal::derive(move || !can_step())>
+                        <button type="submit" class="primary" data-testid="step" disabled=Signal::derive(move || !can_step())>
                             "Step"
                         </button>
-                        <button type="button" data-testid="reset" on:click=reset>
+                        <button type="button" data-testid="reset" on:click=reset title="Start a new run; this run stays on the chart, dimmed">
                             "Reset"
                         </button>
+                        <Show when=has_previous>
+                            <button type="button" data-testid="clear-previous" on:click=clear_previous>
+                                "Clear previous run"
+                            </button>
+                        </Show>
                     </div>
                 </form>
                 <div class="outputs">
@@ -181,7 +193,7 @@ fn render<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let bw = roof_bw.get().value();
     checked
-        .with(|c| chart::draw(area, bw, &c.trail, theme))
+        .with(|c| chart::draw(area, bw, &c.trail, &c.previous, theme))
         .map_err(|e| e.to_string())
 }
 
@@ -220,8 +232,17 @@ fn LabField(
 
 /// The intensity slider: powers of two from 1/64 to 1024, in step with the number field.
 #[component]
-fn OiRange(lab: RwSignal<Lab>) -> impl IntoView {
+fn OiRange(lab: RwSignal<Lab>, checked: Memo<Checked>) -> impl IntoView {
     let position = move || lab.with(|l| OiSlider::position(&l.oi));
+    // Say the slider's own value; while the field is invalid, say so instead of echoing it.
+    let value_text = move || {
+        let at = OiSlider::text(position());
+        if checked.with(|c| c.errors.iter().any(|e| e.knob == Knob::Oi)) {
+            format!("{at} FLOP/byte; the typed intensity is not valid")
+        } else {
+            lab.with(|l| format!("{} FLOP/byte", l.oi.trim()))
+        }
+    };
     view! {
         <div class="field slider">
             <label for="oi-slider">"Intensity slider " <span class="param">"(powers of two)"</span></label>
@@ -233,7 +254,7 @@ fn OiRange(lab: RwSignal<Lab>) -> impl IntoView {
                 step="1"
                 data-testid="oi-slider"
                 prop:value=Signal::derive(move || position().to_string())
-                aria-valuetext=Signal::derive(move || lab.with(|l| format!("{} FLOP/byte", l.oi.trim())))
+                aria-valuetext=value_text
                 on:input=move |ev| {
                     if let Ok(p) = event_target_value(&ev).parse::<i32>() {
                         lab.update(|l| l.oi = OiSlider::text(p));
@@ -247,12 +268,22 @@ fn OiRange(lab: RwSignal<Lab>) -> impl IntoView {
 /// The stepped points as a table: the chart's trail, for everyone.
 #[component]
 fn TrailTable(checked: Memo<Checked>) -> impl IntoView {
-    let trail_error = Memo::new(move |_| {
+    // Entries left out of the trail (malformed, or past the cap), said under the table.
+    let trail_notes = Memo::new(move |_| {
         checked.with(|c| {
-            c.errors
+            let mut notes: Vec<String> = c
+                .errors
                 .iter()
-                .find(|e| e.knob == Knob::Trail)
-                .map(|e| e.to_string())
+                .filter(|e| matches!(e.knob, Knob::Trail | Knob::Previous))
+                .map(|e| format!("{e}; it was left out."))
+                .collect();
+            if c.dropped > 0 {
+                notes.push(format!(
+                    "The trail keeps its latest {MAX_TRAIL} points; {} older ones were left out.",
+                    c.dropped
+                ));
+            }
+            notes
         })
     });
     view! {
@@ -276,7 +307,7 @@ fn TrailTable(checked: Memo<Checked>) -> impl IntoView {
                             .with(|c| trail_rows(&c.trail))
                             .into_iter()
                             .map(|row| {
-                                let value = row.attainable.clone();
+                                let value = row.attainable_value.clone();
                                 view! {
                                     <tr data-testid="trail-row" data-step=row.step data-value=value>
                                         <th scope="row">{row.step}</th>
@@ -294,15 +325,17 @@ fn TrailTable(checked: Memo<Checked>) -> impl IntoView {
                 </tbody>
             </table>
             {move || {
-                trail_error
+                trail_notes
                     .get()
+                    .into_iter()
                     .map(|message| {
                         view! {
                             <p class="error pad" data-testid="input-error" data-field="trail" role="alert">
-                                {message} " Reset or Step to start a new trail."
+                                {message}
                             </p>
                         }
                     })
+                    .collect_view()
             }}
         </div>
     }

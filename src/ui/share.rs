@@ -132,9 +132,14 @@ pub fn post_height_to_parent() {
         return;
     };
     let measured = root.clone();
+    // Only a new height is posted: edits that leave it unchanged say nothing to the host.
+    let last = std::cell::Cell::new(-1.0);
     let post = Closure::<dyn Fn()>::new(move || {
-        let message = js_sys::Object::new();
         let height = f64::from(measured.scroll_height());
+        if last.replace(height) == height {
+            return;
+        }
+        let message = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&message, &"type".into(), &HEIGHT_MESSAGE.into());
         let _ = js_sys::Reflect::set(&message, &"height".into(), &height.into());
         // Only a height, which tells the host nothing private, so any origin may embed.

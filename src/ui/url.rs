@@ -7,7 +7,8 @@
 
 use std::cell::RefCell;
 use std::time::Duration;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// How long an edit's URL waits, so that a burst of edits writes the address bar once.
 pub const SETTLE_MS: u64 = 150;
@@ -63,6 +64,26 @@ pub fn write_query(query: &str, push: bool) {
 /// Drops the pending query: after Back or Forward it would land on the wrong entry.
 pub fn forget_pending() {
     PENDING.with(RefCell::take);
+}
+
+/// Makes sure an edit made just before the page is left is not lost: the pending query is
+/// written on `pagehide` (reload, closing, leaving) and, where the browser has the Navigation
+/// API, when a Back or Forward starts, while the entry being left is still current.
+pub fn flush_before_leaving() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let on_leave = Closure::<dyn Fn()>::new(flush);
+    let _ = window.add_event_listener_with_callback("pagehide", on_leave.as_ref().unchecked_ref());
+    // `navigation` is not in web-sys's stable bindings; read it as a plain event target.
+    if let Ok(navigation) = js_sys::Reflect::get(&window, &"navigation".into()) {
+        if let Some(target) = navigation.dyn_ref::<web_sys::EventTarget>() {
+            let _ = target
+                .add_event_listener_with_callback("navigate", on_leave.as_ref().unchecked_ref());
+        }
+    }
+    // Lives as long as the page.
+    on_leave.forget();
 }
 
 /// Writes the pending query, if any.

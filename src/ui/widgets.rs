@@ -52,7 +52,11 @@ pub fn TextField(
     };
     view! {
         <div class="field" class:invalid=Signal::derive(invalid) class:ignored=dimmed>
-            <label for=testid.clone()>{label} " " <span class="param">{tag}</span></label>
+            // A parameter name stays visible but out of the accessible name ("Lanes in the
+            // warp", not "Lanes in the warp warp"); a unit stays in it.
+            <label for=testid.clone()>
+                {label} " " <span class="param" aria-hidden=(tag == param).then_some("true")>{tag}</span>
+            </label>
             <input
                 id=testid.clone()
                 type="text"

@@ -286,12 +286,16 @@ test('Ex8a row against column, built through the matrix builder', async () => {
   await driver.findElement(By.css('[data-testid="builder-apply"]')).click();
   assert.equal(await idx(), '3*t');
   assert.equal(await valueOf(driver, 'sectors'), '12');
+  // "Compare with the structure of arrays" keeps the array of structures as A and shows the
+  // structure of arrays as B beside it, instead of replacing A.
   await driver.findElement(By.css('[data-testid="builder-soa"]')).click();
-  assert.equal(await idx(), 't');
-  assert.equal(await valueOf(driver, 'sectors'), '4');
+  assert.equal(await idx(), '3*t');
+  assert.equal(await valueOf(driver, 'a.sectors'), '12');
+  assert.equal(await valueOf(driver, 'b.sectors'), '4');
+  // Errors show on their field while typing, and Apply waits for a valid form.
   await typeIntoId(driver, 'builder-field-bytes', '3');
-  await driver.findElement(By.css('[data-testid="builder-apply"]')).click();
-  assert.deepEqual(await errors(driver), { builder: 'the field must be 1, 2, 4, 8 or 16 bytes, found 3' });
+  assert.deepEqual(await errors(driver), { 'field-bytes': 'the field must be 1, 2, 4, 8 or 16 bytes, found 3' });
+  assert.equal(await driver.findElement(By.css('[data-testid="builder-apply"]')).getAttribute('disabled'), 'true');
 });
 
 test('a lane is linked between the sector map and the lane table, by pointer and by keyboard', async () => {

@@ -1,0 +1,262 @@
+//! Exact non-negative rationals for numbers a learner types: decimals (`2.5`, `.5`) and
+//! fractions (`1/64`, `3/0.5`), kept as `numerator / denominator` so that a boundary such as
+//! I × B = 1000 is decided exactly, never by floating-point luck.
+//!
+//! Reading says precisely what is wrong with a number (its syntax, an exponent, a sign, too
+//! many digits), so callers can add the field and the accepted range. Knows nothing of fields.
+
+use std::fmt;
+
+/// A non-negative number kept exactly as `numerator / denominator`, in lowest terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exact {
+    numerator: u128,
+    denominator: u128,
+}
+
+/// Most significant digits kept in lowest terms, so products of two stay exact in 128 bits.
+pub const MAX_DIGITS: u32 = 15;
+/// Most digits accepted in one written part, before reducing: `u128` holds 38.
+const MAX_WRITTEN_DIGITS: usize = 36;
+
+/// Why a text is not a number the page accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberError {
+    /// Nothing but spaces.
+    Empty,
+    /// `-2`: quantities here are never negative.
+    Negative,
+    /// `1e2`: exponents are not accepted.
+    Exponent,
+    /// `1/0`.
+    ZeroDenominator,
+    /// More digits than the page keeps exactly, even in lowest terms.
+    TooLong,
+    /// Anything else that is not a decimal or a fraction.
+    Syntax,
+}
+
+impl fmt::Display for NumberError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NumberError::Empty => "is empty",
+            NumberError::Negative => "is negative",
+            NumberError::Exponent => "has an exponent; write the number out (100, not 1e2)",
+            NumberError::ZeroDenominator => "divides by zero",
+            NumberError::TooLong => "has more than 15 significant digits",
+            NumberError::Syntax => "is not a decimal or a fraction such as 1/8",
+        })
+    }
+}
+
+impl std::error::Error for NumberError {}
+
+impl Exact {
+    /// One.
+    pub const ONE: Exact = Exact {
+        numerator: 1,
+        denominator: 1,
+    };
+
+    /// Parses a plain decimal (`2`, `0.5`, `.5`) or a fraction of two decimals (`1/64`,
+    /// `3/0.5`), or says what is wrong with the text.
+    ///
+    /// ```
+    /// use coalescing_lab::model::exact::{Exact, NumberError};
+    /// assert_eq!(Exact::read("3/0.5").unwrap().to_string(), "6");
+    /// // Long, but 1 in lowest terms: accepted.
+    /// let ones = "99999999999999999999999999999/99999999999999999999999999999";
+    /// assert_eq!(Exact::read(ones), Ok(Exact::ONE));
+    /// assert_eq!(Exact::read("1e2"), Err(NumberError::Exponent));
+    /// assert_eq!(Exact::read("1234567890123456.5"), Err(NumberError::TooLong));
+    /// // Degenerate input.
+    /// assert_eq!(Exact::read("  "), Err(NumberError::Empty));
+    /// ```
+    pub fn read(text: &str) -> Result<Exact, NumberError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(NumberError::Empty);
+        }
+        let (top, bottom) = match text.split_once('/') {
+            Some((top, bottom)) => (decimal(top.trim())?, Some(decimal(bottom.trim())?)),
+            None => (decimal(text)?, None),
+        };
+        let value = match bottom {
+            None => top,
+            Some(bottom) if bottom.numerator == 0 => return Err(NumberError::ZeroDenominator),
+            Some(bottom) => Exact::reduced(
+                top.numerator.checked_mul(bottom.denominator),
+                top.denominator.checked_mul(bottom.numerator),
+            )?,
+        };
+        let limit = 10u128.pow(MAX_DIGITS);
+        if value.numerator >= limit || value.denominator >= limit {
+            return Err(NumberError::TooLong);
+        }
+        Ok(value)
+    }
+
+    /// [`Exact::read`] without the reason.
+    ///
+    /// ```
+    /// use coalescing_lab::model::exact::Exact;
+    /// assert_eq!(Exact::parse("1/64").unwrap().value(), 0.015625);
+    /// assert_eq!(Exact::parse(" 2.50 ").unwrap().value(), 2.5);
+    /// // Degenerate inputs: no sign, exponent, infinity or division by zero.
+    /// for bad in ["", "-1", "1e3", "inf", "NaN", "1/0", "1..2", "."] {
+    ///     assert_eq!(Exact::parse(bad), None, "{bad}");
+    /// }
+    /// ```
+    pub fn parse(text: &str) -> Option<Exact> {
+        Exact::read(text).ok()
+    }
+
+    /// `numerator / denominator` in lowest terms; the denominator must not be zero.
+    pub(crate) fn new(numerator: u128, denominator: u128) -> Exact {
+        let g = gcd(numerator, denominator).max(1);
+        Exact {
+            numerator: numerator / g,
+            denominator: denominator / g,
+        }
+    }
+
+    fn reduced(numerator: Option<u128>, denominator: Option<u128>) -> Result<Exact, NumberError> {
+        match (numerator, denominator) {
+            (Some(n), Some(d)) => Ok(Exact::new(n, d)),
+            _ => Err(NumberError::TooLong),
+        }
+    }
+
+    /// The nearest float.
+    pub fn value(self) -> f64 {
+        self.numerator as f64 / self.denominator as f64
+    }
+
+    /// The exact product. Both factors have at most 15 digits in lowest terms, as
+    /// [`Exact::read`] guarantees, so it cannot overflow.
+    pub(crate) fn times(self, other: Exact) -> Exact {
+        Exact::new(
+            self.numerator * other.numerator,
+            self.denominator * other.denominator,
+        )
+    }
+
+    /// Compares `self` with `numerator / denominator` exactly.
+    pub(crate) fn cmp_ratio(self, numerator: u128, denominator: u128) -> std::cmp::Ordering {
+        (self.numerator * denominator).cmp(&(numerator * self.denominator))
+    }
+
+    /// `(numerator, denominator)` in lowest terms.
+    pub(crate) fn parts(self) -> (u128, u128) {
+        (self.numerator, self.denominator)
+    }
+
+    /// Written back as text that parses to the same value: a decimal when it terminates
+    /// within 15 places (so a number typed as a decimal reads back as typed, less trailing
+    /// zeros), otherwise a reduced fraction.
+    fn text(self) -> String {
+        for places in 0..=MAX_DIGITS {
+            let scale = 10u128.pow(places);
+            let Some(shifted) = self.numerator.checked_mul(scale) else {
+                break;
+            };
+            if shifted % self.denominator == 0 {
+                let scaled = shifted / self.denominator;
+                let int = scaled / scale;
+                let frac = scaled % scale;
+                return if places == 0 {
+                    int.to_string()
+                } else {
+                    format!("{int}.{frac:0width$}", width = places as usize)
+                };
+            }
+        }
+        format!("{}/{}", self.numerator, self.denominator)
+    }
+}
+
+impl fmt::Display for Exact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+/// A plain decimal: digits, at most one point, at least one digit.
+fn decimal(text: &str) -> Result<Exact, NumberError> {
+    if text.starts_with('-') {
+        return Err(NumberError::Negative);
+    }
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    let plain = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    if !plain(int) || !plain(frac) || int.len() + frac.len() == 0 {
+        let exponent = text.contains(['e', 'E'])
+            && text.split(['e', 'E']).all(|p| {
+                !p.is_empty()
+                    && p.trim_start_matches(['+', '-'])
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || c == '.')
+            });
+        return Err(if exponent {
+            NumberError::Exponent
+        } else {
+            NumberError::Syntax
+        });
+    }
+    let digits = format!("{int}{frac}");
+    let significant = digits.trim_start_matches('0');
+    if significant.len() > MAX_WRITTEN_DIGITS || frac.len() > MAX_WRITTEN_DIGITS {
+        return Err(NumberError::TooLong);
+    }
+    let numerator: u128 = if significant.is_empty() {
+        0
+    } else {
+        significant.parse().map_err(|_| NumberError::TooLong)?
+    };
+    Ok(Exact::new(numerator, 10u128.pow(frac.len() as u32)))
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_values_are_written_back_as_text_that_parses_to_them() {
+        let text = |s: &str| Exact::parse(s).unwrap().to_string();
+        assert_eq!(text("2/4"), "0.5");
+        assert_eq!(text("8/18"), "4/9");
+        assert_eq!(text("0"), "0");
+        assert_eq!(text("1/64"), "0.015625");
+        assert_eq!(text("007.50"), "7.5");
+        // Regression: shown as 1600000000001/10000000000 instead of as typed.
+        assert_eq!(text("160.0000000001"), "160.0000000001");
+        let huge = Exact::new(u128::MAX / 3, 7);
+        assert!(huge.to_string().contains('/'), "no overflow when scaling");
+    }
+
+    #[test]
+    fn each_kind_of_bad_number_is_named() {
+        let read = |s: &str| Exact::read(s).unwrap_err();
+        assert_eq!(read("-1"), NumberError::Negative);
+        assert_eq!(read("1e2"), NumberError::Exponent);
+        assert_eq!(read("2.5E-3"), NumberError::Exponent);
+        assert_eq!(read("1/0"), NumberError::ZeroDenominator);
+        assert_eq!(read("1/0.0"), NumberError::ZeroDenominator);
+        assert_eq!(read("abc"), NumberError::Syntax);
+        assert_eq!(read("1..2"), NumberError::Syntax);
+        assert_eq!(read("."), NumberError::Syntax);
+        assert_eq!(read("1/2/3"), NumberError::Syntax);
+        assert_eq!(read("inf"), NumberError::Syntax);
+        assert_eq!(read("1234567890123456"), NumberError::TooLong);
+        assert_eq!(read(&"9".repeat(40)), NumberError::TooLong);
+        assert_eq!(read(&format!("1/{}", "7".repeat(16))), NumberError::TooLong);
+        // Leading zeros are not significant.
+        assert_eq!(Exact::read("0000000000000000002"), Ok(Exact::new(2, 1)));
+    }
+}
