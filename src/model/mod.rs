@@ -16,6 +16,7 @@ pub mod derivation;
 pub mod expr;
 pub mod format;
 pub mod inputs;
+pub mod kernel;
 pub mod permalink;
 pub mod predict;
 pub mod presets;

@@ -25,6 +25,12 @@ pub struct Exact {
 const MAX_DIGITS: usize = 15;
 
 impl Exact {
+    /// Zero.
+    pub const ZERO: Exact = Exact {
+        numerator: 0,
+        denominator: 1,
+    };
+
     /// One.
     pub const ONE: Exact = Exact {
         numerator: 1,
@@ -65,6 +71,21 @@ impl Exact {
             numerator: numerator / g,
             denominator: denominator / g,
         }
+    }
+
+    /// `self × numerator ÷ denominator`, exact; `None` when the denominator is 0 or the
+    /// product does not fit in 128 bits.
+    ///
+    /// ```
+    /// use coalescing_lab::model::roofline::Exact;
+    /// let half = Exact::parse("0.5").unwrap();
+    /// assert_eq!(half.times_ratio(3, 4).map(|e| e.to_string()), Some("0.375".to_string()));
+    /// assert_eq!(half.times_ratio(3, 0), None);
+    /// ```
+    pub fn times_ratio(self, numerator: u128, denominator: u128) -> Option<Exact> {
+        let n = self.numerator.checked_mul(numerator)?;
+        let d = self.denominator.checked_mul(denominator)?;
+        (d > 0).then(|| Exact::new(n, d))
     }
 
     /// The nearest float.
