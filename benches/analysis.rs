@@ -33,5 +33,36 @@ fn parts(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, sixty_four_lanes, parts);
+/// The kernel engine's throughput: a naive transpose of a 1024×1024 float matrix (the
+/// preset's shape, 16× smaller), 2M lane-accesses through the cache model. Criterion reports
+/// lane-accesses per second.
+fn kernel_transpose(c: &mut Criterion) {
+    use coalescing_lab::model::kernel::presets::KernelPreset;
+    use coalescing_lab::model::kernel::{analyze_kernel, KernelField, Machine, StmtField};
+    let Some(preset) = KernelPreset::by_id("transpose-naive") else {
+        return;
+    };
+    let mut inputs = preset.inputs();
+    inputs.grid = "32,32".into();
+    inputs.set(
+        KernelField::Stmt(1, StmtField::Idx),
+        "(blockIdx.y*32 + threadIdx.y + 8*i) * 1024 + blockIdx.x*32 + threadIdx.x".into(),
+    );
+    inputs.set(
+        KernelField::Stmt(2, StmtField::Idx),
+        "(blockIdx.x*32 + threadIdx.x) * 1024 + blockIdx.y*32 + threadIdx.y + 8*i".into(),
+    );
+    let Ok(kernel) = inputs.kernel(Machine::default()) else {
+        return;
+    };
+    let mut group = c.benchmark_group("kernel engine");
+    group.throughput(criterion::Throughput::Elements(kernel.lane_accesses()));
+    group.sample_size(10);
+    group.bench_function("naive transpose 1024x1024, lane-accesses", |b| {
+        b.iter(|| analyze_kernel(black_box(&kernel)).map(|a| a.total))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, sixty_four_lanes, parts, kernel_transpose);
 criterion_main!(benches);

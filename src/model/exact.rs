@@ -52,6 +52,12 @@ impl fmt::Display for NumberError {
 impl std::error::Error for NumberError {}
 
 impl Exact {
+    /// Zero.
+    pub const ZERO: Exact = Exact {
+        numerator: 0,
+        denominator: 1,
+    };
+
     /// One.
     pub const ONE: Exact = Exact {
         numerator: 1,
@@ -125,6 +131,21 @@ impl Exact {
             (Some(n), Some(d)) => Ok(Exact::new(n, d)),
             _ => Err(NumberError::TooLong),
         }
+    }
+
+    /// `self × numerator ÷ denominator`, exact; `None` when the denominator is 0 or the
+    /// product does not fit in 128 bits.
+    ///
+    /// ```
+    /// use coalescing_lab::model::exact::Exact;
+    /// let half = Exact::parse("0.5").unwrap();
+    /// assert_eq!(half.times_ratio(3, 4).map(|e| e.to_string()), Some("0.375".to_string()));
+    /// assert_eq!(half.times_ratio(3, 0), None);
+    /// ```
+    pub fn times_ratio(self, numerator: u128, denominator: u128) -> Option<Exact> {
+        let n = self.numerator.checked_mul(numerator)?;
+        let d = self.denominator.checked_mul(denominator)?;
+        (d > 0).then(|| Exact::new(n, d))
     }
 
     /// The nearest float.

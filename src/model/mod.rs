@@ -17,6 +17,7 @@ pub mod exact;
 pub mod expr;
 pub mod format;
 pub mod inputs;
+pub mod kernel;
 pub mod permalink;
 pub mod predict;
 pub mod presets;

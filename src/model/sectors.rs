@@ -311,12 +311,7 @@ fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldErro
     let mut by_address: Vec<&Access> = lanes.iter().filter_map(|l| l.access.as_ref()).collect();
     // Sector and line indices never decrease as the address grows, so one sort by address
     // orders the byte, sector and line spans alike.
-    // Most patterns arrive in order (or reversed): checking is cheaper than sorting.
-    if by_address.iter().rev().is_sorted_by_key(|a| a.address) {
-        by_address.reverse();
-    } else if !by_address.is_sorted_by_key(|a| a.address) {
-        by_address.sort_unstable_by_key(|a| a.address);
-    }
+    sort_ascending(&mut by_address, |a| a.address);
     let active_lanes = by_address.len() as u32;
     let sector_runs = merge_sorted(by_address.iter().map(|a| a.sectors));
     let sectors: u64 = sector_runs.iter().map(|r| r.len()).sum();
@@ -361,35 +356,39 @@ fn eval_error(field: Field, e: EvalError) -> FieldError {
 
 /// `base + elem × idx`, exact in 128 bits, then checked to be a valid start address.
 fn indexed_address(base: u64, elem: u64, idx: i64, lane: u32) -> Result<u64, FieldError> {
+    lane_address(base, elem, idx)
+        .map_err(|reason| FieldError::new(Field::Idx, format!("lane {lane}: {reason}")))
+}
+
+/// `base + elem × idx` as a start address, or why it is none: "address 0 + 4 × -1 = -4 is
+/// negative". The reason names no lane; callers say whose address it is. Shared with the
+/// kernel view, so that both panels refuse the same addresses with the same words.
+pub(crate) fn lane_address(base: u64, elem: u64, idx: i64) -> Result<u64, String> {
     let address = i128::from(base) + i128::from(elem) * i128::from(idx);
     if address < 0 {
-        return Err(FieldError::new(
-            Field::Idx,
-            format!("lane {lane}: address {base} + {elem} × {idx} = {address} is negative"),
+        return Err(format!(
+            "address {base} + {elem} × {idx} = {address} is negative"
         ));
     }
-    u64::try_from(address).map_err(|_| {
-        FieldError::new(
-            Field::Idx,
-            format!("lane {lane}: address {base} + {elem} × {idx} = {address} is past 2^64"),
-        )
-    })
+    u64::try_from(address)
+        .map_err(|_| format!("address {base} + {elem} × {idx} = {address} is past 2^64"))
+}
+
+/// The last byte of `elem` bytes from `address`, or why they run past 2^64 (no lane named).
+pub(crate) fn last_byte(address: u64, elem: u64) -> Result<u64, String> {
+    address
+        .checked_add(elem - 1)
+        .ok_or_else(|| format!("{elem} bytes at address {address} run past 2^64"))
 }
 
 fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
-    let Some(last) = address.checked_add(s.elem - 1) else {
+    let last = last_byte(address, s.elem).map_err(|reason| {
         let field = match s.addressing {
             Addressing::Explicit(_) => Field::Addrs,
             Addressing::Indexed { .. } => Field::Idx,
         };
-        return Err(FieldError::new(
-            field,
-            format!(
-                "lane {lane}: {} bytes at address {address} run past 2^64",
-                s.elem
-            ),
-        ));
-    };
+        FieldError::new(field, format!("lane {lane}: {reason}"))
+    })?;
     Ok(Access {
         address,
         // Sizes are powers of two (checked in `inputs`), so a shift divides.
@@ -405,10 +404,28 @@ fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
     })
 }
 
+/// Sorts `items` by `key`, ascending. Most patterns arrive in order (or reversed): checking
+/// is cheaper than sorting.
+pub(crate) fn sort_ascending<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
+    if items.iter().rev().is_sorted_by_key(&key) {
+        items.reverse();
+    } else if !items.is_sorted_by_key(&key) {
+        items.sort_unstable_by_key(key);
+    }
+}
+
 /// Merges spans, given in ascending order of `first`, into ascending, disjoint,
 /// non-adjacent runs.
 fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {
     let mut runs: Vec<Span> = Vec::with_capacity(spans.size_hint().0);
+    merge_sorted_into(spans, &mut runs);
+    runs
+}
+
+/// [`merge_sorted`] into a buffer the caller reuses (the kernel view merges a million warps);
+/// `runs` is cleared first.
+pub(crate) fn merge_sorted_into(spans: impl Iterator<Item = Span>, runs: &mut Vec<Span>) {
+    runs.clear();
     for span in spans {
         match runs.last_mut() {
             Some(run) if span.first <= run.last.saturating_add(1) => {
@@ -417,7 +434,6 @@ fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {
             _ => runs.push(span),
         }
     }
-    runs
 }
 
 /// The number of indices the spans cover together, given in ascending order of `first`:

@@ -6,8 +6,15 @@
 //! what they need. Where C leaves behaviour undefined (overflow, division by zero, shifts out
 //! of range) evaluation returns an error instead of a wrapped value.
 //!
+//! Two dialects share the grammar and the semantics: the calculator's, whose only name is the
+//! lane id (`t` or `lane`), and the kernel view's ([`kernel`]), which adds CUDA's built-in
+//! indices, the loop variable and the warp id.
+//!
 //! Knows nothing about lanes' addresses, sectors or fields; callers attach those.
 
+pub mod kernel;
+
+use kernel::{LaneVars, Var, VARS};
 use std::fmt;
 
 /// Longest accepted expression, in characters.
@@ -34,6 +41,8 @@ pub struct Expr {
 enum Node {
     Int(i64),
     Lane,
+    /// A kernel name other than the lane id; never in a calculator expression.
+    Var(Var),
     Unary {
         op: UnaryOp,
         column: usize,
@@ -182,6 +191,7 @@ enum ParseErrorKind {
     UnknownName {
         column: usize,
         name: String,
+        names: Names,
     },
     IntegerTooLarge {
         column: usize,
@@ -217,9 +227,23 @@ impl fmt::Display for ParseError {
             ParseErrorKind::UnexpectedEnd { expected } => {
                 write!(f, "expected {expected}, found end of input")
             }
-            ParseErrorKind::UnknownName { column, name } => write!(
+            ParseErrorKind::UnknownName {
+                column,
+                name,
+                names: Names::Calculator,
+            } => write!(
                 f,
                 "unknown name '{name}' at column {column}; use t (or lane), min, max or abs"
+            ),
+            ParseErrorKind::UnknownName {
+                column,
+                name,
+                names: Names::Kernel,
+            } => write!(
+                f,
+                "unknown name '{name}' at column {column}; use threadIdx.x/.y/.z, \
+                 blockIdx.x/.y/.z, blockDim.x/.y/.z, gridDim.x/.y/.z, i, lane (or t), warp, \
+                 min, max or abs"
             ),
             ParseErrorKind::IntegerTooLarge { column, text } => write!(
                 f,
@@ -272,8 +296,21 @@ enum EvalErrorKind {
 
 impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let lane = self.lane;
-        match self.kind {
+        write!(f, "lane {}: {}", self.lane, self.kind)
+    }
+}
+
+impl EvalError {
+    /// What went wrong, without the lane: "division by zero in 7 / 0 (column 4)". Callers that
+    /// name the failing thread their own way (the kernel view) prefix it themselves.
+    pub fn reason(&self) -> String {
+        self.kind.to_string()
+    }
+}
+
+impl fmt::Display for EvalErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
             EvalErrorKind::Overflow {
                 op,
                 lhs,
@@ -281,24 +318,20 @@ impl fmt::Display for EvalError {
                 column,
             } => write!(
                 f,
-                "lane {lane}: {lhs} {op} {rhs} overflows signed 64 bits (column {column})"
+                "{lhs} {op} {rhs} overflows signed 64 bits (column {column})"
             ),
             EvalErrorKind::Overflow {
                 op,
                 lhs,
                 rhs: None,
                 column,
-            } => write!(
-                f,
-                "lane {lane}: {op}({lhs}) overflows signed 64 bits (column {column})"
-            ),
-            EvalErrorKind::DivisionByZero { op, lhs, column } => write!(
-                f,
-                "lane {lane}: division by zero in {lhs} {op} 0 (column {column})"
-            ),
+            } => write!(f, "{op}({lhs}) overflows signed 64 bits (column {column})"),
+            EvalErrorKind::DivisionByZero { op, lhs, column } => {
+                write!(f, "division by zero in {lhs} {op} 0 (column {column})")
+            }
             EvalErrorKind::ShiftOutOfRange { op, amount, column } => write!(
                 f,
-                "lane {lane}: shift {op} {amount} is outside 0 to 63 (column {column})"
+                "shift {op} {amount} is outside 0 to 63 (column {column})"
             ),
         }
     }
@@ -309,33 +342,14 @@ impl std::error::Error for EvalError {}
 impl Expr {
     /// Parses `text`. Whitespace is free; integers are decimal or `0x` hex.
     pub fn parse(text: &str) -> Result<Expr, ParseError> {
-        let chars = text.chars().count();
-        if chars > MAX_CHARS {
-            return Err(ParseError {
-                kind: ParseErrorKind::TooLong { chars },
-            });
-        }
-        let tokens = tokenize(text)?;
-        if tokens.is_empty() {
-            return Err(ParseError {
-                kind: ParseErrorKind::Empty,
-            });
-        }
-        let mut parser = Parser {
-            tokens: &tokens,
-            pos: 0,
-            depth: 0,
-        };
-        let root = parser.conditional()?;
-        match parser.peek() {
-            None => Ok(Expr { root }),
-            Some(tok) => Err(tok.unexpected("an operator or the end of the expression")),
-        }
+        Ok(Expr {
+            root: parse(text, Names::Calculator)?,
+        })
     }
 
     /// Evaluates the expression with `t` (and `lane`) bound to `lane`.
     pub fn eval(&self, lane: i64) -> Result<i64, EvalError> {
-        eval(&self.root, lane).map_err(|e| *e)
+        eval(&self.root, lane, &[0; VARS]).map_err(|e| *e)
     }
 
     /// Evaluates the expression for every lane `t` whose bit is set in `mask` (lanes 0 to 63)
@@ -357,12 +371,7 @@ impl Expr {
     /// assert_eq!((error.lane, error), (0, e.eval(0).unwrap_err()));
     /// ```
     pub fn eval_lanes(&self, mask: u64, out: &mut [i64; LANES]) -> Result<(), EvalError> {
-        let mut failed = Failed::default();
-        eval_lanes(&self.root, mask, out, &mut failed);
-        match failed.first {
-            Some(error) => Err(*error),
-            None => Ok(()),
-        }
+        eval_lanes_checked(&self.root, mask, out, &LaneVars::NONE)
     }
 
     /// True when the expression is exactly the lane id, so `elem·idx(t)` reads `elem·t`.
@@ -371,13 +380,48 @@ impl Expr {
     }
 }
 
+/// Which names an expression may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Names {
+    /// The calculator's: `t` and `lane`.
+    Calculator,
+    /// The kernel view's: CUDA's built-in indices, `i`, `lane` (or `t`) and `warp`.
+    Kernel,
+}
+
+fn parse(text: &str, names: Names) -> Result<Node, ParseError> {
+    let chars = text.chars().count();
+    if chars > MAX_CHARS {
+        return Err(ParseError {
+            kind: ParseErrorKind::TooLong { chars },
+        });
+    }
+    let tokens = tokenize(text, names)?;
+    if tokens.is_empty() {
+        return Err(ParseError {
+            kind: ParseErrorKind::Empty,
+        });
+    }
+    let mut parser = Parser {
+        tokens: &tokens,
+        pos: 0,
+        depth: 0,
+    };
+    let root = parser.conditional()?;
+    match parser.peek() {
+        None => Ok(root),
+        Some(tok) => Err(tok.unexpected("an operator or the end of the expression")),
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Tok {
     Int(i64),
     Lane,
+    Var(Var),
     Func(Func),
     /// A name that is neither `t`, `lane` nor a function: an error once parsed.
-    Name(String),
+    Name(String, Names),
     Op(&'static str),
 }
 
@@ -392,8 +436,9 @@ impl Token {
         match &self.tok {
             Tok::Int(v) => v.to_string(),
             Tok::Lane => "t".to_string(),
+            Tok::Var(v) => v.name().to_string(),
             Tok::Func(f) => f.name().to_string(),
-            Tok::Name(n) => n.clone(),
+            Tok::Name(n, _) => n.clone(),
             Tok::Op(op) => (*op).to_string(),
         }
     }
@@ -416,7 +461,7 @@ const OPERATORS_1: [&str; 17] = [
     "+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "!", "~", "?", ":", "(", ")", ",",
 ];
 
-fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
+fn tokenize(text: &str, names: Names) -> Result<Vec<Token>, ParseError> {
     let mut tokens = Vec::new();
     // Byte offsets index `text`; `column` counts characters, as people do.
     let mut chars = text.char_indices().peekable();
@@ -445,13 +490,23 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
                 column: here,
             });
         } else if c.is_ascii_alphabetic() || c == '_' {
-            extend(&mut chars, |c| c.is_ascii_alphanumeric() || c == '_');
-            let tok = match &text[start..end] {
+            // The kernel's names are dotted (`threadIdx.x`): there a dot joins a name.
+            match names {
+                Names::Calculator => extend(&mut chars, |c| c.is_ascii_alphanumeric() || c == '_'),
+                Names::Kernel => extend(&mut chars, |c| {
+                    c.is_ascii_alphanumeric() || c == '_' || c == '.'
+                }),
+            }
+            let word = &text[start..end];
+            let tok = match word {
                 "t" | "lane" => Tok::Lane,
                 "min" => Tok::Func(Func::Min),
                 "max" => Tok::Func(Func::Max),
                 "abs" => Tok::Func(Func::Abs),
-                other => Tok::Name(other.to_string()),
+                other => match Var::by_name(other).filter(|_| names == Names::Kernel) {
+                    Some(var) => Tok::Var(var),
+                    None => Tok::Name(other.to_string(), names),
+                },
             };
             tokens.push(Token { tok, column: here });
         } else {
@@ -629,15 +684,17 @@ impl Parser<'_> {
         match &tok.tok {
             Tok::Int(v) => Ok(Node::Int(*v)),
             Tok::Lane => Ok(Node::Lane),
+            Tok::Var(var) => Ok(Node::Var(*var)),
             Tok::Func(func) => {
                 let func = *func;
                 self.expect_op("(", "'(' after a function name")?;
                 self.nested(tok.column, |p| p.call(func, tok.column))
             }
-            Tok::Name(name) => Err(ParseError {
+            Tok::Name(name, names) => Err(ParseError {
                 kind: ParseErrorKind::UnknownName {
                     column: tok.column,
                     name: name.clone(),
+                    names: *names,
                 },
             }),
             Tok::Op("(") => self.nested(tok.column, |p| {
@@ -707,17 +764,21 @@ fn binary_op(symbol: &str) -> Option<BinaryOp> {
 
 /// The error is boxed so that the common, successful result stays two words wide on every
 /// level of the recursion.
-fn eval(node: &Node, lane: i64) -> Result<i64, Box<EvalError>> {
+/// `vars` holds the kernel names' values, indexed by [`Var::slot`]; the calculator's
+/// expressions never read it.
+fn eval(node: &Node, lane: i64, vars: &[i64; VARS]) -> Result<i64, Box<EvalError>> {
     let fail = |kind| Box::new(EvalError { lane, kind });
+    let eval = |node| eval(node, lane, vars);
     match node {
         Node::Int(v) => Ok(*v),
         Node::Lane => Ok(lane),
+        Node::Var(var) => Ok(vars[var.slot()]),
         Node::Unary {
             op,
             column,
             operand,
         } => {
-            let v = eval(operand, lane)?;
+            let v = eval(operand)?;
             Ok(match op {
                 UnaryOp::Neg => v.checked_neg().ok_or_else(|| {
                     fail(EvalErrorKind::Overflow {
@@ -737,35 +798,35 @@ fn eval(node: &Node, lane: i64) -> Result<i64, Box<EvalError>> {
             lhs,
             rhs,
             ..
-        } => Ok(i64::from(eval(lhs, lane)? != 0 && eval(rhs, lane)? != 0)),
+        } => Ok(i64::from(eval(lhs)? != 0 && eval(rhs)? != 0)),
         Node::Binary {
             op: BinaryOp::Or,
             lhs,
             rhs,
             ..
-        } => Ok(i64::from(eval(lhs, lane)? != 0 || eval(rhs, lane)? != 0)),
+        } => Ok(i64::from(eval(lhs)? != 0 || eval(rhs)? != 0)),
         Node::Binary {
             op,
             column,
             lhs,
             rhs,
         } => {
-            let (a, b) = (eval(lhs, lane)?, eval(rhs, lane)?);
+            let (a, b) = (eval(lhs)?, eval(rhs)?);
             binary(*op, a, b, *column).map_err(fail)
         }
         Node::Cond(cond, then, otherwise) => {
-            if eval(cond, lane)? != 0 {
-                eval(then, lane)
+            if eval(cond)? != 0 {
+                eval(then)
             } else {
-                eval(otherwise, lane)
+                eval(otherwise)
             }
         }
         Node::MinMax { max, a, b } => {
-            let (a, b) = (eval(a, lane)?, eval(b, lane)?);
+            let (a, b) = (eval(a)?, eval(b)?);
             Ok(if *max { a.max(b) } else { a.min(b) })
         }
         Node::Abs { column, arg } => {
-            let v = eval(arg, lane)?;
+            let v = eval(arg)?;
             v.checked_abs().ok_or_else(|| {
                 fail(EvalErrorKind::Overflow {
                     op: "abs",
@@ -846,13 +907,38 @@ fn combine(
     });
 }
 
-fn eval_lanes(node: &Node, mask: u64, out: &mut [i64; LANES], failed: &mut Failed) {
+/// [`eval_lanes`] from a clean slate: the error of the lowest failing lane, if any.
+fn eval_lanes_checked(
+    node: &Node,
+    mask: u64,
+    out: &mut [i64; LANES],
+    vars: &LaneVars,
+) -> Result<(), EvalError> {
+    let mut failed = Failed::default();
+    eval_lanes(node, mask, out, &mut failed, vars);
+    match failed.first {
+        Some(error) => Err(*error),
+        None => Ok(()),
+    }
+}
+
+fn eval_lanes(
+    node: &Node,
+    mask: u64,
+    out: &mut [i64; LANES],
+    failed: &mut Failed,
+    vars: &LaneVars,
+) {
     if mask == 0 {
         return;
     }
+    let eval_lanes = |node, mask, out: &mut [i64; LANES], failed: &mut Failed| {
+        eval_lanes(node, mask, out, failed, vars)
+    };
     match node {
         Node::Int(v) => *out = [*v; LANES],
         Node::Lane => each_lane(mask, |t| out[t] = t as i64),
+        Node::Var(var) => vars.fill(*var, out),
         Node::Unary {
             op,
             column,

@@ -1,0 +1,243 @@
+//! The kernel view's dialect: the calculator's language with CUDA's built-in indices
+//! (`threadIdx`, `blockIdx`, `blockDim`, `gridDim`, each `.x`, `.y` or `.z`), the loop variable
+//! `i`, the lane within its warp (`lane` or `t`) and the warp within its block (`warp`).
+//!
+//! Owns the names and their values; the grammar, the semantics and the errors are the parent
+//! module's, unchanged. Knows nothing of launches, statements or sectors: the kernel engine
+//! fills the values and names the failing thread.
+
+use super::{eval, eval_lanes_checked, parse, EvalError, Names, Node, ParseError, LANES};
+
+/// A kernel name other than the lane id, whose value the caller supplies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Var {
+    Thread(Axis),
+    Block(Axis),
+    BlockDim(Axis),
+    GridDim(Axis),
+    /// The loop variable `i`.
+    I,
+    /// The warp within its block.
+    Warp,
+}
+
+/// One of CUDA's three launch axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+/// Number of slots a scalar environment has: one per [`Var`].
+pub(crate) const VARS: usize = 14;
+
+const AXES: [Axis; 3] = [Axis::X, Axis::Y, Axis::Z];
+
+impl Var {
+    /// The variable spelled `name`, if it is one of the kernel's (the lane id aside).
+    pub(crate) fn by_name(name: &str) -> Option<Var> {
+        let (family, axis) = match name.split_once('.') {
+            Some((family, axis)) => (family, Some(axis)),
+            None => (name, None),
+        };
+        let axis = match axis {
+            None => None,
+            Some("x") => Some(Axis::X),
+            Some("y") => Some(Axis::Y),
+            Some("z") => Some(Axis::Z),
+            Some(_) => return None,
+        };
+        match (family, axis) {
+            ("i", None) => Some(Var::I),
+            ("warp", None) => Some(Var::Warp),
+            ("threadIdx", Some(a)) => Some(Var::Thread(a)),
+            ("blockIdx", Some(a)) => Some(Var::Block(a)),
+            ("blockDim", Some(a)) => Some(Var::BlockDim(a)),
+            ("gridDim", Some(a)) => Some(Var::GridDim(a)),
+            _ => None,
+        }
+    }
+
+    /// The name as written.
+    pub(crate) fn name(self) -> String {
+        let dotted = |family: &str, axis: Axis| {
+            let axis = match axis {
+                Axis::X => "x",
+                Axis::Y => "y",
+                Axis::Z => "z",
+            };
+            format!("{family}.{axis}")
+        };
+        match self {
+            Var::Thread(a) => dotted("threadIdx", a),
+            Var::Block(a) => dotted("blockIdx", a),
+            Var::BlockDim(a) => dotted("blockDim", a),
+            Var::GridDim(a) => dotted("gridDim", a),
+            Var::I => "i".to_string(),
+            Var::Warp => "warp".to_string(),
+        }
+    }
+
+    /// Its index in a scalar environment.
+    pub(crate) fn slot(self) -> usize {
+        let axis = |a: Axis| a as usize;
+        match self {
+            Var::Thread(a) => axis(a),
+            Var::Block(a) => 3 + axis(a),
+            Var::BlockDim(a) => 6 + axis(a),
+            Var::GridDim(a) => 9 + axis(a),
+            Var::I => 12,
+            Var::Warp => 13,
+        }
+    }
+}
+
+/// The values one thread sees, for [`KernelExpr::eval`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThreadVars {
+    /// `threadIdx.x/.y/.z`.
+    pub thread_idx: [i64; 3],
+    /// `blockIdx.x/.y/.z`.
+    pub block_idx: [i64; 3],
+    /// `blockDim.x/.y/.z`.
+    pub block_dim: [i64; 3],
+    /// `gridDim.x/.y/.z`.
+    pub grid_dim: [i64; 3],
+    /// The loop variable `i`.
+    pub i: i64,
+    /// `lane` (or `t`): the lane within its warp.
+    pub lane: i64,
+    /// `warp`: the warp within its block.
+    pub warp: i64,
+}
+
+impl ThreadVars {
+    fn slots(&self) -> [i64; VARS] {
+        let mut slots = [0; VARS];
+        for (k, axis) in AXES.into_iter().enumerate() {
+            slots[Var::Thread(axis).slot()] = self.thread_idx[k];
+            slots[Var::Block(axis).slot()] = self.block_idx[k];
+            slots[Var::BlockDim(axis).slot()] = self.block_dim[k];
+            slots[Var::GridDim(axis).slot()] = self.grid_dim[k];
+        }
+        slots[Var::I.slot()] = self.i;
+        slots[Var::Warp.slot()] = self.warp;
+        slots
+    }
+}
+
+/// The values a whole warp sees, for [`KernelExpr::eval_lanes`]: `threadIdx` varies by
+/// lane, everything else is the same for every lane of the warp. The lane id is the lane's
+/// position, so it is not stored.
+#[derive(Clone, Copy, Debug)]
+pub struct WarpVars<'a> {
+    /// `threadIdx.x`, `.y` and `.z`, one entry per lane (entries past the warp are ignored).
+    pub thread_idx: &'a [[i64; LANES]; 3],
+    /// `blockIdx.x/.y/.z`.
+    pub block_idx: [i64; 3],
+    /// `blockDim.x/.y/.z`.
+    pub block_dim: [i64; 3],
+    /// `gridDim.x/.y/.z`.
+    pub grid_dim: [i64; 3],
+    /// The loop variable `i`.
+    pub i: i64,
+    /// `warp`: the warp within its block.
+    pub warp: i64,
+}
+
+/// What the parent's lane-parallel evaluator reads a [`Var`] from.
+pub(crate) enum LaneVars<'a> {
+    /// The calculator's expressions have no kernel names.
+    None,
+    Warp(&'a WarpVars<'a>),
+}
+
+impl LaneVars<'_> {
+    pub(crate) const NONE: LaneVars<'static> = LaneVars::None;
+
+    /// Writes `var`'s value for every lane into `out`.
+    #[inline]
+    pub(crate) fn fill(&self, var: Var, out: &mut [i64; LANES]) {
+        let LaneVars::Warp(w) = self else {
+            *out = [0; LANES];
+            return;
+        };
+        let uniform = match var {
+            Var::Thread(a) => {
+                *out = w.thread_idx[a as usize];
+                return;
+            }
+            Var::Block(a) => w.block_idx[a as usize],
+            Var::BlockDim(a) => w.block_dim[a as usize],
+            Var::GridDim(a) => w.grid_dim[a as usize],
+            Var::I => w.i,
+            Var::Warp => w.warp,
+        };
+        *out = [uniform; LANES];
+    }
+}
+
+/// A parsed expression in the kernel view's names.
+///
+/// ```
+/// use coalescing_lab::model::expr::kernel::{KernelExpr, ThreadVars};
+/// let e = KernelExpr::parse("blockIdx.x * blockDim.x + threadIdx.x").unwrap();
+/// let thread = ThreadVars { block_idx: [2, 0, 0], block_dim: [32, 1, 1], thread_idx: [5, 0, 0], ..ThreadVars::default() };
+/// assert_eq!(e.eval(&thread), Ok(69));
+/// // Degenerate input: a name the kernel does not know lists the ones it does.
+/// assert_eq!(
+///     KernelExpr::parse("threadIdx.w").unwrap_err().to_string(),
+///     "unknown name 'threadIdx.w' at column 1; use threadIdx.x/.y/.z, blockIdx.x/.y/.z, \
+///      blockDim.x/.y/.z, gridDim.x/.y/.z, i, lane (or t), warp, min, max or abs"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelExpr {
+    root: Node,
+}
+
+impl KernelExpr {
+    /// Parses `text` with the kernel's names; otherwise exactly as [`super::Expr::parse`].
+    pub fn parse(text: &str) -> Result<KernelExpr, ParseError> {
+        Ok(KernelExpr {
+            root: parse(text, Names::Kernel)?,
+        })
+    }
+
+    /// Evaluates the expression for one thread. An error's `lane` is `vars.lane`.
+    pub fn eval(&self, vars: &ThreadVars) -> Result<i64, EvalError> {
+        eval(&self.root, vars.lane, &vars.slots()).map_err(|e| *e)
+    }
+
+    /// Evaluates the expression for every lane whose bit is set in `mask` at once, as
+    /// [`super::Expr::eval_lanes`] does: lane `t`'s value goes to `out[t]`, and on failure the
+    /// error is the one [`KernelExpr::eval`] gives for the lowest failing lane.
+    ///
+    /// ```
+    /// use coalescing_lab::model::expr::kernel::{KernelExpr, WarpVars};
+    /// let e = KernelExpr::parse("threadIdx.y * 4096 + i / warp").unwrap();
+    /// let mut thread_idx = [[0; 64]; 3];
+    /// thread_idx[1][1] = 1;
+    /// let vars = WarpVars { thread_idx: &thread_idx, block_idx: [0; 3], block_dim: [16, 2, 1], grid_dim: [1; 3], i: 8, warp: 2 };
+    /// let mut out = [0; 64];
+    /// e.eval_lanes(0b11, &vars, &mut out).unwrap();
+    /// assert_eq!(out[..2], [4, 4100]);
+    /// // Degenerate input: warp 0 divides by zero in every lane; the lowest lane reports it.
+    /// let error = e.eval_lanes(0b110, &WarpVars { warp: 0, ..vars }, &mut out).unwrap_err();
+    /// assert_eq!((error.lane, error.reason()), (1, "division by zero in 8 / 0 (column 24)".to_string()));
+    /// ```
+    pub fn eval_lanes(
+        &self,
+        mask: u64,
+        vars: &WarpVars<'_>,
+        out: &mut [i64; LANES],
+    ) -> Result<(), EvalError> {
+        eval_lanes_checked(&self.root, mask, out, &LaneVars::Warp(vars))
+    }
+
+    /// True when the expression is exactly `threadIdx.x`, the statements' default index.
+    pub fn is_thread_x(&self) -> bool {
+        self.root == Node::Var(Var::Thread(Axis::X))
+    }
+}

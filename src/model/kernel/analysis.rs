@@ -1,0 +1,175 @@
+//! What a finished launch reports: whole-kernel and per-statement figures, the worst warp
+//! instructions, the heat map of sectors per warp, and the FLOPs for the Roofline lab.
+//!
+//! Plain data with the derived ratios as methods, so the panel only displays. Knows nothing of
+//! how the figures were counted (`run`) or drawn.
+
+use super::super::exact::Exact;
+use super::super::sectors::Ratio;
+use super::inputs::{AccessKind, Machine};
+
+/// Traffic figures, for one statement or the whole kernel. Every count is global memory:
+/// shared-memory statements are refused for now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Warp instructions with at least one active lane (NCU's requests).
+    pub requests: u64,
+    /// elem × active lanes, summed over the requests.
+    pub requested_bytes: u64,
+    /// Request-level sectors: each warp instruction's distinct sectors, counted cold.
+    pub sectors: u64,
+    /// sectors × sector size.
+    pub transferred_bytes: u64,
+    /// Distinct sectors over the whole launch: the traffic with a perfect cache.
+    pub unique_sectors: u64,
+    /// Sectors read from DRAM through the cache model, in bytes.
+    pub dram_read_bytes: u64,
+    /// Sectors written back to DRAM, in bytes, charged to the statement whose store first
+    /// dirtied each one in its stay in the cache.
+    pub dram_write_bytes: u64,
+    /// Request-level sectors that found their sector present; `None` with no cache.
+    pub hits: Option<u64>,
+}
+
+impl Figures {
+    /// Read plus written DRAM bytes.
+    pub fn dram_bytes(&self) -> u64 {
+        self.dram_read_bytes + self.dram_write_bytes
+    }
+
+    /// Sectors per request; `None` with no request.
+    pub fn sectors_per_request(&self) -> Option<Ratio> {
+        ratio(self.sectors, self.requests)
+    }
+
+    /// requested ÷ transferred bytes; `None` when nothing moved. Above 1 only when lanes
+    /// repeat bytes.
+    pub fn useful_fraction(&self) -> Option<Ratio> {
+        ratio(self.requested_bytes, self.transferred_bytes)
+    }
+
+    /// Hits ÷ request-level sectors; `None` with no cache or no sector access.
+    pub fn hit_rate(&self) -> Option<Ratio> {
+        ratio(self.hits?, self.sectors)
+    }
+}
+
+fn ratio(numerator: u64, denominator: u64) -> Option<Ratio> {
+    (denominator > 0).then_some(Ratio {
+        numerator,
+        denominator,
+    })
+}
+
+/// One statement's row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementFigures {
+    /// N in `aN`.
+    pub number: u8,
+    /// The label: the typed name or `aN`.
+    pub name: String,
+    pub kind: AccessKind,
+    pub figures: Figures,
+}
+
+/// One warp instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpRow {
+    /// The block's linear number, `bx + by·Gx + bz·Gx·Gy`.
+    pub block: u64,
+    /// The block's `(x, y, z)`.
+    pub block_idx: [u32; 3],
+    /// The warp within its block.
+    pub warp: u32,
+    /// N in `aN`.
+    pub stmt: u8,
+    /// The iteration, counting from 0.
+    pub iteration: u64,
+    /// The value of `i` in that iteration.
+    pub iter: i64,
+    /// Lane 0's address; `None` when lane 0 is inactive.
+    pub lane0_address: Option<u64>,
+    pub active_lanes: u32,
+    /// Distinct sectors, counted cold.
+    pub sectors: u64,
+    /// elem × active lanes.
+    pub requested_bytes: u64,
+    /// sectors × sector size.
+    pub transferred_bytes: u64,
+}
+
+impl WarpRow {
+    /// requested ÷ transferred; `None` when no lane is active.
+    pub fn useful_fraction(&self) -> Option<Ratio> {
+        ratio(self.requested_bytes, self.transferred_bytes)
+    }
+}
+
+/// Request-level sectors per (block, warp), summed over statements and iterations.
+/// Consecutive blocks share a row when the launch is too big to show one row per block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeatMap {
+    /// Blocks summed into each row: 1, or more for big grids.
+    pub blocks_per_row: u64,
+    /// Rows: blocks ÷ blocks_per_row, rounded up.
+    pub rows: u64,
+    /// Columns: warps per block.
+    pub warps: u32,
+    /// `sectors[row × warps + warp]`.
+    pub sectors: Vec<u64>,
+}
+
+/// Most cells a heat map holds before blocks are binned.
+pub const MAX_HEAT_CELLS: u64 = 65_536;
+
+impl HeatMap {
+    pub(crate) fn new(blocks: u64, warps: u32) -> HeatMap {
+        let warps = warps.max(1);
+        let rows_fit = (MAX_HEAT_CELLS / u64::from(warps)).max(1);
+        let blocks_per_row = blocks.div_ceil(rows_fit).max(1);
+        let rows = blocks.div_ceil(blocks_per_row);
+        HeatMap {
+            blocks_per_row,
+            rows,
+            warps,
+            sectors: vec![0; (rows * u64::from(warps)) as usize],
+        }
+    }
+
+    #[inline]
+    pub(crate) fn add(&mut self, block: u64, warp: u32, sectors: u64) {
+        let cell = (block / self.blocks_per_row) * u64::from(self.warps) + u64::from(warp);
+        if let Some(c) = self.sectors.get_mut(cell as usize) {
+            *c += sectors;
+        }
+    }
+
+    /// The cell of `row` and `warp`, 0 outside the map.
+    pub fn at(&self, row: u64, warp: u32) -> u64 {
+        let cell = row * u64::from(self.warps) + u64::from(warp);
+        self.sectors.get(cell as usize).copied().unwrap_or(0)
+    }
+}
+
+/// Everything the kernel view shows for one launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelAnalysis {
+    pub machine: Machine,
+    /// 0 for no cache.
+    pub cache_bytes: u64,
+    /// The whole kernel: the sum of the statements, except `unique_sectors`, which counts a
+    /// sector touched by two statements once.
+    pub total: Figures,
+    /// One row per statement, in order.
+    pub statements: Vec<StatementFigures>,
+    /// The 10 warp instructions with the most sectors, most first; ties in execution order.
+    pub worst: Vec<WarpRow>,
+    pub heat: HeatMap,
+    /// FLOPs per thread per iteration × every thread of the launch × iterations: inactive
+    /// threads are counted too, since a guard usually skips the memory access only.
+    pub total_flops: Exact,
+    /// total FLOPs ÷ DRAM bytes, for the Roofline lab; `None` with no DRAM traffic.
+    pub intensity_flop_per_byte: Option<Exact>,
+    /// Remarks to show beside the figures.
+    pub notes: Vec<String>,
+}

@@ -1,0 +1,663 @@
+//! The kernel view's inputs as typed, one string per URL parameter, and their validation into
+//! a checked [`Kernel`].
+//!
+//! Owns the launch shape, the loop, the cache size, the FLOPs and the statements' fields, with
+//! their limits and messages. The machine (warp, sector, line) is the calculator's and comes
+//! in as a [`Machine`]; this module never reads the calculator's fields itself.
+
+use super::super::exact::Exact;
+use super::super::expr::kernel::KernelExpr;
+use super::super::inputs::{parse_address, Scenario, ELEM_SIZES};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Most statements a kernel has: `a1` to `a8`.
+pub const MAX_STATEMENTS: usize = 8;
+/// Most threads in one block, as on NVIDIA hardware.
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// Most loop iterations: 2^20.
+pub const MAX_ITERATIONS: u64 = 1 << 20;
+/// Most lane-accesses (threads × iterations × statements) computed exactly: 2^28.
+pub const MAX_LANE_ACCESSES: u64 = 1 << 28;
+/// Largest cache: 1 GiB.
+pub const MAX_CACHE_BYTES: u64 = 1 << 30;
+/// Longest statement name, in characters.
+pub const MAX_NAME_CHARS: usize = 24;
+/// Largest grid or block extent on one axis (CUDA's grid x limit, 2^31 − 1).
+const MAX_EXTENT: u64 = (1 << 31) - 1;
+
+/// The machine the kernel runs on: the calculator's `warp`, `sector` and `line`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Lanes per warp, 1 to 64.
+    pub warp: u32,
+    /// Bytes per sector, a power of two from 8 to 1024.
+    pub sector_bytes: u64,
+    /// Bytes per cache line, a power-of-two multiple of the sector up to 4096.
+    pub line_bytes: u64,
+}
+
+impl Machine {
+    /// The machine of a checked calculator scenario.
+    pub fn of(scenario: &Scenario) -> Machine {
+        Machine {
+            warp: scenario.warp,
+            sector_bytes: scenario.sector_bytes,
+            line_bytes: scenario.line_bytes,
+        }
+    }
+}
+
+impl Default for Machine {
+    /// NVIDIA Volta and newer: 32 lanes, 32-byte sectors, 128-byte lines.
+    fn default() -> Machine {
+        Machine {
+            warp: 32,
+            sector_bytes: 32,
+            line_bytes: 128,
+        }
+    }
+}
+
+/// One field of a statement; its URL parameter is `aN.` followed by [`StmtField::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum StmtField {
+    Kind,
+    Space,
+    Elem,
+    Base,
+    Idx,
+    Active,
+    Name,
+}
+
+impl StmtField {
+    /// Every field, in form order.
+    pub const ALL: [StmtField; 7] = [
+        StmtField::Kind,
+        StmtField::Space,
+        StmtField::Elem,
+        StmtField::Base,
+        StmtField::Idx,
+        StmtField::Active,
+        StmtField::Name,
+    ];
+
+    /// The part of the URL parameter after `aN.`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StmtField::Kind => "kind",
+            StmtField::Space => "space",
+            StmtField::Elem => "elem",
+            StmtField::Base => "base",
+            StmtField::Idx => "idx",
+            StmtField::Active => "active",
+            StmtField::Name => "name",
+        }
+    }
+}
+
+/// One input of the kernel view, named by its URL parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum KernelField {
+    Grid,
+    Block,
+    Loop,
+    Cache,
+    Flops,
+    /// A field of statement `aN`, N from 1 to 8.
+    Stmt(u8, StmtField),
+}
+
+impl KernelField {
+    /// The launch-wide fields, in form order.
+    pub const LAUNCH: [KernelField; 5] = [
+        KernelField::Grid,
+        KernelField::Block,
+        KernelField::Loop,
+        KernelField::Cache,
+        KernelField::Flops,
+    ];
+
+    /// The URL parameter: `grid`, `loop`, `a3.idx`, … A public contract, never renamed.
+    ///
+    /// ```
+    /// use coalescing_lab::model::kernel::{KernelField, StmtField};
+    /// assert_eq!(KernelField::Stmt(3, StmtField::Idx).param(), "a3.idx");
+    /// assert_eq!(KernelField::from_param("a3.idx"), Some(KernelField::Stmt(3, StmtField::Idx)));
+    /// assert_eq!(KernelField::from_param("a9.idx"), None);
+    /// ```
+    pub fn param(self) -> String {
+        match self {
+            KernelField::Grid => "grid".into(),
+            KernelField::Block => "block".into(),
+            KernelField::Loop => "loop".into(),
+            KernelField::Cache => "cache".into(),
+            KernelField::Flops => "flops".into(),
+            KernelField::Stmt(n, field) => format!("a{n}.{}", field.name()),
+        }
+    }
+
+    /// The field whose URL parameter is `param`, if any.
+    pub fn from_param(param: &str) -> Option<KernelField> {
+        if let Some(field) = KernelField::LAUNCH.into_iter().find(|f| f.param() == param) {
+            return Some(field);
+        }
+        let (stmt, field) = param.strip_prefix('a')?.split_once('.')?;
+        let n: u8 = stmt.parse().ok().filter(|n| (1..=8).contains(n))?;
+        let field = StmtField::ALL.into_iter().find(|f| f.name() == field)?;
+        (stmt == n.to_string()).then_some(KernelField::Stmt(n, field))
+    }
+}
+
+/// A problem with one kernel field, at validation or while running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelError {
+    /// The field at fault.
+    pub field: KernelField,
+    message: String,
+}
+
+impl KernelError {
+    pub(crate) fn new(field: KernelField, message: impl Into<String>) -> KernelError {
+        KernelError {
+            field,
+            message: message.into(),
+        }
+    }
+
+    /// The lower-case message without the parameter name.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field.param(), self.message)
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+/// One statement's fields as typed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct StmtInputs {
+    /// `load` or `store`.
+    pub kind: String,
+    /// `global` (`shared` is refused until the shared-memory model lands).
+    pub space: String,
+    /// Bytes per access: 1, 2, 4, 8 or 16.
+    pub elem: String,
+    /// The array's byte address, decimal or `0x` hex.
+    pub base: String,
+    /// The element index, a kernel expression.
+    pub idx: String,
+    /// Which threads take part, a kernel expression; empty means all.
+    pub active: String,
+    /// A short label; empty shows as `aN`.
+    pub name: String,
+}
+
+impl Default for StmtInputs {
+    fn default() -> StmtInputs {
+        StmtInputs {
+            kind: "load".into(),
+            space: "global".into(),
+            elem: "4".into(),
+            base: "0".into(),
+            idx: "threadIdx.x".into(),
+            active: String::new(),
+            name: String::new(),
+        }
+    }
+}
+
+impl StmtInputs {
+    fn slot(&mut self, field: StmtField) -> &mut String {
+        match field {
+            StmtField::Kind => &mut self.kind,
+            StmtField::Space => &mut self.space,
+            StmtField::Elem => &mut self.elem,
+            StmtField::Base => &mut self.base,
+            StmtField::Idx => &mut self.idx,
+            StmtField::Active => &mut self.active,
+            StmtField::Name => &mut self.name,
+        }
+    }
+}
+
+/// The kernel view's inputs as text, exactly as typed or as found in the URL.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{KernelField, KernelInputs, Machine};
+/// let mut inputs = KernelInputs::default();
+/// assert_eq!(inputs.get(KernelField::Block), "32,1,1");
+/// inputs.set(KernelField::Block, "64,32".into());
+/// let errors = inputs.kernel(Machine::default()).unwrap_err();
+/// assert_eq!(errors[0].to_string(), "block: must have at most 1024 threads, found 64×32×1 = 2048");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct KernelInputs {
+    /// Blocks per axis, `X,Y,Z`; missing trailing values are 1.
+    pub grid: String,
+    /// Threads per block per axis, `X,Y,Z`; missing trailing values are 1.
+    pub block: String,
+    /// `START:END[:STEP]`, or empty for one pass with `i = 0`.
+    pub loop_range: String,
+    /// Cache bytes: 0, or a multiple of the line from one line to 1 GiB.
+    pub cache: String,
+    /// FLOPs per thread per iteration; empty means 0.
+    pub flops: String,
+    /// Statements `a1` to `a8`; `None` where the link names none of its fields.
+    pub statements: [Option<StmtInputs>; MAX_STATEMENTS],
+}
+
+impl Default for KernelInputs {
+    /// One warp loading 32 consecutive floats: the calculator's Example 1 as a kernel.
+    fn default() -> KernelInputs {
+        let mut statements: [Option<StmtInputs>; MAX_STATEMENTS] = Default::default();
+        statements[0] = Some(StmtInputs::default());
+        KernelInputs {
+            grid: "1,1,1".into(),
+            block: "32,1,1".into(),
+            loop_range: String::new(),
+            // V100's L2: 6 MiB.
+            cache: "6291456".into(),
+            flops: String::new(),
+            statements,
+        }
+    }
+}
+
+impl KernelInputs {
+    /// The raw text of `field`; a field of an absent statement reads as its default.
+    pub fn get(&self, field: KernelField) -> String {
+        match field {
+            KernelField::Grid => self.grid.clone(),
+            KernelField::Block => self.block.clone(),
+            KernelField::Loop => self.loop_range.clone(),
+            KernelField::Cache => self.cache.clone(),
+            KernelField::Flops => self.flops.clone(),
+            KernelField::Stmt(n, f) => {
+                let mut stmt = self
+                    .statements
+                    .get(usize::from(n).wrapping_sub(1))
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_default();
+                stmt.slot(f).clone()
+            }
+        }
+    }
+
+    /// Replaces the raw text of `field`; setting a field of an absent statement creates it
+    /// with its other fields at their defaults. Statement numbers outside 1 to 8 are ignored.
+    pub fn set(&mut self, field: KernelField, value: String) {
+        let slot = match field {
+            KernelField::Grid => &mut self.grid,
+            KernelField::Block => &mut self.block,
+            KernelField::Loop => &mut self.loop_range,
+            KernelField::Cache => &mut self.cache,
+            KernelField::Flops => &mut self.flops,
+            KernelField::Stmt(n, f) => {
+                let Some(stmt) = self.statements.get_mut(usize::from(n).wrapping_sub(1)) else {
+                    return;
+                };
+                stmt.get_or_insert_with(StmtInputs::default).slot(f)
+            }
+        };
+        *slot = value;
+    }
+
+    /// Checks every field against `machine`, reporting all problems at once in form order.
+    pub fn kernel(&self, machine: Machine) -> Result<Kernel, Vec<KernelError>> {
+        let mut errors = Vec::new();
+        let grid = keep(&mut errors, parse_shape(KernelField::Grid, &self.grid));
+        let block = keep(&mut errors, parse_block(&self.block));
+        let loop_range = keep(&mut errors, parse_loop(&self.loop_range));
+        let cache_bytes = keep(&mut errors, parse_cache(&self.cache, machine.line_bytes));
+        let flops = keep(&mut errors, parse_flops(&self.flops));
+        let mut statements = Vec::new();
+        for (k, stmt) in self.statements.iter().enumerate() {
+            if let Some(stmt) = stmt {
+                let n = k as u8 + 1;
+                if let Some(s) = keep(&mut errors, parse_statement(n, stmt)) {
+                    statements.push(s);
+                }
+            }
+        }
+        let (Some(grid), Some(block), Some(loop_range), Some(cache_bytes), Some(flops)) =
+            (grid, block, loop_range, cache_bytes, flops)
+        else {
+            return Err(errors);
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let threads = product(grid) * product(block);
+        let lane_accesses = threads * u128::from(loop_range.iterations) * statements.len() as u128;
+        if lane_accesses > u128::from(MAX_LANE_ACCESSES) {
+            return Err(vec![KernelError::new(
+                KernelField::Grid,
+                format!(
+                    "the launch makes {lane_accesses} lane-accesses (threads × iterations × \
+                     statements); at most {MAX_LANE_ACCESSES} (2^28) are computed exactly"
+                ),
+            )]);
+        }
+        let mut notes = Vec::new();
+        if loop_range.iterations == 0 {
+            notes.push(format!(
+                "the loop {} runs no iteration, so the kernel accesses no memory",
+                self.loop_range.trim()
+            ));
+        }
+        Ok(Kernel {
+            machine,
+            grid,
+            block,
+            loop_range,
+            cache_bytes,
+            flops_per_thread: flops,
+            statements,
+            notes,
+        })
+    }
+}
+
+/// Whether a statement reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AccessKind {
+    Load,
+    Store,
+}
+
+/// A checked statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Statement {
+    /// Its number N in `aN`, 1 to 8.
+    pub number: u8,
+    pub kind: AccessKind,
+    /// Bytes per access.
+    pub elem: u64,
+    /// The array's byte address.
+    pub base: u64,
+    pub idx: KernelExpr,
+    /// `None` when every thread takes part.
+    pub active: Option<KernelExpr>,
+    /// The label shown: the typed name, or `aN` when none was typed.
+    pub name: String,
+}
+
+/// A checked loop: `i` takes `start`, `start + step`, … for `iterations` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopRange {
+    pub start: i64,
+    pub step: i64,
+    /// 0 to 2^20; 1 when there is no loop.
+    pub iterations: u64,
+    /// False for the single pass of a kernel without a loop, whose `i` is 0.
+    pub looped: bool,
+}
+
+impl LoopRange {
+    /// The value of `i` in iteration `n` (counting from 0). Exact for every `n` below
+    /// `iterations`, which validation keeps inside the range.
+    pub fn value(&self, n: u64) -> i64 {
+        let value = i128::from(self.start) + i128::from(self.step) * i128::from(n);
+        i64::try_from(value).unwrap_or(i64::MAX)
+    }
+}
+
+/// Checked inputs: every value is in range and every expression parses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    pub machine: Machine,
+    /// Blocks along x, y and z.
+    pub grid: [u32; 3],
+    /// Threads per block along x, y and z.
+    pub block: [u32; 3],
+    pub loop_range: LoopRange,
+    /// 0 for no cache.
+    pub cache_bytes: u64,
+    /// FLOPs per thread per iteration.
+    pub flops_per_thread: Exact,
+    /// The statements present, in order of their number.
+    pub statements: Vec<Statement>,
+    /// Remarks the page shows beside the results, e.g. an empty loop.
+    pub notes: Vec<String>,
+}
+
+impl Kernel {
+    /// Threads in one block.
+    pub fn threads_per_block(&self) -> u64 {
+        self.block.iter().map(|&b| u64::from(b)).product()
+    }
+
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| u64::from(g)).product()
+    }
+
+    /// Warps in one block: the last may be partial.
+    pub fn warps_per_block(&self) -> u32 {
+        self.threads_per_block()
+            .div_ceil(u64::from(self.machine.warp.max(1))) as u32
+    }
+
+    /// Threads × iterations × statements.
+    pub fn lane_accesses(&self) -> u64 {
+        self.blocks()
+            * self.threads_per_block()
+            * self.loop_range.iterations
+            * self.statements.len() as u64
+    }
+}
+
+fn product(shape: [u32; 3]) -> u128 {
+    shape.iter().map(|&v| u128::from(v)).product()
+}
+
+/// The value of `result`, or `None` after recording its error.
+fn keep<T>(errors: &mut Vec<KernelError>, result: Result<T, KernelError>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+fn whole(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn parse_shape(field: KernelField, text: &str) -> Result<[u32; 3], KernelError> {
+    let refuse = || {
+        KernelError::new(
+            field,
+            format!(
+                "must be 1 to 3 whole numbers from 1 to {MAX_EXTENT} separated by commas, \
+                 e.g. 128,128,1, found '{}'",
+                text.trim()
+            ),
+        )
+    };
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > 3 {
+        return Err(refuse());
+    }
+    let mut shape = [1; 3];
+    for (slot, part) in shape.iter_mut().zip(parts) {
+        let value = whole(part).filter(|v| (1..=MAX_EXTENT).contains(v));
+        *slot = value.ok_or_else(refuse)? as u32;
+    }
+    Ok(shape)
+}
+
+fn parse_block(text: &str) -> Result<[u32; 3], KernelError> {
+    let block = parse_shape(KernelField::Block, text)?;
+    let threads = product(block);
+    if threads > u128::from(MAX_THREADS_PER_BLOCK) {
+        return Err(KernelError::new(
+            KernelField::Block,
+            format!(
+                "must have at most {MAX_THREADS_PER_BLOCK} threads, found {}×{}×{} = {threads}",
+                block[0], block[1], block[2]
+            ),
+        ));
+    }
+    Ok(block)
+}
+
+fn parse_loop(text: &str) -> Result<LoopRange, KernelError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(LoopRange {
+            start: 0,
+            step: 1,
+            iterations: 1,
+            looped: false,
+        });
+    }
+    let refuse = |why: &str| KernelError::new(KernelField::Loop, format!("{why}, found '{text}'"));
+    let parts: Vec<Option<i64>> = text.split(':').map(|p| p.trim().parse().ok()).collect();
+    let (start, end, step) = match parts[..] {
+        [Some(start), Some(end)] => (start, end, 1),
+        [Some(start), Some(end), Some(step)] => (start, end, step),
+        _ => {
+            return Err(refuse(
+                "must be START:END or START:END:STEP with whole numbers, or empty for no loop",
+            ))
+        }
+    };
+    if step == 0 {
+        return Err(refuse("the step must not be 0"));
+    }
+    let (start, end, step) = (i128::from(start), i128::from(end), i128::from(step));
+    let span = if step > 0 { end - start } else { start - end };
+    let iterations = if span > 0 {
+        (span + step.abs() - 1) / step.abs()
+    } else {
+        0
+    };
+    if iterations > i128::from(MAX_ITERATIONS) {
+        return Err(refuse(&format!(
+            "runs {iterations} iterations; at most {MAX_ITERATIONS} (2^20) are accepted"
+        )));
+    }
+    Ok(LoopRange {
+        start: start as i64,
+        step: step as i64,
+        iterations: iterations as u64,
+        looped: true,
+    })
+}
+
+fn parse_cache(text: &str, line: u64) -> Result<u64, KernelError> {
+    whole(text)
+        .filter(|&c| c == 0 || (c.is_multiple_of(line) && (line..=MAX_CACHE_BYTES).contains(&c)))
+        .ok_or_else(|| {
+            KernelError::new(
+                KernelField::Cache,
+                format!(
+                    "must be 0 (no cache) or a multiple of the {line}-byte line from {line} to \
+                     {MAX_CACHE_BYTES} bytes (1 GiB), found '{}'",
+                    text.trim()
+                ),
+            )
+        })
+}
+
+fn parse_flops(text: &str) -> Result<Exact, KernelError> {
+    if text.trim().is_empty() {
+        return Ok(Exact::ZERO);
+    }
+    Exact::parse(text).ok_or_else(|| {
+        KernelError::new(
+            KernelField::Flops,
+            format!(
+                "must be a non-negative number of FLOPs per thread per iteration, a decimal \
+                 or a fraction such as 1/4, found '{}'",
+                text.trim()
+            ),
+        )
+    })
+}
+
+fn parse_statement(n: u8, s: &StmtInputs) -> Result<Statement, KernelError> {
+    let field = |f| KernelField::Stmt(n, f);
+    let kind = match s.kind.trim() {
+        "load" => AccessKind::Load,
+        "store" => AccessKind::Store,
+        other => {
+            return Err(KernelError::new(
+                field(StmtField::Kind),
+                format!("must be load or store, found '{other}'"),
+            ))
+        }
+    };
+    match s.space.trim() {
+        "global" => {}
+        "shared" => {
+            return Err(KernelError::new(
+                field(StmtField::Space),
+                "shared-memory statements are not supported yet; use global",
+            ))
+        }
+        other => {
+            return Err(KernelError::new(
+                field(StmtField::Space),
+                format!("must be global or shared, found '{other}'"),
+            ))
+        }
+    }
+    let elem = whole(&s.elem)
+        .filter(|v| ELEM_SIZES.contains(v))
+        .ok_or_else(|| {
+            KernelError::new(
+                field(StmtField::Elem),
+                format!("must be 1, 2, 4, 8 or 16 bytes, found '{}'", s.elem.trim()),
+            )
+        })?;
+    let base = parse_address(&s.base).ok_or_else(|| {
+        KernelError::new(
+            field(StmtField::Base),
+            format!(
+                "must be a byte address from 0 to 2^64−1, decimal or 0x hex, found '{}'",
+                s.base.trim()
+            ),
+        )
+    })?;
+    let idx = KernelExpr::parse(&s.idx)
+        .map_err(|e| KernelError::new(field(StmtField::Idx), e.to_string()))?;
+    let active = if s.active.trim().is_empty() {
+        None
+    } else {
+        Some(
+            KernelExpr::parse(&s.active)
+                .map_err(|e| KernelError::new(field(StmtField::Active), e.to_string()))?,
+        )
+    };
+    let name = s.name.trim();
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(KernelError::new(
+            field(StmtField::Name),
+            format!("must be at most {MAX_NAME_CHARS} characters, found {chars}"),
+        ));
+    }
+    Ok(Statement {
+        number: n,
+        kind,
+        elem,
+        base,
+        idx,
+        active,
+        name: if name.is_empty() {
+            format!("a{n}")
+        } else {
+            name.to_string()
+        },
+    })
+}

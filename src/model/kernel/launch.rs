@@ -1,0 +1,234 @@
+//! The launch's shape and one warp instruction's lanes: which threads form each warp, and the
+//! sectors one warp instruction touches.
+//!
+//! Warps are formed as CUDA forms them: thread `(x, y, z)` of a block has linear id
+//! `tid = x + y·Bx + z·Bx·By`, and warp `w` holds `tid` from `w·W` to `w·W + W − 1`; a partial
+//! last warp has inactive lanes. Blocks are numbered `bx + by·Gx + bz·Gx·Gy`. The sector
+//! arithmetic is the calculator's (`sectors`), so a launch of one warp tells the same story.
+//! Knows nothing of the cache, the order of execution or the totals.
+
+use super::super::expr::kernel::WarpVars;
+use super::super::expr::{EvalError, LANES};
+use super::super::sectors::{lane_address, last_byte, merge_sorted_into, sort_ascending, Span};
+use super::inputs::{Kernel, KernelError, KernelField, Statement, StmtField};
+
+/// The lanes of one warp of a block: their `threadIdx` and which exist.
+#[derive(Clone, Debug)]
+pub(crate) struct WarpLanes {
+    pub(crate) thread_idx: [[i64; LANES]; 3],
+    /// Lanes that hold a thread: all but the missing ones of a partial last warp.
+    pub(crate) mask: u64,
+}
+
+/// Every warp of a block (they are the same in every block).
+pub(crate) fn warps_of_block(kernel: &Kernel) -> Vec<WarpLanes> {
+    let [bx, by, _] = kernel.block.map(u64::from);
+    let threads = kernel.threads_per_block();
+    let width = u64::from(kernel.machine.warp);
+    (0..u64::from(kernel.warps_per_block()))
+        .map(|w| {
+            let mut lanes = WarpLanes {
+                thread_idx: [[0; LANES]; 3],
+                mask: 0,
+            };
+            for lane in 0..width.min(LANES as u64) {
+                let tid = w * width + lane;
+                if tid < threads {
+                    let l = lane as usize;
+                    lanes.thread_idx[0][l] = (tid % bx) as i64;
+                    lanes.thread_idx[1][l] = (tid / bx % by) as i64;
+                    lanes.thread_idx[2][l] = (tid / (bx * by)) as i64;
+                    lanes.mask |= 1 << lane;
+                }
+            }
+            lanes
+        })
+        .collect()
+}
+
+/// Block `linear`'s `(x, y, z)`.
+pub(crate) fn block_idx(kernel: &Kernel, linear: u64) -> [u32; 3] {
+    let [gx, gy, _] = kernel.grid.map(u64::from);
+    [
+        (linear % gx) as u32,
+        (linear / gx % gy) as u32,
+        (linear / (gx * gy)) as u32,
+    ]
+}
+
+/// Where a warp instruction is: block, iteration, statement and warp.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Site {
+    pub(crate) block_idx: [u32; 3],
+    /// The value of `i`.
+    pub(crate) i: i64,
+    /// Position of the statement in the kernel (0-based).
+    pub(crate) stmt: usize,
+    pub(crate) warp: u32,
+}
+
+/// What one warp instruction requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Instruction {
+    pub(crate) active_lanes: u32,
+    /// Distinct sectors, counted cold.
+    pub(crate) sectors: u64,
+    /// Lane 0's address; `None` when lane 0 is inactive.
+    pub(crate) lane0: Option<u64>,
+}
+
+/// Evaluates warp instructions with buffers reused from one to the next.
+#[derive(Clone, Debug)]
+pub(crate) struct Evaluator {
+    active: [i64; LANES],
+    idx: [i64; LANES],
+    /// Each active lane's address, by lane.
+    pub(crate) addresses: [u64; LANES],
+    /// The lanes that took part in the last instruction.
+    pub(crate) mask: u64,
+    spans: Vec<Span>,
+    /// The last instruction's sectors as merged runs, ascending.
+    pub(crate) runs: Vec<Span>,
+}
+
+impl Evaluator {
+    /// A fresh evaluator.
+    pub(crate) fn new() -> Evaluator {
+        Evaluator {
+            active: [0; LANES],
+            idx: [0; LANES],
+            addresses: [0; LANES],
+            mask: 0,
+            spans: Vec::with_capacity(LANES),
+            runs: Vec::with_capacity(LANES),
+        }
+    }
+
+    /// Evaluates the warp instruction at `site`: the active guard, then the index of the
+    /// active lanes, then their addresses and sectors. An error names the lowest failing
+    /// lane's thread, as the calculator names the lane.
+    pub(crate) fn run(
+        &mut self,
+        kernel: &Kernel,
+        lanes: &WarpLanes,
+        site: Site,
+    ) -> Result<Instruction, KernelError> {
+        let Some(stmt) = kernel.statements.get(site.stmt) else {
+            return Ok(Instruction {
+                active_lanes: 0,
+                sectors: 0,
+                lane0: None,
+            });
+        };
+        let vars = WarpVars {
+            thread_idx: &lanes.thread_idx,
+            block_idx: site.block_idx.map(i64::from),
+            block_dim: kernel.block.map(i64::from),
+            grid_dim: kernel.grid.map(i64::from),
+            i: site.i,
+            warp: i64::from(site.warp),
+        };
+        let (active_error, mask) = match &stmt.active {
+            None => (None, lanes.mask),
+            Some(expr) => {
+                let error = expr.eval_lanes(lanes.mask, &vars, &mut self.active).err();
+                let mut mask = 0;
+                let mut m = lanes.mask;
+                while m != 0 {
+                    let t = m.trailing_zeros();
+                    if self.active[t as usize] != 0 {
+                        mask |= 1 << t;
+                    }
+                    m &= m - 1;
+                }
+                (error, mask)
+            }
+        };
+        let idx_error = stmt.idx.eval_lanes(mask, &vars, &mut self.idx).err();
+        let sector_shift = kernel.machine.sector_bytes.trailing_zeros();
+        self.spans.clear();
+        // Lane by lane, lowest first, so that the first problem met is the lowest lane's, in
+        // the calculator's order: the guard, then the index, then the address.
+        let failing = |e: &Option<EvalError>| e.as_ref().map_or(u32::MAX, |e| e.lane as u32);
+        let (active_fails, idx_fails) = (failing(&active_error), failing(&idx_error));
+        let mut m = lanes.mask | mask;
+        let mut taking_part = 0;
+        while m != 0 {
+            let t = m.trailing_zeros();
+            m &= m - 1;
+            if t == active_fails {
+                let e = active_error.as_ref();
+                return Err(fail(kernel, stmt, StmtField::Active, site, t, e));
+            }
+            if mask & (1 << t) == 0 {
+                continue;
+            }
+            if t == idx_fails {
+                let e = idx_error.as_ref();
+                return Err(fail(kernel, stmt, StmtField::Idx, site, t, e));
+            }
+            let address = lane_address(stmt.base, stmt.elem, self.idx[t as usize])
+                .and_then(|a| last_byte(a, stmt.elem).map(|last| (a, last)));
+            let (address, last) = match address {
+                Ok(pair) => pair,
+                Err(reason) => {
+                    return Err(thread_error(kernel, stmt, StmtField::Idx, site, t, &reason))
+                }
+            };
+            self.addresses[t as usize] = address;
+            self.spans.push(Span {
+                first: address >> sector_shift,
+                last: last >> sector_shift,
+            });
+            taking_part += 1;
+        }
+        self.mask = mask;
+        sort_ascending(&mut self.spans, |s| s.first);
+        merge_sorted_into(self.spans.iter().copied(), &mut self.runs);
+        Ok(Instruction {
+            active_lanes: taking_part,
+            sectors: self.runs.iter().map(|r| r.len()).sum(),
+            lane0: (mask & 1 != 0).then_some(self.addresses[0]),
+        })
+    }
+}
+
+fn fail(
+    kernel: &Kernel,
+    stmt: &Statement,
+    field: StmtField,
+    site: Site,
+    lane: u32,
+    error: Option<&EvalError>,
+) -> KernelError {
+    let reason = error.map_or_else(String::new, EvalError::reason);
+    thread_error(kernel, stmt, field, site, lane, &reason)
+}
+
+/// "block (3,0,0) thread (5,1,0): <reason>", with ", i = N" after the thread in a loop.
+fn thread_error(
+    kernel: &Kernel,
+    stmt: &Statement,
+    field: StmtField,
+    site: Site,
+    lane: u32,
+    reason: &str,
+) -> KernelError {
+    let [bx, by, bz] = site.block_idx;
+    let width = u64::from(kernel.machine.warp);
+    let tid = u64::from(site.warp) * width + u64::from(lane);
+    let [tx, ty, _] = kernel.block.map(u64::from);
+    let thread = (tid % tx, tid / tx % ty, tid / (tx * ty));
+    let i = if kernel.loop_range.looped {
+        format!(", i = {}", site.i)
+    } else {
+        String::new()
+    };
+    KernelError::new(
+        KernelField::Stmt(stmt.number, field),
+        format!(
+            "block ({bx},{by},{bz}) thread ({},{},{}){i}: {reason}",
+            thread.0, thread.1, thread.2
+        ),
+    )
+}

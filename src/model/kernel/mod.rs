@@ -1,0 +1,31 @@
+//! The kernel view's engine: a whole launch of warps, a loop and up to 8 statements, counted
+//! warp instruction by warp instruction, through a cache model, into whole-kernel figures.
+//!
+//! - `inputs`: the parameters as typed and their checks into a [`Kernel`];
+//! - `launch`: threads into warps, and one warp instruction's sectors (the calculator's rules);
+//! - `cache`: the fully associative LRU sector cache;
+//! - `run`: the resumable [`Job`] that walks the launch in execution order;
+//! - `analysis`: what a finished launch reports;
+//! - `warps`: one instruction's warps, and the hand-off to the calculator;
+//! - `presets`: the course's kernels.
+//!
+//! The single-instruction analysis stays the unit: a launch of one warp equals the calculator.
+//! Pure: std and serde only, no browser.
+
+mod analysis;
+pub mod cache;
+mod inputs;
+mod launch;
+pub mod presets;
+mod run;
+mod unique;
+mod warps;
+
+pub use analysis::{Figures, HeatMap, KernelAnalysis, StatementFigures, WarpRow, MAX_HEAT_CELLS};
+pub use inputs::{
+    AccessKind, Kernel, KernelError, KernelField, KernelInputs, LoopRange, Machine, Statement,
+    StmtField, StmtInputs, MAX_CACHE_BYTES, MAX_ITERATIONS, MAX_LANE_ACCESSES, MAX_STATEMENTS,
+    MAX_THREADS_PER_BLOCK,
+};
+pub use run::{analyze_kernel, Job};
+pub use warps::{calculator_addrs, warp_rows, Pick};

@@ -1,0 +1,238 @@
+//! The kernel view's presets: the course's kernels, each filling every parameter, with an
+//! explanation that names its lesson. Their numbers are pinned in `tests/kernel_presets.rs`.
+
+use super::inputs::{KernelField, KernelInputs, StmtField};
+
+/// One preset of the `kernel-preset` picker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelPreset {
+    /// The picker's value and the permalink's.
+    pub id: &'static str,
+    /// The picker's label.
+    pub name: &'static str,
+    /// The lesson, in a sentence or two.
+    pub explanation: &'static str,
+    grid: &'static str,
+    block: &'static str,
+    loop_range: &'static str,
+    flops: &'static str,
+    /// (name, kind, base, idx, active) per statement, each global with elem 4.
+    statements: &'static [(
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    )],
+}
+
+/// Every preset, in picker order.
+pub const KERNEL_PRESETS: [KernelPreset; 7] = [
+    KernelPreset {
+        id: "ex8a",
+        name: "Ex8a: a 1024×1024 float matrix by rows, then by columns",
+        explanation: "Each warp reads 32 floats of one row (4 sectors), then 32 floats down one \
+                      column (32 sectors, one per row): same bytes, 8× the request-level \
+                      traffic. The matrix fits in the cache, so DRAM reads it once.",
+        grid: "32,1024,1",
+        block: "32,1,1",
+        loop_range: "",
+        flops: "1",
+        statements: &[
+            (
+                "rows",
+                "load",
+                "0",
+                "blockIdx.y * 1024 + blockIdx.x * 32 + threadIdx.x",
+                "",
+            ),
+            (
+                "cols",
+                "load",
+                "0",
+                "(blockIdx.x * 32 + threadIdx.x) * 1024 + blockIdx.y",
+                "",
+            ),
+        ],
+    },
+    KernelPreset {
+        id: "transpose-naive",
+        name: "Naive transpose, 4096×4096 floats, 32×8 blocks",
+        explanation: "TILE_DIM=32, BLOCK_ROWS=8: each thread copies 4 elements. The read walks \
+                      rows (4 sectors per request); the write walks columns (32 sectors per \
+                      request). The cache merges the write's sectors before DRAM, but the \
+                      request-level traffic stays 8× the read's.",
+        grid: "128,128,1",
+        block: "32,8,1",
+        loop_range: "0:4",
+        flops: "0",
+        statements: &[
+            (
+                "in",
+                "load",
+                "0",
+                "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x",
+                "",
+            ),
+            (
+                "out",
+                "store",
+                "0x4000000",
+                "(blockIdx.x*32 + threadIdx.x) * 4096 + blockIdx.y*32 + threadIdx.y + 8*i",
+                "",
+            ),
+        ],
+    },
+    KernelPreset {
+        id: "column-sum",
+        name: "Column sums, each thread walking down its column",
+        explanation: "A 1024×1024 column-major float matrix: thread t sums column t, which is \
+                      contiguous, so each warp instruction touches 32 sectors 4 KB apart and \
+                      the next 7 iterations read the same sectors again. Only a cache that \
+                      holds them makes that reuse free: try cache=0.",
+        grid: "4,1,1",
+        block: "256,1,1",
+        loop_range: "0:1024",
+        flops: "1",
+        statements: &[(
+            "col",
+            "load",
+            "0",
+            "(blockIdx.x * blockDim.x + threadIdx.x) * 1024 + i",
+            "",
+        )],
+    },
+    KernelPreset {
+        id: "aos",
+        name: "Array of structures: x, y, z of 1M 3-float particles",
+        explanation: "Each statement reads one field with a 12-byte stride: 12 sectors per \
+                      request, 3× the SoA layout's request-level traffic. The cache catches y \
+                      and z, so DRAM is the same; the L1/L2 traffic is not.",
+        grid: "4096,1,1",
+        block: "256,1,1",
+        loop_range: "",
+        flops: "5",
+        statements: &[
+            (
+                "x",
+                "load",
+                "0",
+                "(blockIdx.x * blockDim.x + threadIdx.x) * 3",
+                "",
+            ),
+            (
+                "y",
+                "load",
+                "0",
+                "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 1",
+                "",
+            ),
+            (
+                "z",
+                "load",
+                "0",
+                "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 2",
+                "",
+            ),
+        ],
+    },
+    KernelPreset {
+        id: "soa",
+        name: "Structure of arrays: x, y, z of 1M particles",
+        explanation: "Three arrays of 1M floats: each statement reads 32 consecutive floats, 4 \
+                      sectors per request, every byte useful. Compare with the AoS preset.",
+        grid: "4096,1,1",
+        block: "256,1,1",
+        loop_range: "",
+        flops: "5",
+        statements: &[
+            (
+                "x",
+                "load",
+                "0",
+                "blockIdx.x * blockDim.x + threadIdx.x",
+                "",
+            ),
+            (
+                "y",
+                "load",
+                "0x400000",
+                "blockIdx.x * blockDim.x + threadIdx.x",
+                "",
+            ),
+            (
+                "z",
+                "load",
+                "0x800000",
+                "blockIdx.x * blockDim.x + threadIdx.x",
+                "",
+            ),
+        ],
+    },
+    KernelPreset {
+        id: "block16x16",
+        name: "A 16×16 block: each warp spans two rows",
+        explanation: "Warps form by linear thread id, so a 16-wide block puts rows y and y+1 \
+                      in one warp: two 64-byte pieces 4 KB apart, 4 sectors in 2 lines.",
+        grid: "1,1,1",
+        block: "16,16,1",
+        loop_range: "",
+        flops: "0",
+        statements: &[("tile", "load", "0", "threadIdx.y * 1024 + threadIdx.x", "")],
+    },
+    KernelPreset {
+        id: "bounds",
+        name: "A bounds check: the last block partly active",
+        explanation: "1000 floats over 4 blocks of 256 threads: the guard switches off the last \
+                      24 threads. The last warp keeps 8 lanes and moves 1 sector; every byte \
+                      moved is still useful.",
+        grid: "4,1,1",
+        block: "256,1,1",
+        loop_range: "",
+        flops: "1",
+        statements: &[(
+            "x",
+            "load",
+            "0",
+            "blockIdx.x * blockDim.x + threadIdx.x",
+            "blockIdx.x * blockDim.x + threadIdx.x < 1000",
+        )],
+    },
+];
+
+impl KernelPreset {
+    /// The preset with this id, if any.
+    ///
+    /// ```
+    /// use coalescing_lab::model::kernel::presets::KernelPreset;
+    /// assert_eq!(KernelPreset::by_id("bounds").map(|p| p.inputs().grid), Some("4,1,1".to_string()));
+    /// assert_eq!(KernelPreset::by_id("nope"), None);
+    /// ```
+    pub fn by_id(id: &str) -> Option<&'static KernelPreset> {
+        KERNEL_PRESETS.iter().find(|p| p.id == id)
+    }
+
+    /// Every parameter the preset sets: statements it does not use are absent; the cache is
+    /// the default 6 MiB.
+    pub fn inputs(&self) -> KernelInputs {
+        let mut inputs = KernelInputs {
+            grid: self.grid.into(),
+            block: self.block.into(),
+            loop_range: self.loop_range.into(),
+            flops: self.flops.into(),
+            statements: Default::default(),
+            ..KernelInputs::default()
+        };
+        for (k, (name, kind, base, idx, active)) in self.statements.iter().enumerate() {
+            let n = k as u8 + 1;
+            let mut set =
+                |field, value: &str| inputs.set(KernelField::Stmt(n, field), value.into());
+            set(StmtField::Name, name);
+            set(StmtField::Kind, kind);
+            set(StmtField::Base, base);
+            set(StmtField::Idx, idx);
+            set(StmtField::Active, active);
+        }
+        inputs
+    }
+}
