@@ -398,6 +398,34 @@ fn LaneTable(
             row.scroll_into_view_with_bool(false);
         }
     };
+    // The highlighted row is marked from one effect, not by a closure per row: each row's
+    // closure subscribed to `highlighted`, which outlives the rows, and every re-render left
+    // 64 dead subscriptions behind (wasm memory grew by megabytes over a few thousand edits).
+    Effect::new(move |previous: Option<Option<u32>>| {
+        let now = highlighted.get();
+        shown.track();
+        let mark = |lane: Option<u32>, on: bool| {
+            let row = lane.and_then(|lane| {
+                document()
+                    .query_selector(&format!("[data-testid=\"lane-row\"][data-lane=\"{lane}\"]"))
+                    .ok()
+                    .flatten()
+            });
+            if let Some(row) = row {
+                let classes = row.class_list();
+                let _ = if on {
+                    classes.add_1("highlight")
+                } else {
+                    classes.remove_1("highlight")
+                };
+            }
+        };
+        if previous.flatten() != now {
+            mark(previous.flatten(), false);
+        }
+        mark(now, true);
+        now
+    });
     let export = move |_| {
         let name = inputs.with_untracked(|i| Preset::file_name(i, "csv"));
         download_text(&name, "text/csv", &shown.with_untracked(lane_csv));
@@ -457,7 +485,6 @@ fn LaneTable(
                                         data-sectors=sectors
                                         class:inactive=!row.active
                                         class:misaligned=!row.aligned
-                                        class:highlight=Signal::derive(move || highlighted.get() == Some(lane))
                                         on:mouseenter=move |_| highlighted.set(Some(lane).filter(|_| active))
                                         on:mouseleave=move |_| highlighted.set(None)
                                     >

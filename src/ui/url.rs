@@ -2,8 +2,10 @@
 //! only a tab switch on a top-level page pushes one. Inside an iframe nothing is ever pushed,
 //! so an embedded page never grows its host's history.
 //!
-//! Replacing is deferred by [`SETTLE_MS`] and coalesced: `history.replaceState` costs the
-//! browser a few milliseconds, too much to pay inside every keystroke's frame.
+//! Replacing is throttled to one write per [`SETTLE_MS`]: `history.replaceState` costs the
+//! browser a few milliseconds, too much to pay inside every keystroke's frame. The first edit
+//! after a quiet spell is written at once; edits that follow within the window are coalesced
+//! into one write at its end, and written at once if the page is hidden first (`pagehide`).
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -16,6 +18,14 @@ pub const SETTLE_MS: u64 = 150;
 thread_local! {
     /// The query waiting to replace the current entry's.
     static PENDING: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// When the address bar was last written, in `performance.now()` milliseconds.
+    static LAST_WRITE: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
 }
 
 /// The current query string, with its `?`, or empty.
@@ -55,9 +65,16 @@ pub fn write_query(query: &str, push: bool) {
         write_now(query, true);
         return;
     }
+    let since = now_ms() - LAST_WRITE.with(std::cell::Cell::get);
+    let waiting = PENDING.with(|p| p.borrow().is_some());
+    if !waiting && since >= SETTLE_MS as f64 {
+        write_now(query, false);
+        return;
+    }
     let first = PENDING.with(|p| p.replace(Some(query.to_string())).is_none());
     if first {
-        leptos::prelude::set_timeout(flush, Duration::from_millis(SETTLE_MS));
+        let wait = (SETTLE_MS as f64 - since).clamp(0.0, SETTLE_MS as f64);
+        leptos::prelude::set_timeout(flush, Duration::from_millis(wait as u64));
     }
 }
 
@@ -66,22 +83,18 @@ pub fn forget_pending() {
     PENDING.with(RefCell::take);
 }
 
-/// Makes sure an edit made just before the page is left is not lost: the pending query is
-/// written on `pagehide` (reload, closing, leaving) and, where the browser has the Navigation
-/// API, when a Back or Forward starts, while the entry being left is still current.
+/// Writes the pending query when the page is hidden (`pagehide`: leaving for another page,
+/// closing), so that the entry Back returns to holds the last edit.
+///
+/// A Back or Forward inside the page gives no earlier hook: a write during the Navigation
+/// API's `navigate` event aborts the traversal. The throttle keeps that window to edits made
+/// within [`SETTLE_MS`] of an earlier one.
 pub fn flush_before_leaving() {
     let Some(window) = web_sys::window() else {
         return;
     };
     let on_leave = Closure::<dyn Fn()>::new(flush);
     let _ = window.add_event_listener_with_callback("pagehide", on_leave.as_ref().unchecked_ref());
-    // `navigation` is not in web-sys's stable bindings; read it as a plain event target.
-    if let Ok(navigation) = js_sys::Reflect::get(&window, &"navigation".into()) {
-        if let Some(target) = navigation.dyn_ref::<web_sys::EventTarget>() {
-            let _ = target
-                .add_event_listener_with_callback("navigate", on_leave.as_ref().unchecked_ref());
-        }
-    }
     // Lives as long as the page.
     on_leave.forget();
 }
@@ -115,6 +128,7 @@ fn write_now(query: &str, push: bool) {
         return;
     };
     // A failed history call only leaves a stale address bar; the page keeps working.
+    LAST_WRITE.with(|t| t.set(now_ms()));
     let _ = if push && !in_frame() {
         history.push_state_with_url(&JsValue::NULL, "", Some(&url))
     } else {

@@ -208,7 +208,7 @@ test('predict=1 poses a question: results stay hidden until Reveal, then the fee
   const feedback = await driver.findElement(By.css('[data-testid="prediction-feedback"]'));
   assert.equal(
     await feedback.getText(),
-    'Not quite: the warp touches 5 sectors, 1 more than your 4. Efficiency is 80 %, 20 points below your 100 %.',
+    'Not quite: the warp touches 5 sectors, 1 more than your 4. Efficiency is 80 %, 20 points below your 100 % (read as a percentage).',
   );
   assert.equal(await feedback.getAttribute('aria-live'), 'polite');
   assert.equal(await valueOf(driver, 'sectors'), '5', 'the results and derivation are revealed');

@@ -98,7 +98,7 @@ test('bad values show an error on their field and never break the page', async (
   assert.deepEqual(await errors(driver), {
     oi: "oi: must be an intensity from 1/64 to 1024 FLOP/byte (a decimal or a fraction such as 1/8), found '0'",
     bw: "bw: must be a bandwidth from 1 to 100000 GB/s, found '-5'",
-    trail: "trail: entry 2 ('x') is not I:B (intensity:bandwidth, e.g. 2:80) Reset or Step to start a new trail.",
+    trail: "trail: entry 2 ('x') is not I:B (intensity:bandwidth, e.g. 2:80); it was left out.",
   });
   assert.equal(await driver.findElement(By.css('[data-testid="step"]')).isEnabled(), false);
   await typeIntoId(driver, 'oi-input', 'abc');

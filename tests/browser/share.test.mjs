@@ -47,8 +47,8 @@ test('a bad link lists every problem, keeps what was valid, and can be dismissed
   const items = await driver.findElements(By.css('[data-testid="link-warning"]'));
   const texts = await Promise.all(items.map((i) => i.getText()));
   assert.deepEqual(texts, [
-    '`zoom` is not a Coalescing Lab parameter; it was ignored.',
     '`v=9`: this link comes from a newer Coalescing Lab; it was read as version 1, so some settings may be missing.',
+    '`zoom` is not a Coalescing Lab parameter; it was ignored.',
     "`elem=3` must be 1, 2, 4, 8 or 16 bytes, found '3'; using 4.",
   ]);
   assert.equal(await valueOf(driver, 'sectors'), '8', 'idx=2*t kept, elem at its default');
