@@ -344,7 +344,7 @@ fn validation_messages_name_the_parameter_and_what_is_accepted() {
         (KernelField::Cache, "100", "cache: must be 0 (no cache) or a multiple of the 128-byte line from 128 to 1073741824 bytes (1 GiB), found '100'"),
         (KernelField::Flops, "-1", "flops: must be a non-negative number of FLOPs per thread per iteration, a decimal or a fraction such as 1/4, found '-1'"),
         (stmt(StmtField::Kind), "read", "a1.kind: must be load or store, found 'read'"),
-        (stmt(StmtField::Space), "shared", "a1.space: shared-memory statements are not supported yet; use global"),
+        (stmt(StmtField::Space), "shared", "a1.space: must be global: shared-memory statements are not supported yet"),
         (stmt(StmtField::Space), "local", "a1.space: must be global or shared, found 'local'"),
         (stmt(StmtField::Elem), "3", "a1.elem: must be 1, 2, 4, 8 or 16 bytes, found '3'"),
         (stmt(StmtField::Base), "-4", "a1.base: must be a byte address from 0 to 2^64−1, decimal or 0x hex, found '-4'"),

@@ -118,7 +118,7 @@ fn versions_and_modes_are_checked() {
     );
     assert_eq!(
         warnings("tab=gpu"),
-        ["`tab=gpu` is not a panel (calculator, roofline or probe); showing the calculator."]
+        ["`tab=gpu` is not a panel (calculator, roofline, probe or kernel); showing the calculator."]
     );
     assert_eq!(
         warnings("embed=yes"),
@@ -247,4 +247,69 @@ fn unknown_parameters_are_summarised_and_nameless_ones_counted() {
         warnings("=5&=6"),
         ["2 parts of the link had no parameter name; ignored."]
     );
+}
+
+mod kernel_links {
+    use super::*;
+    use coalescing_lab::model::kernel::presets::KERNEL_PRESETS;
+    use coalescing_lab::model::kernel::{KernelField, KernelInputs, StmtField};
+
+    #[test]
+    fn every_kernel_preset_survives_encode_then_decode() {
+        for preset in KERNEL_PRESETS {
+            let state = State {
+                tab: Tab::Kernel,
+                kernel: preset.inputs(),
+                ..State::default()
+            };
+            let query = encode(&state);
+            assert_eq!(decode(&query), state, "{}: {query}", preset.id);
+            assert!(
+                warnings(&query).is_empty(),
+                "{}: {:?}",
+                preset.id,
+                warnings(&query)
+            );
+        }
+    }
+
+    #[test]
+    fn a_statement_exists_when_any_of_its_fields_is_in_the_link() {
+        let state = decode("tab=kernel&a2.kind=store");
+        assert_eq!(state.tab, Tab::Kernel);
+        assert!(
+            state.kernel.statements[0].is_none(),
+            "a1 is not in the link"
+        );
+        let a2 = state.kernel.statements[1].clone().unwrap();
+        assert_eq!(
+            (a2.kind.as_str(), a2.idx.as_str()),
+            ("store", "threadIdx.x")
+        );
+        // A default statement beside another still comes back.
+        let mut two = KernelInputs::default();
+        two.set(KernelField::Stmt(2, StmtField::Kind), "load".into());
+        let query = encode(&State {
+            kernel: two.clone(),
+            ..State::default()
+        });
+        assert_eq!(query, "v=1&a1.kind=load&a2.kind=load");
+        assert_eq!(decode(&query).kernel, two);
+        assert_eq!(
+            encode(&State::default()),
+            "",
+            "the default kernel writes nothing"
+        );
+    }
+
+    #[test]
+    fn a_bad_kernel_value_gets_a_notice_and_its_default() {
+        assert_eq!(
+            warnings("tab=kernel&grid=0&a1.space=shared"),
+            [
+                "`grid=0` must be 1 to 3 whole numbers from 1 to 2147483647 separated by commas, e.g. 128,128,1, found '0'; using 1,1,1.",
+                "`a1.space=shared` must be global: shared-memory statements are not supported yet; using global.",
+            ]
+        );
+    }
 }

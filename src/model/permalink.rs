@@ -9,6 +9,7 @@
 
 use super::arch::Arch;
 use super::inputs::{Field, Inputs};
+use super::kernel::{KernelField, KernelInputs, Machine};
 use super::probe::{ProbeField, ProbeInputs};
 use super::roofline::{Knob, Lab, MAX_TRAIL};
 use super::sectors::repair;
@@ -23,6 +24,7 @@ pub enum Tab {
     Calculator,
     Roofline,
     Probe,
+    Kernel,
 }
 
 impl Tab {
@@ -32,12 +34,13 @@ impl Tab {
             Tab::Calculator => "calculator",
             Tab::Roofline => "roofline",
             Tab::Probe => "probe",
+            Tab::Kernel => "kernel",
         }
     }
 
     /// The tab whose `tab` value is `param`, if any.
     pub fn from_param(param: &str) -> Option<Tab> {
-        [Tab::Calculator, Tab::Roofline, Tab::Probe]
+        [Tab::Calculator, Tab::Roofline, Tab::Probe, Tab::Kernel]
             .into_iter()
             .find(|t| t.param() == param)
     }
@@ -62,6 +65,9 @@ pub struct State {
     /// The probe's configuration: `strides` and `n`. Its results are never in the URL, and
     /// a link never starts the probe.
     pub probe: ProbeInputs,
+    /// The kernel view: `grid`, `block`, `loop`, `cache`, `flops` and the statements'
+    /// `aN.*`. Its machine is the calculator's `arch`, `warp`, `sector` and `line`.
+    pub kernel: KernelInputs,
 }
 
 /// Unknown parameters named one by one in the notice; the rest are counted.
@@ -134,7 +140,62 @@ pub fn decode(query: &str) -> State {
     if compare {
         state.compare = Some(decode_inputs(query, B_PREFIX));
     }
+    state.kernel = decode_kernel(query);
     state
+}
+
+/// Reads the kernel view's parameters. A statement exists when any of its `aN.*` parameters
+/// is in the link; with none in the link, the default kernel's statement stands.
+fn decode_kernel(query: &str) -> KernelInputs {
+    let mut kernel = KernelInputs::default();
+    let fields: Vec<(KernelField, String)> = pairs(query)
+        .filter_map(|(k, v)| Some((KernelField::from_param(&k)?, v)))
+        .collect();
+    if fields
+        .iter()
+        .any(|(f, _)| matches!(f, KernelField::Stmt(..)))
+    {
+        kernel.statements = Default::default();
+    }
+    for (field, value) in fields {
+        kernel.set(field, value);
+    }
+    kernel
+}
+
+/// Writes the kernel view's parameters that differ from the defaults. Statements are written
+/// whole when they differ from the default kernel's, each with at least its `kind`, so that
+/// every statement present comes back.
+fn encode_kernel(kernel: &KernelInputs, out: &mut Vec<(String, String)>) {
+    let defaults = KernelInputs::default();
+    for field in KernelField::LAUNCH {
+        let value = kernel.get(field);
+        if value != defaults.get(field) {
+            out.push((field.param(), value));
+        }
+    }
+    if kernel.statements == defaults.statements {
+        return;
+    }
+    for (k, stmt) in kernel.statements.iter().enumerate() {
+        if stmt.is_none() {
+            continue;
+        }
+        let n = k as u8 + 1;
+        let mut wrote = false;
+        for f in super::kernel::StmtField::ALL {
+            let field = KernelField::Stmt(n, f);
+            let value = kernel.get(field);
+            if value != super::kernel::StmtInputs::default_for(field) {
+                out.push((field.param(), value));
+                wrote = true;
+            }
+        }
+        if !wrote {
+            let kind = KernelField::Stmt(n, super::kernel::StmtField::Kind);
+            out.push((kind.param(), kernel.get(kind)));
+        }
+    }
 }
 
 /// Writes the query string (without `?`) for `state`, omitting defaults.
@@ -184,6 +245,7 @@ pub fn encode(state: &State) -> String {
             pairs.push((field.param().to_string(), value.clone()));
         }
     }
+    encode_kernel(&state.kernel, &mut pairs);
     if pairs.is_empty() {
         return String::new();
     }
@@ -228,7 +290,7 @@ pub fn warnings(query: &str) -> Vec<String> {
                 )),
             },
             "tab" if Tab::from_param(&value).is_none() => out.push(format!(
-                "`tab={value}` is not a panel (calculator, roofline or probe); showing the calculator."
+                "`tab={value}` is not a panel (calculator, roofline, probe or kernel); showing the calculator."
             )),
             "embed" if value != "0" && value != "1" => out.push(format!(
                 "`embed={value}` is not 0 or 1; showing the full page."
@@ -242,6 +304,7 @@ pub fn warnings(query: &str) -> Vec<String> {
             "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" | "prev" | "strides"
             | "n" => {}
             _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
+            _ if KernelField::from_param(&key).is_some() => {}
             "" => unnamed += 1,
             _ => unknown.push(key.clone()),
         }
@@ -319,6 +382,36 @@ pub fn warnings(query: &str) -> Vec<String> {
             lab.dropped
         ));
     }
+    // The kernel's machine is the calculator's, as shown (bad fields at their defaults).
+    let calc = super::sectors::analyze_repaired(&state.calc);
+    let machine = Machine {
+        warp: calc.warp,
+        sector_bytes: calc.sector_bytes,
+        line_bytes: calc.line_bytes,
+    };
+    let (_, kernel_errors) = super::kernel::view::repair(&state.kernel, machine);
+    let mut seen = Vec::new();
+    for error in kernel_errors {
+        if seen.contains(&error.field) {
+            continue;
+        }
+        seen.push(error.field);
+        let param = error.field.param();
+        let value = shown(&param).unwrap_or_else(|| state.kernel.get(error.field));
+        let fallback = match error.field {
+            KernelField::Stmt(..) => super::kernel::StmtInputs::default_for(error.field),
+            field => KernelInputs::default().get(field),
+        };
+        let fallback = if fallback.is_empty() {
+            "none".to_string()
+        } else {
+            fallback
+        };
+        out.push(format!(
+            "`{param}={value}` {}; using {fallback}.",
+            error.message()
+        ));
+    }
     if let Err(errors) = state.probe.check() {
         // The probe keeps a bad value in its field, marked, and will not run until it is
         // fixed: there is no fallback to announce.
@@ -380,6 +473,7 @@ pub fn embed_snippet(page: &str, state: &State) -> String {
         Tab::Calculator => "Coalescing Lab: sector calculator",
         Tab::Roofline => "Coalescing Lab: Roofline lab",
         Tab::Probe => "Coalescing Lab: GPU probe",
+        Tab::Kernel => "Coalescing Lab: kernel view",
     };
     format!(
         "<iframe src=\"{}\" width=\"100%\" height=\"900\" title=\"{title}\" loading=\"lazy\" style=\"border:0\"></iframe>",

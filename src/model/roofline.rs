@@ -395,6 +395,10 @@ pub enum HandOffRefusal {
     LabInvalid { oi: String },
     /// Scaling would take the intensity below the lab's floor of 1/64 FLOP/byte.
     BelowFloor { oi: String, scaled: String },
+    /// The kernel moves no DRAM byte, so its intensity is undefined.
+    NoTraffic,
+    /// The kernel's intensity lies outside the lab's 1/64 to 1024 FLOP/byte.
+    OutOfRange { intensity: String },
 }
 
 impl fmt::Display for HandOffRefusal {
@@ -413,6 +417,13 @@ impl fmt::Display for HandOffRefusal {
             HandOffRefusal::BelowFloor { oi, scaled } => write!(
                 f,
                 "Intensity {oi} would fall to {scaled} FLOP/byte, below the lab's floor of 1/64; raise the lab's intensity first."
+            ),
+            HandOffRefusal::NoTraffic => {
+                f.write_str("The kernel moves no DRAM byte, so it has no intensity.")
+            }
+            HandOffRefusal::OutOfRange { intensity } => write!(
+                f,
+                "The kernel's intensity, {intensity} FLOP/byte, is outside the lab's 1/64 to 1024; set flops to the FLOPs per thread per iteration."
             ),
         }
     }
@@ -561,6 +572,53 @@ impl Lab {
         entries.push(entry(&point));
         self.trail = entries.join(",");
         true
+    }
+
+    /// The lab opened from the kernel view: I = total FLOPs ÷ DRAM bytes (`intensity`, `None`
+    /// when no DRAM byte moved), B kept, and the note that explains it.
+    ///
+    /// ```
+    /// use coalescing_lab::model::{exact::Exact, roofline::{HandOffRefusal, Lab}};
+    /// let (lab, note) = Lab::default().with_kernel_intensity(Exact::parse("0.25"), "1048576 FLOPs over 4194304 DRAM bytes").unwrap();
+    /// assert_eq!(lab.oi, "0.25");
+    /// assert_eq!(note.text_for(&lab), Some("The kernel's 1048576 FLOPs over 4194304 DRAM bytes: intensity 0.25 FLOP/byte."));
+    /// // A fraction too long to type is rounded, and said to be.
+    /// let long = Exact::ONE.times_ratio(123456789012345678, 98765432109876543);
+    /// let (lab, note) = Lab::default().with_kernel_intensity(long, "x").unwrap();
+    /// assert_eq!(lab.oi, "1.25");
+    /// assert_eq!(note.text_for(&lab), Some("The kernel's x: intensity ≈ 1.25 FLOP/byte."));
+    /// // Degenerate input: no DRAM traffic.
+    /// assert_eq!(Lab::default().with_kernel_intensity(None, "").unwrap_err(), HandOffRefusal::NoTraffic);
+    /// ```
+    pub fn with_kernel_intensity(
+        &self,
+        intensity: Option<Exact>,
+        counted: &str,
+    ) -> Result<(Lab, LabNote), HandOffRefusal> {
+        let intensity = intensity.ok_or(HandOffRefusal::NoTraffic)?;
+        if !in_range(intensity, OI_RANGE) {
+            return Err(HandOffRefusal::OutOfRange {
+                intensity: intensity.to_string(),
+            });
+        }
+        // A fraction too long for the lab's field is rounded to 6 significant digits, and the
+        // note says so.
+        let exact = intensity.to_string();
+        let (oi, about) = if Exact::read(&exact).is_ok() {
+            (exact, "")
+        } else {
+            (number(intensity.value()), "≈ ")
+        };
+        let lab = Lab { oi, ..self.clone() };
+        let note = LabNote {
+            oi: lab.oi.clone(),
+            bw: lab.bw.clone(),
+            text: format!(
+                "The kernel's {counted}: intensity {about}{} FLOP/byte.",
+                lab.oi
+            ),
+        };
+        Ok((lab, note))
     }
 
     /// The lab opened from the calculator: the same lab with I scaled by the useful fraction

@@ -417,23 +417,32 @@ pub(crate) fn sort_ascending<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
 /// Merges spans, given in ascending order of `first`, into ascending, disjoint,
 /// non-adjacent runs.
 fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {
-    let mut runs: Vec<Span> = Vec::with_capacity(spans.size_hint().0);
-    merge_sorted_into(spans, &mut runs);
+    let spans: Vec<Span> = spans.collect();
+    let mut runs = spans.clone();
+    let count = merge_sorted_into(&spans, &mut runs);
+    runs.truncate(count);
     runs
 }
 
-/// [`merge_sorted`] into a buffer the caller reuses (the kernel view merges a million warps);
-/// `runs` is cleared first.
-pub(crate) fn merge_sorted_into(spans: impl Iterator<Item = Span>, runs: &mut Vec<Span>) {
-    runs.clear();
+/// [`merge_sorted`] into a buffer the caller reuses (the kernel view merges a million warps):
+/// the runs go to the front of `runs`, which must be at least as long as `spans`, and their
+/// number is returned.
+pub(crate) fn merge_sorted_into(spans: &[Span], runs: &mut [Span]) -> usize {
+    let mut count: usize = 0;
     for span in spans {
-        match runs.last_mut() {
+        match count.checked_sub(1).and_then(|at| runs.get_mut(at)) {
             Some(run) if span.first <= run.last.saturating_add(1) => {
                 run.last = run.last.max(span.last);
             }
-            _ => runs.push(span),
+            _ => {
+                if let Some(slot) = runs.get_mut(count) {
+                    *slot = *span;
+                    count += 1;
+                }
+            }
         }
     }
+    count
 }
 
 /// The number of indices the spans cover together, given in ascending order of `first`:

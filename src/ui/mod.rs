@@ -7,6 +7,7 @@
 mod builders;
 mod calculator;
 mod canvas;
+mod kernel;
 mod panic;
 mod probe;
 mod roofline;
@@ -15,6 +16,7 @@ mod url;
 mod widgets;
 
 use crate::model::inputs::Inputs;
+use crate::model::kernel::KernelInputs;
 use crate::model::permalink::{self, State, Tab};
 use crate::model::probe::ProbeInputs;
 use crate::model::roofline::{Lab, LabNote};
@@ -40,6 +42,8 @@ struct AppState {
     b: RwSignal<Inputs>,
     /// The probe's configuration (`strides`, `n`); its results stay in the panel.
     probe: RwSignal<ProbeInputs>,
+    /// The kernel view's launch and statements.
+    kernel: RwSignal<KernelInputs>,
 }
 
 impl AppState {
@@ -52,6 +56,7 @@ impl AppState {
         self.comparing.set(state.compare.is_some());
         self.b.set(state.compare.unwrap_or_default());
         self.probe.set(state.probe);
+        self.kernel.set(state.kernel);
     }
 }
 
@@ -70,8 +75,10 @@ pub fn App() -> impl IntoView {
         comparing: RwSignal::new(initial.compare.is_some()),
         b: RwSignal::new(initial.compare.clone().unwrap_or_default()),
         probe: RwSignal::new(initial.probe.clone()),
+        kernel: RwSignal::new(initial.kernel.clone()),
     };
-    let current = Signal::derive(move || State {
+    // A memo, so the readers (the URL, the share bar, the full-page link) share one copy.
+    let current = Memo::new(move |_| State {
         tab: state.tab.get(),
         calc: state.calc.get(),
         lab: state.lab.get(),
@@ -79,6 +86,7 @@ pub fn App() -> impl IntoView {
         predict: state.predict.get(),
         compare: state.comparing.get().then(|| state.b.get()),
         probe: state.probe.get(),
+        kernel: state.kernel.get(),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {
@@ -155,6 +163,14 @@ pub fn App() -> impl IntoView {
             >
                 <probe::ProbePanel state=state />
             </div>
+            <div
+                id="panel-kernel"
+                role="tabpanel"
+                aria-labelledby="tab-kernel"
+                hidden=Signal::derive(move || state.tab.get() != Tab::Kernel)
+            >
+                <kernel::KernelPanel state=state />
+            </div>
         </main>
         <Show when=move || !embed>
             <footer class="site">
@@ -170,8 +186,9 @@ pub fn App() -> impl IntoView {
 /// The tab list: click, or arrow keys as the ARIA tabs pattern describes.
 #[component]
 fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
-    const TABS: [(Tab, &str, &str); 3] = [
+    const TABS: [(Tab, &str, &str); 4] = [
         (Tab::Calculator, "tab-calculator", "Sector calculator"),
+        (Tab::Kernel, "tab-kernel", "Kernel view"),
         (Tab::Roofline, "tab-roofline", "Roofline lab"),
         (Tab::Probe, "tab-probe", "GPU probe"),
     ];

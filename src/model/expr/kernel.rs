@@ -79,6 +79,11 @@ impl Var {
         }
     }
 
+    /// Whether the name's value differs between the lanes of one warp.
+    pub(crate) fn varies(self) -> bool {
+        matches!(self, Var::Thread(_))
+    }
+
     /// Its index in a scalar environment.
     pub(crate) fn slot(self) -> usize {
         let axis = |a: Axis| a as usize;
@@ -156,6 +161,24 @@ pub(crate) enum LaneVars<'a> {
 impl LaneVars<'_> {
     pub(crate) const NONE: LaneVars<'static> = LaneVars::None;
 
+    /// A scalar environment with every warp-uniform name's value (`threadIdx` left at 0),
+    /// for subtrees that read no lane-varying name.
+    pub(crate) fn uniform_slots(&self) -> [i64; VARS] {
+        let LaneVars::Warp(w) = self else {
+            return [0; VARS];
+        };
+        ThreadVars {
+            thread_idx: [0; 3],
+            block_idx: w.block_idx,
+            block_dim: w.block_dim,
+            grid_dim: w.grid_dim,
+            i: w.i,
+            lane: 0,
+            warp: w.warp,
+        }
+        .slots()
+    }
+
     /// Writes `var`'s value for every lane into `out`.
     #[inline]
     pub(crate) fn fill(&self, var: Var, out: &mut [i64; LANES]) {
@@ -201,7 +224,7 @@ impl KernelExpr {
     /// Parses `text` with the kernel's names; otherwise exactly as [`super::Expr::parse`].
     pub fn parse(text: &str) -> Result<KernelExpr, ParseError> {
         Ok(KernelExpr {
-            root: parse(text, Names::Kernel)?,
+            root: parse(text, Names::Kernel)?.hoist_uniform(),
         })
     }
 

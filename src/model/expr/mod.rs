@@ -64,6 +64,72 @@ enum Node {
         column: usize,
         arg: Box<Node>,
     },
+    /// A subtree that reads no lane-varying name (the lane id, `threadIdx`): the kernel view
+    /// evaluates it once per warp instead of once per lane. Never in a calculator expression.
+    Uniform(Box<Node>),
+}
+
+impl Node {
+    /// Whether the node reads a name that differs between the lanes of a warp.
+    fn varies(&self) -> bool {
+        match self {
+            Node::Int(_) => false,
+            Node::Lane => true,
+            Node::Var(var) => var.varies(),
+            Node::Unary { operand, .. } => operand.varies(),
+            Node::Binary { lhs, rhs, .. } => lhs.varies() || rhs.varies(),
+            Node::Cond(c, a, b) => c.varies() || a.varies() || b.varies(),
+            Node::MinMax { a, b, .. } => a.varies() || b.varies(),
+            Node::Abs { arg, .. } => arg.varies(),
+            Node::Uniform(_) => false,
+        }
+    }
+
+    /// Marks every largest subtree that is the same for all lanes and is more than a leaf,
+    /// so the lane-parallel evaluator computes it once.
+    fn hoist_uniform(self) -> Node {
+        let leaf = matches!(self, Node::Int(_) | Node::Lane | Node::Var(_));
+        if leaf {
+            return self;
+        }
+        if !self.varies() {
+            return Node::Uniform(Box::new(self));
+        }
+        let hoist = |n: Box<Node>| Box::new(n.hoist_uniform());
+        match self {
+            Node::Unary {
+                op,
+                column,
+                operand,
+            } => Node::Unary {
+                op,
+                column,
+                operand: hoist(operand),
+            },
+            Node::Binary {
+                op,
+                column,
+                lhs,
+                rhs,
+            } => Node::Binary {
+                op,
+                column,
+                lhs: hoist(lhs),
+                rhs: hoist(rhs),
+            },
+            Node::Cond(c, a, b) => Node::Cond(hoist(c), hoist(a), hoist(b)),
+            Node::MinMax { max, a, b } => Node::MinMax {
+                max,
+                a: hoist(a),
+                b: hoist(b),
+            },
+            Node::Abs { column, arg } => Node::Abs {
+                column,
+                arg: hoist(arg),
+            },
+            other => other,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -773,6 +839,7 @@ fn eval(node: &Node, lane: i64, vars: &[i64; VARS]) -> Result<i64, Box<EvalError
         Node::Int(v) => Ok(*v),
         Node::Lane => Ok(lane),
         Node::Var(var) => Ok(vars[var.slot()]),
+        Node::Uniform(inner) => eval(inner),
         Node::Unary {
             op,
             column,
@@ -888,25 +955,6 @@ fn nonzero(mask: u64, values: &[i64; LANES]) -> u64 {
 
 /// `out[t] = f(out[t], b[t])` on the lanes of `mask`; where `f` gives `None`, the lane fails
 /// with the error [`binary`] names.
-#[inline(always)]
-fn combine(
-    mask: u64,
-    out: &mut [i64; LANES],
-    b: &[i64; LANES],
-    failed: &mut Failed,
-    (op, column): (BinaryOp, usize),
-    f: impl Fn(i64, i64) -> Option<i64>,
-) {
-    each_lane(mask, |t| match f(out[t], b[t]) {
-        Some(v) => out[t] = v,
-        None => {
-            if let Err(kind) = binary(op, out[t], b[t], column) {
-                failed.record(t, kind);
-            }
-        }
-    });
-}
-
 /// [`eval_lanes`] from a clean slate: the error of the lowest failing lane, if any.
 fn eval_lanes_checked(
     node: &Node,
@@ -939,6 +987,14 @@ fn eval_lanes(
         Node::Int(v) => *out = [*v; LANES],
         Node::Lane => each_lane(mask, |t| out[t] = t as i64),
         Node::Var(var) => vars.fill(*var, out),
+        Node::Uniform(inner) => {
+            // The same for every lane: computed once, as the lowest lane would.
+            let lowest = mask.trailing_zeros() as usize;
+            match eval(inner, lowest as i64, &vars.uniform_slots()) {
+                Ok(v) => *out = [v; LANES],
+                Err(e) => each_lane(mask, |t| failed.record(t, e.kind.clone())),
+            }
+        }
         Node::Unary {
             op,
             column,
@@ -999,20 +1055,72 @@ fn eval_lanes(
             lhs,
             rhs,
         } => {
-            eval_lanes(lhs, mask, out, failed);
+            // A side that is the same for every lane (a constant, or a warp-uniform subtree)
+            // is one number, not a lane array: no array to fill and read back.
+            let lhs_scalar = scalar(lhs, mask, failed, vars);
+            let rhs_scalar = if lhs_scalar.is_none() {
+                eval_lanes(lhs, mask, out, failed);
+                scalar(rhs, mask, failed, vars)
+            } else {
+                None
+            };
             let mut b = [0; LANES];
-            eval_lanes(rhs, mask, &mut b, failed);
-            let at = (*op, *column);
+            let (a_at, b_at): (Side, Side) = match (lhs_scalar, rhs_scalar) {
+                (Some(a), _) => {
+                    if let Some(b_value) = scalar(rhs, mask, failed, vars) {
+                        (Side::Scalar(a), Side::Scalar(b_value))
+                    } else {
+                        eval_lanes(rhs, mask, out, failed);
+                        (Side::Scalar(a), Side::Out)
+                    }
+                }
+                (None, Some(b_value)) => (Side::Out, Side::Scalar(b_value)),
+                (None, None) => {
+                    eval_lanes(rhs, mask, &mut b, failed);
+                    (Side::Out, Side::B)
+                }
+            };
+            // One loop per common operator: at the page's size-first optimisation level a
+            // shared closure costs a call per lane. A failing side (`None`) leaves its lanes
+            // to the error already recorded.
+            macro_rules! lanes {
+                (|$x:ident, $y:ident| $value:expr) => {{
+                    macro_rules! each {
+                        ($xs:expr, $ys:expr) => {{
+                            let mut m = mask;
+                            while m != 0 {
+                                let t = m.trailing_zeros() as usize;
+                                m &= m - 1;
+                                let ($x, $y): (i64, i64) = ($xs(t), $ys(t));
+                                match $value {
+                                    Some(v) => out[t] = v,
+                                    None => {
+                                        if let Err(kind) = binary(*op, $x, $y, *column) {
+                                            failed.record(t, kind);
+                                        }
+                                    }
+                                }
+                            }
+                        }};
+                    }
+                    match (a_at, b_at) {
+                        (Side::Out, Side::B) => each!(|t: usize| out[t], |t: usize| b[t]),
+                        (Side::Out, Side::Scalar(Some(c))) => each!(|t: usize| out[t], |_| c),
+                        (Side::Scalar(Some(c)), Side::Out) => each!(|_| c, |t: usize| out[t]),
+                        (Side::Scalar(Some(c)), Side::Scalar(Some(d))) => each!(|_| c, |_| d),
+                        // A side that failed has recorded its error for every lane.
+                        _ => {}
+                    }
+                }};
+            }
             match op {
-                BinaryOp::Add => combine(mask, out, &b, failed, at, i64::checked_add),
-                BinaryOp::Sub => combine(mask, out, &b, failed, at, i64::checked_sub),
-                BinaryOp::Mul => combine(mask, out, &b, failed, at, i64::checked_mul),
-                BinaryOp::Lt => combine(mask, out, &b, failed, at, |a, b| Some(i64::from(a < b))),
-                BinaryOp::Gt => combine(mask, out, &b, failed, at, |a, b| Some(i64::from(a > b))),
+                BinaryOp::Add => lanes!(|x, y| x.checked_add(y)),
+                BinaryOp::Sub => lanes!(|x, y| x.checked_sub(y)),
+                BinaryOp::Mul => lanes!(|x, y| x.checked_mul(y)),
+                BinaryOp::Lt => lanes!(|x, y| Some(i64::from(x < y))),
+                BinaryOp::Gt => lanes!(|x, y| Some(i64::from(x > y))),
                 // The rest share the one-lane code: they are rare in index expressions.
-                _ => combine(mask, out, &b, failed, at, |a, b| {
-                    binary(*op, a, b, *column).ok()
-                }),
+                _ => lanes!(|x, y| binary(*op, x, y, *column).ok()),
             }
         }
         Node::Cond(cond, then, otherwise) => {
@@ -1050,6 +1158,37 @@ fn eval_lanes(
                 ),
             });
         }
+    }
+}
+
+/// Where a binary operator reads one side from, lane by lane.
+#[derive(Clone, Copy)]
+enum Side {
+    /// The same for every lane; `None` when computing it failed (already recorded).
+    Scalar(Option<i64>),
+    /// The output array, holding that side's lane values.
+    Out,
+    /// The second array.
+    B,
+}
+
+/// The node's one value for every lane of `mask`, when it has one (a constant, or a
+/// warp-uniform subtree): `Some(Some(v))`, or `Some(None)` after recording, for every lane, the
+/// error computing it met. `None` for a node whose value varies by lane.
+fn scalar(node: &Node, mask: u64, failed: &mut Failed, vars: &LaneVars) -> Option<Option<i64>> {
+    match node {
+        Node::Int(v) => Some(Some(*v)),
+        Node::Uniform(inner) => {
+            let lowest = mask.trailing_zeros() as usize;
+            Some(match eval(inner, lowest as i64, &vars.uniform_slots()) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    each_lane(mask, |t| failed.record(t, e.kind.clone()));
+                    None
+                }
+            })
+        }
+        _ => None,
     }
 }
 

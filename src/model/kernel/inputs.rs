@@ -214,6 +214,14 @@ impl Default for StmtInputs {
 }
 
 impl StmtInputs {
+    /// The default text of a statement's field; empty for a launch-wide field.
+    pub fn default_for(field: KernelField) -> String {
+        match field {
+            KernelField::Stmt(_, f) => StmtInputs::default().slot(f).clone(),
+            _ => String::new(),
+        }
+    }
+
     fn slot(&mut self, field: StmtField) -> &mut String {
         match field {
             StmtField::Kind => &mut self.kind,
@@ -602,7 +610,7 @@ fn parse_statement(n: u8, s: &StmtInputs) -> Result<Statement, KernelError> {
         "shared" => {
             return Err(KernelError::new(
                 field(StmtField::Space),
-                "shared-memory statements are not supported yet; use global",
+                "must be global: shared-memory statements are not supported yet",
             ))
         }
         other => {

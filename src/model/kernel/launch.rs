@@ -86,9 +86,12 @@ pub(crate) struct Evaluator {
     pub(crate) addresses: [u64; LANES],
     /// The lanes that took part in the last instruction.
     pub(crate) mask: u64,
-    spans: Vec<Span>,
-    /// The last instruction's sectors as merged runs, ascending.
-    pub(crate) runs: Vec<Span>,
+    /// Each taking-part lane's sector span, `spans[..taking]`; fixed arrays, since pushing to
+    /// a vector cost a call per lane at the page's size-first optimisation level.
+    spans: [Span; LANES],
+    /// The last instruction's sectors as merged runs, ascending: `runs[..run_count]`.
+    runs: [Span; LANES],
+    run_count: usize,
 }
 
 impl Evaluator {
@@ -99,9 +102,15 @@ impl Evaluator {
             idx: [0; LANES],
             addresses: [0; LANES],
             mask: 0,
-            spans: Vec::with_capacity(LANES),
-            runs: Vec::with_capacity(LANES),
+            spans: [Span { first: 0, last: 0 }; LANES],
+            runs: [Span { first: 0, last: 0 }; LANES],
+            run_count: 0,
         }
+    }
+
+    /// The last instruction's sectors as merged runs, ascending.
+    pub(crate) fn runs(&self) -> &[Span] {
+        &self.runs[..self.run_count]
     }
 
     /// Evaluates the warp instruction at `site`: the active guard, then the index of the
@@ -146,7 +155,6 @@ impl Evaluator {
         };
         let idx_error = stmt.idx.eval_lanes(mask, &vars, &mut self.idx).err();
         let sector_shift = kernel.machine.sector_bytes.trailing_zeros();
-        self.spans.clear();
         // Lane by lane, lowest first, so that the first problem met is the lowest lane's, in
         // the calculator's order: the guard, then the index, then the address.
         let failing = |e: &Option<EvalError>| e.as_ref().map_or(u32::MAX, |e| e.lane as u32);
@@ -176,18 +184,19 @@ impl Evaluator {
                 }
             };
             self.addresses[t as usize] = address;
-            self.spans.push(Span {
+            self.spans[taking_part as usize] = Span {
                 first: address >> sector_shift,
                 last: last >> sector_shift,
-            });
+            };
             taking_part += 1;
         }
         self.mask = mask;
-        sort_ascending(&mut self.spans, |s| s.first);
-        merge_sorted_into(self.spans.iter().copied(), &mut self.runs);
+        let spans = &mut self.spans[..taking_part as usize];
+        sort_ascending(spans, |s| s.first);
+        self.run_count = merge_sorted_into(spans, &mut self.runs);
         Ok(Instruction {
             active_lanes: taking_part,
-            sectors: self.runs.iter().map(|r| r.len()).sum(),
+            sectors: self.runs().iter().map(|r| r.len()).sum(),
             lane0: (mask & 1 != 0).then_some(self.addresses[0]),
         })
     }

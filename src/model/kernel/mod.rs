@@ -19,6 +19,7 @@ mod launch;
 pub mod presets;
 mod run;
 mod unique;
+pub mod view;
 mod warps;
 
 pub use analysis::{Figures, HeatMap, KernelAnalysis, StatementFigures, WarpRow, MAX_HEAT_CELLS};

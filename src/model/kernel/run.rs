@@ -175,7 +175,7 @@ impl Job {
         } = self;
         let mut hits = 0;
         let mut line_slot = None;
-        for run in &evaluator.runs {
+        for run in evaluator.runs() {
             for sector in run.first..=run.last {
                 unique.insert(sector, c.stmt);
                 let Some(cache) = cache.as_mut() else {

@@ -4,6 +4,7 @@
 //! These recompute the instruction alone, counted cold, without the cache or the rest of the
 //! launch, so the page can show any instruction at once. Knows nothing of the job's totals.
 
+use super::super::format::plural;
 use super::analysis::WarpRow;
 use super::inputs::{Kernel, KernelError, KernelField, StmtField};
 use super::launch::{block_idx, warps_of_block, Evaluator, Site};
@@ -99,14 +100,6 @@ pub fn calculator_addrs(kernel: &Kernel, pick: Pick, warp: u32) -> Result<String
         })
         .collect();
     Ok(entries.join(","))
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// The statement's position and the site of warp 0, or why the pick is outside the launch.

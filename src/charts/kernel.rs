@@ -1,0 +1,195 @@
+//! The kernel view's pictures: a heat map of request-level sectors per warp over the launch,
+//! and per-statement bars of request-level, unique and DRAM bytes.
+
+use super::Theme;
+use crate::model::kernel::{HeatMap, KernelAnalysis};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Most rows the heat map draws: taller maps sum neighbouring rows into one.
+pub const MAX_DRAWN_ROWS: u64 = 96;
+
+/// Draws the heat map: one column per warp of a block, one row per block (or per group of
+/// blocks), darker for more sectors. A legend gives the scale.
+pub fn draw_heat<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    heat: &HeatMap,
+    theme: &Theme,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let rows_per_band = heat.rows.div_ceil(MAX_DRAWN_ROWS).max(1);
+    let bands = heat.rows.div_ceil(rows_per_band).max(1);
+    let warps = heat.warps.max(1);
+    let cell = |band: u64, warp: u32| -> u64 {
+        (band * rows_per_band..((band + 1) * rows_per_band).min(heat.rows))
+            .map(|row| heat.at(row, warp))
+            .sum()
+    };
+    let most = (0..bands)
+        .flat_map(|b| (0..warps).map(move |w| (b, w)))
+        .map(|(b, w)| cell(b, w))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let blocks_per_band = heat.blocks_per_row * rows_per_band;
+    let y_desc = if blocks_per_band == 1 {
+        "block".to_string()
+    } else {
+        format!("blocks, {blocks_per_band} per row")
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin(theme.px_u32(10.0))
+        .margin_right(theme.px_u32(16.0))
+        .x_label_area_size(theme.px_u32(40.0))
+        .y_label_area_size(theme.px_u32(64.0))
+        .build_cartesian_2d(0u32..warps, 0u64..bands)?;
+    let block_label = |b: &u64| (b * blocks_per_band).to_string();
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_mesh()
+        .x_labels((warps as usize).min(8))
+        .y_labels(6)
+        .y_label_formatter(&block_label)
+        .x_desc("warp in block")
+        .y_desc(y_desc);
+    super::style_axes(&mut mesh, theme);
+    mesh.draw()?;
+    for band in 0..bands {
+        for warp in 0..warps {
+            let share = cell(band, warp) as f64 / most as f64;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(warp, band), (warp + 1, band + 1)],
+                theme.warn.mix(0.08 + 0.92 * share).filled(),
+            )))?;
+        }
+    }
+    let font = ("sans-serif", theme.px(12.0))
+        .into_font()
+        .color(&theme.muted);
+    area.draw(&Text::new(
+        format!("darkest: {most} sectors"),
+        (
+            area.dim_in_pixel().0 as i32 - theme.px(16.0) as i32,
+            theme.px(2.0) as i32,
+        ),
+        font.pos(Pos::new(HPos::Right, VPos::Top)),
+    ))?;
+    area.present()
+}
+
+/// Draws one group of three bars per statement: request-level bytes, unique bytes (a perfect
+/// cache) and DRAM bytes through the cache model, on one linear byte axis.
+pub fn draw_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    analysis: &KernelAnalysis,
+    theme: &Theme,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let sector = analysis.machine.sector_bytes;
+    let groups: Vec<(String, [u64; 3])> = analysis
+        .statements
+        .iter()
+        .map(|s| {
+            let f = &s.figures;
+            (
+                s.name.clone(),
+                [
+                    f.transferred_bytes,
+                    f.unique_sectors * sector,
+                    f.dram_bytes(),
+                ],
+            )
+        })
+        .collect();
+    let most = groups
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let n = groups.len().max(1) as u32;
+    let mut chart = ChartBuilder::on(area)
+        .margin(theme.px_u32(10.0))
+        .margin_right(theme.px_u32(20.0))
+        .x_label_area_size(theme.px_u32(40.0))
+        .y_label_area_size(theme.px_u32(64.0))
+        .build_cartesian_2d(0f64..most as f64 * 1.05, (0u32..n * 4).into_segmented())?;
+    let names: Vec<String> = groups.iter().map(|(name, _)| name.clone()).collect();
+    let name_label = |v: &SegmentValue<u32>| match v {
+        SegmentValue::CenterOf(k) if k % 4 == 1 => {
+            names.get((k / 4) as usize).cloned().unwrap_or_default()
+        }
+        _ => String::new(),
+    };
+    let byte_label = |v: &f64| bytes_label(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_y_mesh()
+        .x_labels(5)
+        .x_label_formatter(&byte_label)
+        .y_labels((n * 4) as usize)
+        .y_label_formatter(&name_label)
+        .x_desc("bytes");
+    super::style_axes(&mut mesh, theme);
+    mesh.draw()?;
+    let colors = [theme.warn, theme.muted, theme.accent];
+    for (g, (_, values)) in groups.iter().enumerate() {
+        for (k, value) in values.iter().enumerate() {
+            let row = g as u32 * 4 + k as u32;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [
+                    (0.0, SegmentValue::Exact(row)),
+                    (*value as f64, SegmentValue::Exact(row + 1)),
+                ],
+                colors[k].filled(),
+            )))?;
+        }
+    }
+    // The legend, along the top right.
+    let font = ("sans-serif", theme.px(12.0))
+        .into_font()
+        .color(&theme.text);
+    let right = area.dim_in_pixel().0 as i32 - theme.px(20.0) as i32;
+    for (k, label) in ["request level", "unique", "DRAM"].iter().enumerate() {
+        let y = theme.px(4.0 + 16.0 * k as f64) as i32;
+        area.draw(&Rectangle::new(
+            [
+                (right - theme.px(112.0) as i32, y + 2),
+                (right - theme.px(102.0) as i32, y + theme.px(11.0) as i32),
+            ],
+            colors[k].filled(),
+        ))?;
+        area.draw(&Text::new(
+            label.to_string(),
+            (right - theme.px(96.0) as i32, y),
+            font.clone().pos(Pos::new(HPos::Left, VPos::Top)),
+        ))?;
+    }
+    area.present()
+}
+
+/// Bytes with a binary unit when large: `512`, `4 KiB`, `1.5 MiB`.
+fn bytes_label(value: f64) -> String {
+    for (scale, unit) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if value >= scale as f64 {
+            let v = value / scale as f64;
+            return if v.fract() == 0.0 {
+                format!("{v:.0} {unit}")
+            } else {
+                format!("{v:.1} {unit}")
+            };
+        }
+    }
+    format!("{value:.0}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_labels_use_binary_units() {
+        assert_eq!(bytes_label(512.0), "512");
+        assert_eq!(bytes_label(4096.0), "4 KiB");
+        assert_eq!(bytes_label(1.5 * 1048576.0), "1.5 MiB");
+    }
+}

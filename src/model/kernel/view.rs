@@ -1,0 +1,413 @@
+//! The kernel view's words and machine values: the whole-kernel readouts, the tables' rows,
+//! the CSV exports, the pictures' text alternatives, and the repair of a bad link.
+//!
+//! The panel lays these out; it computes nothing. Knows nothing of the browser.
+
+use super::super::format::{hex, percent, plural, ratio_value};
+use super::super::readouts::Readout;
+use super::analysis::{KernelAnalysis, WarpRow};
+use super::inputs::{AccessKind, Kernel, KernelError, KernelField, KernelInputs, Machine};
+use super::presets::KernelPreset;
+
+/// The whole-kernel figures, each with its `data-testid` (`k-…`) and `data-value`.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{analyze_kernel, view::readouts, KernelInputs, Machine};
+/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+/// let r = readouts(&analyze_kernel(&kernel).unwrap());
+/// let pairs: Vec<(&str, &str)> = r.iter().map(|r| (r.id, r.value.as_str())).collect();
+/// assert_eq!(&pairs[..4], [("k-requests", "1"), ("k-requested-bytes", "128"), ("k-sectors", "4"), ("k-sectors-per-request", "4")]);
+/// ```
+pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
+    let t = &a.total;
+    let sector = a.machine.sector_bytes;
+    let hit_rate = t.hit_rate();
+    vec![
+        Readout {
+            id: "k-requests",
+            label: "Requests",
+            text: t.requests.to_string(),
+            value: t.requests.to_string(),
+            detail: "warp instructions with an active lane".into(),
+            headline: false,
+        },
+        Readout {
+            id: "k-requested-bytes",
+            label: "Requested",
+            text: format!("{} B", t.requested_bytes),
+            value: t.requested_bytes.to_string(),
+            detail: "elem × active lanes, summed".into(),
+            headline: false,
+        },
+        Readout {
+            id: "k-sectors",
+            label: "Sectors (request level)",
+            text: t.sectors.to_string(),
+            value: t.sectors.to_string(),
+            detail: format!("each instruction counted cold, {} B", t.transferred_bytes),
+            headline: true,
+        },
+        Readout {
+            id: "k-sectors-per-request",
+            label: "Sectors per request",
+            text: t
+                .sectors_per_request()
+                .map_or("n/a".into(), |r| super::super::roofline::number(r.value())),
+            value: ratio_value(t.sectors_per_request()),
+            detail: "NCU's sectors/request".into(),
+            headline: false,
+        },
+        Readout {
+            id: "k-useful",
+            label: "Useful fraction",
+            text: percent(t.useful_fraction()),
+            value: ratio_value(t.useful_fraction()),
+            detail: "requested ÷ request-level bytes".into(),
+            headline: false,
+        },
+        Readout {
+            id: "k-unique-sectors",
+            label: "Unique sectors",
+            text: t.unique_sectors.to_string(),
+            value: t.unique_sectors.to_string(),
+            detail: format!("a perfect cache: {} B", t.unique_sectors * sector),
+            headline: false,
+        },
+        Readout {
+            id: "k-dram-bytes",
+            label: "DRAM traffic",
+            text: format!("{} B", t.dram_bytes()),
+            value: t.dram_bytes().to_string(),
+            detail: format!(
+                "{} B read, {} B written back",
+                t.dram_read_bytes, t.dram_write_bytes
+            ),
+            headline: true,
+        },
+        Readout {
+            id: "k-hit-rate",
+            label: "Cache hit rate",
+            text: if a.cache_bytes == 0 {
+                "no cache".into()
+            } else {
+                percent(hit_rate)
+            },
+            value: ratio_value(hit_rate),
+            detail: "sector accesses that found their sector".into(),
+            headline: false,
+        },
+    ]
+}
+
+/// One statement's row of the table, worded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementRow {
+    /// N in `aN`: `data-stmt`.
+    pub stmt: u8,
+    pub name: String,
+    /// `load` or `store`.
+    pub kind: &'static str,
+    pub requests: u64,
+    pub requested_bytes: u64,
+    pub sectors: u64,
+    /// Sectors per request for people, "n/a" without requests.
+    pub sectors_per_request: String,
+    /// The useful fraction for people.
+    pub useful: String,
+    pub unique_sectors: u64,
+    pub dram_bytes: u64,
+    /// The hit rate for people, "—" with no cache.
+    pub hit_rate: String,
+}
+
+/// The per-statement table, in statement order.
+pub fn statement_rows(a: &KernelAnalysis) -> Vec<StatementRow> {
+    a.statements
+        .iter()
+        .map(|s| {
+            let f = &s.figures;
+            StatementRow {
+                stmt: s.number,
+                name: s.name.clone(),
+                kind: kind_word(s.kind),
+                requests: f.requests,
+                requested_bytes: f.requested_bytes,
+                sectors: f.sectors,
+                sectors_per_request: f
+                    .sectors_per_request()
+                    .map_or("n/a".into(), |r| super::super::roofline::number(r.value())),
+                useful: percent(f.useful_fraction()),
+                unique_sectors: f.unique_sectors,
+                dram_bytes: f.dram_bytes(),
+                hit_rate: if a.cache_bytes == 0 {
+                    "—".into()
+                } else {
+                    percent(f.hit_rate())
+                },
+            }
+        })
+        .collect()
+}
+
+fn kind_word(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Load => "load",
+        AccessKind::Store => "store",
+    }
+}
+
+/// The per-statement table as CSV (RFC 4180, CRLF).
+///
+/// ```
+/// use coalescing_lab::model::kernel::{analyze_kernel, view::statement_csv, KernelInputs, Machine};
+/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+/// let csv = statement_csv(&analyze_kernel(&kernel).unwrap());
+/// assert_eq!(csv.lines().nth(1), Some("1,a1,load,1,128,4,4,1,4,128,0,128,0"));
+/// ```
+pub fn statement_csv(a: &KernelAnalysis) -> String {
+    let mut out = String::from(
+        "stmt,name,kind,requests,requested_bytes,sectors,sectors_per_request,useful_fraction,\
+         unique_sectors,dram_read_bytes,dram_write_bytes,dram_bytes,hits\r\n",
+    );
+    for s in &a.statements {
+        let f = &s.figures;
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
+            s.number,
+            csv_field(&s.name),
+            kind_word(s.kind),
+            f.requests,
+            f.requested_bytes,
+            f.sectors,
+            ratio_value(f.sectors_per_request()),
+            ratio_value(f.useful_fraction()),
+            f.unique_sectors,
+            f.dram_read_bytes,
+            f.dram_write_bytes,
+            f.dram_bytes(),
+            f.hits.map_or(String::new(), |h| h.to_string()),
+        ));
+    }
+    out
+}
+
+/// Warp rows (per warp, or the worst) as CSV (RFC 4180, CRLF).
+///
+/// ```
+/// use coalescing_lab::model::kernel::{warp_rows, view::warp_csv, KernelInputs, Machine, Pick};
+/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+/// let rows = warp_rows(&kernel, Pick { stmt: 1, iteration: 0, block: 0 }).unwrap();
+/// assert_eq!(warp_csv(&rows).lines().nth(1), Some("0,0,0,0,1,0,0,0,32,4,128,128"));
+/// ```
+pub fn warp_csv(rows: &[WarpRow]) -> String {
+    let mut out = String::from(
+        "block,block_x,block_y,block_z,stmt,iter,warp,lane0_address,active_lanes,sectors,\
+         requested_bytes,transferred_bytes\r\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
+            r.block,
+            r.block_idx[0],
+            r.block_idx[1],
+            r.block_idx[2],
+            r.stmt,
+            r.iter,
+            r.warp,
+            r.lane0_address.map_or(String::new(), |a| a.to_string()),
+            r.active_lanes,
+            r.sectors,
+            r.requested_bytes,
+            r.transferred_bytes,
+        ));
+    }
+    out
+}
+
+/// Quotes a CSV field that needs it (RFC 4180).
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Lane 0's address for people: hex, or "inactive".
+pub fn lane0_text(row: &WarpRow) -> String {
+    row.lane0_address.map_or("inactive".into(), hex)
+}
+
+/// The heat map's text alternative.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{analyze_kernel, view::heat_description, KernelInputs, Machine};
+/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+/// assert_eq!(
+///     heat_description(&analyze_kernel(&kernel).unwrap()),
+///     "Heat map of request-level sectors per warp: 1 row of 1 block, 1 warp per block; \
+///      from 4 to 4 sectors per warp (summed over statements and iterations)."
+/// );
+/// ```
+pub fn heat_description(a: &KernelAnalysis) -> String {
+    let h = &a.heat;
+    let (low, high) = h
+        .sectors
+        .iter()
+        .fold((u64::MAX, 0), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    let low = if h.sectors.is_empty() { 0 } else { low };
+    format!(
+        "Heat map of request-level sectors per warp: {} row{} of {} block{}, {} warp{} per block; \
+         from {low} to {high} sectors per {} (summed over statements and iterations).",
+        h.rows,
+        plural(h.rows),
+        h.blocks_per_row,
+        plural(h.blocks_per_row),
+        h.warps,
+        plural(u64::from(h.warps)),
+        if h.blocks_per_row == 1 {
+            "warp"
+        } else {
+            "cell"
+        },
+    )
+}
+
+/// The statement bars' text alternative: each statement's three byte counts.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{analyze_kernel, view::bars_description, KernelInputs, Machine};
+/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+/// assert_eq!(
+///     bars_description(&analyze_kernel(&kernel).unwrap()),
+///     "Bytes per statement. a1 (load): 128 B at the request level, 128 B unique, 128 B DRAM."
+/// );
+/// ```
+pub fn bars_description(a: &KernelAnalysis) -> String {
+    let sector = a.machine.sector_bytes;
+    let mut text = String::from("Bytes per statement.");
+    for s in &a.statements {
+        let f = &s.figures;
+        text.push_str(&format!(
+            " {} ({}): {} B at the request level, {} B unique, {} B DRAM.",
+            s.name,
+            kind_word(s.kind),
+            f.transferred_bytes,
+            f.unique_sectors * sector,
+            f.dram_bytes()
+        ));
+    }
+    text
+}
+
+/// The machine and cache assumptions, stated on screen.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{view::assumptions, Machine};
+/// assert_eq!(
+///     assumptions(Machine::default(), 6291456),
+///     "32-lane warps, 32 B sectors, 128 B lines (the calculator's arch, warp, sector and line). \
+///      Cache: 6 MiB, fully associative, LRU over 128 B lines, filled and counted per 32 B sector; \
+///      a load of an absent sector reads it from DRAM; a store marks it present and dirty \
+///      without reading, and a dirty sector is written back when its line is evicted or the \
+///      launch ends."
+/// );
+/// ```
+pub fn assumptions(machine: Machine, cache_bytes: u64) -> String {
+    let head = format!(
+        "{}-lane warps, {} B sectors, {} B lines (the calculator's arch, warp, sector and line).",
+        machine.warp, machine.sector_bytes, machine.line_bytes
+    );
+    if cache_bytes == 0 {
+        return format!(
+            "{head} No cache (cache=0): every request-level sector, loaded or stored, is DRAM traffic."
+        );
+    }
+    format!(
+        "{head} Cache: {}, fully associative, LRU over {} B lines, filled and counted per {} B \
+         sector; a load of an absent sector reads it from DRAM; a store marks it present and \
+         dirty without reading, and a dirty sector is written back when its line is evicted or \
+         the launch ends.",
+        size_text(cache_bytes),
+        machine.line_bytes,
+        machine.sector_bytes
+    )
+}
+
+/// The execution order the cache model assumes, as a list for the page.
+pub const EXECUTION_ORDER: [&str; 4] = [
+    "blocks in linear order, one block at a time;",
+    "inside a block, each iteration i of the loop;",
+    "in each iteration, the statements in order;",
+    "for each statement, every warp of the block in order; an instruction's sectors meet the cache in ascending address order.",
+];
+
+/// Bytes in binary units when exact: `6 MiB`, `48 KiB`, else `1000 B`.
+fn size_text(bytes: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} B")
+}
+
+impl KernelPreset {
+    /// The preset whose parameters `inputs` are, if any: the picker shows it.
+    ///
+    /// ```
+    /// use coalescing_lab::model::kernel::presets::KernelPreset;
+    /// let transpose = KernelPreset::by_id("transpose-naive").unwrap();
+    /// assert_eq!(KernelPreset::matching(&transpose.inputs()).map(|p| p.id), Some("transpose-naive"));
+    /// assert_eq!(KernelPreset::matching(&Default::default()), None);
+    /// ```
+    pub fn matching(inputs: &KernelInputs) -> Option<&'static KernelPreset> {
+        super::presets::KERNEL_PRESETS
+            .iter()
+            .find(|p| p.inputs() == *inputs)
+    }
+}
+
+/// The kernel of `inputs` with every field in error put back to its default, and the errors
+/// met, as the calculator repairs a bad link. `None` when even the defaults fail (they never
+/// do on a valid machine).
+///
+/// ```
+/// use coalescing_lab::model::kernel::{view::repair, KernelField, KernelInputs, Machine};
+/// let mut inputs = KernelInputs::default();
+/// inputs.set(KernelField::Grid, "0".into());
+/// let (kernel, errors) = repair(&inputs, Machine::default());
+/// assert_eq!(kernel.unwrap().grid, [1, 1, 1]);
+/// assert_eq!(errors[0].field, KernelField::Grid);
+/// ```
+pub fn repair(inputs: &KernelInputs, machine: Machine) -> (Option<Kernel>, Vec<KernelError>) {
+    let mut repaired = inputs.clone();
+    let mut met = Vec::new();
+    let defaults = KernelInputs::default();
+    // Each round restores at least one field; a launch has at most 5 + 8 × 7 fields.
+    for _ in 0..64 {
+        match repaired.kernel(machine) {
+            Ok(kernel) => return (Some(kernel), met),
+            Err(errors) => {
+                let before = repaired.clone();
+                for e in &errors {
+                    let default = match e.field {
+                        KernelField::Stmt(..) => super::inputs::StmtInputs::default_for(e.field),
+                        field => defaults.get(field),
+                    };
+                    repaired.set(e.field, default);
+                }
+                met.extend(errors);
+                if repaired == before {
+                    // The launch as a whole is too big: its shape goes back to the default.
+                    repaired.set(KernelField::Grid, defaults.grid.clone());
+                    repaired.set(KernelField::Loop, defaults.loop_range.clone());
+                    if repaired == before {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    (defaults.kernel(machine).ok(), met)
+}
