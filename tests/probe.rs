@@ -337,3 +337,54 @@ fn probe_links_carry_the_configuration_and_report_bad_values() {
     assert!(warnings("tab=probe&strides=4,32&n=64").is_empty());
     assert_eq!(warnings("tab=gpu").len(), 1);
 }
+
+/// Uniforms belong to the plan: every slot carries its base (in f32 words), the stride in
+/// words and `n`, at its own aligned offset.
+#[test]
+fn each_uniform_slot_holds_its_base_stride_and_n() {
+    let p = plan(
+        &Config {
+            strides: vec![4, 128],
+            n: Some(1024),
+        },
+        &Limits::DEFAULT,
+    )
+    .unwrap();
+    for stride in [4, 128] {
+        let bytes = p.uniforms(stride);
+        assert_eq!(bytes.len() as u64, u64::from(BASE_SLOTS) * ALIGN);
+        for (slot, base) in p.bases(stride).iter().enumerate() {
+            let at = slot * ALIGN as usize;
+            let word = |k: usize| {
+                u32::from_le_bytes(bytes[at + 4 * k..at + 4 * k + 4].try_into().unwrap())
+            };
+            assert_eq!(
+                [word(0), word(1), word(2), word(3)],
+                [(base / 4) as u32, stride / 4, 1024, 0]
+            );
+            assert!(bytes[at + PARAMS_BYTES as usize..at + ALIGN as usize]
+                .iter()
+                .all(|&b| b == 0));
+        }
+    }
+}
+
+/// The shader and the model agree: workgroup size, the `Params` layout and the value hash.
+#[test]
+fn the_shader_uses_the_models_constants() {
+    const WGSL: &str = include_str!("../src/gpu/probe.wgsl");
+    let sizes: Vec<u32> = WGSL
+        .match_indices("@workgroup_size(")
+        .map(|(at, open)| {
+            let rest = &WGSL[at + open.len()..];
+            rest[..rest.find(')').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(sizes, [WORKGROUP; 3]);
+    assert!(WGSL.contains(&format!("let step = groups.x * {WORKGROUP}u;")));
+    let params = &WGSL[WGSL.find("struct Params {").unwrap()..];
+    let params = &params[..params.find('}').unwrap()];
+    assert_eq!(params.matches(": u32").count() as u64 * 4, PARAMS_BYTES);
+    assert!(WGSL.contains(&format!("let h = word * {HASH_MULTIPLIER}u;")));
+    assert!(WGSL.contains(&format!("return (h ^ (h >> {HASH_SHIFT}u)) & 255u;")));
+}

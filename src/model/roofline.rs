@@ -8,6 +8,7 @@
 //! Knows nothing of charts or the browser.
 
 use super::exact::{Exact, NumberError};
+use super::format::{number, percent_tenths};
 use super::readouts::Readout;
 use super::sectors::Ratio;
 use std::fmt;
@@ -96,7 +97,7 @@ impl Point {
             return Some(format!("You predicted {predicted} GFLOP/s: exactly right."));
         }
         let off = predicted.value() - actual;
-        let relative = (off.abs() / actual * 1000.0).round() / 10.0;
+        let relative = percent_tenths(off.abs() / actual);
         Some(format!(
             "You predicted {predicted} GFLOP/s: {} GFLOP/s too {} ({relative} % {}).",
             number(off.abs()),
@@ -135,26 +136,6 @@ impl Point {
 pub fn ridge(bw: Exact) -> f64 {
     let (numerator, denominator) = bw.parts();
     Exact::new(u128::from(PEAK_GFLOPS) * denominator, numerator.max(1)).value()
-}
-
-/// A float for people and for `data-value`: the shortest text that round-trips, with at most
-/// 6 significant digits for values that don't terminate.
-///
-/// ```
-/// use coalescing_lab::model::roofline::number;
-/// assert_eq!(number(160.0), "160");
-/// assert_eq!(number(12.5), "12.5");
-/// assert_eq!(number(1000.0 / 3.0), "333.333");
-/// ```
-pub fn number(value: f64) -> String {
-    let short = value.to_string();
-    if short.len() <= 10 {
-        return short;
-    }
-    let digits = 6 - (value.abs().log10().floor() as i32 + 1).clamp(-6, 6);
-    let fixed = format!("{value:.prec$}", prec = digits.max(0) as usize);
-    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
-    trimmed.to_string()
 }
 
 /// One input of the lab, named by its URL parameter (the prediction has none of its own:

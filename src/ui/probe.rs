@@ -9,10 +9,11 @@ use super::AppState;
 use crate::charts::probe as chart;
 use crate::charts::Theme;
 use crate::gpu::{self, Detection, Failure, Progress};
+use crate::model::format::size_text;
 use crate::model::permalink::Tab;
 use crate::model::probe::{
-    chart_description, plan, preview, size_text, AdapterInfo, Limits, Plan, ProbeError, ProbeField,
-    Report, RowText, MAX_N, MEASURED, SECTOR, WARMUPS, WARP,
+    chart_description, plan, preview, AdapterInfo, Limits, Plan, ProbeError, ProbeField, Report,
+    RowText, MAX_N, MEASURED, SECTOR, WARMUPS, WARP,
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -69,7 +70,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     adapter.set(Some((info, limits)));
                     phase.set(Phase::Ready);
                 }
-                Detection::Unavailable(why) => phase.set(Phase::Unavailable(why)),
+                Detection::Unavailable(why) => phase.set(Phase::Unavailable(why.to_string())),
             }
         });
         true
@@ -126,6 +127,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                 Err(Failure::Cancelled) => phase.set(Phase::Cancelled),
                 Err(Failure::Lost(why)) => phase.set(Phase::Lost(why)),
                 Err(Failure::Error(why)) => phase.set(Phase::Failed(why)),
+                Err(why @ Failure::Unavailable(_)) => phase.set(Phase::Failed(why.to_string())),
             }
         });
     };
