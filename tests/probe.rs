@@ -294,6 +294,9 @@ fn the_csv_export_holds_every_stride_and_lane() {
     assert_eq!(lane31_at_128[0], "128");
     assert_eq!(&lane31_at_128[columns - 3..], ["31", "3968", "124"]);
     assert!(csv.contains("# fallback adapter: true"));
+    // One dialect for every export: RFC 4180 line ends, comments included.
+    assert!(csv.ends_with("\r\n"));
+    assert_eq!(csv.matches('\n').count(), csv.matches("\r\n").count());
 }
 
 #[test]

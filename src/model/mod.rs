@@ -12,6 +12,7 @@
 pub mod arch;
 pub mod builders;
 pub mod compare;
+pub mod csv;
 pub mod derivation;
 pub mod exact;
 pub mod expr;

@@ -2,14 +2,16 @@
 //! JSON, both carrying the adapter, the timer, the raw timings and the model's figures.
 
 use super::{AdapterInfo, Limits, Report, Stats, Timer, FLOAT, SECTOR, WARP};
+use crate::model::csv::Csv;
 use crate::model::format::number;
 use serde::Serialize;
 
 impl Report {
-    /// The evidence as CSV: a header block of `#` comments (adapter, browser, timer, n), then
-    /// one row per stride and lane: the warp's address table beside the stride's figures.
+    /// The evidence as CSV (the one dialect of [`Csv`]: RFC 4180, CRLF): a header block of `#`
+    /// comments (adapter, browser, timer, n), then one row per stride and lane: the warp's
+    /// address table beside the stride's figures.
     pub fn csv(&self) -> String {
-        let mut out = String::new();
+        let mut csv = Csv::default();
         let a = &self.adapter;
         for (key, value) in [
             ("adapter", a.name()),
@@ -22,23 +24,40 @@ impl Report {
                 format!("{WARP} lanes per warp, {SECTOR} B sectors"),
             ),
         ] {
-            out.push_str(&format!("# {key}: {}\n", value.replace(['\n', '\r'], " ")));
+            csv.comment(key, &value);
         }
-        out.push_str("stride_bytes,requested_bytes_per_warp,predicted_sectors_per_warp,transferred_bytes_per_warp,useful_fraction,checksum_ok,median_ms,min_ms,max_ms,raw_ms,useful_gbps,implied_transferred_gbps,measured_slowdown,predicted_slowdown,lane,lane_address,lane_sector\n");
+        csv.row([
+            "stride_bytes",
+            "requested_bytes_per_warp",
+            "predicted_sectors_per_warp",
+            "transferred_bytes_per_warp",
+            "useful_fraction",
+            "checksum_ok",
+            "median_ms",
+            "min_ms",
+            "max_ms",
+            "raw_ms",
+            "useful_gbps",
+            "implied_transferred_gbps",
+            "measured_slowdown",
+            "predicted_slowdown",
+            "lane",
+            "lane_address",
+            "lane_sector",
+        ]);
         let opt = |v: Option<f64>| v.map(number).unwrap_or_default();
         for row in &self.rows {
             let p = &row.prediction;
             let m = &row.measurement;
             let raw: Vec<String> = m.samples_ms.iter().map(|s| number(*s)).collect();
             for (lane, address) in p.addresses.iter().enumerate() {
-                out.push_str(&format!(
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{lane},{address},{}\n",
-                    m.stride,
-                    p.useful_bytes,
-                    p.sectors,
-                    p.transferred_bytes,
+                csv.row([
+                    m.stride.to_string(),
+                    p.useful_bytes.to_string(),
+                    p.sectors.to_string(),
+                    p.transferred_bytes.to_string(),
                     number(p.fraction.value()),
-                    m.checksum_ok(),
+                    m.checksum_ok().to_string(),
                     opt(row.time.map(|t| t.median)),
                     opt(row.time.map(|t| t.min)),
                     opt(row.time.map(|t| t.max)),
@@ -47,11 +66,13 @@ impl Report {
                     opt(row.implied_gbps),
                     opt(row.measured_slowdown),
                     number(row.predicted_slowdown),
-                    address / SECTOR,
-                ));
+                    lane.to_string(),
+                    address.to_string(),
+                    (address / SECTOR).to_string(),
+                ]);
             }
         }
-        out
+        csv.finish()
     }
 
     /// The evidence as JSON: adapter, limits, browser, timer, and per stride the warp's
