@@ -79,7 +79,7 @@ proptest! {
         let config = Config { strides: strides.iter().map(|s| s * 4).collect(), n };
         match plan(&config, &limits) {
             Err(error) => {
-                prop_assert!(!error.message.is_empty());
+                prop_assert!(!error.message().is_empty());
                 prop_assert!(["n", "strides"].contains(&error.field.param()));
             }
             Ok(p) => {

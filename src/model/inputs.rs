@@ -6,6 +6,7 @@
 //! Lane-by-lane evaluation lives in `sectors`.
 
 use super::arch::Arch;
+use super::error::FieldName;
 use super::expr::Expr;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -22,6 +23,12 @@ pub enum Field {
     Addrs,
     Sector,
     Line,
+}
+
+impl FieldName for Field {
+    fn param(self) -> impl fmt::Display {
+        Field::param(self)
+    }
 }
 
 impl Field {
@@ -75,31 +82,8 @@ impl Field {
     }
 }
 
-/// A problem with one field, with a message that says what would be accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldError {
-    /// The field at fault.
-    pub field: Field,
-    /// Lower-case message without the field name, e.g. "must be 1, 2, 4, 8 or 16 bytes, found '3'".
-    pub message: String,
-}
-
-impl FieldError {
-    pub(crate) fn new(field: Field, message: impl Into<String>) -> FieldError {
-        FieldError {
-            field,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field.param(), self.message)
-    }
-}
-
-impl std::error::Error for FieldError {}
+/// A problem with one calculator field.
+pub type FieldError = super::error::FieldError<Field>;
 
 /// The calculator's inputs as text, exactly as typed or as found in the URL.
 ///

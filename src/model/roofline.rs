@@ -7,6 +7,7 @@
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
 
+use super::error::{FieldError, FieldName};
 use super::exact::{Exact, NumberError};
 use super::format::{number, percent_tenths};
 use super::readouts::Readout;
@@ -164,15 +165,11 @@ impl Knob {
 }
 
 /// A problem with one input of the lab.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KnobError {
-    pub knob: Knob,
-    pub message: String,
-}
+pub type KnobError = FieldError<Knob>;
 
-impl fmt::Display for KnobError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.knob.param(), self.message)
+impl FieldName for Knob {
+    fn param(self) -> impl fmt::Display {
+        Knob::param(self)
     }
 }
 
@@ -311,10 +308,7 @@ fn read_points(text: &str, knob: Knob) -> Trail {
 }
 
 fn read_entry(knob: Knob, i: usize, entry: &str) -> Result<Point, KnobError> {
-    let fail = |why: &str| KnobError {
-        knob,
-        message: format!("entry {} ('{entry}') {why}", i + 1),
-    };
+    let fail = |why: &str| KnobError::new(knob, format!("entry {} ('{entry}') {why}", i + 1));
     let mut parts = entry.split(':');
     let (Some(oi), Some(bw), prediction, None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -463,7 +457,7 @@ impl Lab {
     pub fn check(&self) -> Checked {
         let mut errors = Vec::new();
         let mut keep = |knob: Knob, r: Result<_, String>| {
-            r.map_err(|message| errors.push(KnobError { knob, message }))
+            r.map_err(|message| errors.push(KnobError::new(knob, message)))
                 .ok()
         };
         let oi = keep(Knob::Oi, parse_oi(&self.oi).map(Some));

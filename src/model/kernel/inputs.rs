@@ -5,6 +5,7 @@
 //! their limits and messages. The machine (warp, sector, line) is the calculator's and comes
 //! in as a [`Machine`]; this module never reads the calculator's fields itself.
 
+use super::super::error::{FieldError, FieldName};
 use super::super::exact::Exact;
 use super::super::expr::kernel::KernelExpr;
 use super::super::inputs::Scenario;
@@ -154,34 +155,13 @@ impl KernelField {
 }
 
 /// A problem with one kernel field, at validation or while running.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelError {
-    /// The field at fault.
-    pub field: KernelField,
-    message: String,
-}
+pub type KernelError = FieldError<KernelField>;
 
-impl KernelError {
-    pub(crate) fn new(field: KernelField, message: impl Into<String>) -> KernelError {
-        KernelError {
-            field,
-            message: message.into(),
-        }
-    }
-
-    /// The lower-case message without the parameter name.
-    pub fn message(&self) -> &str {
-        &self.message
+impl FieldName for KernelField {
+    fn param(self) -> impl fmt::Display {
+        KernelField::param(self)
     }
 }
-
-impl fmt::Display for KernelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field.param(), self.message)
-    }
-}
-
-impl std::error::Error for KernelError {}
 
 /// One statement's fields as typed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! and says what is accepted.
 
 use super::{DEFAULT_STRIDES, MAX_N, MAX_STRIDE, MAX_STRIDES, MIN_N};
-use std::fmt;
+use crate::model::error::{FieldError, FieldName};
 
 /// The probe's fields as typed, one string per URL parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,17 +39,15 @@ impl ProbeField {
     }
 }
 
-/// A problem with one field, worded to say what is accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProbeError {
-    pub field: ProbeField,
-    pub message: String,
-}
+/// A problem with one probe field; its messages are whole sentences.
+pub type ProbeError = FieldError<ProbeField>;
 
-impl fmt::Display for ProbeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field.param(), self.message)
+impl FieldName for ProbeField {
+    fn param(self) -> impl std::fmt::Display {
+        ProbeField::param(self)
     }
+
+    const SENTENCES: bool = true;
 }
 
 /// The probe's checked configuration: strides ascending without repeats, and `n` if given.
@@ -83,10 +81,7 @@ impl ProbeInputs {
 const STRIDE_RULE: &str = "each stride must be 4 to 4096, a multiple of 4";
 
 fn parse_strides(text: &str) -> Result<Vec<u32>, ProbeError> {
-    let error = |message: String| ProbeError {
-        field: ProbeField::Strides,
-        message,
-    };
+    let error = |message: String| ProbeError::new(ProbeField::Strides, message);
     let mut strides = Vec::new();
     for item in text.split(',').map(str::trim) {
         if item.is_empty() {
@@ -99,16 +94,16 @@ fn parse_strides(text: &str) -> Result<Vec<u32>, ProbeError> {
             .filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))
         else {
             return Err(error(format!(
-                "'{}' is not a whole number of bytes; {STRIDE_RULE}.",
+                "'{}' is not a whole number of bytes; {STRIDE_RULE}",
                 shorten(item)
             )));
         };
         if !(4..=MAX_STRIDE).contains(&stride) {
-            return Err(error(format!("{stride} is out of range; {STRIDE_RULE}.")));
+            return Err(error(format!("{stride} is out of range; {STRIDE_RULE}")));
         }
         if stride % 4 != 0 {
             return Err(error(format!(
-                "{stride} is not a multiple of 4 bytes; {STRIDE_RULE}."
+                "{stride} is not a multiple of 4 bytes; {STRIDE_RULE}"
             )));
         }
         strides.push(stride);
@@ -117,12 +112,12 @@ fn parse_strides(text: &str) -> Result<Vec<u32>, ProbeError> {
     strides.dedup();
     if strides.is_empty() {
         return Err(error(format!(
-            "give at least one stride, e.g. {DEFAULT_STRIDES}; {STRIDE_RULE}."
+            "give at least one stride, e.g. {DEFAULT_STRIDES}; {STRIDE_RULE}"
         )));
     }
     if strides.len() > MAX_STRIDES {
         return Err(error(format!(
-            "{} strides is too many; give at most {MAX_STRIDES}.",
+            "{} strides is too many; give at most {MAX_STRIDES}",
             strides.len()
         )));
     }
@@ -138,13 +133,10 @@ fn parse_n(text: &str) -> Result<Option<u32>, ProbeError> {
         Ok(n) if (MIN_N..=MAX_N).contains(&n) && text.bytes().all(|b| b.is_ascii_digit()) => {
             Ok(Some(n))
         }
-        _ => Err(ProbeError {
-            field: ProbeField::N,
-            message: format!(
-                "'{}' is not a whole number from {MIN_N} to {MAX_N} (2^20); leave it empty for as many as the device allows.",
+        _ => Err(ProbeError::new(ProbeField::N, format!(
+                "'{}' is not a whole number from {MIN_N} to {MAX_N} (2^20); leave it empty for as many as the device allows",
                 shorten(text)
-            ),
-        }),
+            ))),
     }
 }
 

@@ -78,15 +78,15 @@ pub fn plan(config: &Config, limits: &Limits) -> Result<Plan, ProbeError> {
         Some(n) if fits(n) => (n, false),
         Some(n) => {
             let most = largest.saturating_sub(bytes_needed(0, widest)) / u64::from(widest);
-            return Err(ProbeError {
-                field: ProbeField::N,
-                message: format!(
-                    "{n} floats at the {widest}-byte stride need a {} buffer, more than this device's largest ({}); use n ≤ {} or smaller strides.",
+            return Err(ProbeError::new(
+                ProbeField::N,
+                format!(
+                    "{n} floats at the {widest}-byte stride need a {} buffer, more than this device's largest ({}); use n ≤ {} or smaller strides",
                     size_text(bytes_needed(n, widest)),
                     size_text(largest),
                     most.min(u64::from(MAX_N)),
                 ),
-            });
+            ));
         }
         None => {
             let mut n = MAX_N;
@@ -94,26 +94,23 @@ pub fn plan(config: &Config, limits: &Limits) -> Result<Plan, ProbeError> {
                 n /= 2;
             }
             if !fits(n) {
-                return Err(ProbeError {
-                    field: ProbeField::Strides,
-                    message: format!(
-                        "a {widest}-byte stride needs more than this device's largest buffer ({}) even for {MIN_N} floats.",
+                return Err(ProbeError::new(ProbeField::Strides, format!(
+                        "a {widest}-byte stride needs more than this device's largest buffer ({}) even for {MIN_N} floats",
                         size_text(largest)
-                    ),
-                });
+                    )));
             }
             (n, true)
         }
     };
     let workgroups = n.div_ceil(WORKGROUP);
     if workgroups > limits.max_compute_workgroups_per_dimension {
-        return Err(ProbeError {
-            field: ProbeField::N,
-            message: format!(
-                "{n} floats need {workgroups} workgroups, more than this device dispatches ({}).",
+        return Err(ProbeError::new(
+            ProbeField::N,
+            format!(
+                "{n} floats need {workgroups} workgroups, more than this device dispatches ({})",
                 limits.max_compute_workgroups_per_dimension
             ),
-        });
+        ));
     }
     // Room for BASE_SLOTS disjoint contiguous windows, so the contiguous case does not read
     // one cache-resident window over and over; at least what the widest stride needs.
