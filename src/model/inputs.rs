@@ -76,6 +76,35 @@ impl Field {
         }
     }
 
+    /// The hint under the field in the form, from the same limits the checks use.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::Field;
+    /// assert_eq!(Field::Warp.hint(), "1 to 64 (NVIDIA: 32, AMD wave64: 64)");
+    /// assert_eq!(Field::Sector.hint(), "the serviced unit: a power of two from 8 to 1024");
+    /// assert_eq!(Field::Arch.hint(), "");
+    /// ```
+    pub fn hint(self) -> String {
+        match self {
+            Field::Arch => String::new(),
+            Field::Warp => format!("1 to {MAX_WARP} (NVIDIA: 32, AMD wave64: 64)"),
+            Field::Elem => format!(
+                "{} (float: 4, double: 8, float4: 16)",
+                elem_sizes_text()
+            ),
+            Field::Base => "byte address of element 0, decimal or 0x hex".into(),
+            Field::Idx => "C expression in lane id t, e.g. 2*t, 31-t, t<16 ? t : 64*t".into(),
+            Field::Active => "C expression, non-zero = active; empty = every lane".into(),
+            Field::Addrs => "optional: one byte address per lane, comma separated, - for inactive; replaces base and idx".into(),
+            Field::Sector => format!(
+                "the serviced unit: a power of two from {MIN_SECTOR_BYTES} to {MAX_SECTOR_BYTES}"
+            ),
+            Field::Line => {
+                format!("a power-of-two multiple of the sector, up to {MAX_LINE_BYTES}")
+            }
+        }
+    }
+
     /// The field whose URL parameter is `param`, if any.
     pub fn from_param(param: &str) -> Option<Field> {
         Field::ALL.into_iter().find(|f| f.param() == param)
@@ -160,6 +189,21 @@ pub struct Scenario {
 pub const ELEM_SIZES: [u64; 5] = [1, 2, 4, 8, 16];
 /// Largest warp: AMD's wave64.
 pub const MAX_WARP: u32 = 64;
+/// Smallest sector in bytes.
+pub const MIN_SECTOR_BYTES: u64 = 8;
+/// Largest sector in bytes.
+pub const MAX_SECTOR_BYTES: u64 = 1024;
+/// Largest cache line in bytes.
+pub const MAX_LINE_BYTES: u64 = 4096;
+
+/// The element sizes as a sentence says them: "1, 2, 4, 8 or 16".
+fn elem_sizes_text() -> String {
+    let sizes: Vec<String> = ELEM_SIZES.iter().map(u64::to_string).collect();
+    match sizes.split_last() {
+        Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
+        _ => sizes.join(""),
+    }
+}
 
 impl Inputs {
     /// The raw text of `field`.
@@ -402,19 +446,23 @@ fn parse_elem(text: &str) -> Result<u64, FieldError> {
         .ok_or_else(|| {
             FieldError::new(
                 Field::Elem,
-                format!("must be 1, 2, 4, 8 or 16 bytes, found '{}'", text.trim()),
+                format!(
+                    "must be {} bytes, found '{}'",
+                    elem_sizes_text(),
+                    text.trim()
+                ),
             )
         })
 }
 
 fn parse_sector(text: &str) -> Result<u64, FieldError> {
     parse_small(text)
-        .filter(|v| v.is_power_of_two() && (8..=1024).contains(v))
+        .filter(|v| v.is_power_of_two() && (MIN_SECTOR_BYTES..=MAX_SECTOR_BYTES).contains(v))
         .ok_or_else(|| {
             FieldError::new(
                 Field::Sector,
                 format!(
-                    "must be a power of two from 8 to 1024 bytes, found '{}'",
+                    "must be a power of two from {MIN_SECTOR_BYTES} to {MAX_SECTOR_BYTES} bytes, found '{}'",
                     text.trim()
                 ),
             )
@@ -422,9 +470,9 @@ fn parse_sector(text: &str) -> Result<u64, FieldError> {
 }
 
 fn parse_line(text: &str, sector: Option<u64>) -> Result<u64, FieldError> {
-    let smallest = sector.unwrap_or(8);
+    let smallest = sector.unwrap_or(MIN_SECTOR_BYTES);
     parse_small(text)
-        .filter(|v| v.is_power_of_two() && *v >= smallest && *v <= 4096)
+        .filter(|v| v.is_power_of_two() && *v >= smallest && *v <= MAX_LINE_BYTES)
         .ok_or_else(|| {
             let rule = match sector {
                 Some(s) => format!("a power-of-two multiple of the sector ({s} bytes)"),
@@ -432,7 +480,10 @@ fn parse_line(text: &str, sector: Option<u64>) -> Result<u64, FieldError> {
             };
             FieldError::new(
                 Field::Line,
-                format!("must be {rule} up to 4096 bytes, found '{}'", text.trim()),
+                format!(
+                    "must be {rule} up to {MAX_LINE_BYTES} bytes, found '{}'",
+                    text.trim()
+                ),
             )
         })
 }

@@ -12,8 +12,9 @@ use crate::gpu::{self, Detection, Failure, Progress};
 use crate::model::format::size_text;
 use crate::model::permalink::Tab;
 use crate::model::probe::{
-    chart_description, plan, preview, AdapterInfo, Limits, Plan, ProbeError, ProbeField, Report,
-    RowText, MAX_N, MEASURED, SECTOR, WARMUPS, WARP,
+    chart_description, pass_floor_ms, plan, preview, AdapterInfo, Limits, Plan, ProbeError,
+    ProbeField, Report, RowText, DEFAULT_STRIDES, MAX_N, MAX_STRIDE, MEASURED, SECTOR,
+    TARGET_PASS_MS, WARMUPS, WARP,
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -204,7 +205,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         param="strides"
                         label="Lane strides"
                         tag="(bytes, comma-separated)"
-                        hint="4 to 4096, multiples of 4; 4 is contiguous. Default 4,32,64,128."
+                        hint=format!("4 to {MAX_STRIDE}, multiples of 4; 4 is contiguous. Default {DEFAULT_STRIDES}.")
                         value=Signal::derive(move || inputs.with(|i| i.strides.clone()))
                         on_input=Callback::new(move |text| inputs.update(|i| i.strides = text))
                         error=field_error(ProbeField::Strides)
@@ -214,7 +215,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         param="n"
                         label="Useful floats per dispatch"
                         tag="(n)"
-                        hint="Empty: as many as the device's buffer limits allow, up to 1048576 (2^20)."
+                        hint=format!("Empty: as many as the device's buffer limits allow, up to {MAX_N} (2^20).")
                         placeholder="auto"
                         inputmode="numeric"
                         value=Signal::derive(move || inputs.with(|i| i.n.clone()))
@@ -267,7 +268,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     </p>
                     <p class="hint">
                         {format!(
-                            "Per stride: two checked passes (the sums of the values read must match), {WARMUPS} warm-up passes, then {MEASURED} timed passes of about 12 ms each, every repetition reading memory the previous ones did not. Times are per dispatch of n loads. Default n is up to {MAX_N}."
+                            "Per stride: two checked passes (the sums of the values read must match), {WARMUPS} warm-up passes, then {MEASURED} timed passes of about {TARGET_PASS_MS} ms each, every repetition reading memory the previous ones did not. Times are per dispatch of n loads. Default n is up to {MAX_N}."
                         )}
                     </p>
                 </form>
@@ -320,7 +321,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                 "Why a measurement differs from the model: caches may keep lines between passes or serve less than a whole sector; "
                 "the GPU's real warp or subgroup width may not be 32 (the browser does not say how invocations map to hardware lanes); "
                 "more requests in flight can hide the extra sectors; and the browser rounds timestamps to about 0.1 ms, "
-                "so each timed pass repeats the kernel for at least 10 ms. Treat the ratio, not the GB/s, as the finding."
+                {format!("so each timed pass repeats the kernel for at least {} ms. Treat the ratio, not the GB/s, as the finding.", pass_floor_ms())}
             </p>
         </section>
     }

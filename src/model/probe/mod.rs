@@ -32,7 +32,7 @@ pub use kernel::{
 };
 pub use plan::{plan, Limits, Plan};
 pub use report::{chart_points, AdapterInfo, Measurement, Points, Report, Row, Timer};
-pub use wording::{chart_description, preview, RowText};
+pub use wording::{chart_description, pass_floor_ms, preview, RowText};
 
 /// Lanes per warp the prediction assumes.
 pub const WARP: u32 = 32;

@@ -1,7 +1,7 @@
 //! The probe's words: the reading of a result, the results table's text (before and after a
 //! run) and the chart's text alternative.
 
-use super::{chart_points, predict, Report, Row};
+use super::{chart_points, predict, Report, Row, TARGET_PASS_MS};
 use crate::model::format::{number, percent, round_sig, round_to};
 
 impl Report {
@@ -174,4 +174,17 @@ pub fn chart_description(report: &Report) -> String {
         report.reference(),
         pairs.join("; ")
     )
+}
+
+/// The pass length the page promises as a floor, in ms: [`TARGET_PASS_MS`] rounded down to
+/// whole tens, because a pass sized from a noisy earlier estimate can fall a little short of
+/// the target.
+///
+/// ```
+/// use coalescing_lab::model::probe::{pass_floor_ms, TARGET_PASS_MS};
+/// assert_eq!(pass_floor_ms(), 10.0);
+/// assert!(pass_floor_ms() <= TARGET_PASS_MS);
+/// ```
+pub fn pass_floor_ms() -> f64 {
+    (TARGET_PASS_MS / 10.0).floor() * 10.0
 }

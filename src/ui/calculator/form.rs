@@ -14,7 +14,6 @@ use leptos::prelude::*;
 pub(super) struct FieldSpec {
     field: Field,
     label: &'static str,
-    hint: &'static str,
     placeholder: &'static str,
     numeric: bool,
 }
@@ -23,56 +22,48 @@ pub(super) const FIELDS: [FieldSpec; 8] = [
     FieldSpec {
         field: Field::Warp,
         label: "Lanes in the warp",
-        hint: "1 to 64 (NVIDIA: 32, AMD wave64: 64)",
         placeholder: "32",
         numeric: true,
     },
     FieldSpec {
         field: Field::Elem,
         label: "Bytes per lane (elem)",
-        hint: "1, 2, 4, 8 or 16 (float: 4, double: 8, float4: 16)",
         placeholder: "4",
         numeric: true,
     },
     FieldSpec {
         field: Field::Base,
         label: "Base address",
-        hint: "byte address of element 0, decimal or 0x hex",
         placeholder: "0",
         numeric: false,
     },
     FieldSpec {
         field: Field::Idx,
         label: "Element index idx(t)",
-        hint: "C expression in lane id t, e.g. 2*t, 31-t, t<16 ? t : 64*t",
         placeholder: "t",
         numeric: false,
     },
     FieldSpec {
         field: Field::Active,
         label: "Active lanes",
-        hint: "C expression, non-zero = active; empty = every lane",
         placeholder: "every lane, e.g. t % 2 == 0",
         numeric: false,
     },
     FieldSpec {
         field: Field::Addrs,
         label: "Explicit addresses",
-        hint: "optional: one byte address per lane, comma separated, - for inactive; replaces base and idx",
         placeholder: "e.g. 0, 4, -, 12",
         numeric: false,
     },
     FieldSpec {
         field: Field::Sector,
         label: "Sector bytes",
-        hint: "the serviced unit: a power of two from 8 to 1024",
         placeholder: "32",
         numeric: true,
     },
     FieldSpec {
         field: Field::Line,
         label: "Cache line bytes",
-        hint: "a power-of-two multiple of the sector, up to 4096",
         placeholder: "128",
         numeric: true,
     },
@@ -172,7 +163,7 @@ pub(super) fn CalcField(
             param=param
             label=spec.label
             tag=param
-            hint=spec.hint
+            hint=field.hint()
             placeholder=spec.placeholder
             inputmode=if spec.numeric { "numeric" } else { "text" }
             value=Signal::derive(move || inputs.with(|i| i.get(field).to_string()))
