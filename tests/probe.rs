@@ -85,9 +85,9 @@ proptest! {
             Ok(p) => {
                 prop_assert!(p.buffer_bytes <= limits.max_buffer_size);
                 prop_assert!(p.buffer_bytes <= limits.max_storage_buffer_binding_size);
-                prop_assert!(p.buffer_bytes <= BUFFER_CAP);
+                prop_assert!(p.buffer_bytes <= BUFFER_CAP_BYTES);
                 prop_assert!(p.workgroups <= limits.max_compute_workgroups_per_dimension);
-                prop_assert!(u64::from(p.workgroups) * u64::from(WORKGROUP) >= u64::from(p.n));
+                prop_assert!(u64::from(p.workgroups) * u64::from(WORKGROUP_INVOCATIONS) >= u64::from(p.n));
                 if let Some(n) = n {
                     prop_assert_eq!(p.n, n);
                 } else {
@@ -102,7 +102,7 @@ proptest! {
                     let distinct: BTreeSet<_> = bases.iter().collect();
                     prop_assert_eq!(distinct.len(), bases.len(), "bases repeat for stride {}", stride);
                     for base in bases {
-                        prop_assert_eq!(base % SECTOR, 0);
+                        prop_assert_eq!(base % SECTOR_BYTES, 0);
                         let last_byte = base + u64::from(p.n - 1) * u64::from(stride) + 4;
                         prop_assert!(last_byte <= p.buffer_bytes);
                         // Word indices fit the kernel's u32 arithmetic.
@@ -167,7 +167,7 @@ fn the_default_plan_uses_the_largest_power_of_two_that_fits() {
     };
     let p = plan(&config, &roomy).unwrap();
     assert_eq!((p.n, p.n_from_limits), (MAX_N, true));
-    assert_eq!(p.workgroups, MAX_N / WORKGROUP);
+    assert_eq!(p.workgroups, MAX_N / WORKGROUP_INVOCATIONS);
     // 16 disjoint 4 MiB contiguous windows would be 64 MiB; the 128 B stride needs 128 MiB.
     assert_eq!(p.buffer_bytes, (128 << 20) + 3840);
     let small = plan(&config, &Limits::DEFAULT).unwrap();
@@ -355,9 +355,9 @@ fn each_uniform_slot_holds_its_base_stride_and_n() {
     .unwrap();
     for stride in [4, 128] {
         let bytes = p.uniforms(stride);
-        assert_eq!(bytes.len() as u64, u64::from(BASE_SLOTS) * ALIGN);
+        assert_eq!(bytes.len() as u64, u64::from(BASE_SLOTS) * ALIGN_BYTES);
         for (slot, base) in p.bases(stride).iter().enumerate() {
-            let at = slot * ALIGN as usize;
+            let at = slot * ALIGN_BYTES as usize;
             let word = |k: usize| {
                 u32::from_le_bytes(bytes[at + 4 * k..at + 4 * k + 4].try_into().unwrap())
             };
@@ -365,7 +365,7 @@ fn each_uniform_slot_holds_its_base_stride_and_n() {
                 [word(0), word(1), word(2), word(3)],
                 [(base / 4) as u32, stride / 4, 1024, 0]
             );
-            assert!(bytes[at + PARAMS_BYTES as usize..at + ALIGN as usize]
+            assert!(bytes[at + PARAMS_BYTES as usize..at + ALIGN_BYTES as usize]
                 .iter()
                 .all(|&b| b == 0));
         }
@@ -383,8 +383,8 @@ fn the_shader_uses_the_models_constants() {
             rest[..rest.find(')').unwrap()].parse().unwrap()
         })
         .collect();
-    assert_eq!(sizes, [WORKGROUP; 3]);
-    assert!(WGSL.contains(&format!("let step = groups.x * {WORKGROUP}u;")));
+    assert_eq!(sizes, [WORKGROUP_INVOCATIONS; 3]);
+    assert!(WGSL.contains(&format!("let step = groups.x * {WORKGROUP_INVOCATIONS}u;")));
     let params = &WGSL[WGSL.find("struct Params {").unwrap()..];
     let params = &params[..params.find('}').unwrap()];
     assert_eq!(params.matches(": u32").count() as u64 * 4, PARAMS_BYTES);

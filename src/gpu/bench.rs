@@ -3,7 +3,7 @@
 
 use super::{error, Failure};
 use crate::model::format::size_text;
-use crate::model::probe::{AdapterInfo, Plan, Timer, ALIGN, BASE_SLOTS, PARAMS_BYTES};
+use crate::model::probe::{AdapterInfo, Plan, Timer, ALIGN_BYTES, BASE_SLOTS, PARAMS_BYTES};
 use js_sys::Reflect;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -255,7 +255,12 @@ pub(super) async fn setup(
         "sink",
     )?;
     let slots = u64::from(BASE_SLOTS);
-    let params = buffer(d, slots * ALIGN, usage::UNIFORM | usage::COPY_DST, "params")?;
+    let params = buffer(
+        d,
+        slots * ALIGN_BYTES,
+        usage::UNIFORM | usage::COPY_DST,
+        "params",
+    )?;
     let readback = buffer(d, 16, usage::MAP_READ | usage::COPY_DST, "readback")?;
     let timestamps = if info.timestamps {
         let set = d
@@ -268,7 +273,7 @@ pub(super) async fn setup(
     };
     let entries = |slot: u64| {
         let window = GpuBufferBinding::new(&params);
-        window.set_offset_f64((slot * ALIGN) as f64);
+        window.set_offset_f64((slot * ALIGN_BYTES) as f64);
         window.set_size(PARAMS_BYTES as u32);
         [
             GpuBindGroupEntry::new_with_gpu_buffer(0, &data),

@@ -13,8 +13,8 @@ use crate::model::format::size_text;
 use crate::model::permalink::Tab;
 use crate::model::probe::{
     chart_description, pass_floor_ms, plan, preview, AdapterInfo, Limits, Plan, ProbeError,
-    ProbeField, Report, RowText, DEFAULT_STRIDES, MAX_N, MAX_STRIDE, MEASURED, SECTOR,
-    TARGET_PASS_MS, WARMUPS, WARP,
+    ProbeField, Report, RowText, DEFAULT_STRIDES, MAX_N, MAX_STRIDE, MEASURED, SECTOR_BYTES,
+    TARGET_PASS_MS, WARMUPS, WARP_LANES,
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -386,12 +386,12 @@ fn ResultsTable(rows: Memo<Vec<RowText>>, report: RwSignal<Option<Report>>) -> i
     let caption = move || {
         report.with(|r| match r {
             Some(r) => format!(
-                "Results: n = {} useful floats per dispatch; times per dispatch, by {}. Predictions assume {WARP} lanes per warp and {SECTOR} B sectors.",
+                "Results: n = {} useful floats per dispatch; times per dispatch, by {}. Predictions assume {WARP_LANES} lanes per warp and {SECTOR_BYTES} B sectors.",
                 r.plan.n,
                 r.timer.text()
             ),
             None => format!(
-                "The model's prediction per stride, before any run: {WARP} lanes per warp, {SECTOR} B sectors. Run fills in the measurements."
+                "The model's prediction per stride, before any run: {WARP_LANES} lanes per warp, {SECTOR_BYTES} B sectors. Run fills in the measurements."
             ),
         })
     };
@@ -499,7 +499,7 @@ fn WarpAddresses(planned: Memo<Result<Plan, Vec<ProbeError>>>) -> impl IntoView 
                     <tbody>
                         {move || {
                             let predictions = table.get();
-                            (0..WARP as usize)
+                            (0..WARP_LANES as usize)
                                 .map(|lane| {
                                     view! {
                                         <tr>
@@ -508,7 +508,7 @@ fn WarpAddresses(planned: Memo<Result<Plan, Vec<ProbeError>>>) -> impl IntoView 
                                                 .iter()
                                                 .map(|p| {
                                                     let address = p.addresses.get(lane).copied().unwrap_or_default();
-                                                    view! { <td class="mono">{format!("{address} (s{})", address / SECTOR)}</td> }
+                                                    view! { <td class="mono">{format!("{address} (s{})", address / SECTOR_BYTES)}</td> }
                                                 })
                                                 .collect_view()}
                                         </tr>

@@ -1,7 +1,7 @@
 //! The evidence exports: CSV (a `#` comment block, then one row per stride and lane) and
 //! JSON, both carrying the adapter, the timer, the raw timings and the model's figures.
 
-use super::{AdapterInfo, Limits, Report, Stats, Timer, FLOAT, SECTOR, WARP};
+use super::{AdapterInfo, Limits, Report, Stats, Timer, FLOAT_BYTES, SECTOR_BYTES, WARP_LANES};
 use crate::model::csv::Csv;
 use crate::model::format::number;
 use serde::Serialize;
@@ -21,7 +21,7 @@ impl Report {
             ("useful floats per dispatch (n)", self.plan.n.to_string()),
             (
                 "model",
-                format!("{WARP} lanes per warp, {SECTOR} B sectors"),
+                format!("{WARP_LANES} lanes per warp, {SECTOR_BYTES} B sectors"),
             ),
         ] {
             csv.comment(key, &value);
@@ -68,7 +68,7 @@ impl Report {
                     number(row.predicted_slowdown),
                     lane.to_string(),
                     address.to_string(),
-                    (address / SECTOR).to_string(),
+                    (address / SECTOR_BYTES).to_string(),
                 ]);
             }
         }
@@ -81,9 +81,9 @@ impl Report {
         let evidence = Evidence {
             tool: "Coalescing Lab strided-load probe",
             model: ModelNote {
-                lanes_per_warp: WARP,
-                sector_bytes: SECTOR,
-                value_bytes: FLOAT,
+                lanes_per_warp: WARP_LANES,
+                sector_bytes: SECTOR_BYTES,
+                value_bytes: FLOAT_BYTES,
             },
             adapter: &self.adapter,
             software_adapter: self.adapter.is_software(),
@@ -106,7 +106,7 @@ impl Report {
                         .map(|(lane, &address)| LaneEvidence {
                             lane: lane as u32,
                             address,
-                            sector: address / SECTOR,
+                            sector: address / SECTOR_BYTES,
                         })
                         .collect(),
                     requested_bytes_per_warp: r.prediction.useful_bytes,

@@ -1,7 +1,7 @@
 //! The kernel's arithmetic: the value at each word, the checksum a pass must reproduce, the
 //! sector model's prediction for a stride, and the statistics of the timings.
 
-use super::{FLOAT, MAX_REPS, MAX_STRIDE, TARGET_PASS_MS, TIMER_RESOLUTION_MS};
+use super::{FLOAT_BYTES, MAX_REPS, MAX_STRIDE, TARGET_PASS_MS, TIMER_RESOLUTION_MS};
 use crate::model::inputs::Inputs;
 use crate::model::sectors::{analyze, Ratio};
 use serde::Serialize;
@@ -27,14 +27,14 @@ pub fn value_at(word: u32) -> u32 {
 /// The sum the checked kernel must write for a dispatch starting at `base` bytes: the values at
 /// `base + i × stride` for `i < n`, wrapped to 32 bits as the GPU's atomics wrap.
 pub fn expected_checksum(base: u64, stride: u32, n: u32) -> u32 {
-    let first = (base / FLOAT) as u32;
-    let step = stride / FLOAT as u32;
+    let first = (base / FLOAT_BYTES) as u32;
+    let step = stride / FLOAT_BYTES as u32;
     (0..n).fold(0u32, |sum, i| {
         sum.wrapping_add(value_at(first.wrapping_add(i.wrapping_mul(step))))
     })
 }
 
-/// The sector model's view of one stride, per warp of [`WARP`] lanes.
+/// The sector model's view of one stride, per warp of [`WARP_LANES`] lanes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prediction {
     pub stride: u32,
@@ -54,7 +54,7 @@ pub struct Prediction {
 /// `t × stride` bytes.
 pub fn warp_inputs(stride: u32) -> Inputs {
     Inputs {
-        idx: format!("{}*t", stride / FLOAT as u32),
+        idx: format!("{}*t", stride / FLOAT_BYTES as u32),
         ..Inputs::default()
     }
 }

@@ -35,11 +35,11 @@ pub use report::{chart_points, AdapterInfo, Measurement, Points, Report, Row, Ti
 pub use wording::{chart_description, pass_floor_ms, preview, RowText};
 
 /// Lanes per warp the prediction assumes.
-pub const WARP: u32 = 32;
+pub const WARP_LANES: u32 = 32;
 /// Sector size in bytes the prediction assumes.
-pub const SECTOR: u64 = 32;
+pub const SECTOR_BYTES: u64 = 32;
 /// Bytes of one useful value (an f32).
-pub const FLOAT: u64 = 4;
+pub const FLOAT_BYTES: u64 = 4;
 /// The strides the probe runs unless told otherwise: contiguous, then the course's three.
 pub const DEFAULT_STRIDES: &str = "4,32,64,128";
 /// Useful floats per dispatch at most (2^20).
@@ -51,16 +51,16 @@ pub const MAX_STRIDE: u32 = 4096;
 /// How many strides one run may hold.
 pub const MAX_STRIDES: usize = 12;
 /// Invocations per workgroup; the WGSL says the same.
-pub const WORKGROUP: u32 = 64;
+pub const WORKGROUP_INVOCATIONS: u32 = 64;
 /// Distinct base offsets a timed pass cycles through, one per uniform slot.
 pub const BASE_SLOTS: u32 = 16;
 /// Alignment of base offsets and uniform slots in bytes (WebGPU's default
 /// `minUniformBufferOffsetAlignment`).
-pub const ALIGN: u64 = 256;
+pub const ALIGN_BYTES: u64 = 256;
 /// Bytes of the WGSL's `Params` uniform: four `u32` words (base, stride, n, padding).
 pub const PARAMS_BYTES: u64 = 16;
 /// The data buffer never exceeds this, whatever the device allows: 1 GiB.
-pub const BUFFER_CAP: u64 = 1 << 30;
+pub const BUFFER_CAP_BYTES: u64 = 1 << 30;
 /// Warm-up runs per stride, not reported.
 pub const WARMUPS: usize = 2;
 /// Measured runs per stride.

@@ -3,7 +3,8 @@
 
 use super::Config;
 use super::{
-    ProbeError, ProbeField, ALIGN, BASE_SLOTS, BUFFER_CAP, FLOAT, MAX_N, MIN_N, SECTOR, WORKGROUP,
+    ProbeError, ProbeField, ALIGN_BYTES, BASE_SLOTS, BUFFER_CAP_BYTES, FLOAT_BYTES, MAX_N, MIN_N,
+    SECTOR_BYTES, WORKGROUP_INVOCATIONS,
 };
 use crate::model::format::size_text;
 use serde::Serialize;
@@ -28,20 +29,20 @@ impl Limits {
     };
 
     /// The largest data buffer the probe will make: within both buffer limits and
-    /// [`BUFFER_CAP`], rounded down to [`ALIGN`].
+    /// [`BUFFER_CAP_BYTES`], rounded down to [`ALIGN_BYTES`].
     pub fn largest_buffer(&self) -> u64 {
         let cap = self
             .max_buffer_size
             .min(self.max_storage_buffer_binding_size)
-            .min(BUFFER_CAP);
-        cap / ALIGN * ALIGN
+            .min(BUFFER_CAP_BYTES);
+        cap / ALIGN_BYTES * ALIGN_BYTES
     }
 }
 
 /// Bytes the data buffer needs for `n` floats at `stride`, with room for every base slot to
 /// start at a different aligned offset.
 fn bytes_needed(n: u32, stride: u32) -> u64 {
-    u64::from(n) * u64::from(stride) + u64::from(BASE_SLOTS - 1) * ALIGN
+    u64::from(n) * u64::from(stride) + u64::from(BASE_SLOTS - 1) * ALIGN_BYTES
 }
 
 /// What one run allocates and dispatches, decided before anything is allocated.
@@ -102,7 +103,7 @@ pub fn plan(config: &Config, limits: &Limits) -> Result<Plan, ProbeError> {
             (n, true)
         }
     };
-    let workgroups = n.div_ceil(WORKGROUP);
+    let workgroups = n.div_ceil(WORKGROUP_INVOCATIONS);
     if workgroups > limits.max_compute_workgroups_per_dimension {
         return Err(ProbeError::new(
             ProbeField::N,
@@ -114,8 +115,11 @@ pub fn plan(config: &Config, limits: &Limits) -> Result<Plan, ProbeError> {
     }
     // Room for BASE_SLOTS disjoint contiguous windows, so the contiguous case does not read
     // one cache-resident window over and over; at least what the widest stride needs.
-    let wanted = bytes_needed(n, widest).max(u64::from(BASE_SLOTS) * u64::from(n) * FLOAT);
-    let buffer_bytes = wanted.div_ceil(ALIGN).saturating_mul(ALIGN).min(largest);
+    let wanted = bytes_needed(n, widest).max(u64::from(BASE_SLOTS) * u64::from(n) * FLOAT_BYTES);
+    let buffer_bytes = wanted
+        .div_ceil(ALIGN_BYTES)
+        .saturating_mul(ALIGN_BYTES)
+        .min(largest);
     Ok(Plan {
         strides: config.strides.clone(),
         n,
@@ -148,34 +152,39 @@ impl Plan {
     pub fn bases(&self, stride: u32) -> Vec<u64> {
         let span = u64::from(self.n) * u64::from(stride);
         // Windows start on sector boundaries.
-        let window = span.div_ceil(SECTOR).max(1) * SECTOR;
+        let window = span.div_ceil(SECTOR_BYTES).max(1) * SECTOR_BYTES;
         let slots = u64::from(BASE_SLOTS);
         // The last slot's sector shift, 15 × 32 B, must fit after the last window.
-        let shift_room = (slots - 1) * SECTOR;
+        let shift_room = (slots - 1) * SECTOR_BYTES;
         let windows = (self.buffer_bytes.saturating_sub(span + shift_room) / window + 1).min(slots);
         (0..slots)
-            .map(|k| (k % windows) * window + (k / windows) * SECTOR)
+            .map(|k| (k % windows) * window + (k / windows) * SECTOR_BYTES)
             .collect()
     }
 
-    /// The uniform buffer for `stride`: [`BASE_SLOTS`] slots, [`ALIGN`] bytes apart, each
+    /// The uniform buffer for `stride`: [`BASE_SLOTS`] slots, [`ALIGN_BYTES`] bytes apart, each
     /// starting with the WGSL's `Params` as little-endian `u32` words: the first f32 word read
     /// (the slot's base ÷ 4), the stride in f32 words, `n`, and padding. The rest of each slot is
     /// zero.
     ///
     /// ```
-    /// use coalescing_lab::model::probe::{plan, Config, Limits, ALIGN, BASE_SLOTS};
+    /// use coalescing_lab::model::probe::{plan, Config, Limits, ALIGN_BYTES, BASE_SLOTS};
     /// let p = plan(&Config { strides: vec![4, 128], n: Some(1024) }, &Limits::DEFAULT).unwrap();
     /// let bytes = p.uniforms(128);
-    /// assert_eq!(bytes.len() as u64, u64::from(BASE_SLOTS) * ALIGN);
+    /// assert_eq!(bytes.len() as u64, u64::from(BASE_SLOTS) * ALIGN_BYTES);
     /// // Slot 1 starts a sector (32 B, 8 words) after slot 0: base 8, stride 32 words, n 1024.
     /// assert_eq!(bytes[256..272], [8, 0, 0, 0, 32, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0]);
     /// ```
     pub fn uniforms(&self, stride: u32) -> Vec<u8> {
-        let slot_bytes = ALIGN as usize;
+        let slot_bytes = ALIGN_BYTES as usize;
         let mut bytes = vec![0u8; BASE_SLOTS as usize * slot_bytes];
         for (slot, base) in self.bases(stride).iter().enumerate() {
-            let words = [(base / FLOAT) as u32, stride / FLOAT as u32, self.n, 0];
+            let words = [
+                (base / FLOAT_BYTES) as u32,
+                stride / FLOAT_BYTES as u32,
+                self.n,
+                0,
+            ];
             for (k, word) in words.iter().enumerate() {
                 let at = slot * slot_bytes + k * 4;
                 if let Some(out) = bytes.get_mut(at..at + 4) {
@@ -188,6 +197,6 @@ impl Plan {
 
     /// Useful bytes one dispatch reads.
     pub fn useful_bytes(&self) -> u64 {
-        u64::from(self.n) * FLOAT
+        u64::from(self.n) * FLOAT_BYTES
     }
 }
