@@ -76,6 +76,27 @@ impl Field {
         }
     }
 
+    /// The field's global default as text: Example 1 of the course (see `Inputs::default`).
+    /// A constant, so reading one default never builds a whole `Inputs`.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::{Field, Inputs};
+    /// assert!(Field::ALL.iter().all(|&f| Inputs::default().get(f) == f.default_text()));
+    /// assert_eq!(Field::Active.default_text(), "");
+    /// ```
+    pub const fn default_text(self) -> &'static str {
+        match self {
+            Field::Arch => "volta",
+            Field::Warp => "32",
+            Field::Elem => "4",
+            Field::Base => "0",
+            Field::Idx => "t",
+            Field::Active | Field::Addrs => "",
+            Field::Sector => "32",
+            Field::Line => "128",
+        }
+    }
+
     /// The hint under the field in the form, from the same limits the checks use.
     ///
     /// ```
@@ -151,15 +172,15 @@ impl Default for Inputs {
     /// 32-byte sectors and 128-byte lines (CUDA C++ Best Practices Guide, coalesced access).
     fn default() -> Inputs {
         Inputs {
-            arch: "volta".into(),
-            warp: "32".into(),
-            elem: "4".into(),
-            base: "0".into(),
-            idx: "t".into(),
-            active: String::new(),
-            addrs: String::new(),
-            sector: "32".into(),
-            line: "128".into(),
+            arch: Field::Arch.default_text().into(),
+            warp: Field::Warp.default_text().into(),
+            elem: Field::Elem.default_text().into(),
+            base: Field::Base.default_text().into(),
+            idx: Field::Idx.default_text().into(),
+            active: Field::Active.default_text().into(),
+            addrs: Field::Addrs.default_text().into(),
+            sector: Field::Sector.default_text().into(),
+            line: Field::Line.default_text().into(),
         }
     }
 }
@@ -340,7 +361,7 @@ impl Inputs {
             Field::Warp => arch.warp.to_string(),
             Field::Sector => arch.sector_bytes.to_string(),
             Field::Line => arch.line_bytes.to_string(),
-            _ => Inputs::default().get(field).to_string(),
+            _ => field.default_text().to_string(),
         }
     }
 
