@@ -139,8 +139,11 @@ proptest! {
     fn probe_fields_never_panic_and_errors_name_their_field(strides in ".{0,40}", n in ".{0,12}") {
         if let Err(errors) = (ProbeInputs { strides, n }).check() {
             for e in errors {
+                // The whole message: the parameter once, then one sentence with one full stop.
                 let prefix = format!("{}: ", e.field.param());
-                prop_assert!(e.to_string().starts_with(&prefix));
+                prop_assert_eq!(e.to_string(), format!("{prefix}{}.", e.message()));
+                prop_assert!(!e.message().is_empty() && !e.message().starts_with(&prefix));
+                prop_assert!(!e.message().ends_with('.'));
             }
         }
     }
@@ -334,9 +337,13 @@ fn probe_links_carry_the_configuration_and_report_bad_values() {
     assert_eq!(State::default().probe, ProbeInputs::default());
     let said = warnings("tab=probe&strides=4,7&n=0");
     assert_eq!(said.len(), 2, "{said:?}");
-    assert!(said[0].starts_with("`strides=4,7`: 7 is not a multiple of 4 bytes"));
-    assert!(said[0].ends_with("; fix it in the GPU probe before running."));
-    assert!(said[1].starts_with("`n=0`: '0' is not a whole number from 32 to 1048576"));
+    assert_eq!(
+        said,
+        [
+            "`strides=4,7`: 7 is not a multiple of 4 bytes; each stride must be 4 to 4096, a multiple of 4; fix it in the GPU probe before running.",
+            "`n=0`: '0' is not a whole number from 32 to 1048576 (2^20); leave it empty for as many as the device allows; fix it in the GPU probe before running.",
+        ]
+    );
     assert!(warnings("tab=probe&strides=4,32&n=64").is_empty());
     assert_eq!(warnings("tab=gpu").len(), 1);
 }
