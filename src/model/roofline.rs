@@ -6,6 +6,11 @@
 //! like the calculator's, and the trail of stepped points is text too (`I:B` or `I:B:P`,
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
+//!
+//! Why one file of ~780 lines: the lab's knobs, their checks, the trail and the hand-off all
+//! read and write the same `Lab` text; splitting it (e.g. the trail into `roofline/trail.rs`)
+//! is the next step once the kernel view lands (#16), and is left out of this refactor so as
+//! not to collide with the permalink changes in flight.
 
 use super::error::{FieldError, FieldName};
 use super::exact::{Exact, NumberError};

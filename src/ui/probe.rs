@@ -1,6 +1,9 @@
 //! The probe panel: strided loads on the visitor's own GPU through WebGPU, beside the sector
 //! model's prediction. Nothing touches the GPU until the panel is first shown (detection) and
 //! nothing runs until the visitor presses Run; a link only fills the fields.
+//!
+//! Why one file of ~520 lines: one panel, whose view is mostly markup; its computing already
+//! lives in `model::probe`.
 
 use super::canvas::ChartCanvas;
 use super::share::download_text;
