@@ -216,3 +216,37 @@ fn a_bad_first_link_still_shows_results_with_that_field_at_its_default() {
     // elem falls back first, then idx once it fails at lane 1; base 8 is kept: Ex2's 5 sectors.
     assert_eq!((a.elem, a.totals.sectors), (4, 5));
 }
+
+/// The form's hints and the checks read the same limits: the largest value a hint names is
+/// accepted, and the next one refused.
+#[test]
+fn hints_name_the_limits_the_checks_enforce() {
+    use coalescing_lab::model::inputs::{MAX_LINE_BYTES, MAX_SECTOR_BYTES, MAX_WARP};
+    let accepts = |field: Field, value: String| {
+        let mut inputs = Inputs::default();
+        inputs.set(field, value);
+        if field == Field::Sector {
+            inputs.set(Field::Line, MAX_LINE_BYTES.to_string());
+        }
+        inputs.scenario().is_ok()
+    };
+    assert_eq!(Field::Warp.hint(), "1 to 64 (NVIDIA: 32, AMD wave64: 64)");
+    assert!(accepts(Field::Warp, MAX_WARP.to_string()));
+    assert!(!accepts(Field::Warp, (MAX_WARP + 1).to_string()));
+    assert_eq!(
+        Field::Sector.hint(),
+        "the serviced unit: a power of two from 8 to 1024"
+    );
+    assert!(accepts(Field::Sector, MAX_SECTOR_BYTES.to_string()));
+    assert!(!accepts(Field::Sector, (MAX_SECTOR_BYTES * 2).to_string()));
+    assert_eq!(
+        Field::Line.hint(),
+        "a power-of-two multiple of the sector, up to 4096"
+    );
+    assert!(accepts(Field::Line, MAX_LINE_BYTES.to_string()));
+    assert!(!accepts(Field::Line, (MAX_LINE_BYTES * 2).to_string()));
+    assert_eq!(
+        Field::Elem.hint(),
+        "1, 2, 4, 8 or 16 (float: 4, double: 8, float4: 16)"
+    );
+}

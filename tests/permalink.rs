@@ -192,8 +192,11 @@ proptest! {
         if let Err(errors) = analyze(&state.calc) {
             prop_assert!(!errors.is_empty());
             for e in errors {
+                // The whole message: the parameter once, then a message that does not repeat
+                // it (the "oi: oi:" bug of #16).
                 let prefix = format!("{}: ", e.field.param());
-                prop_assert!(e.to_string().starts_with(&prefix));
+                prop_assert_eq!(e.to_string(), format!("{prefix}{}", e.message()));
+                prop_assert!(!e.message().is_empty() && !e.message().starts_with(&prefix));
             }
         }
     }

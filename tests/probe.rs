@@ -79,15 +79,15 @@ proptest! {
         let config = Config { strides: strides.iter().map(|s| s * 4).collect(), n };
         match plan(&config, &limits) {
             Err(error) => {
-                prop_assert!(!error.message.is_empty());
+                prop_assert!(!error.message().is_empty());
                 prop_assert!(["n", "strides"].contains(&error.field.param()));
             }
             Ok(p) => {
                 prop_assert!(p.buffer_bytes <= limits.max_buffer_size);
                 prop_assert!(p.buffer_bytes <= limits.max_storage_buffer_binding_size);
-                prop_assert!(p.buffer_bytes <= BUFFER_CAP);
+                prop_assert!(p.buffer_bytes <= BUFFER_CAP_BYTES);
                 prop_assert!(p.workgroups <= limits.max_compute_workgroups_per_dimension);
-                prop_assert!(u64::from(p.workgroups) * u64::from(WORKGROUP) >= u64::from(p.n));
+                prop_assert!(u64::from(p.workgroups) * u64::from(WORKGROUP_INVOCATIONS) >= u64::from(p.n));
                 if let Some(n) = n {
                     prop_assert_eq!(p.n, n);
                 } else {
@@ -102,7 +102,7 @@ proptest! {
                     let distinct: BTreeSet<_> = bases.iter().collect();
                     prop_assert_eq!(distinct.len(), bases.len(), "bases repeat for stride {}", stride);
                     for base in bases {
-                        prop_assert_eq!(base % SECTOR, 0);
+                        prop_assert_eq!(base % SECTOR_BYTES, 0);
                         let last_byte = base + u64::from(p.n - 1) * u64::from(stride) + 4;
                         prop_assert!(last_byte <= p.buffer_bytes);
                         // Word indices fit the kernel's u32 arithmetic.
@@ -139,8 +139,11 @@ proptest! {
     fn probe_fields_never_panic_and_errors_name_their_field(strides in ".{0,40}", n in ".{0,12}") {
         if let Err(errors) = (ProbeInputs { strides, n }).check() {
             for e in errors {
+                // The whole message: the parameter once, then one sentence with one full stop.
                 let prefix = format!("{}: ", e.field.param());
-                prop_assert!(e.to_string().starts_with(&prefix));
+                prop_assert_eq!(e.to_string(), format!("{prefix}{}.", e.message()));
+                prop_assert!(!e.message().is_empty() && !e.message().starts_with(&prefix));
+                prop_assert!(!e.message().ends_with('.'));
             }
         }
     }
@@ -167,7 +170,7 @@ fn the_default_plan_uses_the_largest_power_of_two_that_fits() {
     };
     let p = plan(&config, &roomy).unwrap();
     assert_eq!((p.n, p.n_from_limits), (MAX_N, true));
-    assert_eq!(p.workgroups, MAX_N / WORKGROUP);
+    assert_eq!(p.workgroups, MAX_N / WORKGROUP_INVOCATIONS);
     // 16 disjoint 4 MiB contiguous windows would be 64 MiB; the 128 B stride needs 128 MiB.
     assert_eq!(p.buffer_bytes, (128 << 20) + 3840);
     let small = plan(&config, &Limits::DEFAULT).unwrap();
@@ -294,6 +297,9 @@ fn the_csv_export_holds_every_stride_and_lane() {
     assert_eq!(lane31_at_128[0], "128");
     assert_eq!(&lane31_at_128[columns - 3..], ["31", "3968", "124"]);
     assert!(csv.contains("# fallback adapter: true"));
+    // One dialect for every export: RFC 4180 line ends, comments included.
+    assert!(csv.ends_with("\r\n"));
+    assert_eq!(csv.matches('\n').count(), csv.matches("\r\n").count());
 }
 
 #[test]
@@ -331,9 +337,64 @@ fn probe_links_carry_the_configuration_and_report_bad_values() {
     assert_eq!(State::default().probe, ProbeInputs::default());
     let said = warnings("tab=probe&strides=4,7&n=0");
     assert_eq!(said.len(), 2, "{said:?}");
-    assert!(said[0].starts_with("`strides=4,7`: 7 is not a multiple of 4 bytes"));
-    assert!(said[0].ends_with("; fix it in the GPU probe before running."));
-    assert!(said[1].starts_with("`n=0`: '0' is not a whole number from 32 to 1048576"));
+    assert_eq!(
+        said,
+        [
+            "`strides=4,7`: 7 is not a multiple of 4 bytes; each stride must be 4 to 4096, a multiple of 4; fix it in the GPU probe before running.",
+            "`n=0`: '0' is not a whole number from 32 to 1048576 (2^20); leave it empty for as many as the device allows; fix it in the GPU probe before running.",
+        ]
+    );
     assert!(warnings("tab=probe&strides=4,32&n=64").is_empty());
     assert_eq!(warnings("tab=gpu").len(), 1);
+}
+
+/// Uniforms belong to the plan: every slot carries its base (in f32 words), the stride in
+/// words and `n`, at its own aligned offset.
+#[test]
+fn each_uniform_slot_holds_its_base_stride_and_n() {
+    let p = plan(
+        &Config {
+            strides: vec![4, 128],
+            n: Some(1024),
+        },
+        &Limits::DEFAULT,
+    )
+    .unwrap();
+    for stride in [4, 128] {
+        let bytes = p.uniforms(stride);
+        assert_eq!(bytes.len() as u64, u64::from(BASE_SLOTS) * ALIGN_BYTES);
+        for (slot, base) in p.bases(stride).iter().enumerate() {
+            let at = slot * ALIGN_BYTES as usize;
+            let word = |k: usize| {
+                u32::from_le_bytes(bytes[at + 4 * k..at + 4 * k + 4].try_into().unwrap())
+            };
+            assert_eq!(
+                [word(0), word(1), word(2), word(3)],
+                [(base / 4) as u32, stride / 4, 1024, 0]
+            );
+            assert!(bytes[at + PARAMS_BYTES as usize..at + ALIGN_BYTES as usize]
+                .iter()
+                .all(|&b| b == 0));
+        }
+    }
+}
+
+/// The shader and the model agree: workgroup size, the `Params` layout and the value hash.
+#[test]
+fn the_shader_uses_the_models_constants() {
+    const WGSL: &str = include_str!("../src/gpu/probe.wgsl");
+    let sizes: Vec<u32> = WGSL
+        .match_indices("@workgroup_size(")
+        .map(|(at, open)| {
+            let rest = &WGSL[at + open.len()..];
+            rest[..rest.find(')').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(sizes, [WORKGROUP_INVOCATIONS; 3]);
+    assert!(WGSL.contains(&format!("let step = groups.x * {WORKGROUP_INVOCATIONS}u;")));
+    let params = &WGSL[WGSL.find("struct Params {").unwrap()..];
+    let params = &params[..params.find('}').unwrap()];
+    assert_eq!(params.matches(": u32").count() as u64 * 4, PARAMS_BYTES);
+    assert!(WGSL.contains(&format!("let h = word * {HASH_MULTIPLIER}u;")));
+    assert!(WGSL.contains(&format!("return (h ^ (h >> {HASH_SHIFT}u)) & 255u;")));
 }

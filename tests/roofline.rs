@@ -2,8 +2,9 @@
 //! the extremes.
 
 use coalescing_lab::model::exact::Exact;
+use coalescing_lab::model::format::number;
 use coalescing_lab::model::roofline::{
-    number, parse_trail, read_trail, Bound, HandOffRefusal, Lab, Point, MAX_TRAIL,
+    parse_trail, read_trail, Bound, HandOffRefusal, Lab, Point, MAX_TRAIL,
 };
 use coalescing_lab::model::sectors::Ratio;
 

@@ -2,6 +2,7 @@
 //! and per-statement bars of request-level, unique and DRAM bytes.
 
 use super::Theme;
+use crate::model::format::size_text;
 use crate::model::kernel::{HeatMap, KernelAnalysis};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -121,7 +122,7 @@ pub fn draw_bars<DB: DrawingBackend>(
         }
         _ => String::new(),
     };
-    let byte_label = |v: &f64| bytes_label(*v);
+    let byte_label = |v: &f64| size_text(v.max(0.0) as u64);
     let mut mesh = chart.configure_mesh();
     mesh.disable_y_mesh()
         .x_labels(5)
@@ -165,31 +166,4 @@ pub fn draw_bars<DB: DrawingBackend>(
         ))?;
     }
     area.present()
-}
-
-/// Bytes with a binary unit when large: `512`, `4 KiB`, `1.5 MiB`.
-fn bytes_label(value: f64) -> String {
-    for (scale, unit) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if value >= scale as f64 {
-            let v = value / scale as f64;
-            return if v.fract() == 0.0 {
-                format!("{v:.0} {unit}")
-            } else {
-                format!("{v:.1} {unit}")
-            };
-        }
-    }
-    format!("{value:.0}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn byte_labels_use_binary_units() {
-        assert_eq!(bytes_label(512.0), "512");
-        assert_eq!(bytes_label(4096.0), "4 KiB");
-        assert_eq!(bytes_label(1.5 * 1048576.0), "1.5 MiB");
-    }
 }

@@ -2,7 +2,8 @@
 //! compute roof after it, and the stepped trail, latest point strongest.
 
 use super::Theme;
-use crate::model::roofline::{number, Point, PEAK_GFLOPS};
+use crate::model::format::number;
+use crate::model::roofline::{Point, PEAK_GFLOPS};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -3,6 +3,7 @@
 
 use super::arch::Arch;
 use super::builders::Layout;
+use super::format::round_to;
 use super::inputs::Inputs;
 use super::sectors::Analysis;
 
@@ -148,6 +149,6 @@ fn compare(b: u64, a: u64) -> Option<String> {
         (a, b, "fewer")
     };
     let ratio = big as f64 / small as f64;
-    let ratio = (ratio * 100.0).round() / 100.0;
+    let ratio = round_to(ratio, 2);
     Some(format!("{ratio}× {word}"))
 }

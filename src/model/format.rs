@@ -2,6 +2,8 @@
 //!
 //! Machine values are plain: integers in decimal, ratios as the shortest decimal that
 //! round-trips an f64 (so 0.8, never 80 %), and an empty string when undefined.
+//!
+//! Every rounding, plural and size helper lives here and nowhere else.
 
 use super::sectors::Ratio;
 
@@ -29,7 +31,7 @@ pub fn percent(ratio: Option<Ratio>) -> String {
     let Some(r) = ratio else {
         return "n/a".to_string();
     };
-    let tenths = (r.value() * 1000.0).round() / 10.0;
+    let tenths = percent_tenths(r.value());
     if tenths.fract() == 0.0 {
         format!("{tenths:.0} %")
     } else {
@@ -103,4 +105,83 @@ pub fn plural(n: u64) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// A fraction as a percentage rounded to one decimal: 0.33333 → 33.3.
+///
+/// ```
+/// use coalescing_lab::model::format::percent_tenths;
+/// assert_eq!(percent_tenths(1.0 / 3.0), 33.3);
+/// assert_eq!(percent_tenths(0.0), 0.0);
+/// ```
+pub fn percent_tenths(fraction: f64) -> f64 {
+    (fraction * 1000.0).round() / 10.0
+}
+
+/// A float for people and for `data-value`: the shortest text that round-trips, with at most
+/// 6 significant digits for values that don't terminate.
+///
+/// ```
+/// use coalescing_lab::model::format::number;
+/// assert_eq!(number(160.0), "160");
+/// assert_eq!(number(12.5), "12.5");
+/// assert_eq!(number(1000.0 / 3.0), "333.333");
+/// ```
+pub fn number(value: f64) -> String {
+    let short = value.to_string();
+    if short.len() <= 10 {
+        return short;
+    }
+    let digits = 6 - (value.abs().log10().floor() as i32 + 1).clamp(-6, 6);
+    let fixed = format!("{value:.prec$}", prec = digits.max(0) as usize);
+    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
+    trimmed.to_string()
+}
+
+/// `value` rounded to `places` decimals, for sentences.
+///
+/// ```
+/// use coalescing_lab::model::format::round_to;
+/// assert_eq!(round_to(6.789, 1), 6.8);
+/// assert_eq!(round_to(0.0, 2), 0.0);
+/// ```
+pub fn round_to(value: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (value * scale).round() / scale
+}
+
+/// `value` to `digits` significant digits; zero and non-finite values unchanged.
+///
+/// ```
+/// use coalescing_lab::model::format::round_sig;
+/// assert_eq!(round_sig(123.456, 4), 123.5);
+/// assert_eq!(round_sig(0.0, 3), 0.0);
+/// ```
+pub fn round_sig(value: f64, digits: i32) -> f64 {
+    if value == 0.0 || !value.is_finite() {
+        return value;
+    }
+    let magnitude = value.abs().log10().floor() as i32 + 1;
+    round_to(value, digits - magnitude)
+}
+
+/// Bytes as people read them: `128 MiB`, `4 GiB`, `512 KiB`, or plain bytes.
+///
+/// ```
+/// use coalescing_lab::model::format::size_text;
+/// assert_eq!(size_text(128 << 20), "128 MiB");
+/// assert_eq!(size_text((4 << 30) + 3840), "4 GiB");
+/// assert_eq!(size_text((64 << 20) + 3840), "64 MiB");
+/// assert_eq!(size_text(528_128), "515.8 KiB");
+/// assert_eq!(size_text(1000), "1000 B");
+/// assert_eq!(size_text(0), "0 B");
+/// ```
+pub fn size_text(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, unit) in UNITS {
+        if bytes >= size {
+            return format!("{} {unit}", number(round_to(bytes as f64 / size as f64, 1)));
+        }
+    }
+    format!("{bytes} B")
 }

@@ -6,6 +6,7 @@
 //! Lane-by-lane evaluation lives in `sectors`.
 
 use super::arch::Arch;
+use super::error::FieldName;
 use super::expr::Expr;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -22,6 +23,12 @@ pub enum Field {
     Addrs,
     Sector,
     Line,
+}
+
+impl FieldName for Field {
+    fn param(self) -> impl fmt::Display {
+        Field::param(self)
+    }
 }
 
 impl Field {
@@ -69,37 +76,64 @@ impl Field {
         }
     }
 
+    /// The field's global default as text: Example 1 of the course (see `Inputs::default`).
+    /// A constant, so reading one default never builds a whole `Inputs`.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::{Field, Inputs};
+    /// assert!(Field::ALL.iter().all(|&f| Inputs::default().get(f) == f.default_text()));
+    /// assert_eq!(Field::Active.default_text(), "");
+    /// ```
+    pub const fn default_text(self) -> &'static str {
+        match self {
+            Field::Arch => "volta",
+            Field::Warp => "32",
+            Field::Elem => "4",
+            Field::Base => "0",
+            Field::Idx => "t",
+            Field::Active | Field::Addrs => "",
+            Field::Sector => "32",
+            Field::Line => "128",
+        }
+    }
+
+    /// The hint under the field in the form, from the same limits the checks use.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::Field;
+    /// assert_eq!(Field::Warp.hint(), "1 to 64 (NVIDIA: 32, AMD wave64: 64)");
+    /// assert_eq!(Field::Sector.hint(), "the serviced unit: a power of two from 8 to 1024");
+    /// assert_eq!(Field::Arch.hint(), "");
+    /// ```
+    pub fn hint(self) -> String {
+        match self {
+            Field::Arch => String::new(),
+            Field::Warp => format!("1 to {MAX_WARP} (NVIDIA: 32, AMD wave64: 64)"),
+            Field::Elem => format!(
+                "{} (float: 4, double: 8, float4: 16)",
+                elem_sizes_text()
+            ),
+            Field::Base => "byte address of element 0, decimal or 0x hex".into(),
+            Field::Idx => "C expression in lane id t, e.g. 2*t, 31-t, t<16 ? t : 64*t".into(),
+            Field::Active => "C expression, non-zero = active; empty = every lane".into(),
+            Field::Addrs => "optional: one byte address per lane, comma separated, - for inactive; replaces base and idx".into(),
+            Field::Sector => format!(
+                "the serviced unit: a power of two from {MIN_SECTOR_BYTES} to {MAX_SECTOR_BYTES}"
+            ),
+            Field::Line => {
+                format!("a power-of-two multiple of the sector, up to {MAX_LINE_BYTES}")
+            }
+        }
+    }
+
     /// The field whose URL parameter is `param`, if any.
     pub fn from_param(param: &str) -> Option<Field> {
         Field::ALL.into_iter().find(|f| f.param() == param)
     }
 }
 
-/// A problem with one field, with a message that says what would be accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldError {
-    /// The field at fault.
-    pub field: Field,
-    /// Lower-case message without the field name, e.g. "must be 1, 2, 4, 8 or 16 bytes, found '3'".
-    pub message: String,
-}
-
-impl FieldError {
-    pub(crate) fn new(field: Field, message: impl Into<String>) -> FieldError {
-        FieldError {
-            field,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field.param(), self.message)
-    }
-}
-
-impl std::error::Error for FieldError {}
+/// A problem with one calculator field.
+pub type FieldError = super::error::FieldError<Field>;
 
 /// The calculator's inputs as text, exactly as typed or as found in the URL.
 ///
@@ -138,15 +172,15 @@ impl Default for Inputs {
     /// 32-byte sectors and 128-byte lines (CUDA C++ Best Practices Guide, coalesced access).
     fn default() -> Inputs {
         Inputs {
-            arch: "volta".into(),
-            warp: "32".into(),
-            elem: "4".into(),
-            base: "0".into(),
-            idx: "t".into(),
-            active: String::new(),
-            addrs: String::new(),
-            sector: "32".into(),
-            line: "128".into(),
+            arch: Field::Arch.default_text().into(),
+            warp: Field::Warp.default_text().into(),
+            elem: Field::Elem.default_text().into(),
+            base: Field::Base.default_text().into(),
+            idx: Field::Idx.default_text().into(),
+            active: Field::Active.default_text().into(),
+            addrs: Field::Addrs.default_text().into(),
+            sector: Field::Sector.default_text().into(),
+            line: Field::Line.default_text().into(),
         }
     }
 }
@@ -176,6 +210,21 @@ pub struct Scenario {
 pub const ELEM_SIZES: [u64; 5] = [1, 2, 4, 8, 16];
 /// Largest warp: AMD's wave64.
 pub const MAX_WARP: u32 = 64;
+/// Smallest sector in bytes.
+pub const MIN_SECTOR_BYTES: u64 = 8;
+/// Largest sector in bytes.
+pub const MAX_SECTOR_BYTES: u64 = 1024;
+/// Largest cache line in bytes.
+pub const MAX_LINE_BYTES: u64 = 4096;
+
+/// The element sizes as a sentence says them: "1, 2, 4, 8 or 16".
+fn elem_sizes_text() -> String {
+    let sizes: Vec<String> = ELEM_SIZES.iter().map(u64::to_string).collect();
+    match sizes.split_last() {
+        Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
+        _ => sizes.join(""),
+    }
+}
 
 impl Inputs {
     /// The raw text of `field`.
@@ -312,7 +361,7 @@ impl Inputs {
             Field::Warp => arch.warp.to_string(),
             Field::Sector => arch.sector_bytes.to_string(),
             Field::Line => arch.line_bytes.to_string(),
-            _ => Inputs::default().get(field).to_string(),
+            _ => field.default_text().to_string(),
         }
     }
 
@@ -418,19 +467,23 @@ fn parse_elem(text: &str) -> Result<u64, FieldError> {
         .ok_or_else(|| {
             FieldError::new(
                 Field::Elem,
-                format!("must be 1, 2, 4, 8 or 16 bytes, found '{}'", text.trim()),
+                format!(
+                    "must be {} bytes, found '{}'",
+                    elem_sizes_text(),
+                    text.trim()
+                ),
             )
         })
 }
 
 fn parse_sector(text: &str) -> Result<u64, FieldError> {
     parse_small(text)
-        .filter(|v| v.is_power_of_two() && (8..=1024).contains(v))
+        .filter(|v| v.is_power_of_two() && (MIN_SECTOR_BYTES..=MAX_SECTOR_BYTES).contains(v))
         .ok_or_else(|| {
             FieldError::new(
                 Field::Sector,
                 format!(
-                    "must be a power of two from 8 to 1024 bytes, found '{}'",
+                    "must be a power of two from {MIN_SECTOR_BYTES} to {MAX_SECTOR_BYTES} bytes, found '{}'",
                     text.trim()
                 ),
             )
@@ -438,9 +491,9 @@ fn parse_sector(text: &str) -> Result<u64, FieldError> {
 }
 
 fn parse_line(text: &str, sector: Option<u64>) -> Result<u64, FieldError> {
-    let smallest = sector.unwrap_or(8);
+    let smallest = sector.unwrap_or(MIN_SECTOR_BYTES);
     parse_small(text)
-        .filter(|v| v.is_power_of_two() && *v >= smallest && *v <= 4096)
+        .filter(|v| v.is_power_of_two() && *v >= smallest && *v <= MAX_LINE_BYTES)
         .ok_or_else(|| {
             let rule = match sector {
                 Some(s) => format!("a power-of-two multiple of the sector ({s} bytes)"),
@@ -448,7 +501,10 @@ fn parse_line(text: &str, sector: Option<u64>) -> Result<u64, FieldError> {
             };
             FieldError::new(
                 Field::Line,
-                format!("must be {rule} up to 4096 bytes, found '{}'", text.trim()),
+                format!(
+                    "must be {rule} up to {MAX_LINE_BYTES} bytes, found '{}'",
+                    text.trim()
+                ),
             )
         })
 }

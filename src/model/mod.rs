@@ -12,7 +12,9 @@
 pub mod arch;
 pub mod builders;
 pub mod compare;
+pub mod csv;
 pub mod derivation;
+pub mod error;
 pub mod exact;
 pub mod expr;
 pub mod format;

@@ -357,23 +357,23 @@ pub fn warnings(query: &str) -> Vec<String> {
             let value = shown(&param).unwrap_or_else(|| inputs.get(error.field).to_string());
             out.push(format!(
                 "`{param}={value}` {}; using {fallback}.",
-                error.message
+                error.message()
             ));
         }
     }
     let lab = state.lab.check();
     for error in lab.errors {
-        let param = error.knob.param();
-        if matches!(error.knob, Knob::Trail | Knob::Previous) {
+        let param = error.field.param();
+        if matches!(error.field, Knob::Trail | Knob::Previous) {
             // A trail can be long: name the entry, not the whole value.
-            out.push(format!("`{param}` {}; it was left out.", error.message));
+            out.push(format!("`{param}` {}; it was left out.", error.message()));
             continue;
         }
         let value = shown(param).unwrap_or_default();
-        let fallback = Lab::default().get(error.knob).to_string();
+        let fallback = Lab::default().get(error.field).to_string();
         out.push(format!(
             "`{param}={value}` {}; using {fallback}.",
-            error.message
+            error.message()
         ));
     }
     if lab.dropped > 0 {
@@ -420,7 +420,7 @@ pub fn warnings(query: &str) -> Vec<String> {
             let value = shown(param).unwrap_or_default();
             out.push(format!(
                 "`{param}={value}`: {}; fix it in the GPU probe before running.",
-                error.message.trim_end_matches('.')
+                error.message()
             ));
         }
     }

@@ -5,8 +5,8 @@
 //! longer speaks about what is on screen, and the page asks for a new prediction.
 
 use super::exact::Exact;
-use super::format::percent;
 use super::format::plural;
+use super::format::{percent, percent_tenths};
 use super::inputs::Inputs;
 use super::sectors::Analysis;
 use std::fmt;
@@ -143,7 +143,7 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
     if let Some((guess, written)) = p.efficiency {
         let truth = a.totals.efficiency();
         let shown = percent(truth);
-        let yours = (guess * 1000.0).round() / 10.0;
+        let yours = percent_tenths(guess);
         let read_as = match written {
             Written::Percentage => "read as a percentage".to_string(),
             Written::Ratio => format!("your {} read as a ratio", trim_ratio(guess)),
@@ -151,7 +151,7 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
         match truth.map(|r| r.value()) {
             None => text.push_str(" Efficiency is undefined: no lane is active."),
             Some(value) => {
-                let points = ((value - guess) * 1000.0).round() / 10.0;
+                let points = percent_tenths(value - guess);
                 text.push_str(&if points == 0.0 {
                     format!(" Efficiency {shown}: right too ({yours} %, {read_as}).")
                 } else {

@@ -3,6 +3,7 @@
 //!
 //! Components only lay these out, so every number on the page is testable here natively.
 
+use super::csv::Csv;
 use super::format::plural;
 use super::format::{hex, percent, ratio_value};
 use super::sectors::{Analysis, Span};
@@ -287,8 +288,7 @@ pub fn alignment_note(a: &Analysis) -> Option<String> {
     })
 }
 
-/// The lane table as CSV (RFC 4180: comma separated, quoted where a field holds a comma),
-/// one row per lane, for course material and spreadsheets.
+/// The lane table as CSV (the one dialect of [`Csv`]: RFC 4180, CRLF), one row per lane, for course material and spreadsheets.
 ///
 /// ```
 /// use coalescing_lab::model::{inputs::Inputs, readouts::lane_csv, sectors::analyze};
@@ -302,29 +302,37 @@ pub fn alignment_note(a: &Analysis) -> Option<String> {
 /// );
 /// ```
 pub fn lane_csv(a: &Analysis) -> String {
-    let mut out = String::from("lane,active,address,address_hex,bytes,sectors,lines\r\n");
-    let quoted = |s: String| {
-        if s.contains(',') {
-            format!("\"{s}\"")
-        } else {
-            s
-        }
-    };
+    let mut csv = Csv::default();
+    csv.row([
+        "lane",
+        "active",
+        "address",
+        "address_hex",
+        "bytes",
+        "sectors",
+        "lines",
+    ]);
     for lane in &a.lanes {
-        let row = match &lane.access {
-            None => format!("{},false,,,0,,", lane.lane),
-            Some(access) => format!(
-                "{},true,{},{},{},{},{}",
-                lane.lane,
-                access.address,
+        match &lane.access {
+            None => csv.row([
+                lane.lane.to_string(),
+                "false".into(),
+                String::new(),
+                String::new(),
+                "0".into(),
+                String::new(),
+                String::new(),
+            ]),
+            Some(access) => csv.row([
+                lane.lane.to_string(),
+                "true".into(),
+                access.address.to_string(),
                 hex(access.address),
-                a.elem,
-                quoted(indices(access.sectors, ",")),
-                quoted(indices(access.lines, ",")),
-            ),
-        };
-        out.push_str(&row);
-        out.push_str("\r\n");
+                a.elem.to_string(),
+                indices(access.sectors, ","),
+                indices(access.lines, ","),
+            ]),
+        }
     }
-    out
+    csv.finish()
 }

@@ -6,8 +6,15 @@
 //! like the calculator's, and the trail of stepped points is text too (`I:B` or `I:B:P`,
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
+//!
+//! Why one file of ~780 lines: the lab's knobs, their checks, the trail and the hand-off all
+//! read and write the same `Lab` text; splitting it (e.g. the trail into `roofline/trail.rs`)
+//! is the next step once the kernel view lands (#16), and is left out of this refactor so as
+//! not to collide with the permalink changes in flight.
 
+use super::error::{FieldError, FieldName};
 use super::exact::{Exact, NumberError};
+use super::format::{number, percent_tenths};
 use super::readouts::Readout;
 use super::sectors::Ratio;
 use std::fmt;
@@ -96,7 +103,7 @@ impl Point {
             return Some(format!("You predicted {predicted} GFLOP/s: exactly right."));
         }
         let off = predicted.value() - actual;
-        let relative = (off.abs() / actual * 1000.0).round() / 10.0;
+        let relative = percent_tenths(off.abs() / actual);
         Some(format!(
             "You predicted {predicted} GFLOP/s: {} GFLOP/s too {} ({relative} % {}).",
             number(off.abs()),
@@ -137,26 +144,6 @@ pub fn ridge(bw: Exact) -> f64 {
     Exact::new(u128::from(PEAK_GFLOPS) * denominator, numerator.max(1)).value()
 }
 
-/// A float for people and for `data-value`: the shortest text that round-trips, with at most
-/// 6 significant digits for values that don't terminate.
-///
-/// ```
-/// use coalescing_lab::model::roofline::number;
-/// assert_eq!(number(160.0), "160");
-/// assert_eq!(number(12.5), "12.5");
-/// assert_eq!(number(1000.0 / 3.0), "333.333");
-/// ```
-pub fn number(value: f64) -> String {
-    let short = value.to_string();
-    if short.len() <= 10 {
-        return short;
-    }
-    let digits = 6 - (value.abs().log10().floor() as i32 + 1).clamp(-6, 6);
-    let fixed = format!("{value:.prec$}", prec = digits.max(0) as usize);
-    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
-    trimmed.to_string()
-}
-
 /// One input of the lab, named by its URL parameter (the prediction has none of its own:
 /// it travels inside the trail).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,15 +170,11 @@ impl Knob {
 }
 
 /// A problem with one input of the lab.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KnobError {
-    pub knob: Knob,
-    pub message: String,
-}
+pub type KnobError = FieldError<Knob>;
 
-impl fmt::Display for KnobError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.knob.param(), self.message)
+impl FieldName for Knob {
+    fn param(self) -> impl fmt::Display {
+        Knob::param(self)
     }
 }
 
@@ -330,10 +313,7 @@ fn read_points(text: &str, knob: Knob) -> Trail {
 }
 
 fn read_entry(knob: Knob, i: usize, entry: &str) -> Result<Point, KnobError> {
-    let fail = |why: &str| KnobError {
-        knob,
-        message: format!("entry {} ('{entry}') {why}", i + 1),
-    };
+    let fail = |why: &str| KnobError::new(knob, format!("entry {} ('{entry}') {why}", i + 1));
     let mut parts = entry.split(':');
     let (Some(oi), Some(bw), prediction, None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -493,7 +473,7 @@ impl Lab {
     pub fn check(&self) -> Checked {
         let mut errors = Vec::new();
         let mut keep = |knob: Knob, r: Result<_, String>| {
-            r.map_err(|message| errors.push(KnobError { knob, message }))
+            r.map_err(|message| errors.push(KnobError::new(knob, message)))
                 .ok()
         };
         let oi = keep(Knob::Oi, parse_oi(&self.oi).map(Some));

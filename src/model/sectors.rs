@@ -225,7 +225,7 @@ pub fn repair(inputs: &Inputs) -> (Analysis, Vec<FieldError>) {
                     format!(
                         "cannot be evaluated with {} ({})",
                         super::format::list_and(&others),
-                        first.message
+                        first.message()
                     ),
                 ));
                 repaired = repaired.with_defaults_for([culprit]);

@@ -1,6 +1,9 @@
 //! The probe panel: strided loads on the visitor's own GPU through WebGPU, beside the sector
 //! model's prediction. Nothing touches the GPU until the panel is first shown (detection) and
 //! nothing runs until the visitor presses Run; a link only fills the fields.
+//!
+//! Why one file of ~520 lines: one panel, whose view is mostly markup; its computing already
+//! lives in `model::probe`.
 
 use super::canvas::ChartCanvas;
 use super::share::download_text;
@@ -9,10 +12,12 @@ use super::AppState;
 use crate::charts::probe as chart;
 use crate::charts::Theme;
 use crate::gpu::{self, Detection, Failure, Progress};
+use crate::model::format::size_text;
 use crate::model::permalink::Tab;
 use crate::model::probe::{
-    chart_description, plan, preview, size_text, AdapterInfo, Limits, Plan, ProbeError, ProbeField,
-    Report, RowText, MAX_N, MEASURED, SECTOR, WARMUPS, WARP,
+    chart_description, pass_floor_ms, plan, preview, AdapterInfo, Limits, Plan, ProbeError,
+    ProbeField, Report, RowText, DEFAULT_STRIDES, MAX_N, MAX_STRIDE, MEASURED, SECTOR_BYTES,
+    TARGET_PASS_MS, WARMUPS, WARP_LANES,
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -69,7 +74,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     adapter.set(Some((info, limits)));
                     phase.set(Phase::Ready);
                 }
-                Detection::Unavailable(why) => phase.set(Phase::Unavailable(why)),
+                Detection::Unavailable(why) => phase.set(Phase::Unavailable(why.to_string())),
             }
         });
         true
@@ -126,6 +131,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                 Err(Failure::Cancelled) => phase.set(Phase::Cancelled),
                 Err(Failure::Lost(why)) => phase.set(Phase::Lost(why)),
                 Err(Failure::Error(why)) => phase.set(Phase::Failed(why)),
+                Err(why @ Failure::Unavailable(_)) => phase.set(Phase::Failed(why.to_string())),
             }
         });
     };
@@ -202,7 +208,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         param="strides"
                         label="Lane strides"
                         tag="(bytes, comma-separated)"
-                        hint="4 to 4096, multiples of 4; 4 is contiguous. Default 4,32,64,128."
+                        hint=format!("4 to {MAX_STRIDE}, multiples of 4; 4 is contiguous. Default {DEFAULT_STRIDES}.")
                         value=Signal::derive(move || inputs.with(|i| i.strides.clone()))
                         on_input=Callback::new(move |text| inputs.update(|i| i.strides = text))
                         error=field_error(ProbeField::Strides)
@@ -212,7 +218,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         param="n"
                         label="Useful floats per dispatch"
                         tag="(n)"
-                        hint="Empty: as many as the device's buffer limits allow, up to 1048576 (2^20)."
+                        hint=format!("Empty: as many as the device's buffer limits allow, up to {MAX_N} (2^20).")
                         placeholder="auto"
                         inputmode="numeric"
                         value=Signal::derive(move || inputs.with(|i| i.n.clone()))
@@ -265,7 +271,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     </p>
                     <p class="hint">
                         {format!(
-                            "Per stride: two checked passes (the sums of the values read must match), {WARMUPS} warm-up passes, then {MEASURED} timed passes of about 12 ms each, every repetition reading memory the previous ones did not. Times are per dispatch of n loads. Default n is up to {MAX_N}."
+                            "Per stride: two checked passes (the sums of the values read must match), {WARMUPS} warm-up passes, then {MEASURED} timed passes of about {TARGET_PASS_MS} ms each, every repetition reading memory the previous ones did not. Times are per dispatch of n loads. Default n is up to {MAX_N}."
                         )}
                     </p>
                 </form>
@@ -318,7 +324,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                 "Why a measurement differs from the model: caches may keep lines between passes or serve less than a whole sector; "
                 "the GPU's real warp or subgroup width may not be 32 (the browser does not say how invocations map to hardware lanes); "
                 "more requests in flight can hide the extra sectors; and the browser rounds timestamps to about 0.1 ms, "
-                "so each timed pass repeats the kernel for at least 10 ms. Treat the ratio, not the GB/s, as the finding."
+                {format!("so each timed pass repeats the kernel for at least {} ms. Treat the ratio, not the GB/s, as the finding.", pass_floor_ms())}
             </p>
         </section>
     }
@@ -383,12 +389,12 @@ fn ResultsTable(rows: Memo<Vec<RowText>>, report: RwSignal<Option<Report>>) -> i
     let caption = move || {
         report.with(|r| match r {
             Some(r) => format!(
-                "Results: n = {} useful floats per dispatch; times per dispatch, by {}. Predictions assume {WARP} lanes per warp and {SECTOR} B sectors.",
+                "Results: n = {} useful floats per dispatch; times per dispatch, by {}. Predictions assume {WARP_LANES} lanes per warp and {SECTOR_BYTES} B sectors.",
                 r.plan.n,
                 r.timer.text()
             ),
             None => format!(
-                "The model's prediction per stride, before any run: {WARP} lanes per warp, {SECTOR} B sectors. Run fills in the measurements."
+                "The model's prediction per stride, before any run: {WARP_LANES} lanes per warp, {SECTOR_BYTES} B sectors. Run fills in the measurements."
             ),
         })
     };
@@ -496,7 +502,7 @@ fn WarpAddresses(planned: Memo<Result<Plan, Vec<ProbeError>>>) -> impl IntoView 
                     <tbody>
                         {move || {
                             let predictions = table.get();
-                            (0..WARP as usize)
+                            (0..WARP_LANES as usize)
                                 .map(|lane| {
                                     view! {
                                         <tr>
@@ -505,7 +511,7 @@ fn WarpAddresses(planned: Memo<Result<Plan, Vec<ProbeError>>>) -> impl IntoView 
                                                 .iter()
                                                 .map(|p| {
                                                     let address = p.addresses.get(lane).copied().unwrap_or_default();
-                                                    view! { <td class="mono">{format!("{address} (s{})", address / SECTOR)}</td> }
+                                                    view! { <td class="mono">{format!("{address} (s{})", address / SECTOR_BYTES)}</td> }
                                                 })
                                                 .collect_view()}
                                         </tr>

@@ -211,7 +211,7 @@ fn LabField(
         checked.with(|c| {
             c.errors
                 .iter()
-                .find(|e| e.knob == knob)
+                .find(|e| e.field == knob)
                 .map(|e| e.to_string())
         })
     });
@@ -237,7 +237,7 @@ fn OiRange(lab: RwSignal<Lab>, checked: Memo<Checked>) -> impl IntoView {
     // Say the slider's own value; while the field is invalid, say so instead of echoing it.
     let value_text = move || {
         let at = OiSlider::text(position());
-        if checked.with(|c| c.errors.iter().any(|e| e.knob == Knob::Oi)) {
+        if checked.with(|c| c.errors.iter().any(|e| e.field == Knob::Oi)) {
             format!("{at} FLOP/byte; the typed intensity is not valid")
         } else {
             lab.with(|l| format!("{} FLOP/byte", l.oi.trim()))
@@ -274,7 +274,7 @@ fn TrailTable(checked: Memo<Checked>) -> impl IntoView {
             let mut notes: Vec<String> = c
                 .errors
                 .iter()
-                .filter(|e| matches!(e.knob, Knob::Trail | Knob::Previous))
+                .filter(|e| matches!(e.field, Knob::Trail | Knob::Previous))
                 .map(|e| format!("{e}; it was left out."))
                 .collect();
             if c.dropped > 0 {

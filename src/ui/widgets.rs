@@ -19,7 +19,8 @@ pub fn TextField(
     /// Small text after the label: the parameter name or the unit.
     tag: &'static str,
     /// How to fill the field in, under it.
-    hint: &'static str,
+    #[prop(into)]
+    hint: String,
     #[prop(default = "")] placeholder: &'static str,
     #[prop(default = "text")] inputmode: &'static str,
     /// The current text.

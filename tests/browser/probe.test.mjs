@@ -144,7 +144,9 @@ describe('with WebGPU on SwiftShader', () => {
     await driver.wait(async () => (await byId(driver, 'probe-cancel').getAttribute('disabled')) === null, 5000);
     await byId(driver, 'probe-cancel').click();
     assert.equal(await settle(driver, status), 'cancelled');
-    assert.ok((await rows(driver)).every((r) => r.medianMs === ''), 'a cancelled run reports nothing');
+    const cancelled = await rows(driver);
+    assert.equal(cancelled.length, 6, 'one row per stride after a cancelled run');
+    assert.ok(cancelled.every((r) => r.medianMs === ''), 'a cancelled run reports nothing');
     await typeIntoId(driver, 'input-strides', '4,64');
     await typeIntoId(driver, 'input-n', '1024');
     await byId(driver, 'probe-run').click();
@@ -167,7 +169,9 @@ describe('with WebGPU on SwiftShader', () => {
     await byId(driver, 'probe-run').click();
     assert.equal(await settle(driver, status), 'lost');
     assert.match(await status.getText(), /device was lost \(simulated driver reset\).*press Run to try again/);
-    assert.ok((await rows(driver)).every((r) => r.medianMs === ''), 'nothing from the lost run is shown');
+    const lostRows = await rows(driver);
+    assert.equal(lostRows.length, 4, 'one row per default stride after a lost run');
+    assert.ok(lostRows.every((r) => r.medianMs === ''), 'nothing from the lost run is shown');
     await driver.executeScript(`Object.defineProperty(GPUDevice.prototype, 'lost', window.__lost);`);
     await byId(driver, 'probe-run').click();
     assert.equal(await settle(driver, status), 'done');
@@ -232,7 +236,9 @@ describe('with WebGPU but no timestamp-query', () => {
     assert.match(await byId(driver, 'probe-adapter').getText(), /not available \(times are an upper bound\)/);
     await byId(driver, 'probe-run').click();
     assert.equal(await settle(driver, status), 'done', await status.getText());
-    for (const r of await rows(driver)) {
+    const measured = await rows(driver);
+    assert.deepEqual(measured.map((r) => r.stride), ['4', '128']);
+    for (const r of measured) {
       assert.equal(r.checksumOk, 'true');
       assert.ok(Number(r.medianMs) > 0, `stride ${r.stride} median ${r.medianMs}`);
     }

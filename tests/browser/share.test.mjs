@@ -108,6 +108,7 @@ test('embedded in a host page: it posts its height, leaves host history alone, a
   await driver.switchTo().defaultContent();
   await driver.wait(async () => (await driver.executeScript('return window.heights.length')) > 0, 5000);
   const first = await driver.executeScript('return window.heights');
+  assert.ok(first.length > 0, 'the embed posted its height');
   assert.ok(first.every((h) => typeof h === 'number' && h > 300), `heights: ${first}`);
   // One lane makes the lane table, and so the page, shorter: a new height is posted.
   await driver.switchTo().frame(await driver.findElement(By.id('lab')));

@@ -5,9 +5,13 @@
 //! their limits and messages. The machine (warp, sector, line) is the calculator's and comes
 //! in as a [`Machine`]; this module never reads the calculator's fields itself.
 
+use super::super::error::{FieldError, FieldName};
 use super::super::exact::Exact;
 use super::super::expr::kernel::KernelExpr;
-use super::super::inputs::{parse_address, Scenario, ELEM_SIZES};
+use super::super::inputs::Scenario;
+use super::parse::{
+    keep, parse_block, parse_cache, parse_flops, parse_loop, parse_shape, parse_statement, product,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -24,7 +28,7 @@ pub const MAX_CACHE_BYTES: u64 = 1 << 30;
 /// Longest statement name, in characters.
 pub const MAX_NAME_CHARS: usize = 24;
 /// Largest grid or block extent on one axis (CUDA's grid x limit, 2^31 − 1).
-const MAX_EXTENT: u64 = (1 << 31) - 1;
+pub(super) const MAX_EXTENT: u64 = (1 << 31) - 1;
 
 /// The machine the kernel runs on: the calculator's `warp`, `sector` and `line`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,34 +155,13 @@ impl KernelField {
 }
 
 /// A problem with one kernel field, at validation or while running.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelError {
-    /// The field at fault.
-    pub field: KernelField,
-    message: String,
-}
+pub type KernelError = FieldError<KernelField>;
 
-impl KernelError {
-    pub(crate) fn new(field: KernelField, message: impl Into<String>) -> KernelError {
-        KernelError {
-            field,
-            message: message.into(),
-        }
-    }
-
-    /// The lower-case message without the parameter name.
-    pub fn message(&self) -> &str {
-        &self.message
+impl FieldName for KernelField {
+    fn param(self) -> impl fmt::Display {
+        KernelField::param(self)
     }
 }
-
-impl fmt::Display for KernelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field.param(), self.message)
-    }
-}
-
-impl std::error::Error for KernelError {}
 
 /// One statement's fields as typed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -461,211 +444,4 @@ impl Kernel {
             * self.loop_range.iterations
             * self.statements.len() as u64
     }
-}
-
-fn product(shape: [u32; 3]) -> u128 {
-    shape.iter().map(|&v| u128::from(v)).product()
-}
-
-/// The value of `result`, or `None` after recording its error.
-fn keep<T>(errors: &mut Vec<KernelError>, result: Result<T, KernelError>) -> Option<T> {
-    result.map_err(|e| errors.push(e)).ok()
-}
-
-fn whole(text: &str) -> Option<u64> {
-    let text = text.trim();
-    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
-}
-
-fn parse_shape(field: KernelField, text: &str) -> Result<[u32; 3], KernelError> {
-    let refuse = || {
-        KernelError::new(
-            field,
-            format!(
-                "must be 1 to 3 whole numbers from 1 to {MAX_EXTENT} separated by commas, \
-                 e.g. 128,128,1, found '{}'",
-                text.trim()
-            ),
-        )
-    };
-    let parts: Vec<&str> = text.split(',').collect();
-    if parts.len() > 3 {
-        return Err(refuse());
-    }
-    let mut shape = [1; 3];
-    for (slot, part) in shape.iter_mut().zip(parts) {
-        let value = whole(part).filter(|v| (1..=MAX_EXTENT).contains(v));
-        *slot = value.ok_or_else(refuse)? as u32;
-    }
-    Ok(shape)
-}
-
-fn parse_block(text: &str) -> Result<[u32; 3], KernelError> {
-    let block = parse_shape(KernelField::Block, text)?;
-    let threads = product(block);
-    if threads > u128::from(MAX_THREADS_PER_BLOCK) {
-        return Err(KernelError::new(
-            KernelField::Block,
-            format!(
-                "must have at most {MAX_THREADS_PER_BLOCK} threads, found {}×{}×{} = {threads}",
-                block[0], block[1], block[2]
-            ),
-        ));
-    }
-    Ok(block)
-}
-
-fn parse_loop(text: &str) -> Result<LoopRange, KernelError> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Ok(LoopRange {
-            start: 0,
-            step: 1,
-            iterations: 1,
-            looped: false,
-        });
-    }
-    let refuse = |why: &str| KernelError::new(KernelField::Loop, format!("{why}, found '{text}'"));
-    let parts: Vec<Option<i64>> = text.split(':').map(|p| p.trim().parse().ok()).collect();
-    let (start, end, step) = match parts[..] {
-        [Some(start), Some(end)] => (start, end, 1),
-        [Some(start), Some(end), Some(step)] => (start, end, step),
-        _ => {
-            return Err(refuse(
-                "must be START:END or START:END:STEP with whole numbers, or empty for no loop",
-            ))
-        }
-    };
-    if step == 0 {
-        return Err(refuse("the step must not be 0"));
-    }
-    let (start, end, step) = (i128::from(start), i128::from(end), i128::from(step));
-    let span = if step > 0 { end - start } else { start - end };
-    let iterations = if span > 0 {
-        (span + step.abs() - 1) / step.abs()
-    } else {
-        0
-    };
-    if iterations > i128::from(MAX_ITERATIONS) {
-        return Err(refuse(&format!(
-            "runs {iterations} iterations; at most {MAX_ITERATIONS} (2^20) are accepted"
-        )));
-    }
-    Ok(LoopRange {
-        start: start as i64,
-        step: step as i64,
-        iterations: iterations as u64,
-        looped: true,
-    })
-}
-
-fn parse_cache(text: &str, line: u64) -> Result<u64, KernelError> {
-    whole(text)
-        .filter(|&c| c == 0 || (c.is_multiple_of(line) && (line..=MAX_CACHE_BYTES).contains(&c)))
-        .ok_or_else(|| {
-            KernelError::new(
-                KernelField::Cache,
-                format!(
-                    "must be 0 (no cache) or a multiple of the {line}-byte line from {line} to \
-                     {MAX_CACHE_BYTES} bytes (1 GiB), found '{}'",
-                    text.trim()
-                ),
-            )
-        })
-}
-
-fn parse_flops(text: &str) -> Result<Exact, KernelError> {
-    if text.trim().is_empty() {
-        return Ok(Exact::ZERO);
-    }
-    Exact::parse(text).ok_or_else(|| {
-        KernelError::new(
-            KernelField::Flops,
-            format!(
-                "must be a non-negative number of FLOPs per thread per iteration, a decimal \
-                 or a fraction such as 1/4, found '{}'",
-                text.trim()
-            ),
-        )
-    })
-}
-
-fn parse_statement(n: u8, s: &StmtInputs) -> Result<Statement, KernelError> {
-    let field = |f| KernelField::Stmt(n, f);
-    let kind = match s.kind.trim() {
-        "load" => AccessKind::Load,
-        "store" => AccessKind::Store,
-        other => {
-            return Err(KernelError::new(
-                field(StmtField::Kind),
-                format!("must be load or store, found '{other}'"),
-            ))
-        }
-    };
-    match s.space.trim() {
-        "global" => {}
-        "shared" => {
-            return Err(KernelError::new(
-                field(StmtField::Space),
-                "must be global: shared-memory statements are not supported yet",
-            ))
-        }
-        other => {
-            return Err(KernelError::new(
-                field(StmtField::Space),
-                format!("must be global or shared, found '{other}'"),
-            ))
-        }
-    }
-    let elem = whole(&s.elem)
-        .filter(|v| ELEM_SIZES.contains(v))
-        .ok_or_else(|| {
-            KernelError::new(
-                field(StmtField::Elem),
-                format!("must be 1, 2, 4, 8 or 16 bytes, found '{}'", s.elem.trim()),
-            )
-        })?;
-    let base = parse_address(&s.base).ok_or_else(|| {
-        KernelError::new(
-            field(StmtField::Base),
-            format!(
-                "must be a byte address from 0 to 2^64−1, decimal or 0x hex, found '{}'",
-                s.base.trim()
-            ),
-        )
-    })?;
-    let idx = KernelExpr::parse(&s.idx)
-        .map_err(|e| KernelError::new(field(StmtField::Idx), e.to_string()))?;
-    let active = if s.active.trim().is_empty() {
-        None
-    } else {
-        Some(
-            KernelExpr::parse(&s.active)
-                .map_err(|e| KernelError::new(field(StmtField::Active), e.to_string()))?,
-        )
-    };
-    let name = s.name.trim();
-    let chars = name.chars().count();
-    if chars > MAX_NAME_CHARS {
-        return Err(KernelError::new(
-            field(StmtField::Name),
-            format!("must be at most {MAX_NAME_CHARS} characters, found {chars}"),
-        ));
-    }
-    Ok(Statement {
-        number: n,
-        kind,
-        elem,
-        base,
-        idx,
-        active,
-        name: if name.is_empty() {
-            format!("a{n}")
-        } else {
-            name.to_string()
-        },
-    })
 }

@@ -2,6 +2,7 @@
 //! warp instruction by warp instruction, through a cache model, into whole-kernel figures.
 //!
 //! - `inputs`: the parameters as typed and their checks into a [`Kernel`];
+//! - `parse`: one parser per field, with its limits and messages;
 //! - `launch`: threads into warps, and one warp instruction's sectors (the calculator's rules);
 //! - `cache`: the fully associative LRU sector cache;
 //! - `run`: the resumable [`Job`] that walks the launch in execution order;
@@ -16,6 +17,7 @@ mod analysis;
 pub mod cache;
 mod inputs;
 mod launch;
+mod parse;
 pub mod presets;
 mod run;
 mod unique;

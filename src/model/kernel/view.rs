@@ -3,7 +3,7 @@
 //!
 //! The panel lays these out; it computes nothing. Knows nothing of the browser.
 
-use super::super::format::{hex, percent, plural, ratio_value};
+use super::super::format::{hex, percent, plural, ratio_value, size_text};
 use super::super::readouts::Readout;
 use super::analysis::{KernelAnalysis, WarpRow};
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, KernelInputs, Machine};
@@ -52,7 +52,7 @@ pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
             label: "Sectors per request",
             text: t
                 .sectors_per_request()
-                .map_or("n/a".into(), |r| super::super::roofline::number(r.value())),
+                .map_or("n/a".into(), |r| super::super::format::number(r.value())),
             value: ratio_value(t.sectors_per_request()),
             detail: "NCU's sectors/request".into(),
             headline: false,
@@ -135,7 +135,7 @@ pub fn statement_rows(a: &KernelAnalysis) -> Vec<StatementRow> {
                 sectors: f.sectors,
                 sectors_per_request: f
                     .sectors_per_request()
-                    .map_or("n/a".into(), |r| super::super::roofline::number(r.value())),
+                    .map_or("n/a".into(), |r| super::super::format::number(r.value())),
                 useful: percent(f.useful_fraction()),
                 unique_sectors: f.unique_sectors,
                 dram_bytes: f.dram_bytes(),
@@ -341,16 +341,6 @@ pub const EXECUTION_ORDER: [&str; 4] = [
     "in each iteration, the statements in order;",
     "for each statement, every warp of the block in order; an instruction's sectors meet the cache in ascending address order.",
 ];
-
-/// Bytes in binary units when exact: `6 MiB`, `48 KiB`, else `1000 B`.
-fn size_text(bytes: u64) -> String {
-    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
-            return format!("{} {unit}", bytes >> shift);
-        }
-    }
-    format!("{bytes} B")
-}
 
 impl KernelPreset {
     /// The preset whose parameters `inputs` are, if any: the picker shows it.

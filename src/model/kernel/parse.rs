@@ -1,0 +1,218 @@
+//! The kernel fields' parsers: text in, a checked value or a [`KernelError`] naming the field
+//! and what is accepted. Each parser knows one field's syntax and limits; `inputs` puts them
+//! together into a [`Kernel`](super::Kernel).
+
+use super::inputs::{
+    AccessKind, KernelError, KernelField, LoopRange, Statement, StmtField, StmtInputs,
+    MAX_CACHE_BYTES, MAX_EXTENT, MAX_ITERATIONS, MAX_NAME_CHARS, MAX_THREADS_PER_BLOCK,
+};
+use crate::model::exact::Exact;
+use crate::model::expr::kernel::KernelExpr;
+use crate::model::inputs::{parse_address, ELEM_SIZES};
+
+pub(super) fn product(shape: [u32; 3]) -> u128 {
+    shape.iter().map(|&v| u128::from(v)).product()
+}
+
+/// The value of `result`, or `None` after recording its error.
+pub(super) fn keep<T>(errors: &mut Vec<KernelError>, result: Result<T, KernelError>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+pub(super) fn whole(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+pub(super) fn parse_shape(field: KernelField, text: &str) -> Result<[u32; 3], KernelError> {
+    let refuse = || {
+        KernelError::new(
+            field,
+            format!(
+                "must be 1 to 3 whole numbers from 1 to {MAX_EXTENT} separated by commas, \
+                 e.g. 128,128,1, found '{}'",
+                text.trim()
+            ),
+        )
+    };
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > 3 {
+        return Err(refuse());
+    }
+    let mut shape = [1; 3];
+    for (slot, part) in shape.iter_mut().zip(parts) {
+        let value = whole(part).filter(|v| (1..=MAX_EXTENT).contains(v));
+        *slot = value.ok_or_else(refuse)? as u32;
+    }
+    Ok(shape)
+}
+
+pub(super) fn parse_block(text: &str) -> Result<[u32; 3], KernelError> {
+    let block = parse_shape(KernelField::Block, text)?;
+    let threads = product(block);
+    if threads > u128::from(MAX_THREADS_PER_BLOCK) {
+        return Err(KernelError::new(
+            KernelField::Block,
+            format!(
+                "must have at most {MAX_THREADS_PER_BLOCK} threads, found {}×{}×{} = {threads}",
+                block[0], block[1], block[2]
+            ),
+        ));
+    }
+    Ok(block)
+}
+
+pub(super) fn parse_loop(text: &str) -> Result<LoopRange, KernelError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(LoopRange {
+            start: 0,
+            step: 1,
+            iterations: 1,
+            looped: false,
+        });
+    }
+    let refuse = |why: &str| KernelError::new(KernelField::Loop, format!("{why}, found '{text}'"));
+    let parts: Vec<Option<i64>> = text.split(':').map(|p| p.trim().parse().ok()).collect();
+    let (start, end, step) = match parts[..] {
+        [Some(start), Some(end)] => (start, end, 1),
+        [Some(start), Some(end), Some(step)] => (start, end, step),
+        _ => {
+            return Err(refuse(
+                "must be START:END or START:END:STEP with whole numbers, or empty for no loop",
+            ))
+        }
+    };
+    if step == 0 {
+        return Err(refuse("the step must not be 0"));
+    }
+    let (start, end, step) = (i128::from(start), i128::from(end), i128::from(step));
+    let span = if step > 0 { end - start } else { start - end };
+    let iterations = if span > 0 {
+        (span + step.abs() - 1) / step.abs()
+    } else {
+        0
+    };
+    if iterations > i128::from(MAX_ITERATIONS) {
+        return Err(refuse(&format!(
+            "runs {iterations} iterations; at most {MAX_ITERATIONS} (2^20) are accepted"
+        )));
+    }
+    Ok(LoopRange {
+        start: start as i64,
+        step: step as i64,
+        iterations: iterations as u64,
+        looped: true,
+    })
+}
+
+pub(super) fn parse_cache(text: &str, line: u64) -> Result<u64, KernelError> {
+    whole(text)
+        .filter(|&c| c == 0 || (c.is_multiple_of(line) && (line..=MAX_CACHE_BYTES).contains(&c)))
+        .ok_or_else(|| {
+            KernelError::new(
+                KernelField::Cache,
+                format!(
+                    "must be 0 (no cache) or a multiple of the {line}-byte line from {line} to \
+                     {MAX_CACHE_BYTES} bytes (1 GiB), found '{}'",
+                    text.trim()
+                ),
+            )
+        })
+}
+
+pub(super) fn parse_flops(text: &str) -> Result<Exact, KernelError> {
+    if text.trim().is_empty() {
+        return Ok(Exact::ZERO);
+    }
+    Exact::parse(text).ok_or_else(|| {
+        KernelError::new(
+            KernelField::Flops,
+            format!(
+                "must be a non-negative number of FLOPs per thread per iteration, a decimal \
+                 or a fraction such as 1/4, found '{}'",
+                text.trim()
+            ),
+        )
+    })
+}
+
+pub(super) fn parse_statement(n: u8, s: &StmtInputs) -> Result<Statement, KernelError> {
+    let field = |f| KernelField::Stmt(n, f);
+    let kind = match s.kind.trim() {
+        "load" => AccessKind::Load,
+        "store" => AccessKind::Store,
+        other => {
+            return Err(KernelError::new(
+                field(StmtField::Kind),
+                format!("must be load or store, found '{other}'"),
+            ))
+        }
+    };
+    match s.space.trim() {
+        "global" => {}
+        "shared" => {
+            return Err(KernelError::new(
+                field(StmtField::Space),
+                "must be global: shared-memory statements are not supported yet",
+            ))
+        }
+        other => {
+            return Err(KernelError::new(
+                field(StmtField::Space),
+                format!("must be global or shared, found '{other}'"),
+            ))
+        }
+    }
+    let elem = whole(&s.elem)
+        .filter(|v| ELEM_SIZES.contains(v))
+        .ok_or_else(|| {
+            KernelError::new(
+                field(StmtField::Elem),
+                format!("must be 1, 2, 4, 8 or 16 bytes, found '{}'", s.elem.trim()),
+            )
+        })?;
+    let base = parse_address(&s.base).ok_or_else(|| {
+        KernelError::new(
+            field(StmtField::Base),
+            format!(
+                "must be a byte address from 0 to 2^64−1, decimal or 0x hex, found '{}'",
+                s.base.trim()
+            ),
+        )
+    })?;
+    let idx = KernelExpr::parse(&s.idx)
+        .map_err(|e| KernelError::new(field(StmtField::Idx), e.to_string()))?;
+    let active = if s.active.trim().is_empty() {
+        None
+    } else {
+        Some(
+            KernelExpr::parse(&s.active)
+                .map_err(|e| KernelError::new(field(StmtField::Active), e.to_string()))?,
+        )
+    };
+    let name = s.name.trim();
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(KernelError::new(
+            field(StmtField::Name),
+            format!("must be at most {MAX_NAME_CHARS} characters, found {chars}"),
+        ));
+    }
+    Ok(Statement {
+        number: n,
+        kind,
+        elem,
+        base,
+        idx,
+        active,
+        name: if name.is_empty() {
+            format!("a{n}")
+        } else {
+            name.to_string()
+        },
+    })
+}

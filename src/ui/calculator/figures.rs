@@ -1,0 +1,158 @@
+//! The figures: the sector map and the address ramp, each with its text alternative and
+//! exports.
+
+use crate::charts::{ramp, sector_map, Theme};
+use crate::model::inputs::Inputs;
+use crate::model::permalink::Tab;
+use crate::model::presets::Preset;
+use crate::model::ramp::regime;
+use crate::model::sector_map::{describe, layout, step_lane};
+use crate::model::sectors::Analysis;
+use crate::ui::canvas::{ChartCanvas, Shape};
+use crate::ui::AppState;
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+use plotters_canvas::CanvasBackend;
+
+/// The file stem of a figure's exports: the scenario's name, its side in the comparison
+/// (`a.` → `-a`), then the figure, e.g. `ex8a-column-b-sector-map`.
+pub(super) fn figure_stem(
+    inputs: RwSignal<Inputs>,
+    prefix: &'static str,
+    figure: &'static str,
+) -> Signal<String> {
+    let side = prefix.trim_end_matches('.');
+    Signal::derive(move || {
+        let stem = inputs.with(Preset::file_stem);
+        if side.is_empty() {
+            format!("{stem}-{figure}")
+        } else {
+            format!("{stem}-{side}-{figure}")
+        }
+    })
+}
+
+/// The sector map with its text alternative and exports.
+#[component]
+pub(super) fn SectorMapFigure(
+    shown: Memo<Analysis>,
+    /// The scenario drawn, which names the exported files.
+    inputs: RwSignal<Inputs>,
+    state: AppState,
+    highlighted: RwSignal<Option<u32>>,
+    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
+    #[prop(default = "")]
+    prefix: &'static str,
+) -> impl IntoView {
+    let description = format!("{prefix}sector-map-description");
+    let map = Memo::new(move |_| shown.with(layout));
+    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        map.with(|m| sector_map::draw(area, m, highlighted.get(), theme))
+            .map_err(|e| e.to_string())
+    };
+    let point = Callback::new(move |at: Option<(f64, f64)>| {
+        highlighted.set(at.and_then(|(x, width)| {
+            map.with_untracked(|m| sector_map::lane_at(m, width, &Theme::LIGHT, x))
+        }));
+    });
+    let key = Callback::new(move |key: String| {
+        let lanes: Vec<u32> = map.with_untracked(|m| m.lanes.iter().map(|l| l.lane).collect());
+        let now = highlighted.get_untracked();
+        let next = match key.as_str() {
+            "ArrowRight" => step_lane(&lanes, now, true),
+            "ArrowLeft" => step_lane(&lanes, now, false),
+            "Escape" => None,
+            _ => return,
+        };
+        highlighted.set(next);
+    });
+    let svg = move |theme: &Theme, size: (u32, u32)| {
+        let mut text = String::new();
+        map.with(|m| {
+            sector_map::draw(
+                &SVGBackend::with_string(&mut text, size).into_drawing_area(),
+                m,
+                None,
+                theme,
+            )
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(text)
+    };
+    let stem = figure_stem(inputs, prefix, "sector-map");
+    view! {
+        <figure class="chart-box">
+            <ChartCanvas
+                draw=draw
+                svg=svg
+                file_stem=stem
+                shape=Shape::STRIP
+                on_pointer=point
+                on_key=key
+                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
+                testid=format!("{prefix}sector-map")
+                label="Sector map"
+                described_by=description.clone()
+            />
+            <figcaption id=description.clone() data-testid=description>
+                {Signal::derive(move || map.with(describe))}
+            </figcaption>
+        </figure>
+    }
+}
+
+/// The address ramp with the regime named, its text alternative and exports.
+#[component]
+pub(super) fn RampFigure(
+    shown: Memo<Analysis>,
+    /// The scenario drawn, which names the exported files.
+    inputs: RwSignal<Inputs>,
+    state: AppState,
+    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
+    #[prop(default = "")]
+    prefix: &'static str,
+) -> impl IntoView {
+    let description = format!("{prefix}ramp-description");
+    let found = Memo::new(move |_| shown.with(regime));
+    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        shown
+            .with(|a| ramp::draw(area, a, found.get(), theme))
+            .map_err(|e| e.to_string())
+    };
+    let svg = move |theme: &Theme, size: (u32, u32)| {
+        let mut text = String::new();
+        shown
+            .with(|a| {
+                ramp::draw(
+                    &SVGBackend::with_string(&mut text, size).into_drawing_area(),
+                    a,
+                    found.get(),
+                    theme,
+                )
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(text)
+    };
+    view! {
+        <figure class="chart-box">
+            <ChartCanvas
+                draw=draw
+                svg=svg
+                file_stem=figure_stem(inputs, prefix, "ramp")
+                shape=Shape::LOW_PLOT
+                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
+                testid=format!("{prefix}ramp")
+                label="Address ramp"
+                described_by=description.clone()
+            />
+            <figcaption
+                id=description.clone()
+                data-testid=description
+                data-value=Signal::derive(move || found.get().name().to_string())
+            >
+                {Signal::derive(move || format!("Address ramp, {}.", found.get()))}
+            </figcaption>
+        </figure>
+    }
+}

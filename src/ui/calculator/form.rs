@@ -1,0 +1,305 @@
+//! The scenario form: worked examples, builders, the architecture picker, one text field per
+//! input, the predict-first switch, and the prediction form itself.
+
+use crate::model::arch::{Arch, ARCHES};
+use crate::model::inputs::{Field, FieldError, Inputs};
+use crate::model::predict::{read, PredictField, Verdict};
+use crate::model::presets::{Preset, PRESETS};
+use crate::model::sectors::Analysis;
+use crate::ui::widgets::{ErrorNote, TextField};
+use crate::ui::{builders, AppState};
+use leptos::prelude::*;
+
+/// How each field is introduced to a learner.
+pub(super) struct FieldSpec {
+    field: Field,
+    label: &'static str,
+    placeholder: &'static str,
+    numeric: bool,
+}
+
+pub(super) const FIELDS: [FieldSpec; 8] = [
+    FieldSpec {
+        field: Field::Warp,
+        label: "Lanes in the warp",
+        placeholder: "32",
+        numeric: true,
+    },
+    FieldSpec {
+        field: Field::Elem,
+        label: "Bytes per lane (elem)",
+        placeholder: "4",
+        numeric: true,
+    },
+    FieldSpec {
+        field: Field::Base,
+        label: "Base address",
+        placeholder: "0",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Idx,
+        label: "Element index idx(t)",
+        placeholder: "t",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Active,
+        label: "Active lanes",
+        placeholder: "every lane, e.g. t % 2 == 0",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Addrs,
+        label: "Explicit addresses",
+        placeholder: "e.g. 0, 4, -, 12",
+        numeric: false,
+    },
+    FieldSpec {
+        field: Field::Sector,
+        label: "Sector bytes",
+        placeholder: "32",
+        numeric: true,
+    },
+    FieldSpec {
+        field: Field::Line,
+        label: "Cache line bytes",
+        placeholder: "128",
+        numeric: true,
+    },
+];
+
+#[component]
+pub(super) fn ScenarioForm(
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    state: AppState,
+    verdict: RwSignal<Option<Verdict>>,
+) -> impl IntoView {
+    let preset = move || inputs.with(Preset::matching).map(|p| p.id).unwrap_or("");
+    let pick = move |ev: leptos::ev::Event| {
+        if let Some(p) = Preset::by_id(&event_target_value(&ev)) {
+            inputs.set(p.inputs());
+        }
+    };
+    view! {
+        <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Scenario">
+            <div class="field">
+                <label for="preset">"Worked example"</label>
+                <select id="preset" data-testid="preset" on:change=pick prop:value=preset>
+                    <option value="">"Custom scenario"</option>
+                    {PRESETS
+                        .iter()
+                        .map(|p| view! { <option value=p.id>{p.name}</option> })
+                        .collect_view()}
+                </select>
+            </div>
+            <builders::Builders
+                inputs=inputs
+                compare=Callback::new(move |(a, b): (Inputs, Inputs)| {
+                    inputs.set(a);
+                    state.b.set(b);
+                    state.comparing.set(true);
+                })
+            />
+            <ArchField inputs=inputs errors=errors />
+            {FIELDS
+                .iter()
+                .map(|spec| view! { <CalcField spec=spec inputs=inputs errors=errors /> })
+                .collect_view()}
+            <div class="field check">
+                <input
+                    type="checkbox"
+                    id="predict-mode"
+                    data-testid="predict-mode"
+                    prop:checked=Signal::derive(move || state.predict.get())
+                    on:change=move |ev| {
+                        state.predict.set(event_target_checked(&ev));
+                        verdict.set(None);
+                    }
+                />
+                <label for="predict-mode">"Predict before revealing " <span class="param" aria-hidden="true">"predict"</span></label>
+                <p class="hint">"hides the results until you commit to an N_tx"</p>
+            </div>
+        </form>
+    }
+}
+
+#[component]
+pub(super) fn CalcField(
+    spec: &'static FieldSpec,
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    /// Scenario B's field: `b.`-prefixed parameter and test id.
+    #[prop(default = false)]
+    b: bool,
+) -> impl IntoView {
+    let field = spec.field;
+    let param = if b { field.b_param() } else { field.param() };
+    let error = Signal::derive(move || {
+        errors.with(|es| es.iter().find(|e| e.field == field).map(|e| e.to_string()))
+    });
+    let ignored = Signal::derive(move || {
+        matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list)
+    });
+    let note = Signal::derive(move || {
+        inputs.with(|i| {
+            if ignored.get() {
+                " (ignored while explicit addresses are set)".to_string()
+            } else if i.overrides().contains(&field) {
+                format!(
+                    " (overrides {}: {})",
+                    i.arch_preset().name,
+                    i.preset_value(field)
+                )
+            } else {
+                String::new()
+            }
+        })
+    });
+    view! {
+        <TextField
+            testid=format!("input-{param}")
+            param=param
+            label=spec.label
+            tag=param
+            hint=field.hint()
+            placeholder=spec.placeholder
+            inputmode=if spec.numeric { "numeric" } else { "text" }
+            value=Signal::derive(move || inputs.with(|i| i.get(field).to_string()))
+            on_input=Callback::new(move |text| inputs.update(|i| i.set(field, text)))
+            error=error
+            note=note
+            dimmed=ignored
+        />
+    }
+}
+
+/// Predict first: N_tx (required) and the efficiency (optional), then Reveal.
+#[component]
+pub(super) fn PredictPanel(
+    shown: Memo<Analysis>,
+    inputs: RwSignal<Inputs>,
+    verdict: RwSignal<Option<Verdict>>,
+) -> impl IntoView {
+    let sectors = RwSignal::new(String::new());
+    let efficiency = RwSignal::new(String::new());
+    let error = RwSignal::new(None);
+    let reveal = move |_| match read(&sectors.get_untracked(), &efficiency.get_untracked()) {
+        Ok(prediction) => {
+            error.set(None);
+            verdict.set(Some(inputs.with_untracked(|i| {
+                shown.with_untracked(|a| Verdict::new(i, a, prediction))
+            })));
+        }
+        Err(e) => error.set(Some(e)),
+    };
+    let error_on = move |field: PredictField| {
+        Signal::derive(move || {
+            error.with(|e: &Option<crate::model::predict::PredictError>| {
+                e.as_ref()
+                    .filter(|e| e.field == field)
+                    .map(|e| e.to_string())
+            })
+        })
+    };
+    let ntx_error = error_on(PredictField::Sectors);
+    let eff_error = error_on(PredictField::Efficiency);
+    view! {
+        <form class="results predict" aria-labelledby="predict-title" on:submit=move |ev| {
+            ev.prevent_default();
+            reveal(());
+        }>
+            <h3 id="predict-title">"Predict first"</h3>
+            <p>
+                "Work out each lane's address and the aligned sector it falls in, then commit: "
+                "how many distinct sectors does this warp touch?"
+            </p>
+            <TextField
+                testid="predict-ntx".to_string()
+                param="predict-ntx"
+                label="Predicted N_tx"
+                tag="(sectors)"
+                hint="a whole number"
+                inputmode="numeric"
+                value=sectors
+                on_input=Callback::new(move |t| sectors.set(t))
+                error=ntx_error
+            />
+            <TextField
+                testid="predict-efficiency".to_string()
+                param="predict-efficiency"
+                label="Predicted efficiency"
+                tag="(optional)"
+                hint="requested ÷ transferred: a ratio (0.8, or 4 for a broadcast) or a percentage (80 %)"
+                inputmode="decimal"
+                value=efficiency
+                on_input=Callback::new(move |t| efficiency.set(t))
+                error=eff_error
+            />
+            <button type="submit" class="primary" data-testid="reveal">"Reveal"</button>
+        </form>
+    }
+}
+
+/// The architecture preset: picking one fills warp, sector and line; its assumption and
+/// source are stated under it.
+#[component]
+pub(super) fn ArchField(
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    /// Scenario B's picker: `b.`-prefixed parameter and ids.
+    #[prop(default = false)]
+    b: bool,
+) -> impl IntoView {
+    let param = if b {
+        Field::Arch.b_param()
+    } else {
+        Field::Arch.param()
+    };
+    let id = format!("input-{param}");
+    let (hint_id, error_id) = (format!("{id}-hint"), format!("{id}-error"));
+    let error = Signal::derive(move || {
+        errors.with(|es| {
+            es.iter()
+                .find(|e| e.field == Field::Arch)
+                .map(|e| e.to_string())
+        })
+    });
+    let pick = move |ev: leptos::ev::Event| {
+        if let Some(arch) = Arch::by_id(&event_target_value(&ev)) {
+            inputs.update(|i| *i = i.with_arch(arch));
+        }
+    };
+    view! {
+        <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
+            <label for=id.clone()>"Architecture " <span class="param" aria-hidden="true">{param}</span></label>
+            <select
+                id=id.clone()
+                data-testid=id.clone()
+                aria-describedby={
+                    let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
+                    Signal::derive(move || {
+                        if error.with(Option::is_some) {
+                            format!("{error_id} {hint_id}")
+                        } else {
+                            hint_id.clone()
+                        }
+                    })
+                }
+                on:change=pick
+                prop:value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
+            >
+                {ARCHES
+                    .iter()
+                    .map(|a| view! { <option value=a.id>{a.name}</option> })
+                    .collect_view()}
+            </select>
+            <p class="hint" id=hint_id data-testid=format!("{}arch-note", if b { "b." } else { "" })>
+                {Signal::derive(move || inputs.with(|i| i.arch_preset().note.to_string()))}
+                " A model: real behaviour depends on the architecture and cache path; confirm it in a profiler."
+            </p>
+            <ErrorNote param=param message=error id=error_id />
+        </div>
+    }
+}

@@ -1,0 +1,107 @@
+//! The sector calculator panel: inputs, totals, derivation and the lane table.
+//!
+//! Its parts: `form` (the inputs), `results` (readouts, notes, derivation, hand-off),
+//! `figures` (sector map and ramp), `lanes` (the lane table) and `comparison` (scenario B).
+
+mod comparison;
+mod figures;
+mod form;
+mod lanes;
+mod results;
+
+use crate::model::inputs::{FieldError, Inputs};
+use crate::model::predict::Verdict;
+use crate::model::sectors::{analyze, analyze_repaired, Analysis};
+use crate::ui::AppState;
+use comparison::Comparison;
+use form::{PredictPanel, ScenarioForm};
+use lanes::LaneTable;
+use leptos::prelude::*;
+use results::Results;
+
+/// One scenario's inputs and what is derived from them.
+#[derive(Clone, Copy)]
+struct Tracked {
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    /// The analysis on show: the last valid one while a field is in error; for a bad first
+    /// link, the scenario with its bad fields at their defaults.
+    shown: Memo<Analysis>,
+}
+
+fn track(inputs: RwSignal<Inputs>) -> Tracked {
+    let checked = Memo::new(move |_| inputs.with(analyze));
+    let errors =
+        Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
+    let shown = Memo::new(move |previous: Option<&Analysis>| {
+        checked.with(|c| match (c, previous) {
+            (Ok(analysis), _) => analysis.clone(),
+            (Err(_), Some(previous)) => previous.clone(),
+            (Err(_), None) => inputs.with_untracked(analyze_repaired),
+        })
+    });
+    Tracked {
+        inputs,
+        errors,
+        shown,
+    }
+}
+
+/// The calculator for the scenario in the page's state.
+#[component]
+pub fn Calculator(state: AppState) -> impl IntoView {
+    let a = track(state.calc);
+    let Tracked {
+        inputs,
+        errors,
+        shown,
+    } = a;
+
+    // predict=1: results stay hidden until the learner commits to an N_tx and reveals. The
+    // verdict belongs to its scenario: any change of the inputs retires it, which hides the
+    // results again and asks for a new prediction.
+    let verdict = RwSignal::new(None::<Verdict>);
+    let feedback = Memo::new(move |_| {
+        verdict.with(|v| {
+            v.as_ref()
+                .and_then(|v| inputs.with(|i| v.feedback_for(i).map(str::to_string)))
+        })
+    });
+    let hidden = Signal::derive(move || state.predict.get() && feedback.with(Option::is_none));
+    // The lane under the pointer in the sector map or the lane table: highlighted in both.
+    let highlighted = RwSignal::new(None::<u32>);
+    view! {
+        <section class="calculator" aria-labelledby="calc-title">
+            <h2 id="calc-title">"Sector calculator"</h2>
+            <p class="lead">
+                "One warp memory instruction: each active lane " <i>"t"</i> " reads bytes "
+                <code>"[A(t), A(t)+elem)"</code> " with " <code>"A(t) = base + elem·idx(t)"</code>
+                ". The memory system moves whole aligned sectors; count them."
+            </p>
+            // Comparing is one of the calculator's main uses: its bar comes first, not after
+            // the lane table.
+            <Comparison state=state a=a hidden=hidden />
+            <div class="layout">
+                <ScenarioForm inputs=inputs errors=errors state=state verdict=verdict />
+                <div class="outputs">
+                    <Show
+                        when=move || !hidden.get()
+                        fallback=move || {
+                            view! { <PredictPanel shown=shown inputs=inputs verdict=verdict /> }
+                        }
+                    >
+                        <Results
+                            shown=shown
+                            errors=errors
+                            state=state
+                            verdict=verdict
+                            feedback=feedback
+                            highlighted=highlighted
+                        />
+                    </Show>
+                    <LaneTable shown=shown inputs=inputs hidden=hidden highlighted=highlighted />
+                </div>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,145 @@
+//! The results: feedback on a prediction, the readouts, the notes, the figures, the
+//! hand-off to the Roofline lab and the derivation.
+
+use super::figures::{RampFigure, SectorMapFigure};
+use crate::model::derivation::derive;
+use crate::model::inputs::FieldError;
+use crate::model::permalink::Tab;
+use crate::model::predict::Verdict;
+use crate::model::readouts::{alignment_note, broadcast_note, readouts, summary};
+use crate::model::sectors::{Analysis, Ratio};
+use crate::ui::widgets::ReadoutList;
+use crate::ui::AppState;
+use leptos::prelude::*;
+
+#[component]
+pub(super) fn Results(
+    shown: Memo<Analysis>,
+    errors: Memo<Vec<FieldError>>,
+    state: AppState,
+    verdict: RwSignal<Option<Verdict>>,
+    feedback: Memo<Option<String>>,
+    highlighted: RwSignal<Option<u32>>,
+) -> impl IntoView {
+    let stale = move || errors.with(|e| !e.is_empty());
+    let predict_again = move |_| verdict.set(None);
+    view! {
+        <div class="results" aria-labelledby="results-title">
+            <h3 id="results-title">"Results"</h3>
+            <Show when=move || state.predict.get() && feedback.with(Option::is_some)>
+                <div class="note broadcast feedback">
+                    <p data-testid="prediction-feedback" aria-live="polite">
+                        {move || feedback.get().unwrap_or_default()}
+                    </p>
+                    <button type="button" data-testid="predict-again" on:click=predict_again>
+                        "Predict again"
+                    </button>
+                </div>
+            </Show>
+            {move || {
+                stale()
+                    .then(|| {
+                        view! {
+                            <p class="stale" data-testid="stale">
+                                "Showing the last valid results: fix the field marked in red."
+                            </p>
+                        }
+                    })
+            }}
+            <ReadoutList readouts=Signal::derive(move || shown.with(readouts)) stale=Signal::derive(stale) />
+            <p class="visually-hidden" aria-live="polite" data-testid="summary">
+                {Signal::derive(move || shown.with(summary))}
+            </p>
+            {move || {
+                shown
+                    .with(broadcast_note)
+                    .map(|note| {
+                        view! {
+                            <p class="note broadcast" data-testid="broadcast-note">
+                                <strong>"Why above 100 %? "</strong>
+                                {note}
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                shown
+                    .with(alignment_note)
+                    .map(|note| {
+                        view! {
+                            <p class="note warning" data-testid="alignment-warning" role="note">
+                                <strong>"Misaligned: "</strong>
+                                {note}
+                            </p>
+                        }
+                    })
+            }}
+            <SectorMapFigure shown=shown inputs=state.calc state=state highlighted=highlighted />
+            <RampFigure shown=shown inputs=state.calc state=state />
+            <UseInRoofline shown=shown errors=errors state=state />
+            <h3 id="derivation-title">"Derivation"</h3>
+            <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
+                {move || {
+                    shown
+                        .with(derive)
+                        .into_iter()
+                        .map(|step| view! { <li>{step}</li> })
+                        .collect_view()
+                }}
+            </ol>
+        </div>
+    }
+}
+
+/// "Use this efficiency": opens the Roofline lab with its intensity scaled by this scenario's
+/// useful fraction, and says why in words. Enabled only when both sides are valid; otherwise
+/// it says why not.
+#[component]
+pub(super) fn UseInRoofline(
+    shown: Memo<Analysis>,
+    errors: Memo<Vec<FieldError>>,
+    state: AppState,
+) -> impl IntoView {
+    let hand_off = Memo::new(move |_| {
+        let useful = errors
+            .with(Vec::is_empty)
+            .then(|| shown.with(|a| a.totals.efficiency()))
+            .map(|e| {
+                e.unwrap_or(Ratio {
+                    numerator: 0,
+                    denominator: 1,
+                })
+            });
+        state.lab.with(|lab| lab.hand_off(useful))
+    });
+    let apply = move |_| {
+        let Ok((scaled, note)) = hand_off.get_untracked() else {
+            return;
+        };
+        state.lab.set(scaled);
+        state.lab_note.set(Some(note));
+        state.tab.set(Tab::Roofline);
+    };
+    let refusal = move || hand_off.with(|h| h.as_ref().err().map(ToString::to_string));
+    view! {
+        <p class="use-efficiency">
+            <button
+                type="button"
+                class="secondary"
+                data-testid="use-efficiency"
+                on:click=apply
+                disabled=Signal::derive(move || hand_off.with(Result::is_err))
+                aria-describedby="use-efficiency-why"
+            >
+                "Use this efficiency in the Roofline lab"
+            </button>
+            <span class="hint" id="use-efficiency-why" data-testid="use-efficiency-why">
+                {move || {
+                    refusal()
+                        .map(|why| format!(" Not available: {why}"))
+                        .unwrap_or_else(|| " Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs.".to_string())
+                }}
+            </span>
+        </p>
+    }
+}
