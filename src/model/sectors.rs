@@ -364,6 +364,14 @@ fn indexed_address(base: u64, elem: u64, idx: i64, lane: u32) -> Result<u64, Fie
 /// negative". The reason names no lane; callers say whose address it is. Shared with the
 /// kernel view, so that both panels refuse the same addresses with the same words.
 pub(crate) fn lane_address(base: u64, elem: u64, idx: i64) -> Result<u64, String> {
+    // The usual case in 64 bits; 128-bit arithmetic only to word an error exactly.
+    if let Some(address) = u64::try_from(idx)
+        .ok()
+        .and_then(|i| elem.checked_mul(i))
+        .and_then(|offset| base.checked_add(offset))
+    {
+        return Ok(address);
+    }
     let address = i128::from(base) + i128::from(elem) * i128::from(idx);
     if address < 0 {
         return Err(format!(

@@ -27,7 +27,10 @@ use plotters_canvas::CanvasBackend;
 use std::time::Duration;
 
 /// The longest slice of work between two chances for the page to respond, in milliseconds.
-const SLICE_MS: f64 = 35.0;
+const SLICE_MS: f64 = 40.0;
+/// Launches up to this many warp instructions run at once, in the task of the edit, so that
+/// small kernels show their results without a flicker; bigger ones start in a task of their own.
+const AT_ONCE: u64 = 4096;
 
 /// Statement parameters as static strings, for the fields' names and error notes.
 const STMT_PARAMS: [[&str; 7]; MAX_STATEMENTS] = [
@@ -237,7 +240,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                     .try_update_value(Option::take)
                     .flatten()
                     .map(Job::finish);
-                match finished {
+                let show = move || match finished {
                     Some(Ok(result)) => {
                         analysis.set(Some(result));
                         analysed.set(Some(kernel));
@@ -245,6 +248,19 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                     }
                     Some(Err(e)) => status.set(Status::Failed(e)),
                     None => {}
+                };
+                // After a long slice, drawing the results gets a task of its own.
+                if now_ms() - start > SLICE_MS / 2.0 {
+                    set_timeout(
+                        move || {
+                            if generation.try_get_value() == Some(ticket) {
+                                show();
+                            }
+                        },
+                        Duration::from_millis(0),
+                    );
+                } else {
+                    show();
                 }
             }
             Some(Ok(false)) => {
@@ -279,7 +295,14 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
         let (done, total) = fresh.progress();
         job.set_value(Some(fresh));
         status.set(Status::Running { done, total });
-        slice(ticket, generation, job, status, analysis, analysed, kernel);
+        if total <= AT_ONCE {
+            slice(ticket, generation, job, status, analysis, analysed, kernel);
+        } else {
+            set_timeout(
+                move || slice(ticket, generation, job, status, analysis, analysed, kernel),
+                Duration::from_millis(0),
+            );
+        }
     });
     let cancel = move |_| {
         generation.update_value(|g| *g += 1);

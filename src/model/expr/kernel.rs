@@ -181,14 +181,20 @@ impl LaneVars<'_> {
 
     /// Writes `var`'s value for every lane into `out`.
     #[inline]
-    pub(crate) fn fill(&self, var: Var, out: &mut [i64; LANES]) {
+    pub(crate) fn fill(&self, var: Var, mask: u64, out: &mut [i64; LANES]) {
         let LaneVars::Warp(w) = self else {
             *out = [0; LANES];
             return;
         };
         let uniform = match var {
             Var::Thread(a) => {
-                *out = w.thread_idx[a as usize];
+                let from = &w.thread_idx[a as usize];
+                let mut m = mask;
+                while m != 0 {
+                    let t = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    out[t] = from[t];
+                }
                 return;
             }
             Var::Block(a) => w.block_idx[a as usize],

@@ -989,7 +989,7 @@ fn eval_lanes(
     match node {
         Node::Int(v) => *out = [*v; LANES],
         Node::Lane => each_lane(mask, |t| out[t] = t as i64),
-        Node::Var(var) => vars.fill(*var, out),
+        Node::Var(var) => vars.fill(*var, mask, out),
         Node::Uniform(inner) => {
             // The same for every lane: computed once, as the lowest lane would.
             let lowest = mask.trailing_zeros() as usize;

@@ -16,6 +16,8 @@ const CLEAN: u8 = 1;
 const DIRTY: u8 = 2;
 /// "No node": the end of the list.
 const NIL: u32 = u32::MAX;
+/// Entries of the direct-mapped memo of recently touched lines (a power of two).
+const RECENT: usize = 4096;
 
 /// A resident line, as [`SectorCache::touch`] returns it: valid until the next `touch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +60,10 @@ pub struct SectorCache {
     /// `sectors_per_line` state bytes per node.
     states: Vec<u8>,
     map: HashMap<u64, u32, BuildHasherDefault<LineHasher>>,
+    /// A direct-mapped memo in front of `map`: `recent[line % RECENT]` is the node that last
+    /// held a line there. Checked against the node's line, so a stale entry is only a miss;
+    /// warps of one block touch the same lines again and again, and skip the hash.
+    recent: Vec<u32>,
     /// Most recently used.
     head: u32,
     /// Least recently used: the next victim.
@@ -73,6 +79,7 @@ impl SectorCache {
             nodes: Vec::new(),
             states: Vec::new(),
             map: HashMap::default(),
+            recent: vec![NIL; RECENT],
             head: NIL,
             tail: NIL,
         }
@@ -92,9 +99,23 @@ impl SectorCache {
     /// not resident. A full cache first evicts its least recently used line, calling
     /// `write_back(stmt)` once per dirty sector of it with the statement that pays.
     pub fn touch(&mut self, line: u64, write_back: impl FnMut(u8)) -> LineSlot {
-        if let Some(&node) = self.map.get(&line) {
-            self.unlink(node);
-            self.push_front(node);
+        let memo = (line as usize) & (RECENT - 1);
+        let remembered = self.recent[memo];
+        let found = if self
+            .nodes
+            .get(remembered as usize)
+            .is_some_and(|n| n.line == line)
+        {
+            Some(remembered)
+        } else {
+            self.map.get(&line).copied()
+        };
+        if let Some(node) = found {
+            self.recent[memo] = node;
+            if self.head != node {
+                self.unlink(node);
+                self.push_front(node);
+            }
             return LineSlot(node);
         }
         let node = if self.nodes.len() < self.capacity {
@@ -116,6 +137,7 @@ impl SectorCache {
             victim
         };
         self.map.insert(line, node);
+        self.recent[memo] = node;
         self.push_front(node);
         LineSlot(node)
     }

@@ -3,6 +3,7 @@
 //!
 //! The panel lays these out; it computes nothing. Knows nothing of the browser.
 
+use super::super::csv::Csv;
 use super::super::format::{hex, percent, plural, ratio_value, size_text};
 use super::super::readouts::Readout;
 use super::analysis::{KernelAnalysis, WarpRow};
@@ -165,30 +166,41 @@ fn kind_word(kind: AccessKind) -> &'static str {
 /// assert_eq!(csv.lines().nth(1), Some("1,a1,load,1,128,4,4,1,4,128,0,128,0"));
 /// ```
 pub fn statement_csv(a: &KernelAnalysis) -> String {
-    let mut out = String::from(
-        "stmt,name,kind,requests,requested_bytes,sectors,sectors_per_request,useful_fraction,\
-         unique_sectors,dram_read_bytes,dram_write_bytes,dram_bytes,hits\r\n",
-    );
+    let mut csv = Csv::default();
+    csv.row([
+        "stmt",
+        "name",
+        "kind",
+        "requests",
+        "requested_bytes",
+        "sectors",
+        "sectors_per_request",
+        "useful_fraction",
+        "unique_sectors",
+        "dram_read_bytes",
+        "dram_write_bytes",
+        "dram_bytes",
+        "hits",
+    ]);
     for s in &a.statements {
         let f = &s.figures;
-        out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
-            s.number,
-            csv_field(&s.name),
-            kind_word(s.kind),
-            f.requests,
-            f.requested_bytes,
-            f.sectors,
+        csv.row([
+            s.number.to_string(),
+            s.name.clone(),
+            kind_word(s.kind).to_string(),
+            f.requests.to_string(),
+            f.requested_bytes.to_string(),
+            f.sectors.to_string(),
             ratio_value(f.sectors_per_request()),
             ratio_value(f.useful_fraction()),
-            f.unique_sectors,
-            f.dram_read_bytes,
-            f.dram_write_bytes,
-            f.dram_bytes(),
+            f.unique_sectors.to_string(),
+            f.dram_read_bytes.to_string(),
+            f.dram_write_bytes.to_string(),
+            f.dram_bytes().to_string(),
             f.hits.map_or(String::new(), |h| h.to_string()),
-        ));
+        ]);
     }
-    out
+    csv.finish()
 }
 
 /// Warp rows (per warp, or the worst) as CSV (RFC 4180, CRLF).
@@ -200,37 +212,38 @@ pub fn statement_csv(a: &KernelAnalysis) -> String {
 /// assert_eq!(warp_csv(&rows).lines().nth(1), Some("0,0,0,0,1,0,0,0,32,4,128,128"));
 /// ```
 pub fn warp_csv(rows: &[WarpRow]) -> String {
-    let mut out = String::from(
-        "block,block_x,block_y,block_z,stmt,iter,warp,lane0_address,active_lanes,sectors,\
-         requested_bytes,transferred_bytes\r\n",
-    );
+    let mut csv = Csv::default();
+    csv.row([
+        "block",
+        "block_x",
+        "block_y",
+        "block_z",
+        "stmt",
+        "iter",
+        "warp",
+        "lane0_address",
+        "active_lanes",
+        "sectors",
+        "requested_bytes",
+        "transferred_bytes",
+    ]);
     for r in rows {
-        out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
-            r.block,
-            r.block_idx[0],
-            r.block_idx[1],
-            r.block_idx[2],
-            r.stmt,
-            r.iter,
-            r.warp,
+        csv.row([
+            r.block.to_string(),
+            r.block_idx[0].to_string(),
+            r.block_idx[1].to_string(),
+            r.block_idx[2].to_string(),
+            r.stmt.to_string(),
+            r.iter.to_string(),
+            r.warp.to_string(),
             r.lane0_address.map_or(String::new(), |a| a.to_string()),
-            r.active_lanes,
-            r.sectors,
-            r.requested_bytes,
-            r.transferred_bytes,
-        ));
+            r.active_lanes.to_string(),
+            r.sectors.to_string(),
+            r.requested_bytes.to_string(),
+            r.transferred_bytes.to_string(),
+        ]);
     }
-    out
-}
-
-/// Quotes a CSV field that needs it (RFC 4180).
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\r', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
+    csv.finish()
 }
 
 /// Lane 0's address for people: hex, or "inactive".
