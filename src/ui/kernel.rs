@@ -280,15 +280,12 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
         }
     }
 
-    // A new kernel cancels the running job and starts its own.
-    Effect::new(move |_| {
-        let Some(kernel) = target.get() else {
-            status.set(Status::Idle);
-            return;
-        };
-        if analysed.with_untracked(|a| a.as_ref() == Some(&kernel)) {
-            return;
-        }
+    // The error the last run stopped on, kept on its field until the inputs change.
+    let run_error = RwSignal::new(None::<KernelError>);
+    // The inputs of the last repair run, so repairs build on each other and never repeat.
+    let repairing = StoredValue::new(None::<KernelInputs>);
+    // Starts a job for `kernel`, cancelling the one running.
+    let start = move |kernel: Kernel| {
         let ticket = generation.get_value() + 1;
         generation.set_value(ticket);
         let fresh = Job::new(&kernel);
@@ -303,6 +300,48 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                 Duration::from_millis(0),
             );
         }
+    };
+    // A new kernel cancels the running job and starts its own.
+    Effect::new(move |_| {
+        let Some(kernel) = target.get() else {
+            status.set(Status::Idle);
+            return;
+        };
+        if analysed.with_untracked(|a| a.as_ref() == Some(&kernel)) {
+            return;
+        }
+        run_error.set(None);
+        repairing.set_value(None);
+        start(kernel);
+    });
+    // A run that stops on an error keeps it on its field. When nothing has been shown yet (a
+    // link whose expression fails as it runs), the kernel runs again with that field at its
+    // default, as a bad link's field is elsewhere.
+    Effect::new(move |_| {
+        let Status::Failed(error) = status.get() else {
+            return;
+        };
+        run_error.set(Some(error.clone()));
+        if analysis.with_untracked(Option::is_some) {
+            return;
+        }
+        let mut repaired = repairing
+            .get_value()
+            .unwrap_or_else(|| inputs.get_untracked());
+        let default = match error.field {
+            KernelField::Stmt(..) => StmtInputs::default_for(error.field),
+            field => KernelInputs::default().get(field),
+        };
+        if repaired.get(error.field) == default {
+            // Already at its default: nothing left to try.
+            return;
+        }
+        repaired.set(error.field, default);
+        let kernel = repaired.kernel(machine.get_untracked()).ok();
+        repairing.set_value(Some(repaired));
+        if let Some(kernel) = kernel {
+            start(kernel);
+        }
     });
     let cancel = move |_| {
         generation.update_value(|g| *g += 1);
@@ -310,15 +349,9 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
         status.set(Status::Cancelled);
     };
     let running = move || status.with(|s| matches!(s, Status::Running { .. }));
-    let run_error = Signal::derive(move || {
-        status.with(|s| match s {
-            Status::Failed(e) => Some(e.clone()),
-            _ => None,
-        })
-    });
     let error_for = Errors {
         fields: errors,
-        run: run_error,
+        run: run_error.into(),
     };
     let stale = Signal::derive(move || {
         errors.with(|e| !e.is_empty()) || run_error.with(Option::is_some) || running()

@@ -365,10 +365,50 @@ impl KernelPreset {
     /// assert_eq!(KernelPreset::matching(&Default::default()), None);
     /// ```
     pub fn matching(inputs: &KernelInputs) -> Option<&'static KernelPreset> {
+        let wanted = canonical(inputs);
         super::presets::KERNEL_PRESETS
             .iter()
-            .find(|p| p.inputs() == *inputs)
+            .find(|p| canonical(&p.inputs()) == wanted)
     }
+}
+
+/// The inputs as a preset would write them: no spaces anywhere, and a grid or block with its
+/// missing trailing values written as 1 (`32,1024` is `32,1024,1`).
+///
+/// ```
+/// use coalescing_lab::model::kernel::{view::canonical, KernelField, KernelInputs};
+/// let mut typed = KernelInputs::default();
+/// typed.set(KernelField::Grid, " 32, 1024 ".into());
+/// assert_eq!(canonical(&typed).grid, "32,1024,1");
+/// ```
+pub fn canonical(inputs: &KernelInputs) -> KernelInputs {
+    let squeeze = |text: &str| text.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let shape = |text: &str| {
+        let mut parts: Vec<String> = squeeze(text).split(',').map(str::to_string).collect();
+        if parts.len() < 3 && parts.iter().all(|p| !p.is_empty()) {
+            parts.resize(3, "1".to_string());
+        }
+        parts.join(",")
+    };
+    let mut out = inputs.clone();
+    out.grid = shape(&inputs.grid);
+    out.block = shape(&inputs.block);
+    for text in [&mut out.loop_range, &mut out.cache, &mut out.flops] {
+        *text = squeeze(text);
+    }
+    for stmt in out.statements.iter_mut().flatten() {
+        for text in [
+            &mut stmt.kind,
+            &mut stmt.space,
+            &mut stmt.elem,
+            &mut stmt.base,
+            &mut stmt.idx,
+            &mut stmt.active,
+        ] {
+            *text = squeeze(text);
+        }
+    }
+    out
 }
 
 /// The kernel of `inputs` with every field in error put back to its default, and the errors
