@@ -199,6 +199,74 @@ mod sector_map {
             .count()
     }
 
+    /// Each `<text>`'s content and its y, in drawing order.
+    fn texts_at(svg: &str) -> Vec<(String, f64)> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let y = t.split("y=\"").nth(1)?.split('"').next()?.parse().ok()?;
+                let (_, rest) = t.split_once('>')?;
+                let (text, _) = rest.split_once("</text>")?;
+                Some((text.trim().to_string(), y))
+            })
+            .collect()
+    }
+
+    // Regression: at 360 px the legend overprinted the sector indices and its last line was
+    // clipped (`?idx=32*t&active=t!=3`, `?warp=64&idx=t*1024`).
+    #[test]
+    fn at_360_px_the_legend_sits_below_the_indices_and_inside_the_picture() {
+        for inputs in [
+            Inputs {
+                idx: "32*t".into(),
+                active: "t!=3".into(),
+                ..Inputs::default()
+            },
+            Inputs {
+                warp: "64".into(),
+                idx: "t*1024".into(),
+                ..Inputs::default()
+            },
+        ] {
+            let map = layout(&analyze(&inputs).unwrap());
+            let mut svg = String::new();
+            {
+                let area = SVGBackend::with_string(&mut svg, (360, 210)).into_drawing_area();
+                sector_map::draw(&area, &map, None, &Theme::LIGHT).unwrap();
+            }
+            let at = texts_at(&svg);
+            let legend_top = at
+                .iter()
+                .filter(|(t, _)| t == "requested bytes")
+                .map(|(_, y)| *y)
+                .next()
+                .expect("a legend");
+            let legend_bottom = at
+                .iter()
+                .filter(|(t, _)| {
+                    t.starts_with("inactive")
+                        || t.starts_with("untouched")
+                        || t.starts_with("cache-line")
+                })
+                .map(|(_, y)| *y)
+                .fold(legend_top, f64::max);
+            assert!(
+                legend_bottom + 12.0 <= 210.0,
+                "last legend line clipped at {legend_bottom}"
+            );
+            // Sector indices are the numbers drawn under the bar, above the legend.
+            let lowest_index = at
+                .iter()
+                .filter(|(t, y)| t.parse::<u64>().is_ok() && *y > 40.0)
+                .map(|(_, y)| *y)
+                .fold(0.0, f64::max);
+            assert!(
+                lowest_index + 12.0 <= legend_top,
+                "indices at {lowest_index} run into the legend at {legend_top}"
+            );
+        }
+    }
+
     #[test]
     fn misaligned_start_shows_five_sectors_with_their_used_bytes_and_every_lane() {
         let svg = render(

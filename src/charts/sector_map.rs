@@ -111,11 +111,52 @@ pub fn draw<DB: DrawingBackend>(
         break_width,
     } = columns(map, width, theme);
 
+    // Legend, flowing onto a second row on a narrow map.
+    enum Key {
+        Swatch(RGBColor),
+        Boundary,
+        Break,
+        Plain,
+    }
+    let mut keys = vec![
+        (Key::Swatch(theme.accent), "requested bytes".to_string()),
+        (Key::Swatch(theme.grid), "fetched, unused".to_string()),
+        (
+            Key::Boundary,
+            format!("cache-line boundary ({} B lines)", map.line_bytes),
+        ),
+    ];
+    if breaks > 0.0 {
+        keys.push((Key::Break, "untouched bytes cut out".to_string()));
+    }
+    if !map.inactive.is_empty() {
+        keys.push((Key::Plain, inactive_text(map)));
+    }
+    let swatch = px(10.0);
+    let row = px(16.0);
+    // The rows the legend takes, counted by the same greedy flow that draws it, so the last
+    // line is never clipped and the legend never runs into the sector indices.
+    let item_width = |text: &str| px(6.0) * text.chars().count() as f64 + px(34.0);
+    let rows_needed = {
+        let (mut rows, mut x) = (1.0, pad);
+        for (_, text) in &keys {
+            if x > pad && x + item_width(text) > width - pad {
+                rows += 1.0;
+                x = pad;
+            }
+            x += item_width(text);
+        }
+        rows
+    };
+    let legend_top = height - px(8.0) - rows_needed * row;
     // Vertical layout: lane labels, lane dots, connectors, the sector bar, indices, legend.
+    // The bar moves up when a tall legend needs the room below it.
     let y_label = px(8.0);
     let y_dot = px(30.0);
-    let y_bar = (height * 0.42).max(px(70.0));
     let bar_height = px(36.0);
+    let y_bar = (height * 0.42)
+        .min(legend_top - px(26.0) - bar_height)
+        .max(px(56.0));
     let y_index = y_bar + bar_height + px(6.0);
     let s = map.sector_bytes as f64;
 
@@ -229,39 +270,9 @@ pub fn draw<DB: DrawingBackend>(
             font(12.0, theme.warn, centre),
         ))?;
     }
-    // Legend, flowing onto a second row on a narrow map.
-    enum Key {
-        Swatch(RGBColor),
-        Boundary,
-        Break,
-        Plain,
-    }
-    let mut keys = vec![
-        (Key::Swatch(theme.accent), "requested bytes".to_string()),
-        (Key::Swatch(theme.grid), "fetched, unused".to_string()),
-        (
-            Key::Boundary,
-            format!("cache-line boundary ({} B lines)", map.line_bytes),
-        ),
-    ];
-    if breaks > 0.0 {
-        keys.push((Key::Break, "untouched bytes cut out".to_string()));
-    }
-    if !map.inactive.is_empty() {
-        keys.push((Key::Plain, inactive_text(map)));
-    }
-    let swatch = px(10.0);
-    let row = px(16.0);
-    let rows_needed = {
-        let total: f64 = keys
-            .iter()
-            .map(|(_, t)| px(6.0) * t.len() as f64 + px(34.0))
-            .sum();
-        (total / (width - 2.0 * pad)).ceil().max(1.0)
-    };
-    let (mut lx, mut ly) = (pad, height - px(8.0) - rows_needed * row);
+    let (mut lx, mut ly) = (pad, legend_top);
     for (key, text) in keys {
-        let item_width = px(6.0) * text.len() as f64 + px(34.0);
+        let item_width = item_width(&text);
         if lx > pad && lx + item_width > width - pad {
             lx = pad;
             ly += row;

@@ -10,14 +10,13 @@ import { DIST } from './harness.mjs';
 export const BUDGET_BYTES = 150_000;
 
 /**
- * The ceiling `make test` enforces until the page is back within BUDGET_BYTES: the page is
- * over budget (about 353 KB with the calculator, its sector map, address ramp, predict mode,
- * architecture presets, pattern builders, lane linking and comparison, the Roofline lab,
- * sharing, and the GPU probe; README, Performance), and this guard stops it from growing unnoticed while that
- * is worked on. Raise it only in the commit that adds a feature, and say so there.
- * `make bench` reports the real verdict.
+ * The ceiling `make test` enforces until the bundle is split by panel (issue "First load"):
+ * everything ships in one wasm, about 465 KB with the calculator and its features, the Roofline
+ * lab, the GPU probe and the kernel view (about 90 KB of it; README, Performance). This guard
+ * stops the page from growing unnoticed. Raise it only in the commit that adds a feature, and
+ * say so there. `make bench` reports the real verdict.
  */
-export const GUARD_BYTES = 355_000;
+export const GUARD_BYTES = 470_000;
 
 /** `[{file, raw, gzip}]` for every file under dist/, and the gzip total. */
 export async function pageWeight(root = DIST) {

@@ -382,7 +382,11 @@ impl KernelPreset {
 /// assert_eq!(canonical(&typed).grid, "32,1024,1");
 /// ```
 pub fn canonical(inputs: &KernelInputs) -> KernelInputs {
-    let squeeze = |text: &str| text.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let squeeze = |text: &str| {
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+    };
     let shape = |text: &str| {
         let mut parts: Vec<String> = squeeze(text).split(',').map(str::to_string).collect();
         if parts.len() < 3 && parts.iter().all(|p| !p.is_empty()) {

@@ -105,10 +105,12 @@ pub(super) fn LaneTable(
                     <tr>
                         <th scope="col">"Lane"</th>
                         <th scope="col">"Address (hex)"</th>
-                        <th scope="col">"Address"</th>
-                        <th scope="col">"Bytes requested"</th>
+                        // The answer's columns come before the decimal repeats, so a phone
+                        // sees them without scrolling sideways.
                         <th scope="col">"Sector(s)"</th>
                         <th scope="col">"Line(s)"</th>
+                        <th scope="col">"Address"</th>
+                        <th scope="col">"Bytes requested"</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -135,10 +137,10 @@ pub(super) fn LaneTable(
                                     >
                                         <th scope="row">{row.lane}</th>
                                         <td class="mono">{row.address_hex}</td>
-                                        <td class="mono">{row.address}</td>
-                                        <td class="mono">{row.bytes}</td>
                                         <td class="mono" class:straddles=row.straddles>{row.sectors_text}</td>
                                         <td class="mono">{row.lines_text}</td>
+                                        <td class="mono">{row.address}</td>
+                                        <td class="mono">{row.bytes}</td>
                                     </tr>
                                 }
                             })
