@@ -7,6 +7,7 @@
 mod builders;
 mod calculator;
 mod canvas;
+#[cfg(feature = "kernel-view")]
 mod kernel;
 mod panic;
 mod probe;
@@ -163,14 +164,7 @@ pub fn App() -> impl IntoView {
             >
                 <probe::ProbePanel state=state />
             </div>
-            <div
-                id="panel-kernel"
-                role="tabpanel"
-                aria-labelledby="tab-kernel"
-                hidden=Signal::derive(move || state.tab.get() != Tab::Kernel)
-            >
-                <kernel::KernelPanel state=state />
-            </div>
+            {kernel_panel(state)}
         </main>
         <Show when=move || !embed>
             <footer class="site">
@@ -183,15 +177,44 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// The kernel view's panel. The `kernel-view` feature (on by default) exists so that
+/// `make bench` can build the page without it and report what the panel weighs.
+#[cfg(feature = "kernel-view")]
+fn kernel_panel(state: AppState) -> impl IntoView {
+    view! {
+        <div
+            id="panel-kernel"
+            role="tabpanel"
+            aria-labelledby="tab-kernel"
+            hidden=Signal::derive(move || state.tab.get() != Tab::Kernel)
+        >
+            <kernel::KernelPanel state=state />
+        </div>
+    }
+}
+
+#[cfg(not(feature = "kernel-view"))]
+fn kernel_panel(_: AppState) -> impl IntoView {}
+
+/// The tabs, in order: id, test id, label.
+#[cfg(feature = "kernel-view")]
+const TABS: &[(Tab, &str, &str)] = &[
+    (Tab::Calculator, "tab-calculator", "Sector calculator"),
+    (Tab::Kernel, "tab-kernel", "Kernel view"),
+    (Tab::Roofline, "tab-roofline", "Roofline lab"),
+    (Tab::Probe, "tab-probe", "GPU probe"),
+];
+
+#[cfg(not(feature = "kernel-view"))]
+const TABS: &[(Tab, &str, &str)] = &[
+    (Tab::Calculator, "tab-calculator", "Sector calculator"),
+    (Tab::Roofline, "tab-roofline", "Roofline lab"),
+    (Tab::Probe, "tab-probe", "GPU probe"),
+];
+
 /// The tab list: click, or arrow keys as the ARIA tabs pattern describes.
 #[component]
 fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
-    const TABS: [(Tab, &str, &str); 4] = [
-        (Tab::Calculator, "tab-calculator", "Sector calculator"),
-        (Tab::Kernel, "tab-kernel", "Kernel view"),
-        (Tab::Roofline, "tab-roofline", "Roofline lab"),
-        (Tab::Probe, "tab-probe", "GPU probe"),
-    ];
     let on_key = move |ev: KeyboardEvent| {
         // Arrows move to the neighbouring tab, wrapping; Home and End go to the ends.
         let at = TABS.iter().position(|t| t.0 == tab.get()).unwrap_or(0);
@@ -214,8 +237,8 @@ fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
     view! {
         <div class="tabs" role="tablist" aria-label="Panels" on:keydown=on_key>
             {TABS
-                .into_iter()
-                .map(|(which, id, label)| {
+                .iter()
+                .map(|&(which, id, label)| {
                     let selected = move || tab.get() == which;
                     view! {
                         <button
