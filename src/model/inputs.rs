@@ -4,6 +4,9 @@
 //! survives in its field and in the permalink. [`Inputs::scenario`] turns the text into a
 //! checked [`Scenario`] or a list of [`FieldError`]s that name the field and what is accepted.
 //! Lane-by-lane evaluation lives in `sectors`.
+//!
+//! Why one file of ~550 lines: the fields, their limits, the hints worded from those limits
+//! and the checks that enforce them stay side by side, so a limit is changed in one place.
 
 use super::arch::Arch;
 use super::error::FieldName;

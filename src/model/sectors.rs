@@ -4,6 +4,10 @@
 //! Distinct counts come from merging each lane's inclusive span of indices, which costs
 //! O(lanes · log lanes) whatever the addresses. The tests check this closed form against a
 //! byte-by-byte oracle.
+//!
+//! Why one file of ~510 lines: the calculator's analysis and the address, merge and sort
+//! helpers the kernel engine shares with it are one set of formulas, kept in one place so the
+//! two panels cannot drift apart.
 
 use super::expr::{EvalError, Expr, LANES};
 use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario};

@@ -14,6 +14,8 @@
 //!
 //! Why one file of ~1100 lines: #16 lets the expression language stay whole; if it is split,
 //! it splits by phase (lex, parse, scalar evaluation, all-lanes evaluation), not by size.
+//! (Now ~1250: the all-lanes evaluator grew a scalar-operand path and warp-uniform subtrees
+//! for the kernel view.)
 
 pub mod kernel;
 

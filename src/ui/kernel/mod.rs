@@ -1,0 +1,452 @@
+//! The kernel view: a whole launch's warps, a loop and up to 8 statements, through the cache
+//! model. The analysis runs as a job in slices of a few tens of milliseconds, with progress and
+//! Cancel; a new input cancels the running job and starts another. The view shows the last
+//! finished analysis while a job runs.
+//!
+//! - `form`: the launch's and the statements' fields;
+//! - `results`: the whole-kernel figures, the statement table, the pictures, the hand-off;
+//! - `warps`: the worst warp instructions and every warp of one, each opening in the calculator.
+
+mod form;
+mod results;
+mod warps;
+
+use form::{LaunchFields, Statements};
+use results::Results;
+use warps::Warps;
+
+use super::AppState;
+use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
+use crate::model::kernel::view::{assumptions, repair, EXECUTION_ORDER};
+use crate::model::kernel::{
+    Job, Kernel, KernelAnalysis, KernelError, KernelField, KernelInputs, Machine, StmtField,
+    StmtInputs, MAX_STATEMENTS,
+};
+use crate::model::permalink::Tab;
+use crate::model::sectors::analyze_repaired;
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// The longest slice of work between two chances for the page to respond, in milliseconds.
+const SLICE_MS: f64 = 40.0;
+/// Launches up to this many warp instructions run at once, in the task of the edit, so that
+/// small kernels show their results without a flicker; bigger ones start in a task of their own.
+const AT_ONCE: u64 = 4096;
+
+/// Statement parameters as static strings, for the fields' names and error notes.
+const STMT_PARAMS: [[&str; 7]; MAX_STATEMENTS] = [
+    [
+        "a1.kind",
+        "a1.space",
+        "a1.elem",
+        "a1.base",
+        "a1.idx",
+        "a1.active",
+        "a1.name",
+    ],
+    [
+        "a2.kind",
+        "a2.space",
+        "a2.elem",
+        "a2.base",
+        "a2.idx",
+        "a2.active",
+        "a2.name",
+    ],
+    [
+        "a3.kind",
+        "a3.space",
+        "a3.elem",
+        "a3.base",
+        "a3.idx",
+        "a3.active",
+        "a3.name",
+    ],
+    [
+        "a4.kind",
+        "a4.space",
+        "a4.elem",
+        "a4.base",
+        "a4.idx",
+        "a4.active",
+        "a4.name",
+    ],
+    [
+        "a5.kind",
+        "a5.space",
+        "a5.elem",
+        "a5.base",
+        "a5.idx",
+        "a5.active",
+        "a5.name",
+    ],
+    [
+        "a6.kind",
+        "a6.space",
+        "a6.elem",
+        "a6.base",
+        "a6.idx",
+        "a6.active",
+        "a6.name",
+    ],
+    [
+        "a7.kind",
+        "a7.space",
+        "a7.elem",
+        "a7.base",
+        "a7.idx",
+        "a7.active",
+        "a7.name",
+    ],
+    [
+        "a8.kind",
+        "a8.space",
+        "a8.elem",
+        "a8.base",
+        "a8.idx",
+        "a8.active",
+        "a8.name",
+    ],
+];
+
+pub(super) fn param_of(field: KernelField) -> &'static str {
+    match field {
+        KernelField::Grid => "grid",
+        KernelField::Block => "block",
+        KernelField::Loop => "loop",
+        KernelField::Cache => "cache",
+        KernelField::Flops => "flops",
+        KernelField::Stmt(n, f) => {
+            let at = StmtField::ALL.iter().position(|x| *x == f).unwrap_or(0);
+            STMT_PARAMS
+                .get(usize::from(n).wrapping_sub(1))
+                .map_or("", |row| row[at])
+        }
+    }
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Field errors, and the run's error on the statement it names.
+#[derive(Clone, Copy)]
+pub(super) struct Errors {
+    fields: Memo<Vec<KernelError>>,
+    run: Signal<Option<KernelError>>,
+}
+
+impl Errors {
+    pub(super) fn of(self, field: KernelField) -> Signal<Option<String>> {
+        Signal::derive(move || {
+            self.fields
+                .with(|es| {
+                    es.iter()
+                        .find(|e| e.field == field)
+                        .map(ToString::to_string)
+                })
+                .or_else(|| {
+                    self.run
+                        .get()
+                        .filter(|e| e.field == field)
+                        .map(|e| e.to_string())
+                })
+        })
+    }
+}
+
+/// Where the current job stands.
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    /// Nothing to run: a field is in error and no earlier analysis exists.
+    Idle,
+    Running {
+        done: u64,
+        total: u64,
+    },
+    Done,
+    Cancelled,
+    Failed(KernelError),
+}
+
+#[component]
+pub fn KernelPanel(state: AppState) -> impl IntoView {
+    let inputs = state.kernel;
+    // The machine is the calculator's, as it shows it (bad fields at their defaults).
+    let machine = Memo::new(move |_| {
+        let a = state.calc.with(analyze_repaired);
+        Machine {
+            warp: a.warp,
+            sector_bytes: a.sector_bytes,
+            line_bytes: a.line_bytes,
+        }
+    });
+    let checked = Memo::new(move |_| inputs.with(|i| i.kernel(machine.get())));
+    let errors =
+        Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
+    // The kernel to run: the checked one; while a field is in error, the last one (or, for a
+    // bad first link, the kernel with its bad fields at their defaults).
+    let target = Memo::new(move |previous: Option<&Option<Kernel>>| {
+        checked.with(|c| match (c, previous) {
+            (Ok(kernel), _) => Some(kernel.clone()),
+            (Err(_), Some(previous)) => previous.clone(),
+            (Err(_), None) => inputs.with_untracked(|i| repair(i, machine.get_untracked()).0),
+        })
+    });
+    let analysis = RwSignal::new(None::<KernelAnalysis>);
+    let analysed = RwSignal::new(None::<Kernel>);
+    let status = RwSignal::new(Status::Idle);
+    let generation = StoredValue::new(0u64);
+    let job = StoredValue::new_local(None::<Job>);
+
+    // One slice of the job: runs until SLICE_MS has passed, then yields to the page.
+    fn slice(
+        ticket: u64,
+        generation: StoredValue<u64>,
+        job: StoredValue<Option<Job>, LocalStorage>,
+        status: RwSignal<Status>,
+        analysis: RwSignal<Option<KernelAnalysis>>,
+        analysed: RwSignal<Option<Kernel>>,
+        kernel: Kernel,
+    ) {
+        if generation.try_get_value() != Some(ticket) {
+            return;
+        }
+        let start = now_ms();
+        let mut budget = 64u64;
+        let outcome = job
+            .try_update_value(|slot| {
+                let job = slot.as_mut()?;
+                loop {
+                    let before = now_ms();
+                    match job.step(budget) {
+                        Ok(true) => return Some(Ok(true)),
+                        Ok(false) => {}
+                        Err(e) => return Some(Err(e)),
+                    }
+                    let after = now_ms();
+                    if after - start >= SLICE_MS {
+                        return Some(Ok(false));
+                    }
+                    // Grow the chunk while it is cheap, so the clock is read rarely.
+                    if after - before < 2.0 {
+                        budget = budget.saturating_mul(2).min(1 << 20);
+                    }
+                }
+            })
+            .flatten();
+        match outcome {
+            Some(Ok(true)) => {
+                let finished = job
+                    .try_update_value(Option::take)
+                    .flatten()
+                    .map(Job::finish);
+                let show = move || match finished {
+                    Some(Ok(result)) => {
+                        analysis.set(Some(result));
+                        analysed.set(Some(kernel));
+                        status.set(Status::Done);
+                    }
+                    Some(Err(e)) => status.set(Status::Failed(e)),
+                    None => {}
+                };
+                // After a long slice, drawing the results gets a task of its own.
+                if now_ms() - start > SLICE_MS / 2.0 {
+                    set_timeout(
+                        move || {
+                            if generation.try_get_value() == Some(ticket) {
+                                show();
+                            }
+                        },
+                        Duration::from_millis(0),
+                    );
+                } else {
+                    show();
+                }
+            }
+            Some(Ok(false)) => {
+                if let Some((done, total)) = job.with_value(|j| j.as_ref().map(Job::progress)) {
+                    status.set(Status::Running { done, total });
+                }
+                set_timeout(
+                    move || slice(ticket, generation, job, status, analysis, analysed, kernel),
+                    Duration::from_millis(0),
+                );
+            }
+            Some(Err(e)) => {
+                job.set_value(None);
+                status.set(Status::Failed(e));
+            }
+            None => {}
+        }
+    }
+
+    // The error the last run stopped on, kept on its field until the inputs change.
+    let run_error = RwSignal::new(None::<KernelError>);
+    // The inputs of the last repair run, so repairs build on each other and never repeat.
+    let repairing = StoredValue::new(None::<KernelInputs>);
+    // Starts a job for `kernel`, cancelling the one running.
+    let start = move |kernel: Kernel| {
+        let ticket = generation.get_value() + 1;
+        generation.set_value(ticket);
+        let fresh = Job::new(&kernel);
+        let (done, total) = fresh.progress();
+        job.set_value(Some(fresh));
+        status.set(Status::Running { done, total });
+        if total <= AT_ONCE {
+            slice(ticket, generation, job, status, analysis, analysed, kernel);
+        } else {
+            set_timeout(
+                move || slice(ticket, generation, job, status, analysis, analysed, kernel),
+                Duration::from_millis(0),
+            );
+        }
+    };
+    // A new kernel cancels the running job and starts its own.
+    Effect::new(move |_| {
+        let Some(kernel) = target.get() else {
+            status.set(Status::Idle);
+            return;
+        };
+        if analysed.with_untracked(|a| a.as_ref() == Some(&kernel)) {
+            return;
+        }
+        run_error.set(None);
+        repairing.set_value(None);
+        start(kernel);
+    });
+    // A run that stops on an error keeps it on its field. When nothing has been shown yet (a
+    // link whose expression fails as it runs), the kernel runs again with that field at its
+    // default, as a bad link's field is elsewhere.
+    Effect::new(move |_| {
+        let Status::Failed(error) = status.get() else {
+            return;
+        };
+        run_error.set(Some(error.clone()));
+        if analysis.with_untracked(Option::is_some) {
+            return;
+        }
+        let mut repaired = repairing
+            .get_value()
+            .unwrap_or_else(|| inputs.get_untracked());
+        let default = match error.field {
+            KernelField::Stmt(..) => StmtInputs::default_for(error.field),
+            field => KernelInputs::default().get(field),
+        };
+        if repaired.get(error.field) == default {
+            // Already at its default: nothing left to try.
+            return;
+        }
+        repaired.set(error.field, default);
+        let kernel = repaired.kernel(machine.get_untracked()).ok();
+        repairing.set_value(Some(repaired));
+        if let Some(kernel) = kernel {
+            start(kernel);
+        }
+    });
+    let cancel = move |_| {
+        generation.update_value(|g| *g += 1);
+        job.set_value(None);
+        status.set(Status::Cancelled);
+    };
+    let running = move || status.with(|s| matches!(s, Status::Running { .. }));
+    let error_for = Errors {
+        fields: errors,
+        run: run_error.into(),
+    };
+    let stale = Signal::derive(move || {
+        errors.with(|e| !e.is_empty()) || run_error.with(Option::is_some) || running()
+    });
+    let preset = move || inputs.with(KernelPreset::matching).map_or("", |p| p.id);
+    let pick_preset = move |ev: leptos::ev::Event| {
+        if let Some(p) = KernelPreset::by_id(&event_target_value(&ev)) {
+            inputs.set(p.inputs());
+        }
+    };
+    let explanation = move || inputs.with(KernelPreset::matching).map(|p| p.explanation);
+    let visible = Signal::derive(move || state.tab.get() == Tab::Kernel);
+
+    view! {
+        <section class="kernel" aria-labelledby="kernel-title">
+            <h2 id="kernel-title">"Kernel view"</h2>
+            <p class="lead">
+                "Every warp of a launch: the grid and block shape, a loop over " <code>"i"</code>
+                ", and up to 8 memory statements in CUDA's index names ("
+                <code>"threadIdx"</code> ", " <code>"blockIdx"</code> ", " <code>"blockDim"</code> ", "
+                <code>"gridDim"</code> ", " <code>"i"</code> ", " <code>"lane"</code> ", " <code>"warp"</code>
+                "). Each warp instruction's sectors are counted as the calculator counts one; a cache model then says what reaches DRAM."
+            </p>
+            <div class="field">
+                <label for="kernel-preset">"Kernel"</label>
+                <select id="kernel-preset" data-testid="kernel-preset" on:change=pick_preset prop:value=preset>
+                    <option value="">"Custom kernel"</option>
+                    {KERNEL_PRESETS
+                        .iter()
+                        .map(|p| view! { <option value=p.id>{p.name}</option> })
+                        .collect_view()}
+                </select>
+                {move || explanation().map(|text| view! { <p class="note broadcast" data-testid="kernel-explanation">{text}</p> })}
+            </div>
+            <div class="layout">
+                <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Kernel">
+                    <LaunchFields inputs=inputs error_for=error_for />
+                    <Statements inputs=inputs error_for=error_for />
+                </form>
+                <div class="outputs">
+                    <div class="results" aria-labelledby="kernel-results-title">
+                        <h3 id="kernel-results-title">"Whole kernel"</h3>
+                        <Show when=running>
+                            <div class="kernel-run" data-testid="kernel-progress">
+                                <progress
+                                    max=move || status.with(|s| match s { Status::Running { total, .. } => *total, _ => 1 }).to_string()
+                                    value=move || status.with(|s| match s { Status::Running { done, .. } => *done, _ => 0 }).to_string()
+                                    aria-label="Kernel analysis progress"
+                                ></progress>
+                                <span class="hint">
+                                    {move || status.with(|s| match s {
+                                        Status::Running { done, total } => format!("{done} of {total} warp instructions"),
+                                        _ => String::new(),
+                                    })}
+                                </span>
+                                <button type="button" data-testid="kernel-cancel" on:click=cancel>"Cancel"</button>
+                            </div>
+                        </Show>
+                        <p class="visually-hidden" role="status" data-testid="kernel-status" data-value=move || status.with(|s| match s {
+                            Status::Idle => "idle",
+                            Status::Running { .. } => "running",
+                            Status::Done => "done",
+                            Status::Cancelled => "cancelled",
+                            Status::Failed(_) => "failed",
+                        })>
+                            {move || status.with(|s| match s {
+                                Status::Done => "Kernel analysed.".to_string(),
+                                Status::Cancelled => "Cancelled: showing the last finished results.".to_string(),
+                                Status::Failed(e) => format!("Stopped: {e}"),
+                                _ => String::new(),
+                            })}
+                        </p>
+                        {move || status.with(|s| match s {
+                            Status::Cancelled => Some(view! { <p class="stale" data-testid="kernel-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p> }.into_any()),
+                            Status::Failed(e) => Some(view! { <p class="stale" data-testid="kernel-failed">{format!("The launch stopped: {e}")}</p> }.into_any()),
+                            _ => None,
+                        })}
+                        <Show
+                            when=move || analysis.with(Option::is_some)
+                            fallback=|| view! { <p class="hint">"Results appear when the launch has been analysed."</p> }
+                        >
+                            <Results state=state analysis=analysis stale=stale visible=visible />
+                        </Show>
+                        <p class="hint">{move || assumptions(machine.get(), target.with(|k| k.as_ref().map_or(0, |k| k.cache_bytes)))}</p>
+                        <details class="order">
+                            <summary>"Execution order the cache model assumes"</summary>
+                            <ol>{EXECUTION_ORDER.iter().map(|s| view! { <li>{*s}</li> }).collect_view()}</ol>
+                        </details>
+                    </div>
+                </div>
+            </div>
+            <Show when=move || analysis.with(Option::is_some)>
+                <Warps state=state analysis=analysis analysed=analysed />
+            </Show>
+        </section>
+    }
+}
