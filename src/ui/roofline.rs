@@ -120,10 +120,9 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                         knob=Knob::Oi
                         label="Operational intensity I"
                         unit="(FLOP/byte)"
-                        hint="1/64 to 1024; a decimal or a fraction such as 1/8"
                     />
                     <OiRange lab=lab checked=checked />
-                    <LabField lab=lab checked=checked knob=Knob::Bw label="Bandwidth B" unit="(GB/s)" hint="1 to 100000" />
+                    <LabField lab=lab checked=checked knob=Knob::Bw label="Bandwidth B" unit="(GB/s)" />
                     <div class="field">
                         <span class="label">"Compute ceiling"</span>
                         <p class="fixed" data-testid="peak" data-value=PEAK_GFLOPS.to_string()>
@@ -136,7 +135,6 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                         knob=Knob::Prediction
                         label="Your prediction of P"
                         unit="(GFLOP/s)"
-                        hint="optional: commit to a number before you Step"
                     />
                     <div class="buttons">
                         <button type="submit" class="primary" data-testid="step" disabled=Signal::derive(move || !can_step())>
@@ -205,7 +203,6 @@ fn LabField(
     knob: Knob,
     label: &'static str,
     unit: &'static str,
-    hint: &'static str,
 ) -> impl IntoView {
     let error = Signal::derive(move || {
         checked.with(|c| {
@@ -221,7 +218,7 @@ fn LabField(
             param=knob.param()
             label=label
             tag=unit
-            hint=hint
+            hint=knob.hint()
             inputmode="decimal"
             value=Signal::derive(move || lab.with(|l| l.get(knob).to_string()))
             on_input=Callback::new(move |text| lab.update(|l| l.set(knob, text)))

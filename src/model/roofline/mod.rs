@@ -214,6 +214,39 @@ impl Default for Lab {
     }
 }
 
+/// A range as people write it, from the same bounds the checks use: `1/64 to 1024`.
+fn range_text(((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> String {
+    let bound = |n: u128, d: u128| {
+        if d == 1 {
+            n.to_string()
+        } else {
+            format!("{n}/{d}")
+        }
+    };
+    format!("{} to {}", bound(lo_n, lo_d), bound(hi_n, hi_d))
+}
+
+impl Knob {
+    /// How to fill the knob in, from the bounds its check uses.
+    ///
+    /// ```
+    /// use coalescing_lab::model::roofline::Knob;
+    /// assert_eq!(Knob::Oi.hint(), "1/64 to 1024; a decimal or a fraction such as 1/8");
+    /// assert_eq!(Knob::Bw.hint(), "1 to 100000");
+    /// ```
+    pub fn hint(self) -> String {
+        match self {
+            Knob::Oi => format!(
+                "{}; a decimal or a fraction such as 1/8",
+                range_text(OI_RANGE)
+            ),
+            Knob::Bw => range_text(BW_RANGE),
+            Knob::Prediction => "optional: commit to a number before you Step".into(),
+            Knob::Trail | Knob::Previous => String::new(),
+        }
+    }
+}
+
 /// Operational intensity bounds, FLOP/byte: 1/64 to 1024.
 const OI_RANGE: ((u128, u128), (u128, u128)) = ((1, 64), (1024, 1));
 /// Bandwidth bounds, GB/s: 1 to 100000.
@@ -244,8 +277,14 @@ fn parse_oi(text: &str) -> Result<Exact, String> {
     parse_in(
         text,
         OI_RANGE,
-        "an intensity from 1/64 to 1024 FLOP/byte (a decimal or a fraction such as 1/8)",
-        "an intensity from 1/64 to 1024 FLOP/byte, such as 2 or 1/8",
+        &format!(
+            "an intensity from {} FLOP/byte (a decimal or a fraction such as 1/8)",
+            range_text(OI_RANGE)
+        ),
+        &format!(
+            "an intensity from {} FLOP/byte, such as 2 or 1/8",
+            range_text(OI_RANGE)
+        ),
     )
 }
 
@@ -253,8 +292,8 @@ fn parse_bw(text: &str) -> Result<Exact, String> {
     parse_in(
         text,
         BW_RANGE,
-        "a bandwidth from 1 to 100000 GB/s",
-        "a bandwidth from 1 to 100000 GB/s, such as 80",
+        &format!("a bandwidth from {} GB/s", range_text(BW_RANGE)),
+        &format!("a bandwidth from {} GB/s, such as 80", range_text(BW_RANGE)),
     )
 }
 
