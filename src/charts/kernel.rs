@@ -15,9 +15,10 @@ pub const MAX_DRAWN_ROWS: u64 = 96;
 /// blocks), darker for more sectors. A legend gives the scale.
 pub fn draw_heat<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    heat: &HeatMap,
+    analysis: &KernelAnalysis,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let heat: &HeatMap = &analysis.heat;
     area.fill(&theme.background)?;
     let rows_per_band = heat.rows.div_ceil(MAX_DRAWN_ROWS).max(1);
     let bands = heat.rows.div_ceil(rows_per_band).max(1);

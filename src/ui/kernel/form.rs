@@ -44,20 +44,7 @@ pub(super) fn LaunchFields(inputs: RwSignal<KernelInputs>, error_for: Errors) ->
     specs
         .into_iter()
         .map(|(field, label, hint, placeholder)| {
-            let param = param_of(field);
-            view! {
-                <TextField
-                    testid=format!("input-{param}")
-                    param=param
-                    label=label
-                    tag=param
-                    hint=hint
-                    placeholder=placeholder
-                    value=Signal::derive(move || inputs.with(|i| i.get(field)))
-                    on_input=Callback::new(move |text| inputs.update(|i| i.set(field, text)))
-                    error=error_for.of(field)
-                />
-            }
+            text_field(inputs, field, label, hint, placeholder, error_for)
         })
         .collect_view()
 }
@@ -134,20 +121,7 @@ fn StatementFields(
         }
     };
     let text = move |f: StmtField, label: &'static str, hint: &'static str| {
-        let kf = field(f);
-        let param = param_of(kf);
-        view! {
-            <TextField
-                testid=format!("input-{param}")
-                param=param
-                label=label
-                tag=param
-                hint=hint
-                value=Signal::derive(move || inputs.with(|i| i.get(kf)))
-                on_input=Callback::new(move |t| inputs.update(|i| i.set(kf, t)))
-                error=error_for.of(kf)
-            />
-        }
+        text_field(inputs, field(f), label, hint, "", error_for)
     };
     view! {
         <fieldset class="statement" data-testid=format!("statement-a{n}")>
@@ -167,5 +141,30 @@ fn StatementFields(
                 </button>
             </Show>
         </fieldset>
+    }
+}
+
+/// One text field of the kernel, named by its parameter, with its error.
+fn text_field(
+    inputs: RwSignal<KernelInputs>,
+    field: KernelField,
+    label: &'static str,
+    hint: &'static str,
+    placeholder: &'static str,
+    error_for: Errors,
+) -> impl IntoView {
+    let param = param_of(field);
+    view! {
+        <TextField
+            testid=format!("input-{param}")
+            param=param
+            label=label
+            tag=param
+            hint=hint
+            placeholder=placeholder
+            value=Signal::derive(move || inputs.with(|i| i.get(field)))
+            on_input=Callback::new(move |text| inputs.update(|i| i.set(field, text)))
+            error=error_for.of(field)
+        />
     }
 }

@@ -14,7 +14,9 @@ use crate::model::kernel::KernelAnalysis;
 use crate::model::permalink::Tab;
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+use plotters::prelude::{
+    DrawingArea, DrawingAreaErrorKind, DrawingBackend, IntoDrawingArea, SVGBackend,
+};
 use plotters_canvas::CanvasBackend;
 
 /// The finished analysis: totals, the statement table, the pictures and the hand-off.
@@ -25,9 +27,6 @@ pub(super) fn Results(
     stale: Signal<bool>,
     visible: Signal<bool>,
 ) -> impl IntoView {
-    let with = move |f: &dyn Fn(&KernelAnalysis) -> String| {
-        analysis.with(|a| a.as_ref().map(f).unwrap_or_default())
-    };
     let hand_off = Memo::new(move |_| {
         analysis.with(|a| {
             let a = a.as_ref()?;
@@ -57,50 +56,6 @@ pub(super) fn Results(
             "text/csv",
             &text,
         );
-    };
-    let draw_heat = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
-        analysis
-            .with(|a| a.as_ref().map(|a| chart::draw_heat(area, &a.heat, theme)))
-            .unwrap_or(Ok(()))
-            .map_err(|e| e.to_string())
-    };
-    let svg_heat = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        analysis
-            .with(|a| {
-                a.as_ref().map(|a| {
-                    chart::draw_heat(
-                        &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                        &a.heat,
-                        theme,
-                    )
-                })
-            })
-            .unwrap_or(Ok(()))
-            .map_err(|e| e.to_string())?;
-        Ok(text)
-    };
-    let draw_bars = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
-        analysis
-            .with(|a| a.as_ref().map(|a| chart::draw_bars(area, a, theme)))
-            .unwrap_or(Ok(()))
-            .map_err(|e| e.to_string())
-    };
-    let svg_bars = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        analysis
-            .with(|a| {
-                a.as_ref().map(|a| {
-                    chart::draw_bars(
-                        &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                        a,
-                        theme,
-                    )
-                })
-            })
-            .unwrap_or(Ok(()))
-            .map_err(|e| e.to_string())?;
-        Ok(text)
     };
     view! {
         <ReadoutList readouts=Signal::derive(move || analysis.with(|a| a.as_ref().map(readouts).unwrap_or_default())) stale=stale />
@@ -175,38 +130,123 @@ pub(super) fn Results(
         <div class="buttons exports">
             <button type="button" data-testid="kernel-stmt-csv" on:click=export>"Download statements (CSV)"</button>
         </div>
+        <KernelFigure
+            analysis=analysis
+            visible=visible
+            testid="kernel-heat"
+            label="Heat map of sectors per warp"
+            file=Signal::derive(move || format!("{}-heat-map", stem(state)))
+            shape=Shape::PLOT
+            canvas=heat_on_canvas
+            svg=heat_in_svg
+            describe=heat_description
+        />
+        <KernelFigure
+            analysis=analysis
+            visible=visible
+            testid="kernel-bars"
+            label="Bytes per statement"
+            file=Signal::derive(move || format!("{}-bytes", stem(state)))
+            shape=Shape::LOW_PLOT
+            canvas=bars_on_canvas
+            svg=bars_in_svg
+            describe=bars_description
+        />
+    }
+}
+
+/// One of the analysis's pictures, drawn by the same chart function on the canvas and in the
+/// SVG export, with its text alternative (`<testid>-description`) under it.
+#[component]
+fn KernelFigure(
+    analysis: RwSignal<Option<KernelAnalysis>>,
+    visible: Signal<bool>,
+    testid: &'static str,
+    label: &'static str,
+    file: Signal<String>,
+    shape: Shape,
+    canvas: DrawFn<CanvasBackend>,
+    svg: fn(&DrawingArea<SVGBackend, Shift>, &KernelAnalysis, &Theme) -> Drawn<SVGBackend<'static>>,
+    describe: fn(&KernelAnalysis) -> String,
+) -> impl IntoView {
+    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        analysis
+            .with(|a| a.as_ref().map(|a| canvas(area, a, theme)))
+            .unwrap_or(Ok(()))
+            .map_err(|e| e.to_string())
+    };
+    let vector = move |theme: &Theme, size: (u32, u32)| {
+        let mut text = String::new();
+        analysis
+            .with(|a| {
+                a.as_ref().map(|a| {
+                    svg(
+                        &SVGBackend::with_string(&mut text, size).into_drawing_area(),
+                        a,
+                        theme,
+                    )
+                })
+            })
+            .unwrap_or(Ok(()))
+            .map_err(|e| e.to_string())?;
+        Ok(text)
+    };
+    let description = format!("{testid}-description");
+    view! {
         <figure class="chart-box">
             <ChartCanvas
-                draw=draw_heat
-                svg=svg_heat
-                file_stem=Signal::derive(move || format!("{}-heat-map", stem(state)))
-                shape=Shape::PLOT
+                draw=draw
+                svg=vector
+                file_stem=file
+                shape=shape
                 visible=visible
-                testid="kernel-heat"
-                label="Heat map of sectors per warp"
-                described_by="kernel-heat-description"
+                testid=testid
+                label=label
+                described_by=description.clone()
             />
-            <figcaption id="kernel-heat-description" data-testid="kernel-heat-description">
-                {move || with(&heat_description)}
-            </figcaption>
-        </figure>
-        <figure class="chart-box">
-            <ChartCanvas
-                draw=draw_bars
-                svg=svg_bars
-                file_stem=Signal::derive(move || format!("{}-bytes", stem(state)))
-                shape=Shape::LOW_PLOT
-                visible=visible
-                testid="kernel-bars"
-                label="Bytes per statement"
-                described_by="kernel-bars-description"
-            />
-            <figcaption id="kernel-bars-description" data-testid="kernel-bars-description">
-                {move || with(&bars_description)}
+            <figcaption id=description.clone() data-testid=description>
+                {move || analysis.with(|a| a.as_ref().map(describe).unwrap_or_default())}
             </figcaption>
         </figure>
     }
 }
+
+fn heat_on_canvas(
+    area: &DrawingArea<CanvasBackend, Shift>,
+    a: &KernelAnalysis,
+    theme: &Theme,
+) -> Drawn<CanvasBackend> {
+    chart::draw_heat(area, a, theme)
+}
+
+fn heat_in_svg(
+    area: &DrawingArea<SVGBackend, Shift>,
+    a: &KernelAnalysis,
+    theme: &Theme,
+) -> Drawn<SVGBackend<'static>> {
+    chart::draw_heat(area, a, theme)
+}
+
+fn bars_on_canvas(
+    area: &DrawingArea<CanvasBackend, Shift>,
+    a: &KernelAnalysis,
+    theme: &Theme,
+) -> Drawn<CanvasBackend> {
+    chart::draw_bars(area, a, theme)
+}
+
+fn bars_in_svg(
+    area: &DrawingArea<SVGBackend, Shift>,
+    a: &KernelAnalysis,
+    theme: &Theme,
+) -> Drawn<SVGBackend<'static>> {
+    chart::draw_bars(area, a, theme)
+}
+
+/// What a chart function returns on backend `B`.
+type Drawn<B> = Result<(), DrawingAreaErrorKind<<B as DrawingBackend>::ErrorType>>;
+/// A kernel chart function on backend `B`.
+type DrawFn<B> = fn(&DrawingArea<B, Shift>, &KernelAnalysis, &Theme) -> Drawn<B>;
 
 /// The exports' file stem: the preset's id, or `custom`.
 pub(super) fn stem(state: AppState) -> String {
