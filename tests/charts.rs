@@ -544,3 +544,68 @@ mod probe_chart {
         );
     }
 }
+
+mod kernel {
+    use super::texts;
+    use coalescing_lab::charts::{kernel, Theme};
+    use coalescing_lab::model::kernel::{
+        analyze_kernel, presets::KernelPreset, KernelAnalysis, Machine,
+    };
+    use plotters::prelude::*;
+
+    fn analysis(id: &str) -> KernelAnalysis {
+        let kernel = KernelPreset::by_id(id)
+            .unwrap()
+            .inputs()
+            .kernel(Machine::default())
+            .unwrap();
+        analyze_kernel(&kernel).unwrap()
+    }
+
+    fn svg(draw: impl Fn(&DrawingArea<SVGBackend, plotters::coord::Shift>)) -> String {
+        let mut text = String::new();
+        {
+            let area = SVGBackend::with_string(&mut text, (720, 400)).into_drawing_area();
+            draw(&area);
+        }
+        text
+    }
+
+    #[test]
+    fn the_heat_map_draws_one_cell_per_warp_and_block_and_names_its_scale() {
+        // 16×16 blocks: 8 warps in 1 block, 4 sectors each.
+        let a = analysis("block16x16");
+        let drawn = svg(|area| kernel::draw_heat(area, &a, &Theme::LIGHT).unwrap());
+        let texts = texts(&drawn);
+        assert!(texts.iter().any(|t| t == "warp in block"), "{texts:?}");
+        assert!(texts.iter().any(|t| t == "darkest: 4 sectors"), "{texts:?}");
+        // Every cell carries the same sectors, so every cell is drawn in the darkest shade.
+        let cells = drawn.matches("<rect").count();
+        assert!(cells >= 8, "8 warp cells drawn: {cells}");
+    }
+
+    #[test]
+    fn big_grids_are_binned_and_say_how_many_blocks_a_row_holds() {
+        // Ex8a: 32768 blocks of one warp; the heat map keeps 65536 cells, drawn in 96 bands.
+        let a = analysis("ex8a");
+        assert_eq!((a.heat.blocks_per_row, a.heat.rows), (1, 32768));
+        let drawn = svg(|area| kernel::draw_heat(area, &a, &Theme::LIGHT).unwrap());
+        let texts = texts(&drawn);
+        assert!(
+            texts.iter().any(|t| t.starts_with("blocks, 342 per row")),
+            "{texts:?}"
+        );
+    }
+
+    #[test]
+    fn the_bars_give_each_statement_its_request_level_unique_and_dram_bytes() {
+        let a = analysis("transpose-naive");
+        let drawn = svg(|area| kernel::draw_bars(area, &a, &Theme::LIGHT).unwrap());
+        let texts = texts(&drawn);
+        for label in ["in", "out", "request level", "unique", "DRAM", "bytes"] {
+            assert!(texts.iter().any(|t| t == label), "{label} in {texts:?}");
+        }
+        // The write's request-level bar is 8× the read's, so the axis reaches 512 MiB.
+        assert!(texts.iter().any(|t| t.ends_with("MiB")), "{texts:?}");
+    }
+}
