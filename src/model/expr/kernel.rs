@@ -155,7 +155,9 @@ pub struct WarpVars<'a> {
 pub(crate) enum LaneVars<'a> {
     /// The calculator's expressions have no kernel names.
     None,
-    Warp(&'a WarpVars<'a>),
+    /// A warp's names, with its warp-uniform ones already laid out as a scalar environment
+    /// for the subtrees computed once per warp.
+    Warp(&'a WarpVars<'a>, [i64; VARS]),
 }
 
 impl LaneVars<'_> {
@@ -164,10 +166,14 @@ impl LaneVars<'_> {
     /// A scalar environment with every warp-uniform name's value (`threadIdx` left at 0),
     /// for subtrees that read no lane-varying name.
     pub(crate) fn uniform_slots(&self) -> [i64; VARS] {
-        let LaneVars::Warp(w) = self else {
-            return [0; VARS];
-        };
-        ThreadVars {
+        match self {
+            LaneVars::None => [0; VARS],
+            LaneVars::Warp(_, slots) => *slots,
+        }
+    }
+
+    fn of_warp<'a>(w: &'a WarpVars<'a>) -> LaneVars<'a> {
+        let slots = ThreadVars {
             thread_idx: [0; 3],
             block_idx: w.block_idx,
             block_dim: w.block_dim,
@@ -176,13 +182,14 @@ impl LaneVars<'_> {
             lane: 0,
             warp: w.warp,
         }
-        .slots()
+        .slots();
+        LaneVars::Warp(w, slots)
     }
 
     /// Writes `var`'s value for every lane into `out`.
     #[inline]
     pub(crate) fn fill(&self, var: Var, mask: u64, out: &mut [i64; LANES]) {
-        let LaneVars::Warp(w) = self else {
+        let LaneVars::Warp(w, _) = self else {
             *out = [0; LANES];
             return;
         };
@@ -262,7 +269,7 @@ impl KernelExpr {
         vars: &WarpVars<'_>,
         out: &mut [i64; LANES],
     ) -> Result<(), EvalError> {
-        eval_lanes_checked(&self.root, mask, out, &LaneVars::Warp(vars))
+        eval_lanes_checked(&self.root, mask, out, &LaneVars::of_warp(vars))
     }
 
     /// True when the expression is exactly `threadIdx.x`, the statements' default index.
