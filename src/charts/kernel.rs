@@ -2,7 +2,7 @@
 //! and per-statement bars of request-level, unique and DRAM bytes.
 
 use super::Theme;
-use crate::model::format::size_text;
+use crate::model::format::number;
 use crate::model::kernel::{HeatMap, KernelAnalysis};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -52,7 +52,7 @@ pub fn draw_heat<DB: DrawingBackend>(
         .x_labels((warps as usize).min(8))
         .y_labels(6)
         .y_label_formatter(&block_label)
-        .x_desc("warp in block")
+        .x_desc(format!("warp in block; darkest: {most} sectors"))
         .y_desc(y_desc);
     super::style_axes(&mut mesh, theme);
     mesh.draw()?;
@@ -65,17 +65,6 @@ pub fn draw_heat<DB: DrawingBackend>(
             )))?;
         }
     }
-    let font = ("sans-serif", theme.px(12.0))
-        .into_font()
-        .color(&theme.muted);
-    area.draw(&Text::new(
-        format!("darkest: {most} sectors"),
-        (
-            area.dim_in_pixel().0 as i32 - theme.px(16.0) as i32,
-            theme.px(2.0) as i32,
-        ),
-        font.pos(Pos::new(HPos::Right, VPos::Top)),
-    ))?;
     area.present()
 }
 
@@ -123,7 +112,7 @@ pub fn draw_bars<DB: DrawingBackend>(
         }
         _ => String::new(),
     };
-    let byte_label = |v: &f64| size_text(v.max(0.0) as u64);
+    let byte_label = |v: &f64| decimal_bytes(*v);
     let mut mesh = chart.configure_mesh();
     mesh.disable_y_mesh()
         .x_labels(5)
@@ -136,7 +125,8 @@ pub fn draw_bars<DB: DrawingBackend>(
     let colors = [theme.warn, theme.muted, theme.accent];
     for (g, (_, values)) in groups.iter().enumerate() {
         for (k, value) in values.iter().enumerate() {
-            let row = g as u32 * 4 + k as u32;
+            // Request level on top, as in the legend.
+            let row = g as u32 * 4 + (2 - k as u32);
             chart.draw_series(std::iter::once(Rectangle::new(
                 [
                     (0.0, SegmentValue::Exact(row)),
@@ -167,4 +157,27 @@ pub fn draw_bars<DB: DrawingBackend>(
         ))?;
     }
     area.present()
+}
+
+/// An axis label in decimal units, as linear ticks fall: `500 B`, `2 kB`, `1.5 MB`.
+fn decimal_bytes(value: f64) -> String {
+    for (scale, unit) in [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")] {
+        if value >= scale {
+            return format!("{} {unit}", number(value / scale));
+        }
+    }
+    format!("{} B", number(value.max(0.0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal_bytes;
+
+    #[test]
+    fn byte_ticks_read_in_decimal_units() {
+        assert_eq!(decimal_bytes(0.0), "0 B");
+        assert_eq!(decimal_bytes(2000.0), "2 kB");
+        assert_eq!(decimal_bytes(1.5e6), "1.5 MB");
+        assert_eq!(decimal_bytes(5.0e8), "500 MB");
+    }
 }
