@@ -185,3 +185,18 @@ test('an edit is in the address bar at once, not 150 ms later', async () => {
   assert.match(await driver.executeScript('return location.search'), /base=8/);
   assert.deepEqual(await pageErrors(driver), []);
 });
+
+test('"memory-bound" stays on one line in its card, even at phone width', async () => {
+  await openApp(driver, site.url, '?tab=roofline&trail=2:80');
+  for (const width of [1280, 500]) {
+    await driver.manage().window().setRect({ width, height: 900 });
+    const lines = await driver.executeScript(`
+      const dd = document.querySelector('[data-testid="bound"]');
+      const range = document.createRange();
+      range.selectNodeContents(dd);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;`);
+    assert.equal(lines, 1, `one line at ${width} px`);
+  }
+  await driver.manage().window().setRect({ width: 1280, height: 900 });
+  assert.equal(await valueOf(driver, 'bound'), 'memory');
+});
