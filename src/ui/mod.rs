@@ -105,6 +105,17 @@ pub fn App() -> impl IntoView {
     if embed {
         share::post_height_to_parent();
     }
+    // A panel is built when it is first shown, and kept after: the first load mounts only the
+    // panel on screen, so its code runs before the others' (less work before the first result,
+    // and no long task for panels nobody opened).
+    let visited = RwSignal::new(tab_bit(initial.tab));
+    Effect::new(move |_| {
+        let bit = tab_bit(state.tab.get());
+        if visited.get_untracked() & bit == 0 {
+            visited.update(|v| *v |= bit);
+        }
+    });
+    let seen = move |tab: Tab| visited.get() & tab_bit(tab) != 0;
     // Effects run after the first render, so the results are in the DOM by now:
     // `make bench` reads this mark as "time to first result".
     Effect::new(|_| {
@@ -146,7 +157,9 @@ pub fn App() -> impl IntoView {
                 aria-labelledby="tab-calculator"
                 hidden=Signal::derive(move || state.tab.get() != Tab::Calculator)
             >
-                <calculator::Calculator state=state />
+                <Show when=move || seen(Tab::Calculator)>
+                    <calculator::Calculator state=state />
+                </Show>
             </div>
             <div
                 id="panel-roofline"
@@ -154,7 +167,9 @@ pub fn App() -> impl IntoView {
                 aria-labelledby="tab-roofline"
                 hidden=Signal::derive(move || state.tab.get() != Tab::Roofline)
             >
-                <roofline::RooflineLab state=state />
+                <Show when=move || seen(Tab::Roofline)>
+                    <roofline::RooflineLab state=state />
+                </Show>
             </div>
             <div
                 id="panel-probe"
@@ -162,9 +177,11 @@ pub fn App() -> impl IntoView {
                 aria-labelledby="tab-probe"
                 hidden=Signal::derive(move || state.tab.get() != Tab::Probe)
             >
-                <probe::ProbePanel state=state />
+                <Show when=move || seen(Tab::Probe)>
+                    <probe::ProbePanel state=state />
+                </Show>
             </div>
-            {kernel_panel(state)}
+            {kernel_panel(state, seen)}
         </main>
         <Show when=move || !embed>
             <footer class="site">
@@ -177,10 +194,23 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// A panel's bit in the set of panels shown so far.
+fn tab_bit(tab: Tab) -> u8 {
+    match tab {
+        Tab::Calculator => 1,
+        Tab::Roofline => 2,
+        Tab::Probe => 4,
+        Tab::Kernel => 8,
+    }
+}
+
 /// The kernel view's panel. The `kernel-view` feature (on by default) exists so that
 /// `make bench` can build the page without it and report what the panel weighs.
 #[cfg(feature = "kernel-view")]
-fn kernel_panel(state: AppState) -> impl IntoView {
+fn kernel_panel(
+    state: AppState,
+    seen: impl Fn(Tab) -> bool + Send + Sync + 'static,
+) -> impl IntoView {
     view! {
         <div
             id="panel-kernel"
@@ -188,13 +218,15 @@ fn kernel_panel(state: AppState) -> impl IntoView {
             aria-labelledby="tab-kernel"
             hidden=Signal::derive(move || state.tab.get() != Tab::Kernel)
         >
-            <kernel::KernelPanel state=state />
+            <Show when=move || seen(Tab::Kernel)>
+                <kernel::KernelPanel state=state />
+            </Show>
         </div>
     }
 }
 
 #[cfg(not(feature = "kernel-view"))]
-fn kernel_panel(_: AppState) -> impl IntoView {}
+fn kernel_panel(_: AppState, _: impl Fn(Tab) -> bool) -> impl IntoView {}
 
 /// The tabs, in order: id, test id, label.
 #[cfg(feature = "kernel-view")]

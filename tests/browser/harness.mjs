@@ -114,7 +114,12 @@ export async function startBrowser({ width = 1280, height = 900, dpr = 1, extraA
  */
 export async function openApp(driver, base, query = '') {
   await driver.get(`${base}/${query}`);
-  await driver.wait(until.elementLocated(By.css('[data-testid="sectors"]')), 15000);
+  // The page marks `app-ready` once the panel on show is mounted (the others are built when
+  // first shown).
+  await driver.wait(
+    () => driver.executeScript("return performance.getEntriesByName('app-ready').length > 0"),
+    15000,
+  );
 }
 
 /** The `data-value` of the result with `testid`. */

@@ -71,14 +71,19 @@ test('300 random and hostile edits across every field of every panel break nothi
   for (let edit = 0; edit < 300; edit++) {
     const [tab, id] = fields[edit % fields.length];
     const text = source.next().value;
-    const typed = await driver.executeScript(
-      `const [tab, id, text] = arguments;
+    // A panel is built when first shown, so its field may appear a moment after the click.
+    const typed = await driver.executeAsyncScript(
+      `const [tab, id, text, step, done] = arguments;
        document.querySelector('[data-testid="tab-' + tab + '"]').click();
-       const input = document.querySelector('[data-testid="' + id + '"]');
-       input.value = text;
-       input.dispatchEvent(new Event('input', { bubbles: true }));
-       if (tab === 'roofline' && arguments[3]) document.querySelector('[data-testid="step"]').click();
-       return input.value;`,
+       const edit = () => {
+         const input = document.querySelector('[data-testid="' + id + '"]');
+         if (!input) return setTimeout(edit, 5);
+         input.value = text;
+         input.dispatchEvent(new Event('input', { bubbles: true }));
+         if (tab === 'roofline' && step) document.querySelector('[data-testid="step"]').click();
+         done(input.value);
+       };
+       edit();`,
       tab,
       id,
       text,

@@ -189,7 +189,10 @@ test('an embedded panel fits a 320 px iframe without sideways scrolling', async 
   for (const id of ['lab', 'calc']) {
     await driver.switchTo().defaultContent();
     await driver.switchTo().frame(await driver.findElement(By.id(id)));
-    await driver.wait(until.elementLocated(By.css('[data-testid="sectors"]')), 15000);
+    await driver.wait(
+      () => driver.executeScript("return performance.getEntriesByName('app-ready').length > 0"),
+      15000,
+    );
     const [scroll, inner] = await driver.executeScript(
       'return [document.documentElement.scrollWidth, window.innerWidth];',
     );
