@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { serveStatic, startBrowser, openApp } from './harness.mjs';
 import { pageWeight, BUDGET_BYTES } from './weight.mjs';
+import { lighthouseRows } from './lighthouse.mjs';
 
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -226,6 +227,21 @@ execFileSync('trunk', ['build', '--release', '--offline', '--no-default-features
     'diagnostic',
     null,
   );
+}
+
+// 10. Lighthouse 12.2.3, mobile profile (simulated slow 4G, 4× CPU slowdown), dist/ served
+// gzipped; the median of 3 runs per page, and a blank page as the floor in the same run.
+{
+  const lh = await lighthouseRows({ default: '/', 'tab=roofline': '/?tab=roofline', 'embed=1': '/?embed=1', 'blank page (floor)': '/__blank.html' });
+  for (const [page, r] of Object.entries(lh)) {
+    const floor = page.startsWith('blank');
+    row(
+      `Lighthouse mobile, ${page}`,
+      `performance ${r.performance}, TBT ${r.tbt.toFixed(0)} ms, LCP ${(r.lcp / 1000).toFixed(2)} s, FCP ${(r.fcp / 1000).toFixed(2)} s, CLS ${r.cls.toFixed(3)}, SI ${(r.si / 1000).toFixed(2)} s, a11y ${r.accessibility}, best practices ${r.bestPractices}`,
+      floor ? 'floor' : '≥ 95; TBT ≤ 200 ms; LCP ≤ 2.5 s; CLS 0',
+      floor ? null : r.performance >= 95 && r.tbt <= 200 && r.lcp <= 2500 && r.cls === 0,
+    );
+  }
 }
 
 const width = (k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length));
