@@ -88,7 +88,8 @@ test('an expression error names the statement, the block, the thread and the val
   });
   // The last finished results stay on screen, marked, and the page keeps working.
   assert.equal(await valueOf(driver, 'k-sectors'), '4');
-  await typeInto(driver, 'a1.idx', 'threadIdx.x');
+  // Undoing the edit returns to the kernel on show: its results stand, and the error goes.
+  await pasteInto(driver, 'a1.idx', 'threadIdx.x');
   await driver.wait(async () => (await status()) === 'done', 10000);
   assert.deepEqual(await errors(driver), {});
   await typeInto(driver, 'block', '2048');

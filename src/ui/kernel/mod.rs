@@ -322,6 +322,12 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
             return;
         };
         if analysed.with_untracked(|a| a.as_ref() == Some(&kernel)) {
+            // Back to the kernel on show (e.g. an edit undone after a failed run): its results
+            // stand, and the run that failed is gone.
+            generation.update_value(|g| *g += 1);
+            job.set_value(None);
+            run_error.set(None);
+            status.set(Status::Done);
             return;
         }
         run_error.set(None);
