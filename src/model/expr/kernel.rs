@@ -6,7 +6,10 @@
 //! module's, unchanged. Knows nothing of launches, statements or sectors: the kernel engine
 //! fills the values and names the failing thread.
 
-use super::{eval, eval_lanes_checked, parse, EvalError, Names, Node, ParseError, LANES};
+use super::eval::eval;
+use super::lanes::eval_lanes_checked;
+use super::parse::parse;
+use super::{EvalError, Names, Node, ParseError, LANES};
 
 /// A kernel name other than the lane id, whose value the caller supplies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
