@@ -613,3 +613,69 @@ mod kernel {
         assert!(texts.iter().any(|t| t == "400 MB"), "{texts:?}");
     }
 }
+
+mod bank_map {
+    use super::texts;
+    use coalescing_lab::charts::{bank_map, Theme};
+    use coalescing_lab::model::bank_map::layout;
+    use coalescing_lab::model::inputs::Inputs;
+    use coalescing_lab::model::sectors::analyze;
+    use plotters::prelude::*;
+
+    fn render(idx: &str, elem: &str, width: u32) -> String {
+        let inputs = Inputs {
+            space: "shared".into(),
+            idx: idx.into(),
+            elem: elem.into(),
+            ..Inputs::default()
+        };
+        let map = layout(&analyze(&inputs).unwrap()).unwrap();
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (width, 420)).into_drawing_area();
+            bank_map::draw(&area, &map, Some(3), &Theme::LIGHT).expect("drawing succeeds");
+        }
+        svg
+    }
+
+    /// Filled rectangles of `color` (SVG writes colours in upper-case hex).
+    fn cells(svg: &str, color: &str) -> usize {
+        svg.split("<rect")
+            .skip(1)
+            .filter(|r| r.contains(&format!("fill=\"{color}\"")))
+            .count()
+    }
+
+    #[test]
+    fn the_column_of_a_tile_is_32_conflicted_cells_in_bank_0_named_busiest() {
+        let svg = render("32*t", "4", 720);
+        // warn #8A4B00: 32 conflicted words, plus the legend's swatch.
+        assert_eq!(cells(&svg, "#8A4B00"), 33);
+        assert_eq!(cells(&svg, "#1D4ED8"), 1, "only the legend's free-bank swatch");
+        let texts = texts(&svg);
+        assert!(texts.iter().any(|t| t == "busiest: bank 0, 32 words (32-way)"), "{texts:?}");
+        // Rows are labelled by byte offset, every other one when 32 rows share 420 px.
+        assert!(texts.iter().any(|t| t == "+3840"), "{texts:?}");
+        assert!(!texts.iter().any(|t| t == "+3968"), "{texts:?}");
+    }
+
+    #[test]
+    fn the_padded_column_is_32_free_cells_one_per_bank_with_lane_labels() {
+        let svg = render("33*t", "4", 720);
+        assert_eq!(cells(&svg, "#1D4ED8"), 33);
+        assert_eq!(cells(&svg, "#8A4B00"), 1, "only the legend's swatch");
+        let texts = texts(&svg);
+        assert!(!texts.iter().any(|t| t.starts_with("busiest")), "{texts:?}");
+        // Lane 31 sits in bank 31 of row 7 (word 1023) and is labelled in its cell.
+        assert!(texts.iter().any(|t| t == "31"), "{texts:?}");
+    }
+
+    #[test]
+    fn a_broadcast_is_one_cell_counting_its_lanes_and_fits_at_360_px() {
+        let svg = render("0", "4", 360);
+        assert_eq!(cells(&svg, "#1D4ED8"), 2);
+        let texts = texts(&svg);
+        // The bank numbers thin out to every fourth on a narrow map.
+        assert!(texts.iter().any(|t| t == "28") && !texts.iter().any(|t| t == "27"), "{texts:?}");
+    }
+}

@@ -67,7 +67,8 @@ const fn row(
 
 #[test]
 fn every_preset_reproduces_its_row_of_the_course_table() {
-    assert_eq!(PRESETS.len(), TABLE.len(), "one preset per row");
+    let global = PRESETS.iter().filter(|p| p.space == "global").count();
+    assert_eq!(global, TABLE.len(), "one global preset per row");
     for row in &TABLE {
         let preset =
             Preset::by_id(row.preset).unwrap_or_else(|| panic!("no preset {}", row.preset));
@@ -238,4 +239,37 @@ fn a_verdict_is_retired_by_any_change_of_the_scenario() {
     let mut machine = inputs.clone();
     machine.set(Field::Sector, "64".into());
     assert_eq!(verdict.feedback_for(&machine), None);
+}
+
+/// The shared-memory presets, each with its one-line derivation.
+#[test]
+fn every_shared_preset_has_its_stated_wavefronts() {
+    // (preset, wavefronts, ideal, conflicts, busiest bank's words)
+    let expected = [
+        // word 32t: all 32 lanes in bank 0, 32 distinct words.
+        ("shared-tile-column", 32, 1, 31, 32),
+        // word 33t: bank t mod 32, one word per bank.
+        ("shared-tile-column-padded", 1, 1, 0, 1),
+        // word 0 for every lane: one word, broadcast.
+        ("shared-broadcast", 1, 1, 0, 1),
+        // word 2t: even banks, two distinct words each (2t and 2t + 32).
+        ("shared-stride-2", 2, 1, 1, 2),
+        // 8-byte lanes in 2 groups of 16; each group reads 128 contiguous bytes.
+        ("shared-float2-row", 2, 2, 0, 1),
+        // 264t bytes: words 66t, 66t+1 → banks 2t, 2t+1 (mod 32), each once per group of 16.
+        ("shared-double-column-padded", 2, 2, 0, 1),
+    ];
+    let shared: Vec<&str> = PRESETS.iter().filter(|p| p.space == "shared").map(|p| p.id).collect();
+    assert_eq!(shared, expected.map(|e| e.0), "one row per shared preset");
+    for (id, wavefronts, ideal, conflicts, busiest) in expected {
+        let preset = Preset::by_id(id).unwrap();
+        let a = analyze(&preset.inputs()).unwrap();
+        let banks = a.banks.as_ref().unwrap_or_else(|| panic!("{id}: no bank report"));
+        let t = banks.totals;
+        assert_eq!(
+            (t.wavefronts, t.ideal, t.conflicts(), banks.busiest().map(|b| b.2)),
+            (wavefronts, ideal, conflicts, Some(busiest)),
+            "{id}"
+        );
+    }
 }

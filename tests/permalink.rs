@@ -28,11 +28,14 @@ fn course_presets_round_trip_through_short_links() {
 
 #[test]
 fn parameters_keep_their_contract_names() {
-    let state = decode("warp=16&elem=8&base=0x10&idx=2*t&active=t%252&addrs=&sector=64&line=256");
+    let state = decode(
+        "space=shared&warp=16&elem=8&base=0x10&idx=2*t&active=t%252&addrs=&sector=64&line=256",
+    );
     assert_eq!(
         state.calc,
         Inputs {
             arch: "volta".into(),
+            space: "shared".into(),
             warp: "16".into(),
             elem: "8".into(),
             base: "0x10".into(),
@@ -45,6 +48,10 @@ fn parameters_keep_their_contract_names() {
     );
     // Odd lanes 1…15 read 8 bytes at 16 + 16·t = 32, 64, …, 256: 64-byte sectors 0…4.
     assert_eq!(analyze(&state.calc).unwrap().totals.sectors, 5);
+    // In shared memory, one group of 16 lanes: lane t (odd) covers words 4 + 4t and 5 + 4t;
+    // lanes 1 and 9 meet in bank 8 (words 8 and 40), and so on: 2 wavefronts.
+    let banks = analyze(&state.calc).unwrap().banks.unwrap();
+    assert_eq!((banks.totals.wavefronts, banks.totals.ideal), (2, 1));
 }
 
 #[test]

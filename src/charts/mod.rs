@@ -2,6 +2,7 @@
 //! canvas and native tests hand them an SVG backend. They read the model and a [`Theme`];
 //! they know nothing of the DOM.
 
+pub mod bank_map;
 pub mod kernel;
 pub mod probe;
 pub mod ramp;

@@ -108,6 +108,63 @@ pub fn pair_for<'a>(pairs: &'a [Pair], a: &Inputs, b: &Inputs) -> Option<&'a Pai
 /// assert_eq!(sentence("A", &a, "B", &a), "B moves the same bytes as A (128 B), in the same sectors (4).");
 /// ```
 pub fn sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> String {
+    let text = match (&a.banks, &b.banks) {
+        (None, None) => global_sentence(a_name, a, b_name, b),
+        (Some(ba), Some(bb)) => shared_sentence(a_name, ba.totals, b_name, bb.totals),
+        (Some(_), None) | (None, Some(_)) => {
+            let (global, shared) = if a.banks.is_none() {
+                (a_name, b_name)
+            } else {
+                (b_name, a_name)
+            };
+            format!(
+                "{global} reads global memory and {shared} shared memory: one is counted in \
+                 sectors, the other in wavefronts, so no ratio compares them."
+            )
+        }
+    };
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Two shared-memory requests: wavefronts, then bank conflicts.
+///
+/// ```
+/// use coalescing_lab::model::{compare::sentence, inputs::Inputs, sectors::analyze};
+/// let shared = |idx: &str| analyze(&Inputs { space: "shared".into(), idx: idx.into(), ..Inputs::default() }).unwrap();
+/// assert_eq!(
+///     sentence("the padded tile", &shared("33*t"), "the 32-wide tile", &shared("32*t")),
+///     "The 32-wide tile needs 32× more wavefronts than the padded tile (32 against 1), with 31 bank conflicts against 0."
+/// );
+/// ```
+fn shared_sentence(
+    a_name: &str,
+    a: super::banks::Wavefronts,
+    b_name: &str,
+    b: super::banks::Wavefronts,
+) -> String {
+    let wavefronts = match compare(b.wavefronts, a.wavefronts) {
+        None => format!(
+            "{b_name} needs the same wavefronts as {a_name} ({})",
+            a.wavefronts
+        ),
+        Some(ratio) => format!(
+            "{b_name} needs {ratio} wavefronts than {a_name} ({} against {})",
+            b.wavefronts, a.wavefronts
+        ),
+    };
+    format!(
+        "{wavefronts}, with {} bank conflict{} against {}.",
+        b.conflicts(),
+        super::format::plural(b.conflicts()),
+        a.conflicts()
+    )
+}
+
+fn global_sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> String {
     let (ta, tb) = (&a.totals, &b.totals);
     let bytes = compare(tb.transferred_bytes, ta.transferred_bytes);
     let sectors = compare(tb.sectors, ta.sectors);
@@ -128,11 +185,7 @@ pub fn sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> Strin
             tb.sectors, ta.sectors
         ),
     });
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    text
 }
 
 /// "8× more", "2.5× fewer", or `None` when equal; "n/a" comparisons with zero read plainly.

@@ -18,6 +18,7 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Field {
     Arch,
+    Space,
     Warp,
     Elem,
     Base,
@@ -37,8 +38,9 @@ impl FieldName for Field {
 impl Field {
     /// Every field, in the order of the form and of the permalink. `arch` comes first: it
     /// supplies the defaults of `warp`, `sector` and `line`.
-    pub const ALL: [Field; 9] = [
+    pub const ALL: [Field; 10] = [
         Field::Arch,
+        Field::Space,
         Field::Warp,
         Field::Elem,
         Field::Base,
@@ -53,6 +55,7 @@ impl Field {
     pub fn param(self) -> &'static str {
         match self {
             Field::Arch => "arch",
+            Field::Space => "space",
             Field::Warp => "warp",
             Field::Elem => "elem",
             Field::Base => "base",
@@ -68,6 +71,7 @@ impl Field {
     pub fn b_param(self) -> &'static str {
         match self {
             Field::Arch => "b.arch",
+            Field::Space => "b.space",
             Field::Warp => "b.warp",
             Field::Elem => "b.elem",
             Field::Base => "b.base",
@@ -90,6 +94,7 @@ impl Field {
     pub const fn default_text(self) -> &'static str {
         match self {
             Field::Arch => "volta",
+            Field::Space => "global",
             Field::Warp => "32",
             Field::Elem => "4",
             Field::Base => "0",
@@ -111,6 +116,9 @@ impl Field {
     pub fn hint(self) -> String {
         match self {
             Field::Arch => String::new(),
+            Field::Space => {
+                "global: sectors and lines; shared: banks and wavefronts".into()
+            }
             Field::Warp => format!("1 to {MAX_WARP} (NVIDIA: 32, AMD wave64: 64)"),
             Field::Elem => format!(
                 "{} (float: 4, double: 8, float4: 16)",
@@ -152,6 +160,9 @@ pub type FieldError = super::error::FieldError<Field>;
 pub struct Inputs {
     /// Architecture preset id: the defaults of `warp`, `sector` and `line`.
     pub arch: String,
+    /// The memory the instruction reads: `global` or `shared`.
+    #[serde(default = "global")]
+    pub space: String,
     /// Lanes in the warp, 1 to 64.
     pub warp: String,
     /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
@@ -176,6 +187,7 @@ impl Default for Inputs {
     fn default() -> Inputs {
         Inputs {
             arch: Field::Arch.default_text().into(),
+            space: Field::Space.default_text().into(),
             warp: Field::Warp.default_text().into(),
             elem: Field::Elem.default_text().into(),
             base: Field::Base.default_text().into(),
@@ -197,9 +209,49 @@ pub enum Addressing {
     Explicit(Vec<Option<u64>>),
 }
 
+fn global() -> String {
+    Field::Space.default_text().into()
+}
+
+/// The memory one instruction reads or writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Device memory through the caches: sectors and lines.
+    #[default]
+    Global,
+    /// On-chip shared memory: banks and wavefronts.
+    Shared,
+}
+
+impl Space {
+    /// The space named `text` (surrounding spaces ignored), if any.
+    ///
+    /// ```
+    /// use coalescing_lab::model::inputs::Space;
+    /// assert_eq!(Space::parse(" shared "), Some(Space::Shared));
+    /// assert_eq!(Space::parse("local"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Space> {
+        match text.trim() {
+            "global" => Some(Space::Global),
+            "shared" => Some(Space::Shared),
+            _ => None,
+        }
+    }
+
+    /// Its name in links and forms.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+        }
+    }
+}
+
 /// Checked inputs: every value is in range and every expression parses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
+    pub space: Space,
     pub warp: u32,
     pub elem: u64,
     pub addressing: Addressing,
@@ -234,6 +286,7 @@ impl Inputs {
     pub fn get(&self, field: Field) -> &str {
         match field {
             Field::Arch => &self.arch,
+            Field::Space => &self.space,
             Field::Warp => &self.warp,
             Field::Elem => &self.elem,
             Field::Base => &self.base,
@@ -249,6 +302,7 @@ impl Inputs {
     pub fn set(&mut self, field: Field, value: String) {
         let slot = match field {
             Field::Arch => &mut self.arch,
+            Field::Space => &mut self.space,
             Field::Warp => &mut self.warp,
             Field::Elem => &mut self.elem,
             Field::Base => &mut self.base,
@@ -279,6 +333,15 @@ impl Inputs {
                 ),
             ));
         }
+        let space = keep(
+            &mut errors,
+            Space::parse(&self.space).ok_or_else(|| {
+                FieldError::new(
+                    Field::Space,
+                    format!("must be global or shared, found '{}'", self.space.trim()),
+                )
+            }),
+        );
         let warp = keep(&mut errors, parse_warp(&self.warp));
         let elem = keep(&mut errors, parse_elem(&self.elem));
         let addressing = if self.uses_address_list() {
@@ -315,8 +378,9 @@ impl Inputs {
         };
         let sector_bytes = keep(&mut errors, parse_sector(&self.sector));
         let line_bytes = keep(&mut errors, parse_line(&self.line, sector_bytes));
-        match (warp, elem, addressing, active, sector_bytes, line_bytes) {
+        match (space, warp, elem, addressing, active, sector_bytes, line_bytes) {
             (
+                Some(space),
                 Some(warp),
                 Some(elem),
                 Some(addressing),
@@ -324,6 +388,7 @@ impl Inputs {
                 Some(sector_bytes),
                 Some(line_bytes),
             ) if errors.is_empty() => Ok(Scenario {
+                space,
                 warp,
                 elem,
                 addressing,

@@ -10,6 +10,7 @@
 //! Depends on std and serde only: no leptos, web-sys or js-sys here.
 
 pub mod arch;
+pub mod bank_map;
 pub mod banks;
 pub mod builders;
 pub mod compare;

@@ -7,7 +7,7 @@
 use super::exact::Exact;
 use super::format::plural;
 use super::format::{percent, percent_tenths};
-use super::inputs::Inputs;
+use super::inputs::{Inputs, Space};
 use super::sectors::Analysis;
 use std::fmt;
 
@@ -35,12 +35,14 @@ impl PredictField {
 pub struct PredictError {
     /// The field at fault.
     pub field: PredictField,
+    /// The field's name as the learner sees it in this memory space.
+    label: &'static str,
     message: &'static str,
 }
 
 impl fmt::Display for PredictError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field.label(), self.message)
+        write!(f, "{}: {}", self.label, self.message)
     }
 }
 
@@ -81,9 +83,26 @@ pub struct Prediction {
 /// );
 /// ```
 pub fn read(sectors: &str, efficiency: &str) -> Result<Prediction, PredictError> {
+    read_in(Space::Global, sectors, efficiency)
+}
+
+/// [`read`] for an instruction in `space`: in shared memory the count is of wavefronts.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Space, predict::read_in};
+/// assert_eq!(
+///     read_in(Space::Shared, "many", "").unwrap_err().to_string(),
+///     "predicted wavefronts: enter a whole number of wavefronts, such as 1"
+/// );
+/// ```
+pub fn read_in(space: Space, sectors: &str, efficiency: &str) -> Result<Prediction, PredictError> {
     let sectors = sectors.trim().parse::<u64>().map_err(|_| PredictError {
         field: PredictField::Sectors,
-        message: "enter a whole number of sectors, such as 4",
+        label: count_label(space),
+        message: match space {
+            Space::Global => "enter a whole number of sectors, such as 4",
+            Space::Shared => "enter a whole number of wavefronts, such as 1",
+        },
     })?;
     let text = efficiency.trim();
     let efficiency = if text.is_empty() {
@@ -98,6 +117,7 @@ pub fn read(sectors: &str, efficiency: &str) -> Result<Prediction, PredictError>
             .map(Exact::value)
             .ok_or(PredictError {
                 field: PredictField::Efficiency,
+                label: PredictField::Efficiency.label(),
                 message: "leave it empty, or enter a ratio such as 0.8 (or 4 for a broadcast) or a percentage such as 80 %",
             })?;
         Some(match written {
@@ -109,6 +129,14 @@ pub fn read(sectors: &str, efficiency: &str) -> Result<Prediction, PredictError>
         sectors,
         efficiency,
     })
+}
+
+/// The count's name in `space`: "predicted N_tx", or "predicted wavefronts".
+pub fn count_label(space: Space) -> &'static str {
+    match space {
+        Space::Global => PredictField::Sectors.label(),
+        Space::Shared => "predicted wavefronts",
+    }
 }
 
 /// The feedback after Reveal, one sentence per predicted figure. The efficiency's sentence
@@ -125,6 +153,9 @@ pub fn read(sectors: &str, efficiency: &str) -> Result<Prediction, PredictError>
 /// assert_eq!(feedback(&ex2, read("5", "").unwrap()), "Right: the warp touches 5 sectors.");
 /// ```
 pub fn feedback(a: &Analysis, p: Prediction) -> String {
+    if let Some(banks) = &a.banks {
+        return shared_feedback(banks.totals, p);
+    }
     let actual = a.totals.sectors;
     let mut text = if p.sectors == actual {
         format!("Right: the warp touches {actual} sector{}.", plural(actual))
@@ -163,6 +194,45 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
                 });
             }
         }
+    }
+    text
+}
+
+/// The feedback in shared memory: the wavefronts, and the conflicts among them.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, predict::{feedback, read}, sectors::analyze};
+/// let column = analyze(&Inputs { space: "shared".into(), idx: "32*t".into(), ..Inputs::default() }).unwrap();
+/// assert_eq!(
+///     feedback(&column, read("1", "").unwrap()),
+///     "Not quite: the warp needs 32 wavefronts, 31 more than your 1 (31 of them bank conflicts)."
+/// );
+/// ```
+fn shared_feedback(t: super::banks::Wavefronts, p: Prediction) -> String {
+    let actual = t.wavefronts;
+    let conflicts = match t.conflicts() {
+        0 => "no bank conflict".to_string(),
+        n => format!("{n} of them bank conflict{}", plural(n)),
+    };
+    let mut text = if p.sectors == actual {
+        format!("Right: the warp needs {actual} wavefront{} ({conflicts}).", plural(actual))
+    } else {
+        let (diff, word) = if actual > p.sectors {
+            (actual - p.sectors, "more")
+        } else {
+            (p.sectors - actual, "fewer")
+        };
+        format!(
+            "Not quite: the warp needs {actual} wavefront{}, {diff} {word} than your {} ({conflicts}).",
+            plural(actual),
+            p.sectors
+        )
+    };
+    if p.efficiency.is_some() {
+        text.push_str(
+            " Efficiency is not judged here: it is a global-memory figure, and shared memory \
+             is counted in wavefronts.",
+        );
     }
     text
 }

@@ -19,10 +19,15 @@ pub struct Preset {
     pub base: &'static str,
     /// Sector (serviced unit) size in bytes.
     pub sector: &'static str,
+    /// Bytes per lane.
+    pub elem: &'static str,
+    /// `global` or `shared`.
+    pub space: &'static str,
 }
 
-/// The course's worked examples, in the course's order.
-pub const PRESETS: [Preset; 12] = [
+/// The course's worked examples, in the course's order, then the shared-memory tile and its
+/// padding (the remedy the course names for a strided column, and its next trap).
+pub const PRESETS: [Preset; 18] = [
     preset("ex1-sequential", "Ex1 sequential", "t", "0", "32"),
     preset("ex2-misaligned", "Ex2 misaligned start", "t", "8", "32"),
     preset("ex3-stride-2", "Ex3 stride 2", "2*t", "0", "32"),
@@ -59,6 +64,27 @@ pub const PRESETS: [Preset; 12] = [
         "8",
         "128",
     ),
+    shared(
+        "shared-tile-column",
+        "Shared: column of a 32×32 float tile",
+        "32*t",
+        "4",
+    ),
+    shared(
+        "shared-tile-column-padded",
+        "Shared: the same column, tile padded to 33",
+        "33*t",
+        "4",
+    ),
+    shared("shared-broadcast", "Shared: broadcast of one word", "0", "4"),
+    shared("shared-stride-2", "Shared: stride of 2 floats", "2*t", "4"),
+    shared("shared-float2-row", "Shared: float2 along a row", "t", "8"),
+    shared(
+        "shared-double-column-padded",
+        "Shared: double down a padded column",
+        "33*t",
+        "8",
+    ),
 ];
 
 const fn preset(
@@ -74,6 +100,25 @@ const fn preset(
         idx,
         base,
         sector,
+        elem: "4",
+        space: "global",
+    }
+}
+
+const fn shared(
+    id: &'static str,
+    name: &'static str,
+    idx: &'static str,
+    elem: &'static str,
+) -> Preset {
+    Preset {
+        id,
+        name,
+        idx,
+        base: "0",
+        sector: "32",
+        elem,
+        space: "shared",
     }
 }
 
@@ -84,6 +129,8 @@ impl Preset {
             idx: self.idx.to_string(),
             base: self.base.to_string(),
             sector: self.sector.to_string(),
+            elem: self.elem.to_string(),
+            space: self.space.to_string(),
             ..Inputs::default()
         }
     }

@@ -6,6 +6,7 @@
 use super::csv::Csv;
 use super::format::plural;
 use super::format::{hex, percent, ratio_value};
+use super::banks::{bank_of, BankReport};
 use super::sectors::{Analysis, Span};
 
 /// One result of the calculator.
@@ -42,7 +43,7 @@ pub struct Readout {
 pub fn readouts(a: &Analysis) -> Vec<Readout> {
     let t = &a.totals;
     let bytes = |n: u64| format!("{n} B");
-    vec![
+    let requests = [
         Readout {
             id: "active-lanes",
             label: "Active lanes",
@@ -67,6 +68,88 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             detail: "union of the lanes' bytes".into(),
             headline: false,
         },
+    ];
+    let misaligned = Readout {
+        id: "misaligned-lanes",
+        label: "Misaligned lanes",
+        text: t.misaligned_lanes.to_string(),
+        value: t.misaligned_lanes.to_string(),
+        detail: format!("address not a multiple of {} B", a.elem),
+        headline: false,
+    };
+    let Some(banks) = &a.banks else {
+        return requests
+            .into_iter()
+            .chain(global_readouts(a))
+            .chain([misaligned])
+            .collect();
+    };
+    requests
+        .into_iter()
+        .chain(shared_readouts(banks))
+        .chain([misaligned])
+        .collect()
+}
+
+/// Shared memory's figures: wavefronts, their ideal and the bank conflicts.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::readouts, sectors::analyze};
+/// let column = Inputs { space: "shared".into(), idx: "32*t".into(), ..Inputs::default() };
+/// let r = readouts(&analyze(&column).unwrap());
+/// let value = |id: &str| r.iter().find(|r| r.id == id).unwrap().value.clone();
+/// assert_eq!((value("wavefronts"), value("ideal-wavefronts"), value("bank-conflicts")), ("32".into(), "1".into(), "31".into()));
+/// assert!(r.iter().all(|r| r.id != "sectors"));
+/// ```
+fn shared_readouts(b: &BankReport) -> [Readout; 3] {
+    let t = b.totals;
+    let groups = b.groups.iter().filter(|g| g.active > 0).count() as u64;
+    let busiest = match b.busiest() {
+        Some((_, bank, words)) if words > 1 => {
+            format!("busiest: bank {bank}, {words} distinct words ({words}-way)")
+        }
+        Some(_) => "no bank delivers two distinct words".to_string(),
+        None => "no lane is active".to_string(),
+    };
+    [
+        Readout {
+            id: "wavefronts",
+            label: "Wavefronts",
+            text: t.wavefronts.to_string(),
+            value: t.wavefronts.to_string(),
+            detail: format!(
+                "each group's busiest bank, summed; groups of {} lanes",
+                b.group_lanes
+            ),
+            headline: true,
+        },
+        Readout {
+            id: "ideal-wavefronts",
+            label: "Ideal wavefronts",
+            text: t.ideal.to_string(),
+            value: t.ideal.to_string(),
+            detail: format!(
+                "one per group with an active lane: {groups} group{}",
+                plural(groups)
+            ),
+            headline: false,
+        },
+        Readout {
+            id: "bank-conflicts",
+            label: "Bank conflicts",
+            text: t.conflicts().to_string(),
+            value: t.conflicts().to_string(),
+            detail: format!("wavefronts − ideal; {busiest}"),
+            headline: true,
+        },
+    ]
+}
+
+/// Global memory's figures: sectors, bytes moved, lines and the efficiencies.
+fn global_readouts(a: &Analysis) -> [Readout; 5] {
+    let t = &a.totals;
+    let bytes = |n: u64| format!("{n} B");
+    [
         Readout {
             id: "sectors",
             label: "Sectors N_tx",
@@ -107,14 +190,6 @@ pub fn readouts(a: &Analysis) -> Vec<Readout> {
             detail: "distinct ÷ transferred".into(),
             headline: false,
         },
-        Readout {
-            id: "misaligned-lanes",
-            label: "Misaligned lanes",
-            text: t.misaligned_lanes.to_string(),
-            value: t.misaligned_lanes.to_string(),
-            detail: format!("address not a multiple of {} B", a.elem),
-            headline: false,
-        },
     ]
 }
 
@@ -139,6 +214,12 @@ pub struct LaneRow {
     pub aligned: bool,
     /// Whether the bytes cross a sector boundary.
     pub straddles: bool,
+    /// Bank numbers for `data-bank`, comma separated; empty when inactive or in global memory.
+    pub banks: String,
+    /// The 4-byte words for people, e.g. "32" or "2, 3"; empty in global memory.
+    pub words_text: String,
+    /// Whether one of the lane's banks delivers another word to its group too.
+    pub conflicted: bool,
 }
 
 impl LaneRow {
@@ -156,6 +237,9 @@ impl LaneRow {
             sectors_text: "?".into(),
             lines_text: "?".into(),
             straddles: false,
+            banks: String::new(),
+            words_text: if self.words_text.is_empty() { String::new() } else { "?".into() },
+            conflicted: false,
             ..self
         }
     }
@@ -185,6 +269,9 @@ pub fn lane_rows(a: &Analysis) -> Vec<LaneRow> {
                 lines_text: "—".into(),
                 aligned: true,
                 straddles: false,
+                banks: String::new(),
+                words_text: if a.banks.is_some() { "—".into() } else { String::new() },
+                conflicted: false,
             },
             Some(access) => LaneRow {
                 lane: lane.lane,
@@ -202,9 +289,30 @@ pub fn lane_rows(a: &Analysis) -> Vec<LaneRow> {
                 lines_text: indices(access.lines, ", "),
                 aligned: access.aligned,
                 straddles: access.sectors.len() > 1,
+                banks: lane_banks(a, access, ","),
+                words_text: match a.banks {
+                    Some(_) => indices(a.words(access), ", "),
+                    None => String::new(),
+                },
+                conflicted: a
+                    .banks
+                    .as_ref()
+                    .is_some_and(|b| b.conflicted(lane.lane, a.words(access))),
             },
         })
         .collect()
+}
+
+/// The banks of a lane's words in shared memory, e.g. "0" or "31,0"; empty in global memory.
+fn lane_banks(a: &Analysis, access: &super::sectors::Access, separator: &str) -> String {
+    if a.banks.is_none() {
+        return String::new();
+    }
+    let words = a.words(access);
+    (words.first..=words.last)
+        .map(|w| bank_of(w).to_string())
+        .collect::<Vec<_>>()
+        .join(separator)
 }
 
 fn indices(span: Span, separator: &str) -> String {
@@ -222,6 +330,17 @@ fn indices(span: Span, separator: &str) -> String {
 /// assert_eq!(summary(&a), "4 sectors, 128 B transferred for 128 B requested: efficiency 100 %.");
 /// ```
 pub fn summary(a: &Analysis) -> String {
+    if let Some(b) = &a.banks {
+        let t = b.totals;
+        return format!(
+            "{} wavefront{} for an ideal of {}: {} bank conflict{}.",
+            t.wavefronts,
+            plural(t.wavefronts),
+            t.ideal,
+            t.conflicts(),
+            plural(t.conflicts())
+        );
+    }
     let t = &a.totals;
     format!(
         "{} sector{}, {} B transferred for {} B requested: efficiency {}.",
@@ -243,7 +362,8 @@ pub fn summary(a: &Analysis) -> String {
 /// ```
 pub fn broadcast_note(a: &Analysis) -> Option<String> {
     let t = &a.totals;
-    t.is_broadcast().then(|| {
+    // Shared memory shows no efficiency: its broadcast is in the wavefronts' detail.
+    (t.is_broadcast() && a.banks.is_none()).then(|| {
         format!(
             "Efficiency reads {} because lanes request the same bytes again (a broadcast): \
              requested bytes count each of the {} lanes' {} B, but only {} distinct bytes are useful. \
@@ -302,6 +422,9 @@ pub fn alignment_note(a: &Analysis) -> Option<String> {
 /// );
 /// ```
 pub fn lane_csv(a: &Analysis) -> String {
+    if a.banks.is_some() {
+        return shared_lane_csv(a);
+    }
     let mut csv = Csv::default();
     csv.row([
         "lane",
@@ -332,6 +455,59 @@ pub fn lane_csv(a: &Analysis) -> String {
                 indices(access.sectors, ","),
                 indices(access.lines, ","),
             ]),
+        }
+    }
+    csv.finish()
+}
+
+/// The lane table in shared memory: words and banks instead of sectors and lines.
+///
+/// ```
+/// use coalescing_lab::model::{inputs::Inputs, readouts::lane_csv, sectors::analyze};
+/// let two = Inputs { space: "shared".into(), warp: "2".into(), addrs: "128, 0".into(), ..Inputs::default() };
+/// assert_eq!(
+///     lane_csv(&analyze(&two).unwrap()),
+///     "lane,active,address,address_hex,bytes,words,banks,conflicted\r\n\
+///      0,true,128,0x80,4,32,0,true\r\n\
+///      1,true,0,0x0,4,0,0,true\r\n"
+/// );
+/// ```
+fn shared_lane_csv(a: &Analysis) -> String {
+    let mut csv = Csv::default();
+    csv.row([
+        "lane",
+        "active",
+        "address",
+        "address_hex",
+        "bytes",
+        "words",
+        "banks",
+        "conflicted",
+    ]);
+    for row in lane_rows(a) {
+        let words = row.words_text.replace(", ", ",");
+        if row.active {
+            csv.row([
+                row.lane.to_string(),
+                "true".into(),
+                row.address,
+                row.address_hex,
+                a.elem.to_string(),
+                words,
+                row.banks,
+                row.conflicted.to_string(),
+            ]);
+        } else {
+            csv.row([
+                row.lane.to_string(),
+                "false".into(),
+                String::new(),
+                String::new(),
+                "0".into(),
+                String::new(),
+                String::new(),
+                "false".into(),
+            ]);
         }
     }
     csv.finish()

@@ -223,7 +223,7 @@ pub fn inactive_text(map: &SectorMap) -> String {
 }
 
 /// Ascending lane ids as runs, e.g. "0–5, 9, 12–13", at most four runs and then "…".
-fn lane_list(lanes: &[u32]) -> String {
+pub(crate) fn lane_list(lanes: &[u32]) -> String {
     let mut runs: Vec<(u32, u32)> = Vec::new();
     for &lane in lanes {
         match runs.last_mut() {

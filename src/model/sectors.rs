@@ -9,8 +9,9 @@
 //! helpers the kernel engine shares with it are one set of formulas, kept in one place so the
 //! two panels cannot drift apart.
 
+use super::banks::{words, BankCounter, BankReport};
 use super::expr::{EvalError, Expr, LANES};
-use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario};
+use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario, Space};
 
 /// An inclusive run of sector, line or byte indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -124,6 +125,8 @@ pub enum Formula {
 /// Everything the calculator shows for one scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
+    /// The memory read: global (sectors and lines) or shared (banks).
+    pub space: Space,
     pub warp: u32,
     pub elem: u64,
     pub sector_bytes: u64,
@@ -136,6 +139,15 @@ pub struct Analysis {
     /// The touched sectors as merged runs, ascending.
     pub sector_runs: Vec<Span>,
     pub totals: Totals,
+    /// The bank analysis, in shared memory only.
+    pub banks: Option<BankReport>,
+}
+
+impl Analysis {
+    /// The 4-byte words lane access `access` covers.
+    pub fn words(&self, access: &Access) -> Span {
+        words(access.address, access.address + (self.elem - 1))
+    }
 }
 
 /// Evaluates `inputs` lane by lane. Every problem names its field; evaluation problems also
@@ -242,6 +254,7 @@ pub fn repair(inputs: &Inputs) -> (Analysis, Vec<FieldError>) {
 
 fn empty_analysis() -> Analysis {
     Analysis {
+        space: Space::Global,
         warp: 0,
         elem: 0,
         sector_bytes: 0,
@@ -251,6 +264,7 @@ fn empty_analysis() -> Analysis {
         lanes: Vec::new(),
         sector_runs: Vec::new(),
         totals: Totals::default(),
+        banks: None,
     }
 }
 
@@ -341,7 +355,18 @@ fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldErro
         },
         Addressing::Explicit(_) => Formula::Explicit,
     };
+    let banks = (s.space == Space::Shared).then(|| {
+        BankCounter::default().report(
+            s.warp,
+            s.elem,
+            lanes.iter().filter_map(|l| {
+                let a = l.access.as_ref()?;
+                Some((l.lane, words(a.address, a.address + (s.elem - 1))))
+            }),
+        )
+    });
     Ok(Analysis {
+        space: s.space,
         warp: s.warp,
         elem: s.elem,
         sector_bytes: s.sector_bytes,
@@ -351,6 +376,7 @@ fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldErro
         lanes,
         sector_runs,
         totals,
+        banks,
     })
 }
 

@@ -1,0 +1,191 @@
+//! The bank map: 32 columns, one per shared-memory bank, and one row per 128-byte run of
+//! words; each word a lane covers is a filled cell, in the warning colour when its bank must
+//! deliver another word to the same group (a conflict). The busiest bank's column is framed
+//! and named. Pixel layout on a plain drawing area, generic over the backend.
+
+use super::Theme;
+use crate::model::bank_map::BankMap;
+use crate::model::banks::BANKS;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Draws `map` to fill `area`, with lane `highlight` (if any) ringed on its words.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &BankMap,
+    highlight: Option<u32>,
+    theme: &Theme,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let (width, height) = area.dim_in_pixel();
+    let (width, height) = (f64::from(width), f64::from(height));
+    let px = |css: f64| theme.px(css);
+    let font = |size: f64, color: RGBColor, pos: Pos| {
+        ("sans-serif", px(size)).into_font().color(&color).pos(pos)
+    };
+    let at = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
+    let left = Pos::new(HPos::Left, VPos::Top);
+    let centre = Pos::new(HPos::Center, VPos::Center);
+    let right = Pos::new(HPos::Right, VPos::Center);
+
+    if map.rows.is_empty() {
+        area.draw(&Text::new(
+            "No active lane: no bank delivers anything.",
+            at(px(16.0), px(16.0)),
+            font(13.0, theme.muted, left),
+        ))?;
+        return area.present();
+    }
+
+    // Legend at the bottom, the busiest bank named first.
+    let busiest = map.busiest.filter(|b| b.2 > 1);
+    let mut keys: Vec<(Option<RGBColor>, String)> = vec![
+        (Some(theme.accent), "word read, bank free".into()),
+        (Some(theme.warn), "bank shared by two or more words".into()),
+    ];
+    if let Some((_, bank, words)) = busiest {
+        keys.insert(
+            0,
+            (None, format!("busiest: bank {bank}, {words} words ({words}-way)")),
+        );
+    }
+    let pad = px(12.0);
+    let item_width = |text: &str| px(6.0) * text.chars().count() as f64 + px(30.0);
+    let legend_rows = {
+        let (mut rows, mut x) = (1.0, pad);
+        for (_, text) in &keys {
+            if x > pad && x + item_width(text) > width - pad {
+                rows += 1.0;
+                x = pad;
+            }
+            x += item_width(text);
+        }
+        rows
+    };
+    let legend_row = px(16.0);
+    let legend_top = height - px(6.0) - legend_rows * legend_row;
+
+    // The grid: a row-label column on the left, bank numbers on top.
+    let label_width = px(58.0);
+    let x0 = label_width;
+    let grid_width = (width - x0 - pad).max(px(32.0));
+    let column = grid_width / f64::from(BANKS);
+    let y0 = px(22.0);
+    let gaps = map.rows.iter().filter(|r| r.gap).count() as f64;
+    let gap_height = px(6.0);
+    let row_height = ((legend_top - px(8.0) - y0 - gaps * gap_height) / map.rows.len() as f64)
+        .clamp(px(3.0), px(26.0));
+
+    // Bank numbers: every bank when they fit, else every fourth.
+    let every = if column >= px(16.0) { 1 } else { 4 };
+    for bank in (0..BANKS).step_by(every) {
+        area.draw(&Text::new(
+            bank.to_string(),
+            at(x0 + column * (f64::from(bank) + 0.5), y0 / 2.0),
+            font(10.0, theme.muted, centre),
+        ))?;
+    }
+    // The busiest bank's column, framed.
+    let mut row_tops = Vec::with_capacity(map.rows.len());
+    let mut y = y0;
+    for row in &map.rows {
+        if row.gap {
+            y += gap_height;
+        }
+        row_tops.push(y);
+        y += row_height;
+    }
+    let grid_bottom = y;
+    if let Some((_, bank, _)) = busiest {
+        let x = x0 + column * f64::from(bank);
+        area.draw(&Rectangle::new(
+            [at(x - px(1.0), y0 - px(2.0)), at(x + column + px(1.0), grid_bottom + px(2.0))],
+            theme.warn.stroke_width(theme.px_u32(2.0)),
+        ))?;
+    }
+    let labels_fit = row_height >= px(13.0) && column >= px(14.0);
+    let every_row = ((px(12.0) / row_height).ceil() as usize).max(1);
+    for (k, (row, &top)) in map.rows.iter().zip(&row_tops).enumerate() {
+        // The empty cells of the row, faintly, so the 32 banks read as a grid.
+        area.draw(&Rectangle::new(
+            [at(x0, top), at(x0 + grid_width, top + row_height)],
+            theme.grid.mix(0.35).filled(),
+        ))?;
+        if row.gap {
+            area.draw(&PathElement::new(
+                vec![at(x0, top - gap_height / 2.0), at(x0 + grid_width, top - gap_height / 2.0)],
+                theme.muted.mix(0.6).stroke_width(1),
+            ))?;
+        }
+        if k % every_row == 0 {
+            area.draw(&Text::new(
+                format!("+{}", row.row * 128),
+                at(x0 - px(4.0), top + row_height / 2.0),
+                font(10.0, theme.muted, right),
+            ))?;
+        }
+        for cell in &row.cells {
+            let x = x0 + column * f64::from(cell.bank);
+            let color = if cell.conflicted {
+                theme.warn
+            } else {
+                theme.accent
+            };
+            let inset = if row_height > px(6.0) { px(1.0) } else { 0.0 };
+            area.draw(&Rectangle::new(
+                [at(x + inset, top + inset), at(x + column - inset, top + row_height - inset)],
+                color.filled(),
+            ))?;
+            if labels_fit {
+                let text = match cell.lanes.as_slice() {
+                    [one] => one.to_string(),
+                    lanes => format!("×{}", lanes.len()),
+                };
+                area.draw(&Text::new(
+                    text,
+                    at(x + column / 2.0, top + row_height / 2.0),
+                    font(9.5, theme.background, centre),
+                ))?;
+            }
+            if highlight.is_some_and(|h| cell.lanes.contains(&h)) {
+                area.draw(&Rectangle::new(
+                    [at(x - px(1.5), top - px(1.5)), at(x + column + px(1.5), top + row_height + px(1.5))],
+                    theme.text.stroke_width(theme.px_u32(2.5)),
+                ))?;
+            }
+        }
+    }
+    area.draw(&Text::new(
+        "byte",
+        at(x0 - px(4.0), y0 / 2.0),
+        font(10.0, theme.muted, right),
+    ))?;
+
+    let (mut lx, mut ly) = (pad, legend_top);
+    let swatch = px(10.0);
+    for (color, text) in keys {
+        let w = item_width(&text);
+        if lx > pad && lx + w > width - pad {
+            lx = pad;
+            ly += legend_row;
+        }
+        match color {
+            Some(color) => area.draw(&Rectangle::new(
+                [at(lx, ly), at(lx + swatch, ly + swatch)],
+                color.filled(),
+            ))?,
+            None => area.draw(&Rectangle::new(
+                [at(lx, ly), at(lx + swatch, ly + swatch)],
+                theme.warn.stroke_width(theme.px_u32(2.0)),
+            ))?,
+        }
+        area.draw(&Text::new(
+            text,
+            at(lx + swatch + px(4.0), ly - px(1.0)),
+            font(11.0, theme.muted, left),
+        ))?;
+        lx += w;
+    }
+    area.present()
+}
