@@ -162,7 +162,8 @@ pub fn draw<DB: DrawingBackend>(
         font(10.0, theme.muted, right),
     ))?;
 
-    let (mut lx, mut ly) = (pad, legend_top);
+    // The legend right under the grid: a short map leaves its spare room below, not inside.
+    let (mut lx, mut ly) = (pad, (grid_bottom + px(12.0)).min(legend_top));
     let swatch = px(10.0);
     for (color, text) in keys {
         let w = item_width(&text);

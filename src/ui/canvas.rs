@@ -35,6 +35,13 @@ impl Shape {
         max_height: 320.0,
     };
     /// A strip along an axis, like the sector map.
+    /// A grid of rows, e.g. the bank map's 32 banks by up to 40 rows.
+    pub const GRID: Shape = Shape {
+        aspect: 0.55,
+        min_height: 280.0,
+        max_height: 520.0,
+    };
+
     pub const STRIP: Shape = Shape {
         aspect: 0.3,
         min_height: 210.0,
@@ -164,8 +171,53 @@ where
     F: Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String> + 'static,
     S: Fn(&Theme, (u32, u32)) -> Result<String, String> + 'static,
 {
+    // Everything below is one non-generic function: each chart costs its drawing code only,
+    // not another copy of the canvas, its observers and its exports.
+    chart_canvas(Props {
+        draw: std::rc::Rc::new(draw),
+        svg: Box::new(svg),
+        file_stem,
+        shape,
+        on_pointer,
+        on_key,
+        visible,
+        testid,
+        label,
+        described_by,
+    })
+}
+
+/// The drawing function of a chart on the page.
+type DrawFn = std::rc::Rc<dyn Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String>>;
+
+/// [`ChartCanvas`]'s properties with its drawing functions boxed.
+struct Props {
+    draw: DrawFn,
+    svg: Box<dyn Fn(&Theme, (u32, u32)) -> Result<String, String>>,
+    file_stem: Signal<String>,
+    shape: Shape,
+    on_pointer: Option<Callback<Option<(f64, f64)>>>,
+    on_key: Option<Callback<String>>,
+    visible: Signal<bool>,
+    testid: String,
+    label: &'static str,
+    described_by: String,
+}
+
+fn chart_canvas(props: Props) -> impl IntoView {
+    let Props {
+        draw,
+        svg,
+        file_stem,
+        shape,
+        on_pointer,
+        on_key,
+        visible,
+        testid,
+        label,
+        described_by,
+    } = props;
     let canvas = NodeRef::<Canvas>::new();
-    let draw = std::rc::Rc::new(draw);
     let redraw = RwSignal::new(0u32);
     let bump = move || redraw.update(|n| *n = n.wrapping_add(1));
     // The canvas's CSS width, kept by a ResizeObserver (which also sees the panel appear):

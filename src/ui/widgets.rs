@@ -15,7 +15,8 @@ pub fn TextField(
     /// The URL parameter the field edits, for `data-field` on its error.
     param: &'static str,
     /// The visible label.
-    label: &'static str,
+    #[prop(into)]
+    label: Signal<String>,
     /// Small text after the label: the parameter name or the unit.
     tag: &'static str,
     /// How to fill the field in, under it.

@@ -16,6 +16,8 @@ pub enum HandOffRefusal {
     CalculatorInvalid,
     /// No lane is active, so there is no useful fraction.
     NoActiveLane,
+    /// The calculator reads shared memory, which moves no DRAM bytes.
+    SharedMemory,
     /// The lab's own intensity is not valid.
     LabInvalid { oi: String },
     /// Scaling would take the intensity below the lab's floor of 1/64 FLOP/byte.
@@ -35,6 +37,10 @@ impl fmt::Display for HandOffRefusal {
             HandOffRefusal::NoActiveLane => {
                 f.write_str("No lane is active, so there is no useful fraction to hand over.")
             }
+            HandOffRefusal::SharedMemory => f.write_str(
+                "Shared memory moves no DRAM bytes, so it does not change the kernel's \
+                 intensity; its cost is in wavefronts.",
+            ),
             HandOffRefusal::LabInvalid { oi } => write!(
                 f,
                 "The Roofline lab's intensity '{oi}' is not valid; fix it in the lab first."

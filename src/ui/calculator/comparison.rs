@@ -1,7 +1,7 @@
 //! Scenario B beside A: the course's pairs, B's inputs, both sides' totals and pictures.
 
-use super::figures::{RampFigure, SectorMapFigure};
-use super::form::{ArchField, CalcField, FIELDS};
+use super::figures::{RampFigure, MapFigure};
+use super::form::{ArchField, CalcField, SpaceField, FIELDS};
 use super::{track, Tracked};
 use crate::model::compare::{pair_for, pairs, sentence};
 use crate::model::inputs::Inputs;
@@ -100,20 +100,25 @@ pub(super) fn Comparison(
                         <h4>"A: " {move || names.get().0}</h4>
                         <Show when=move || !hidden.get()>
                             <ReadoutList readouts=Signal::derive(move || a.shown.with(readouts)) prefix="a." />
-                            <SectorMapFigure shown=a.shown inputs=a.inputs state=state highlighted=unused prefix="a." />
-                            <RampFigure shown=a.shown inputs=a.inputs state=state prefix="a." />
+                            <MapFigure shown=a.shown inputs=a.inputs state=state highlighted=unused prefix="a." />
+                            <Show when=move || a.shown.with(|x| x.banks.is_none())>
+                                <RampFigure shown=a.shown inputs=a.inputs state=state prefix="a." />
+                            </Show>
                         </Show>
                     </div>
                     <div class="side">
                         <h4>"B: " {move || names.get().1}</h4>
                         <Show when=move || !hidden.get()>
                             <ReadoutList readouts=Signal::derive(move || b.shown.with(readouts)) prefix="b." />
-                            <SectorMapFigure shown=b.shown inputs=b.inputs state=state highlighted=unused prefix="b." />
-                            <RampFigure shown=b.shown inputs=b.inputs state=state prefix="b." />
+                            <MapFigure shown=b.shown inputs=b.inputs state=state highlighted=unused prefix="b." />
+                            <Show when=move || b.shown.with(|x| x.banks.is_none())>
+                                <RampFigure shown=b.shown inputs=b.inputs state=state prefix="b." />
+                            </Show>
                         </Show>
                         <details class="b-inputs" open>
                             <summary>"Scenario B's inputs"</summary>
                             <ArchField inputs=b.inputs errors=b.errors b=true />
+                            <SpaceField inputs=b.inputs errors=b.errors b=true />
                             {FIELDS
                                 .iter()
                                 .map(|spec| view! { <CalcField spec=spec inputs=b.inputs errors=b.errors b=true /> })

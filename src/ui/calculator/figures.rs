@@ -1,7 +1,9 @@
 //! The figures: the sector map and the address ramp, each with its text alternative and
 //! exports.
 
-use crate::charts::{ramp, sector_map, Theme};
+use crate::charts::{bank_map, ramp, sector_map, Theme};
+use crate::model::bank_map as bank_layout;
+use crate::model::inputs::Space;
 use crate::model::inputs::Inputs;
 use crate::model::permalink::Tab;
 use crate::model::presets::Preset;
@@ -97,6 +99,93 @@ pub(super) fn SectorMapFigure(
             />
             <figcaption id=description.clone() data-testid=description>
                 {Signal::derive(move || map.with(describe))}
+            </figcaption>
+        </figure>
+    }
+}
+
+/// The map that fits the instruction's memory: the sector map for global memory, the bank
+/// map for shared memory.
+#[component]
+pub(super) fn MapFigure(
+    shown: Memo<Analysis>,
+    inputs: RwSignal<Inputs>,
+    state: AppState,
+    highlighted: RwSignal<Option<u32>>,
+    #[prop(default = "")] prefix: &'static str,
+) -> impl IntoView {
+    let shared = Memo::new(move |_| shown.with(|a| a.space == Space::Shared));
+    view! {
+        <Show
+            when=move || shared.get()
+            fallback=move || view! {
+                <SectorMapFigure shown=shown inputs=inputs state=state highlighted=highlighted prefix=prefix />
+            }
+        >
+            <BankMapFigure shown=shown inputs=inputs state=state highlighted=highlighted prefix=prefix />
+        </Show>
+    }
+}
+
+/// The bank map with its text alternative and exports.
+#[component]
+pub(super) fn BankMapFigure(
+    shown: Memo<Analysis>,
+    /// The scenario drawn, which names the exported files.
+    inputs: RwSignal<Inputs>,
+    state: AppState,
+    highlighted: RwSignal<Option<u32>>,
+    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
+    #[prop(default = "")]
+    prefix: &'static str,
+) -> impl IntoView {
+    let description = format!("{prefix}bank-map-description");
+    let map = Memo::new(move |_| shown.with(bank_layout::layout));
+    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        map.with(|m| match m {
+            Some(m) => bank_map::draw(area, m, highlighted.get(), theme).map_err(|e| e.to_string()),
+            None => Ok(()),
+        })
+    };
+    let svg = move |theme: &Theme, size: (u32, u32)| {
+        let mut text = String::new();
+        map.with(|m| match m {
+            Some(m) => bank_map::draw(
+                &SVGBackend::with_string(&mut text, size).into_drawing_area(),
+                m,
+                None,
+                theme,
+            )
+            .map_err(|e| e.to_string()),
+            None => Ok(()),
+        })?;
+        Ok(text)
+    };
+    view! {
+        <figure class="chart-box">
+            <ChartCanvas
+                draw=draw
+                svg=svg
+                file_stem=figure_stem(inputs, prefix, "bank-map")
+                shape=Shape::GRID
+                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
+                testid=format!("{prefix}bank-map")
+                label="Bank map"
+                described_by=description.clone()
+            />
+            <figcaption
+                id=description.clone()
+                data-testid=description
+                data-busiest-bank=Signal::derive(move || {
+                    map.with(|m| {
+                        m.as_ref()
+                            .and_then(|m| m.busiest)
+                            .map(|(_, bank, _)| bank.to_string())
+                            .unwrap_or_default()
+                    })
+                })
+            >
+                {Signal::derive(move || map.with(|m| m.as_ref().map(bank_layout::describe).unwrap_or_default()))}
             </figcaption>
         </figure>
     }

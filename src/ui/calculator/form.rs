@@ -2,8 +2,8 @@
 //! input, the predict-first switch, and the prediction form itself.
 
 use crate::model::arch::{Arch, ARCHES};
-use crate::model::inputs::{Field, FieldError, Inputs};
-use crate::model::predict::{read, PredictField, Verdict};
+use crate::model::inputs::{Field, FieldError, Inputs, Space};
+use crate::model::predict::{count_label, read_in, PredictField, Verdict};
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::sectors::Analysis;
 use crate::ui::widgets::{ErrorNote, TextField};
@@ -103,6 +103,7 @@ pub(super) fn ScenarioForm(
                 })
             />
             <ArchField inputs=inputs errors=errors />
+            <SpaceField inputs=inputs errors=errors />
             {FIELDS
                 .iter()
                 .map(|spec| view! { <CalcField spec=spec inputs=inputs errors=errors /> })
@@ -139,12 +140,19 @@ pub(super) fn CalcField(
     let error = Signal::derive(move || {
         errors.with(|es| es.iter().find(|e| e.field == field).map(|e| e.to_string()))
     });
+    let unused_in_shared = Signal::derive(move || {
+        matches!(field, Field::Sector | Field::Line)
+            && inputs.with(|i| Space::parse(&i.space) == Some(Space::Shared))
+    });
     let ignored = Signal::derive(move || {
-        matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list)
+        (matches!(field, Field::Base | Field::Idx) && inputs.with(Inputs::uses_address_list))
+            || unused_in_shared.get()
     });
     let note = Signal::derive(move || {
         inputs.with(|i| {
-            if ignored.get() {
+            if unused_in_shared.get() {
+                " (not used in shared memory)".to_string()
+            } else if ignored.get() {
                 " (ignored while explicit addresses are set)".to_string()
             } else if i.overrides().contains(&field) {
                 format!(
@@ -185,7 +193,13 @@ pub(super) fn PredictPanel(
     let sectors = RwSignal::new(String::new());
     let efficiency = RwSignal::new(String::new());
     let error = RwSignal::new(None);
-    let reveal = move |_| match read(&sectors.get_untracked(), &efficiency.get_untracked()) {
+    let space = Signal::derive(move || shown.with(|a| a.space));
+    let shared = Signal::derive(move || space.get() == Space::Shared);
+    let reveal = move |_| match read_in(
+        space.get_untracked(),
+        &sectors.get_untracked(),
+        &efficiency.get_untracked(),
+    ) {
         Ok(prediction) => {
             error.set(None);
             verdict.set(Some(inputs.with_untracked(|i| {
@@ -212,20 +226,30 @@ pub(super) fn PredictPanel(
         }>
             <h3 id="predict-title">"Predict first"</h3>
             <p>
-                "Work out each lane's address and the aligned sector it falls in, then commit: "
-                "how many distinct sectors does this warp touch?"
+                {move || if shared.get() {
+                    "Work out each lane's 4-byte words and their banks, then commit: how many \
+                     wavefronts does this warp need?"
+                } else {
+                    "Work out each lane's address and the aligned sector it falls in, then commit: \
+                     how many distinct sectors does this warp touch?"
+                }}
             </p>
             <TextField
                 testid="predict-ntx".to_string()
                 param="predict-ntx"
-                label="Predicted N_tx"
-                tag="(sectors)"
+                label=Signal::derive(move || -> String {
+                    let label = count_label(space.get());
+                    let mut chars = label.chars();
+                    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+                })
+                tag="(count)"
                 hint="a whole number"
                 inputmode="numeric"
                 value=sectors
                 on_input=Callback::new(move |t| sectors.set(t))
                 error=ntx_error
             />
+            <Show when=move || !shared.get()>
             <TextField
                 testid="predict-efficiency".to_string()
                 param="predict-efficiency"
@@ -237,8 +261,68 @@ pub(super) fn PredictPanel(
                 on_input=Callback::new(move |t| efficiency.set(t))
                 error=eff_error
             />
+            </Show>
             <button type="submit" class="primary" data-testid="reveal">"Reveal"</button>
         </form>
+    }
+}
+
+/// The memory the instruction reads: global (sectors and lines) or shared (banks). A bad
+/// value from a link shows its error here while the analysis uses global memory.
+#[component]
+pub(super) fn SpaceField(
+    inputs: RwSignal<Inputs>,
+    errors: Memo<Vec<FieldError>>,
+    /// Scenario B's picker: `b.`-prefixed parameter and ids.
+    #[prop(default = false)]
+    b: bool,
+) -> impl IntoView {
+    let param = if b {
+        Field::Space.b_param()
+    } else {
+        Field::Space.param()
+    };
+    let id = format!("input-{param}");
+    let (hint_id, error_id) = (format!("{id}-hint"), format!("{id}-error"));
+    let error = Signal::derive(move || {
+        errors.with(|es| {
+            es.iter()
+                .find(|e| e.field == Field::Space)
+                .map(|e| e.to_string())
+        })
+    });
+    let pick = move |ev: leptos::ev::Event| {
+        let space = event_target_value(&ev);
+        inputs.update(|i| i.space = space);
+    };
+    let described = {
+        let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
+        Signal::derive(move || {
+            if error.with(Option::is_some) {
+                format!("{error_id} {hint_id}")
+            } else {
+                hint_id.clone()
+            }
+        })
+    };
+    view! {
+        <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
+            <label for=id.clone()>"Memory " <span class="param" aria-hidden="true">{param}</span></label>
+            <select
+                id=id.clone()
+                data-testid=id.clone()
+                aria-describedby=described
+                on:change=pick
+                prop:value=Signal::derive(move || {
+                    inputs.with(|i| Space::parse(&i.space).unwrap_or_default().name().to_string())
+                })
+            >
+                <option value="global">"Global: sectors and cache lines"</option>
+                <option value="shared">"Shared: 32 banks of 4 bytes"</option>
+            </select>
+            <p class="hint" id=hint_id>{Field::Space.hint()}</p>
+            <ErrorNote param=param message=error id=error_id />
+        </div>
     }
 }
 

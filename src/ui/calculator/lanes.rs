@@ -71,6 +71,7 @@ pub(super) fn LaneTable(
         mark(now, true);
         now
     });
+    let shared = Signal::derive(move || shown.with(|a| a.banks.is_some()));
     let export = move |_| {
         let name = inputs.with_untracked(|i| Preset::file_name(i, "csv"));
         download_text(&name, "text/csv", &shown.with_untracked(lane_csv));
@@ -88,7 +89,11 @@ pub(super) fn LaneTable(
             </button>
             <Show when=move || hidden.get()>
                 <span class="hint" id="export-csv-why" data-testid="export-csv-why">
-                    " Available after Reveal: its sector and line columns are the answer."
+                    {move || if shared.get() {
+                        " Available after Reveal: its word and bank columns are the answer."
+                    } else {
+                        " Available after Reveal: its sector and line columns are the answer."
+                    }}
                 </span>
             </Show>
         </div>
@@ -100,15 +105,21 @@ pub(super) fn LaneTable(
             on:keydown=walk
         >
             <table>
-                <caption id="lanes-title">"Every lane's address and the sectors its bytes fall in"</caption>
+                <caption id="lanes-title">
+                    {move || if shared.get() {
+                        "Every lane's address and the banks its words lie in"
+                    } else {
+                        "Every lane's address and the sectors its bytes fall in"
+                    }}
+                </caption>
                 <thead>
                     <tr>
                         <th scope="col">"Lane"</th>
                         <th scope="col">"Address (hex)"</th>
                         // The answer's columns come before the decimal repeats, so a phone
                         // sees them without scrolling sideways.
-                        <th scope="col">"Sector(s)"</th>
-                        <th scope="col">"Line(s)"</th>
+                        <th scope="col">{move || if shared.get() { "Word(s)" } else { "Sector(s)" }}</th>
+                        <th scope="col">{move || if shared.get() { "Bank(s)" } else { "Line(s)" }}</th>
                         <th scope="col">"Address"</th>
                         <th scope="col">"Bytes requested"</th>
                     </tr>
@@ -123,6 +134,18 @@ pub(super) fn LaneTable(
                             .map(|row| {
                                 let (address, sectors) = (row.address.clone(), row.sectors.clone());
                                 let (lane, active) = (row.lane, row.active);
+                                let in_shared = !row.words_text.is_empty();
+                                let (first, second) = if in_shared {
+                                    let banks = if row.active && !row.banks.is_empty() {
+                                        row.banks.replace(',', ", ")
+                                    } else {
+                                        row.words_text.clone()
+                                    };
+                                    (row.words_text.clone(), banks)
+                                } else {
+                                    (row.sectors_text.clone(), row.lines_text.clone())
+                                };
+                                let bank = in_shared.then(|| row.banks.clone());
                                 view! {
                                     <tr
                                         data-testid="lane-row"
@@ -130,15 +153,18 @@ pub(super) fn LaneTable(
                                         data-active=row.active.to_string()
                                         data-address=address
                                         data-sectors=sectors
+                                        data-bank=bank
+                                        data-conflicted=in_shared.then(|| row.conflicted.to_string())
                                         class:inactive=!row.active
+                                        class:conflicted=row.conflicted
                                         class:misaligned=!row.aligned
                                         on:mouseenter=move |_| highlighted.set(Some(lane).filter(|_| active))
                                         on:mouseleave=move |_| highlighted.set(None)
                                     >
                                         <th scope="row">{row.lane}</th>
                                         <td class="mono">{row.address_hex}</td>
-                                        <td class="mono" class:straddles=row.straddles>{row.sectors_text}</td>
-                                        <td class="mono">{row.lines_text}</td>
+                                        <td class="mono" class:straddles=row.straddles>{first}</td>
+                                        <td class="mono">{second}</td>
                                         <td class="mono">{row.address}</td>
                                         <td class="mono">{row.bytes}</td>
                                     </tr>

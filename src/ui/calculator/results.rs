@@ -1,11 +1,12 @@
 //! The results: feedback on a prediction, the readouts, the notes, the figures, the
 //! hand-off to the Roofline lab and the derivation.
 
-use super::figures::{RampFigure, SectorMapFigure};
+use super::figures::{RampFigure, MapFigure};
 use crate::model::derivation::derive;
 use crate::model::inputs::FieldError;
 use crate::model::permalink::Tab;
 use crate::model::predict::Verdict;
+use crate::model::roofline::HandOffRefusal;
 use crate::model::readouts::{alignment_note, broadcast_note, readouts, summary};
 use crate::model::sectors::{Analysis, Ratio};
 use crate::ui::widgets::ReadoutList;
@@ -74,8 +75,11 @@ pub(super) fn Results(
                         }
                     })
             }}
-            <SectorMapFigure shown=shown inputs=state.calc state=state highlighted=highlighted />
-            <RampFigure shown=shown inputs=state.calc state=state />
+            <MapFigure shown=shown inputs=state.calc state=state highlighted=highlighted />
+            // The ramp reads addresses against sectors: a global-memory picture.
+            <Show when=move || shown.with(|a| a.banks.is_none())>
+                <RampFigure shown=shown inputs=state.calc state=state />
+            </Show>
             <UseInRoofline shown=shown errors=errors state=state />
             <h3 id="derivation-title">"Derivation"</h3>
             <ol class="derivation" data-testid="derivation" aria-labelledby="derivation-title">
@@ -101,6 +105,9 @@ pub(super) fn UseInRoofline(
     state: AppState,
 ) -> impl IntoView {
     let hand_off = Memo::new(move |_| {
+        if shown.with(|a| a.banks.is_some()) {
+            return Err(HandOffRefusal::SharedMemory);
+        }
         let useful = errors
             .with(Vec::is_empty)
             .then(|| shown.with(|a| a.totals.efficiency()))
