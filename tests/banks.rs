@@ -31,9 +31,7 @@ fn oracle(elem: u64, lanes: &[(u32, u64)]) -> (u64, u64) {
 }
 
 fn spans(elem: u64, lanes: &[(u32, u64)]) -> impl Iterator<Item = (u32, Span)> + '_ {
-    lanes
-        .iter()
-        .map(move |&(t, a)| (t, words(a, a + elem - 1)))
+    lanes.iter().map(move |&(t, a)| (t, words(a, a + elem - 1)))
 }
 
 fn lanes_of(addresses: &[Option<u64>]) -> Vec<(u32, u64)> {
@@ -50,8 +48,13 @@ fn lanes_of(addresses: &[Option<u64>]) -> Vec<(u32, u64)> {
 fn warp_request() -> impl Strategy<Value = (u64, Vec<Option<u64>>)> {
     let elem = prop::sample::select(vec![1u64, 2, 4, 8, 16]);
     let lane = (0u8..4, 0u64..8, 0u64..2048);
-    (elem, 0u64..4096, 0u64..300, prop::collection::vec(lane, 1..=64)).prop_map(
-        |(elem, base, stride, lanes)| {
+    (
+        elem,
+        0u64..4096,
+        0u64..300,
+        prop::collection::vec(lane, 1..=64),
+    )
+        .prop_map(|(elem, base, stride, lanes)| {
             let addresses = lanes
                 .iter()
                 .enumerate()
@@ -63,8 +66,7 @@ fn warp_request() -> impl Strategy<Value = (u64, Vec<Option<u64>>)> {
                 })
                 .collect();
             (elem, addresses)
-        },
-    )
+        })
 }
 
 proptest! {

@@ -651,9 +651,18 @@ mod bank_map {
         let svg = render("32*t", "4", 720);
         // warn #8A4B00: 32 conflicted words, plus the legend's swatch.
         assert_eq!(cells(&svg, "#8A4B00"), 33);
-        assert_eq!(cells(&svg, "#1D4ED8"), 1, "only the legend's free-bank swatch");
+        assert_eq!(
+            cells(&svg, "#1D4ED8"),
+            1,
+            "only the legend's free-bank swatch"
+        );
         let texts = texts(&svg);
-        assert!(texts.iter().any(|t| t == "busiest: bank 0, 32 words (32-way)"), "{texts:?}");
+        assert!(
+            texts
+                .iter()
+                .any(|t| t == "busiest: bank 0, 32 words (32-way)"),
+            "{texts:?}"
+        );
         // Rows are labelled by byte offset, every other one when 32 rows share 420 px.
         assert!(texts.iter().any(|t| t == "+3840"), "{texts:?}");
         assert!(!texts.iter().any(|t| t == "+3968"), "{texts:?}");
@@ -676,6 +685,9 @@ mod bank_map {
         assert_eq!(cells(&svg, "#1D4ED8"), 2);
         let texts = texts(&svg);
         // The bank numbers thin out to every fourth on a narrow map.
-        assert!(texts.iter().any(|t| t == "28") && !texts.iter().any(|t| t == "27"), "{texts:?}");
+        assert!(
+            texts.iter().any(|t| t == "28") && !texts.iter().any(|t| t == "27"),
+            "{texts:?}"
+        );
     }
 }

@@ -259,15 +259,27 @@ fn every_shared_preset_has_its_stated_wavefronts() {
         // 264t bytes: words 66t, 66t+1 → banks 2t, 2t+1 (mod 32), each once per group of 16.
         ("shared-double-column-padded", 2, 2, 0, 1),
     ];
-    let shared: Vec<&str> = PRESETS.iter().filter(|p| p.space == "shared").map(|p| p.id).collect();
+    let shared: Vec<&str> = PRESETS
+        .iter()
+        .filter(|p| p.space == "shared")
+        .map(|p| p.id)
+        .collect();
     assert_eq!(shared, expected.map(|e| e.0), "one row per shared preset");
     for (id, wavefronts, ideal, conflicts, busiest) in expected {
         let preset = Preset::by_id(id).unwrap();
         let a = analyze(&preset.inputs()).unwrap();
-        let banks = a.banks.as_ref().unwrap_or_else(|| panic!("{id}: no bank report"));
+        let banks = a
+            .banks
+            .as_ref()
+            .unwrap_or_else(|| panic!("{id}: no bank report"));
         let t = banks.totals;
         assert_eq!(
-            (t.wavefronts, t.ideal, t.conflicts(), banks.busiest().map(|b| b.2)),
+            (
+                t.wavefronts,
+                t.ideal,
+                t.conflicts(),
+                banks.busiest().map(|b| b.2)
+            ),
             (wavefronts, ideal, conflicts, Some(busiest)),
             "{id}"
         );

@@ -47,7 +47,10 @@ pub fn draw<DB: DrawingBackend>(
     if let Some((_, bank, words)) = busiest {
         keys.insert(
             0,
-            (None, format!("busiest: bank {bank}, {words} words ({words}-way)")),
+            (
+                None,
+                format!("busiest: bank {bank}, {words} words ({words}-way)"),
+            ),
         );
     }
     let pad = px(12.0);
@@ -100,7 +103,10 @@ pub fn draw<DB: DrawingBackend>(
     if let Some((_, bank, _)) = busiest {
         let x = x0 + column * f64::from(bank);
         area.draw(&Rectangle::new(
-            [at(x - px(1.0), y0 - px(2.0)), at(x + column + px(1.0), grid_bottom + px(2.0))],
+            [
+                at(x - px(1.0), y0 - px(2.0)),
+                at(x + column + px(1.0), grid_bottom + px(2.0)),
+            ],
             theme.warn.stroke_width(theme.px_u32(2.0)),
         ))?;
     }
@@ -114,7 +120,10 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         if row.gap {
             area.draw(&PathElement::new(
-                vec![at(x0, top - gap_height / 2.0), at(x0 + grid_width, top - gap_height / 2.0)],
+                vec![
+                    at(x0, top - gap_height / 2.0),
+                    at(x0 + grid_width, top - gap_height / 2.0),
+                ],
                 theme.muted.mix(0.6).stroke_width(1),
             ))?;
         }
@@ -134,7 +143,10 @@ pub fn draw<DB: DrawingBackend>(
             };
             let inset = if row_height > px(6.0) { px(1.0) } else { 0.0 };
             area.draw(&Rectangle::new(
-                [at(x + inset, top + inset), at(x + column - inset, top + row_height - inset)],
+                [
+                    at(x + inset, top + inset),
+                    at(x + column - inset, top + row_height - inset),
+                ],
                 color.filled(),
             ))?;
             if labels_fit {
@@ -150,7 +162,10 @@ pub fn draw<DB: DrawingBackend>(
             }
             if highlight.is_some_and(|h| cell.lanes.contains(&h)) {
                 area.draw(&Rectangle::new(
-                    [at(x - px(1.5), top - px(1.5)), at(x + column + px(1.5), top + row_height + px(1.5))],
+                    [
+                        at(x - px(1.5), top - px(1.5)),
+                        at(x + column + px(1.5), top + row_height + px(1.5)),
+                    ],
                     theme.text.stroke_width(theme.px_u32(2.5)),
                 ))?;
             }

@@ -173,7 +173,10 @@ fn shared_steps(a: &Analysis, b: &BankReport, steps: &mut Vec<String>) {
             t.ideal
         )
     } else {
-        format!("wavefronts = {}; ideal = {} (one per group)", t.wavefronts, t.ideal)
+        format!(
+            "wavefronts = {}; ideal = {} (one per group)",
+            t.wavefronts, t.ideal
+        )
     });
     steps.push(format!(
         "bank conflicts = {} − {} = {}",

@@ -378,7 +378,15 @@ impl Inputs {
         };
         let sector_bytes = keep(&mut errors, parse_sector(&self.sector));
         let line_bytes = keep(&mut errors, parse_line(&self.line, sector_bytes));
-        match (space, warp, elem, addressing, active, sector_bytes, line_bytes) {
+        match (
+            space,
+            warp,
+            elem,
+            addressing,
+            active,
+            sector_bytes,
+            line_bytes,
+        ) {
             (
                 Some(space),
                 Some(warp),

@@ -215,7 +215,10 @@ fn shared_feedback(t: super::banks::Wavefronts, p: Prediction) -> String {
         n => format!("{n} of them bank conflict{}", plural(n)),
     };
     let mut text = if p.sectors == actual {
-        format!("Right: the warp needs {actual} wavefront{} ({conflicts}).", plural(actual))
+        format!(
+            "Right: the warp needs {actual} wavefront{} ({conflicts}).",
+            plural(actual)
+        )
     } else {
         let (diff, word) = if actual > p.sectors {
             (actual - p.sectors, "more")

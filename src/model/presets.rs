@@ -76,7 +76,12 @@ pub const PRESETS: [Preset; 18] = [
         "33*t",
         "4",
     ),
-    shared("shared-broadcast", "Shared: broadcast of one word", "0", "4"),
+    shared(
+        "shared-broadcast",
+        "Shared: broadcast of one word",
+        "0",
+        "4",
+    ),
     shared("shared-stride-2", "Shared: stride of 2 floats", "2*t", "4"),
     shared("shared-float2-row", "Shared: float2 along a row", "t", "8"),
     shared(

@@ -3,10 +3,10 @@
 //!
 //! Components only lay these out, so every number on the page is testable here natively.
 
+use super::banks::{bank_of, BankReport};
 use super::csv::Csv;
 use super::format::plural;
 use super::format::{hex, percent, ratio_value};
-use super::banks::{bank_of, BankReport};
 use super::sectors::{Analysis, Span};
 
 /// One result of the calculator.
@@ -238,7 +238,11 @@ impl LaneRow {
             lines_text: "?".into(),
             straddles: false,
             banks: String::new(),
-            words_text: if self.words_text.is_empty() { String::new() } else { "?".into() },
+            words_text: if self.words_text.is_empty() {
+                String::new()
+            } else {
+                "?".into()
+            },
             conflicted: false,
             ..self
         }
@@ -270,7 +274,11 @@ pub fn lane_rows(a: &Analysis) -> Vec<LaneRow> {
                 aligned: true,
                 straddles: false,
                 banks: String::new(),
-                words_text: if a.banks.is_some() { "—".into() } else { String::new() },
+                words_text: if a.banks.is_some() {
+                    "—".into()
+                } else {
+                    String::new()
+                },
                 conflicted: false,
             },
             Some(access) => LaneRow {

@@ -190,10 +190,13 @@ where
 /// The drawing function of a chart on the page.
 type DrawFn = std::rc::Rc<dyn Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String>>;
 
+/// The SVG export of a chart: its text at a size in CSS pixels.
+type SvgFn = Box<dyn Fn(&Theme, (u32, u32)) -> Result<String, String>>;
+
 /// [`ChartCanvas`]'s properties with its drawing functions boxed.
 struct Props {
     draw: DrawFn,
-    svg: Box<dyn Fn(&Theme, (u32, u32)) -> Result<String, String>>,
+    svg: SvgFn,
     file_stem: Signal<String>,
     shape: Shape,
     on_pointer: Option<Callback<Option<(f64, f64)>>>,

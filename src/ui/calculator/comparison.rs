@@ -1,6 +1,6 @@
 //! Scenario B beside A: the course's pairs, B's inputs, both sides' totals and pictures.
 
-use super::figures::{RampFigure, MapFigure};
+use super::figures::{MapFigure, RampFigure};
 use super::form::{ArchField, CalcField, SpaceField, FIELDS};
 use super::{track, Tracked};
 use crate::model::compare::{pair_for, pairs, sentence};

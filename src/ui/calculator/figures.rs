@@ -3,8 +3,8 @@
 
 use crate::charts::{bank_map, ramp, sector_map, Theme};
 use crate::model::bank_map as bank_layout;
-use crate::model::inputs::Space;
 use crate::model::inputs::Inputs;
+use crate::model::inputs::Space;
 use crate::model::permalink::Tab;
 use crate::model::presets::Preset;
 use crate::model::ramp::regime;

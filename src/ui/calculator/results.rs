@@ -1,13 +1,13 @@
 //! The results: feedback on a prediction, the readouts, the notes, the figures, the
 //! hand-off to the Roofline lab and the derivation.
 
-use super::figures::{RampFigure, MapFigure};
+use super::figures::{MapFigure, RampFigure};
 use crate::model::derivation::derive;
 use crate::model::inputs::FieldError;
 use crate::model::permalink::Tab;
 use crate::model::predict::Verdict;
-use crate::model::roofline::HandOffRefusal;
 use crate::model::readouts::{alignment_note, broadcast_note, readouts, summary};
+use crate::model::roofline::HandOffRefusal;
 use crate::model::sectors::{Analysis, Ratio};
 use crate::ui::widgets::ReadoutList;
 use crate::ui::AppState;
