@@ -4,18 +4,22 @@
 
 use coalescing_lab::model::expr::kernel::ThreadVars;
 use coalescing_lab::model::inputs::Inputs;
+use coalescing_lab::model::inputs::Space;
 use coalescing_lab::model::kernel::{
     analyze_kernel, calculator_addrs, warp_rows, AccessKind, Job, Kernel, KernelAnalysis,
     KernelField, KernelInputs, Machine, Pick, StmtField,
 };
 use coalescing_lab::model::sectors::analyze;
 use proptest::prelude::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 struct Stmt {
     requests: u64,
     requested: u64,
+    wavefronts: u64,
+    ideal: u64,
+    barriers: u64,
     sectors: u64,
     unique: BTreeSet<u64>,
     reads: u64,
@@ -53,8 +57,37 @@ fn oracle(k: &Kernel) -> Oracle {
         for n in 0..k.loop_range.iterations {
             let i = k.loop_range.start + k.loop_range.step * n as i64;
             for (s, st) in k.statements.iter().enumerate() {
+                if st.kind == AccessKind::Sync {
+                    // One barrier per block when thread (0,0,0) reaches it (guards here are
+                    // block-uniform).
+                    let vars = ThreadVars {
+                        thread_idx: [0; 3],
+                        block_idx: b.map(|v| v as i64),
+                        block_dim: k.block.map(i64::from),
+                        grid_dim: k.grid.map(i64::from),
+                        i,
+                        lane: 0,
+                        warp: 0,
+                    };
+                    if st
+                        .active
+                        .as_ref()
+                        .is_none_or(|a| a.eval(&vars).unwrap() != 0)
+                    {
+                        stmts[s].barriers += 1;
+                    }
+                    continue;
+                }
+                let shared = st.space == Space::Shared;
                 for warp in 0..warps {
                     let mut sectors = BTreeSet::new();
+                    // Shared memory: (group, bank) → distinct words, byte by byte.
+                    let mut banks: BTreeMap<(u64, u64), BTreeSet<u64>> = BTreeMap::new();
+                    let group = match st.elem {
+                        8 => 16,
+                        16 => 8,
+                        _ => 32,
+                    };
                     let mut active = 0;
                     for lane in 0..w {
                         let tid = warp * w + lane;
@@ -81,6 +114,10 @@ fn oracle(k: &Kernel) -> Oracle {
                             (st.base as i64 + st.elem as i64 * st.idx.eval(&vars).unwrap()) as u64;
                         for byte in address..address + st.elem {
                             sectors.insert(byte / m.sector_bytes);
+                            banks
+                                .entry((lane / group, byte / 4 % 32))
+                                .or_default()
+                                .insert(byte / 4);
                         }
                     }
                     if active == 0 {
@@ -89,6 +126,19 @@ fn oracle(k: &Kernel) -> Oracle {
                     let o = &mut stmts[s];
                     o.requests += 1;
                     o.requested += active * st.elem;
+                    if shared {
+                        let groups: BTreeSet<u64> = banks.keys().map(|k| k.0).collect();
+                        for g in &groups {
+                            o.wavefronts += banks
+                                .iter()
+                                .filter(|(k, _)| k.0 == *g)
+                                .map(|(_, words)| words.len() as u64)
+                                .max()
+                                .unwrap_or(0);
+                        }
+                        o.ideal += groups.len() as u64;
+                        continue;
+                    }
                     o.sectors += sectors.len() as u64;
                     rows.push((
                         sectors.len() as u64,
@@ -173,6 +223,10 @@ fn compare(k: &Kernel, a: &KernelAnalysis) -> Result<(), TestCaseError> {
             (f.dram_read_bytes, f.dram_write_bytes),
             (want.reads * s, want.writes * s)
         );
+        prop_assert_eq!(
+            (f.wavefronts, f.ideal_wavefronts, f.barriers),
+            (want.wavefronts, want.ideal, want.barriers)
+        );
         prop_assert_eq!(f.hits, (k.cache_bytes > 0).then_some(want.hits));
     }
     prop_assert_eq!(a.total.unique_sectors, o.unique.len() as u64);
@@ -213,7 +267,7 @@ prop_compose! {
         looping in prop::option::of((-2i64..3, -3i64..6, prop::sample::select(vec![1i64, 2, -1, 3]))),
         cache_lines in prop::sample::select(vec![0u64, 1, 2, 4, 64]),
         stmts in prop::collection::vec(
-            (any::<bool>(), prop::sample::select(vec![1u64, 2, 4, 8, 16]), 0u64..300, 0..IDX.len(), 0..ACTIVE.len()),
+            (0u8..5, prop::sample::select(vec![1u64, 2, 4, 8, 16]), 0u64..300, 0..IDX.len(), 0..ACTIVE.len()),
             1..=3,
         ),
     ) -> Kernel {
@@ -226,10 +280,20 @@ prop_compose! {
             statements: Default::default(),
             ..KernelInputs::default()
         };
-        for (n, (store, elem, base, idx, active)) in stmts.into_iter().enumerate() {
+        for (n, (what, elem, base, idx, active)) in stmts.into_iter().enumerate() {
             let n = n as u8 + 1;
-            let kind = if store { "store" } else { "load" };
+            // Global load, global store, shared load, shared store, barrier.
+            let (kind, space) = match what {
+                0 => ("load", "global"),
+                1 => ("store", "global"),
+                2 => ("load", "shared"),
+                3 => ("store", "shared"),
+                _ => ("sync", "global"),
+            };
+            // A barrier's guard must be the same for the whole block: "" or "i % 2 == 0".
+            let active = if kind == "sync" { active % 2 * 3 } else { active };
             inputs.set(KernelField::Stmt(n, StmtField::Kind), kind.into());
+            inputs.set(KernelField::Stmt(n, StmtField::Space), space.into());
             inputs.set(KernelField::Stmt(n, StmtField::Elem), elem.to_string());
             inputs.set(KernelField::Stmt(n, StmtField::Base), base.to_string());
             inputs.set(KernelField::Stmt(n, StmtField::Idx), IDX[idx].into());
@@ -257,6 +321,7 @@ proptest! {
             let (reads, writes) = match s.kind {
                 AccessKind::Load => (f.transferred_bytes, 0),
                 AccessKind::Store => (0, f.transferred_bytes),
+                AccessKind::Sync => (0, 0),
             };
             prop_assert_eq!((f.dram_read_bytes, f.dram_write_bytes), (reads, writes));
         }
@@ -297,6 +362,8 @@ proptest! {
             line: sector.max(128).to_string(), ..Inputs::default()
         };
         let want = analyze(&calculator).unwrap().totals;
+        let shared_calculator = Inputs { space: "shared".into(), ..calculator.clone() };
+        let want_banks = analyze(&shared_calculator).unwrap().banks.unwrap().totals;
         let machine = Machine { warp, sector_bytes: sector, line_bytes: sector.max(128) };
         let mut inputs = KernelInputs { block: warp.to_string(), ..KernelInputs::default() };
         inputs.set(KernelField::Stmt(1, StmtField::Elem), elem.to_string());
@@ -313,6 +380,13 @@ proptest! {
         prop_assert_eq!(analyze(&handed).unwrap().totals.sectors, want.sectors);
         let rows = warp_rows(&kernel, pick).unwrap();
         prop_assert_eq!(rows[0].sectors, want.sectors);
+        prop_assert_eq!(rows[0].wavefronts, None);
+        // In shared memory, the same lanes need the calculator's wavefronts.
+        inputs.set(KernelField::Stmt(1, StmtField::Space), "shared".into());
+        let kernel = inputs.kernel(machine).unwrap();
+        let got = analyze_kernel(&kernel).unwrap().total;
+        prop_assert_eq!((got.wavefronts, got.ideal_wavefronts, got.sectors), (want_banks.wavefronts, want_banks.ideal, 0));
+        prop_assert_eq!(warp_rows(&kernel, pick).unwrap()[0].wavefronts, Some(want_banks));
     }
 }
 
@@ -343,8 +417,8 @@ fn validation_messages_name_the_parameter_and_what_is_accepted() {
         (KernelField::Loop, "0:2000000", "loop: runs 2000000 iterations; at most 1048576 (2^20) are accepted, found '0:2000000'"),
         (KernelField::Cache, "100", "cache: must be 0 (no cache) or a multiple of the 128-byte line from 128 to 1073741824 bytes (1 GiB), found '100'"),
         (KernelField::Flops, "-1", "flops: must be a non-negative number of FLOPs per thread per iteration, a decimal or a fraction such as 1/4, found '-1'"),
-        (stmt(StmtField::Kind), "read", "a1.kind: must be load or store, found 'read'"),
-        (stmt(StmtField::Space), "shared", "a1.space: must be global: shared-memory statements are not supported yet"),
+        (stmt(StmtField::Kind), "read", "a1.kind: must be load, store or sync, found 'read'"),
+        (stmt(StmtField::Space), "local", "a1.space: must be global or shared, found 'local'"),
         (stmt(StmtField::Space), "local", "a1.space: must be global or shared, found 'local'"),
         (stmt(StmtField::Elem), "3", "a1.elem: must be 1, 2, 4, 8 or 16 bytes, found '3'"),
         (stmt(StmtField::Base), "-4", "a1.base: must be a byte address from 0 to 2^64−1, decimal or 0x hex, found '-4'"),
@@ -461,4 +535,40 @@ fn an_inactive_lane_0_has_no_address() {
     )
     .unwrap();
     assert_eq!((rows[0].lane0_address, rows[0].active_lanes), (None, 31));
+}
+
+#[test]
+fn a_barrier_reached_by_part_of_a_block_names_the_first_thread_that_differs() {
+    let sync = |k: &mut KernelInputs, guard: &str| {
+        k.set(KernelField::Stmt(2, StmtField::Kind), "sync".into());
+        k.set(KernelField::Stmt(2, StmtField::Active), guard.into());
+    };
+    // Within warp 0: thread 16 stops short while thread 0 waits.
+    let got = run_error(|k| sync(k, "threadIdx.x < 16"));
+    assert_eq!(
+        got,
+        "a2.active: block (0,0,0) thread (16,0,0): does not reach __syncthreads() when thread \
+         (0,0,0) does; every thread of a block must reach a barrier, or none"
+    );
+    // Across warps: warp 1's first thread reaches it, thread 0 does not.
+    let got = run_error(|k| {
+        k.block = "64".into();
+        sync(k, "threadIdx.x >= 32");
+    });
+    assert_eq!(
+        got,
+        "a2.active: block (0,0,0) thread (32,0,0): reaches __syncthreads() when thread (0,0,0) \
+         does not; every thread of a block must reach a barrier, or none"
+    );
+    // A guard the whole block agrees on is fine: blocks 0 and 2 of 4 reach it.
+    let k = kernel(|k| {
+        k.grid = "4".into();
+        k.block = "64".into();
+        sync(k, "blockIdx.x % 2 == 0");
+    })
+    .unwrap();
+    let a = analyze_kernel(&k).unwrap();
+    assert_eq!((a.total.barriers, a.statements[1].figures.requests), (2, 0));
+    // A barrier accesses no memory, and does not count toward the lane-access limit.
+    assert_eq!(k.lane_accesses(), 4 * 64);
 }

@@ -124,3 +124,73 @@ fn a_bounds_checked_last_block_has_a_partial_warp() {
     assert_eq!(a.total.requested_bytes, 4000);
     assert_eq!(a.total.useful_fraction().map(|r| r.value()), Some(1.0));
 }
+
+/// Per statement: (requests, shared wavefronts, bank conflicts, barriers).
+fn shared_rows(a: &KernelAnalysis) -> Vec<(u64, u64, u64, u64)> {
+    a.statements
+        .iter()
+        .map(|s| {
+            let f = s.figures;
+            (f.requests, f.wavefronts, f.bank_conflicts(), f.barriers)
+        })
+        .collect()
+}
+
+#[test]
+fn the_tiled_transpose_writes_4_sectors_per_request_and_reads_its_tile_with_32_way_conflicts() {
+    let a = run("transpose-tiled");
+    // 16384 blocks × 8 warps × 4 passes = 524288 requests per memory statement. Global: the
+    // read and the write each cover 32 floats of one row, 4 sectors; each 64 MiB matrix moves
+    // once through DRAM. The shared write tile[ty+j][tx] is 32 consecutive words: 1 wavefront.
+    // The shared read tile[tx][ty+j] steps 32 words, all in bank (ty+j) mod 32: 32 wavefronts,
+    // 31 of them conflicts. One barrier per block.
+    assert_eq!(
+        rows(&a),
+        [
+            (524288, 2097152, 2097152, 64 << 20),
+            (524288, 0, 0, 0),
+            (0, 0, 0, 0),
+            (524288, 0, 0, 0),
+            (524288, 2097152, 2097152, 64 << 20),
+        ]
+    );
+    assert_eq!(
+        shared_rows(&a),
+        [
+            (524288, 0, 0, 0),
+            (524288, 524288, 0, 0),
+            (0, 0, 0, 16384),
+            (524288, 16777216, 16252928, 0),
+            (524288, 0, 0, 0),
+        ]
+    );
+    let t = a.total;
+    assert_eq!(t.sectors_per_request().map(|r| r.value()), Some(4.0));
+    assert_eq!((t.requests, t.shared_requests), (4 * 524288, 2 * 524288));
+    assert_eq!(t.useful_fraction().map(|r| r.value()), Some(1.0));
+    assert_eq!((t.barriers, t.bank_conflicts()), (16384, 16252928));
+}
+
+#[test]
+fn padding_the_tile_to_33_columns_removes_every_conflict_and_changes_nothing_else() {
+    let tiled = run("transpose-tiled");
+    let padded = run("transpose-tiled-padded");
+    // word 33·tx + ty + j: bank (tx + ty + j) mod 32, a different bank per lane.
+    assert_eq!(padded.statements[3].figures.wavefronts, 524288);
+    assert_eq!(padded.total.bank_conflicts(), 0);
+    assert_eq!(rows(&padded), rows(&tiled));
+    assert_eq!(padded.total.barriers, tiled.total.barriers);
+    // Against the naive transpose: the write falls from 32 sectors per request to 4.
+    let naive = run("transpose-naive");
+    let per_request = |a: &KernelAnalysis, n: usize| {
+        a.statements[n]
+            .figures
+            .sectors_per_request()
+            .map(|r| r.value())
+    };
+    assert_eq!(
+        (per_request(&naive, 1), per_request(&padded, 4)),
+        (Some(32.0), Some(4.0))
+    );
+    assert_eq!(naive.total.barriers, 0);
+}

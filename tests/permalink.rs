@@ -315,10 +315,10 @@ mod kernel_links {
     #[test]
     fn a_bad_kernel_value_gets_a_notice_and_its_default() {
         assert_eq!(
-            warnings("tab=kernel&grid=0&a1.space=shared"),
+            warnings("tab=kernel&grid=0&a1.space=local"),
             [
                 "`grid=0` must be 1 to 3 whole numbers from 1 to 2147483647 separated by commas, e.g. 128,128,1, found '0'; using 1,1,1.",
-                "`a1.space=shared` must be global: shared-memory statements are not supported yet; using global.",
+                "`a1.space=local` must be global or shared, found 'local'; using global.",
             ]
         );
     }

@@ -189,7 +189,7 @@ fn global_sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> St
 }
 
 /// "8× more", "2.5× fewer", or `None` when equal; "n/a" comparisons with zero read plainly.
-fn compare(b: u64, a: u64) -> Option<String> {
+pub(crate) fn compare(b: u64, a: u64) -> Option<String> {
     if a == b {
         return None;
     }

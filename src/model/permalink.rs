@@ -7,11 +7,12 @@
 //! problem a link had. Encoding writes `v=1` and only the values that differ from the
 //! default, in a fixed order. A future version bumps `v` and keeps decoding this one.
 //!
-//! Why one file of ~530 lines: decoding, encoding and the warnings must agree parameter by
+//! Why one file of ~550 lines: decoding, encoding and the warnings must agree parameter by
 //! parameter; they stay side by side so that a new parameter is added in one place.
 
 use super::arch::Arch;
 use super::inputs::{Field, Inputs};
+use super::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use super::kernel::{KernelField, KernelInputs, Machine};
 use super::probe::{ProbeField, ProbeInputs};
 use super::roofline::{Knob, Lab, MAX_TRAIL};
@@ -71,6 +72,8 @@ pub struct State {
     /// The kernel view: `grid`, `block`, `loop`, `cache`, `flops` and the statements'
     /// `aN.*`. Its machine is the calculator's `arch`, `warp`, `sector` and `line`.
     pub kernel: KernelInputs,
+    /// `kcompare`: the kernel preset shown beside the kernel view's own kernel; empty for none.
+    pub kernel_compare: String,
 }
 
 /// Unknown parameters named one by one in the notice; the rest are counted.
@@ -136,6 +139,13 @@ pub fn decode(query: &str) -> State {
             "prev" => state.lab.previous = value,
             "strides" => state.probe.strides = value,
             "n" => state.probe.n = value,
+            "kcompare" => {
+                state.kernel_compare = if KernelPreset::by_id(value.trim()).is_some() {
+                    value.trim().to_string()
+                } else {
+                    String::new()
+                }
+            }
             key if key.starts_with(B_PREFIX) => compare = true,
             _ => {}
         }
@@ -249,6 +259,9 @@ pub fn encode(state: &State) -> String {
         }
     }
     encode_kernel(&state.kernel, &mut pairs);
+    if !state.kernel_compare.is_empty() {
+        pairs.push(("kcompare".to_string(), state.kernel_compare.clone()));
+    }
     if pairs.is_empty() {
         return String::new();
     }
@@ -304,8 +317,12 @@ pub fn warnings(query: &str) -> Vec<String> {
             "compare" if value != "0" && value != "1" => out.push(format!(
                 "`compare={value}` is not 0 or 1; showing one scenario."
             )),
+            "kcompare" if KernelPreset::by_id(value.trim()).is_none() => out.push(format!(
+                "`kcompare={value}` is not a kernel preset ({}); comparing with none.",
+                KERNEL_PRESETS.map(|p| p.id).join(", ")
+            )),
             "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" | "prev" | "strides"
-            | "n" => {}
+            | "n" | "kcompare" => {}
             _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
             _ if KernelField::from_param(&key).is_some() => {}
             "" => unnamed += 1,

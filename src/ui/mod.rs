@@ -45,6 +45,8 @@ struct AppState {
     probe: RwSignal<ProbeInputs>,
     /// The kernel view's launch and statements.
     kernel: RwSignal<KernelInputs>,
+    /// `kcompare`: the kernel preset beside the kernel view's kernel; empty for none.
+    kernel_compare: RwSignal<String>,
 }
 
 impl AppState {
@@ -58,6 +60,7 @@ impl AppState {
         self.b.set(state.compare.unwrap_or_default());
         self.probe.set(state.probe);
         self.kernel.set(state.kernel);
+        self.kernel_compare.set(state.kernel_compare);
     }
 }
 
@@ -77,6 +80,7 @@ pub fn App() -> impl IntoView {
         b: RwSignal::new(initial.compare.clone().unwrap_or_default()),
         probe: RwSignal::new(initial.probe.clone()),
         kernel: RwSignal::new(initial.kernel.clone()),
+        kernel_compare: RwSignal::new(initial.kernel_compare.clone()),
     };
     // A memo, so the readers (the URL, the share bar, the full-page link) share one copy.
     let current = Memo::new(move |_| State {
@@ -88,6 +92,7 @@ pub fn App() -> impl IntoView {
         compare: state.comparing.get().then(|| state.b.get()),
         probe: state.probe.get(),
         kernel: state.kernel.get(),
+        kernel_compare: state.kernel_compare.get(),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {

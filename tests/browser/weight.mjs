@@ -16,11 +16,12 @@ export const BUDGET_BYTES = 150_000;
  * stops the page from growing unnoticed. Raise it only in the commit that adds a feature, and
  * say so there. `make bench` reports the real verdict.
  *
- * Raised from 470 000 with shared memory in the calculator: the page went from 463 KB to
- * 484 KB with the bank model, the bank map and its form, after making the chart canvas
- * non-generic saved 13 KB of the 28 KB it first cost.
+ * Raised from 470 000 with shared memory: the page went from 463 KB to 495 KB, 21 KB for the
+ * calculator's bank model, bank map and form (after making the chart canvas non-generic saved
+ * 13 KB of the 28 KB they first cost) and 12 KB for the kernel view's shared statements,
+ * barriers, tiled-transpose presets and Compare.
  */
-export const GUARD_BYTES = 490_000;
+export const GUARD_BYTES = 500_000;
 
 /** `[{file, raw, gzip}]` for every file under dist/, and the gzip total. */
 export async function pageWeight(root = DIST) {

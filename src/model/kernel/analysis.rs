@@ -8,14 +8,27 @@ use super::super::exact::Exact;
 use super::super::sectors::Ratio;
 use super::inputs::{AccessKind, Machine};
 
-/// Traffic figures, for one statement or the whole kernel. Every count is global memory:
-/// shared-memory statements are refused for now.
+/// Traffic figures, for one statement or the whole kernel.
+///
+/// Requests and requested bytes count every memory instruction, global and shared; the
+/// sector, cache and DRAM figures count global memory only, and the wavefronts shared memory
+/// only. The ratios per request divide by the requests of their own memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Figures {
-    /// Warp instructions with at least one active lane (NCU's requests).
+    /// Warp instructions with at least one active lane (NCU's requests), global and shared.
     pub requests: u64,
     /// elem × active lanes, summed over the requests.
     pub requested_bytes: u64,
+    /// The requests to shared memory, a part of `requests`.
+    pub shared_requests: u64,
+    /// The requested bytes of shared memory, a part of `requested_bytes`.
+    pub shared_requested_bytes: u64,
+    /// Shared-memory wavefronts (the bank model's), summed over the shared requests.
+    pub wavefronts: u64,
+    /// Their ideal: one per group of lanes with an active lane.
+    pub ideal_wavefronts: u64,
+    /// `__syncthreads()` reached, one per block each time.
+    pub barriers: u64,
     /// Request-level sectors: each warp instruction's distinct sectors, counted cold.
     pub sectors: u64,
     /// sectors × sector size.
@@ -37,15 +50,33 @@ impl Figures {
         self.dram_read_bytes + self.dram_write_bytes
     }
 
-    /// Sectors per request; `None` with no request.
-    pub fn sectors_per_request(&self) -> Option<Ratio> {
-        ratio(self.sectors, self.requests)
+    /// Requests to global memory.
+    pub fn global_requests(&self) -> u64 {
+        self.requests - self.shared_requests
     }
 
-    /// requested ÷ transferred bytes; `None` when nothing moved. Above 1 only when lanes
-    /// repeat bytes.
+    /// Sectors per global request; `None` with no global request.
+    pub fn sectors_per_request(&self) -> Option<Ratio> {
+        ratio(self.sectors, self.global_requests())
+    }
+
+    /// Global requested ÷ transferred bytes; `None` when nothing moved. Above 1 only when
+    /// lanes repeat bytes.
     pub fn useful_fraction(&self) -> Option<Ratio> {
-        ratio(self.requested_bytes, self.transferred_bytes)
+        ratio(
+            self.requested_bytes - self.shared_requested_bytes,
+            self.transferred_bytes,
+        )
+    }
+
+    /// Shared-memory bank conflicts: wavefronts beyond the ideal.
+    pub fn bank_conflicts(&self) -> u64 {
+        self.wavefronts - self.ideal_wavefronts
+    }
+
+    /// Wavefronts per shared request; `None` with no shared request.
+    pub fn wavefronts_per_request(&self) -> Option<Ratio> {
+        ratio(self.wavefronts, self.shared_requests)
     }
 
     /// Hits ÷ request-level sectors; `None` with no cache or no sector access.
@@ -69,6 +100,8 @@ pub struct StatementFigures {
     /// The label: the typed name or `aN`.
     pub name: String,
     pub kind: AccessKind,
+    /// The memory it accesses; global for a barrier.
+    pub space: super::super::inputs::Space,
     pub figures: Figures,
 }
 
@@ -96,6 +129,9 @@ pub struct WarpRow {
     pub requested_bytes: u64,
     /// sectors × sector size.
     pub transferred_bytes: u64,
+    /// Wavefronts and their ideal for a shared-memory statement; `None` for global memory,
+    /// whose sectors are the figure (a shared statement's sectors are not traffic).
+    pub wavefronts: Option<super::super::banks::Wavefronts>,
 }
 
 impl WarpRow {

@@ -8,7 +8,7 @@
 use super::super::error::{FieldError, FieldName};
 use super::super::exact::Exact;
 use super::super::expr::kernel::KernelExpr;
-use super::super::inputs::Scenario;
+use super::super::inputs::{Scenario, Space};
 use super::parse::{
     keep, parse_block, parse_cache, parse_flops, parse_loop, parse_shape, parse_statement, product,
 };
@@ -166,9 +166,9 @@ impl FieldName for KernelField {
 /// One statement's fields as typed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct StmtInputs {
-    /// `load` or `store`.
+    /// `load`, `store` or `sync` (`__syncthreads()`).
     pub kind: String,
-    /// `global` (`shared` is refused until the shared-memory model lands).
+    /// `global` or `shared`.
     pub space: String,
     /// Bytes per access: 1, 2, 4, 8 or 16.
     pub elem: String,
@@ -327,7 +327,11 @@ impl KernelInputs {
             return Err(errors);
         }
         let threads = product(grid) * product(block);
-        let lane_accesses = threads * u128::from(loop_range.iterations) * statements.len() as u128;
+        let accessing = statements
+            .iter()
+            .filter(|s| s.kind != AccessKind::Sync)
+            .count();
+        let lane_accesses = threads * u128::from(loop_range.iterations) * accessing as u128;
         if lane_accesses > u128::from(MAX_LANE_ACCESSES) {
             return Err(vec![KernelError::new(
                 KernelField::Grid,
@@ -357,11 +361,14 @@ impl KernelInputs {
     }
 }
 
-/// Whether a statement reads or writes.
+/// What a statement does: read, write, or wait at a barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AccessKind {
     Load,
     Store,
+    /// `__syncthreads()`: no memory access; counted as one barrier per block each time the
+    /// block reaches it.
+    Sync,
 }
 
 /// A checked statement.
@@ -370,12 +377,15 @@ pub struct Statement {
     /// Its number N in `aN`, 1 to 8.
     pub number: u8,
     pub kind: AccessKind,
+    /// The memory accessed; global for a barrier.
+    pub space: Space,
     /// Bytes per access.
     pub elem: u64,
     /// The array's byte address.
     pub base: u64,
     pub idx: KernelExpr,
-    /// `None` when every thread takes part.
+    /// `None` when every thread takes part. For a barrier, the condition under which the
+    /// block reaches it, which must be the same for every thread of the block.
     pub active: Option<KernelExpr>,
     /// The label shown: the typed name, or `aN` when none was typed.
     pub name: String,
@@ -437,11 +447,13 @@ impl Kernel {
             .div_ceil(u64::from(self.machine.warp.max(1))) as u32
     }
 
-    /// Threads × iterations × statements.
+    /// Threads × iterations × statements that access memory (barriers access none).
     pub fn lane_accesses(&self) -> u64 {
-        self.blocks()
-            * self.threads_per_block()
-            * self.loop_range.iterations
-            * self.statements.len() as u64
+        let accessing = self
+            .statements
+            .iter()
+            .filter(|s| s.kind != AccessKind::Sync)
+            .count() as u64;
+        self.blocks() * self.threads_per_block() * self.loop_range.iterations * accessing
     }
 }

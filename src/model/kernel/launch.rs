@@ -7,6 +7,7 @@
 //! arithmetic is the calculator's (`sectors`), so a launch of one warp tells the same story.
 //! Knows nothing of the cache, the order of execution or the totals.
 
+use super::super::banks::words;
 use super::super::expr::kernel::WarpVars;
 use super::super::expr::{EvalError, LANES};
 use super::super::sectors::{lane_address, last_byte, merge_sorted_into, sort_ascending, Span};
@@ -106,6 +107,18 @@ impl Evaluator {
             runs: [Span { first: 0, last: 0 }; LANES],
             run_count: 0,
         }
+    }
+
+    /// The last instruction's taking-part lanes with the 4-byte words of their `elem` bytes,
+    /// in lane order: the bank model's input.
+    pub(crate) fn lane_words(&self, elem: u64) -> impl Iterator<Item = (u32, Span)> + '_ {
+        let mask = self.mask;
+        (0..LANES as u32)
+            .filter(move |t| mask & (1u64 << t) != 0)
+            .map(move |t| {
+                let address = self.addresses[t as usize];
+                (t, words(address, address + (elem - 1)))
+            })
     }
 
     /// The last instruction's sectors as merged runs, ascending.
@@ -215,7 +228,7 @@ fn fail(
 }
 
 /// "block (3,0,0) thread (5,1,0): <reason>", with ", i = N" after the thread in a loop.
-fn thread_error(
+pub(crate) fn thread_error(
     kernel: &Kernel,
     stmt: &Statement,
     field: StmtField,

@@ -5,16 +5,20 @@
 //! - `parse`: one parser per field, with its limits and messages;
 //! - `launch`: threads into warps, and one warp instruction's sectors (the calculator's rules);
 //! - `cache`: the fully associative LRU sector cache;
-//! - `run`: the resumable [`Job`] that walks the launch in execution order;
+//! - `run`: the resumable [`Job`] that walks the launch in execution order; shared-memory
+//!   statements go through the bank model (`model::banks`), barriers are counted per block;
 //! - `analysis`: what a finished launch reports;
 //! - `warps`: one instruction's warps, and the hand-off to the calculator;
-//! - `presets`: the course's kernels.
+//! - `presets`: the course's kernels;
+//! - `view`: the panel's words; `export`: its CSV exports (re-exported from `view`).
 //!
-//! The single-instruction analysis stays the unit: a launch of one warp equals the calculator.
+//! The single-instruction analysis stays the unit: a launch of one warp equals the calculator,
+//! in global and in shared memory.
 //! Pure: std and serde only, no browser.
 
 mod analysis;
 pub mod cache;
+mod export;
 mod inputs;
 mod launch;
 mod parse;

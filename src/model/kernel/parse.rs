@@ -8,7 +8,7 @@ use super::inputs::{
 };
 use crate::model::exact::Exact;
 use crate::model::expr::kernel::KernelExpr;
-use crate::model::inputs::{parse_address, ELEM_SIZES};
+use crate::model::inputs::{parse_address, Space, ELEM_SIZES};
 
 pub(super) fn product(shape: [u32; 3]) -> u128 {
     shape.iter().map(|&v| u128::from(v)).product()
@@ -145,28 +145,43 @@ pub(super) fn parse_statement(n: u8, s: &StmtInputs) -> Result<Statement, Kernel
     let kind = match s.kind.trim() {
         "load" => AccessKind::Load,
         "store" => AccessKind::Store,
+        "sync" => AccessKind::Sync,
         other => {
             return Err(KernelError::new(
                 field(StmtField::Kind),
-                format!("must be load or store, found '{other}'"),
+                format!("must be load, store or sync, found '{other}'"),
             ))
         }
     };
-    match s.space.trim() {
-        "global" => {}
-        "shared" => {
-            return Err(KernelError::new(
-                field(StmtField::Space),
-                "must be global: shared-memory statements are not supported yet",
-            ))
+    // Checked in form order: kind, space, elem, base, idx, active, name.
+    let active = || -> Result<Option<KernelExpr>, KernelError> {
+        if s.active.trim().is_empty() {
+            return Ok(None);
         }
-        other => {
-            return Err(KernelError::new(
-                field(StmtField::Space),
-                format!("must be global or shared, found '{other}'"),
-            ))
-        }
+        KernelExpr::parse(&s.active)
+            .map(Some)
+            .map_err(|e| KernelError::new(field(StmtField::Active), e.to_string()))
+    };
+    if kind == AccessKind::Sync {
+        // A barrier reads no memory: its space, elem, base and idx are not used.
+        return Ok(Statement {
+            number: n,
+            kind,
+            space: Space::Global,
+            elem: 4,
+            base: 0,
+            idx: KernelExpr::parse("0")
+                .map_err(|e| KernelError::new(field(StmtField::Idx), e.to_string()))?,
+            active: active()?,
+            name: parse_name(n, &s.name)?,
+        });
     }
+    let space = Space::parse(&s.space).ok_or_else(|| {
+        KernelError::new(
+            field(StmtField::Space),
+            format!("must be global or shared, found '{}'", s.space.trim()),
+        )
+    })?;
     let elem = whole(&s.elem)
         .filter(|v| ELEM_SIZES.contains(v))
         .ok_or_else(|| {
@@ -186,33 +201,31 @@ pub(super) fn parse_statement(n: u8, s: &StmtInputs) -> Result<Statement, Kernel
     })?;
     let idx = KernelExpr::parse(&s.idx)
         .map_err(|e| KernelError::new(field(StmtField::Idx), e.to_string()))?;
-    let active = if s.active.trim().is_empty() {
-        None
-    } else {
-        Some(
-            KernelExpr::parse(&s.active)
-                .map_err(|e| KernelError::new(field(StmtField::Active), e.to_string()))?,
-        )
-    };
-    let name = s.name.trim();
-    let chars = name.chars().count();
-    if chars > MAX_NAME_CHARS {
-        return Err(KernelError::new(
-            field(StmtField::Name),
-            format!("must be at most {MAX_NAME_CHARS} characters, found {chars}"),
-        ));
-    }
     Ok(Statement {
         number: n,
         kind,
+        space,
         elem,
         base,
         idx,
-        active,
-        name: if name.is_empty() {
-            format!("a{n}")
-        } else {
-            name.to_string()
-        },
+        active: active()?,
+        name: parse_name(n, &s.name)?,
+    })
+}
+
+/// The label of statement `aN`: the typed name, or `aN` when none was typed.
+fn parse_name(n: u8, text: &str) -> Result<String, KernelError> {
+    let name = text.trim();
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(KernelError::new(
+            KernelField::Stmt(n, StmtField::Name),
+            format!("must be at most {MAX_NAME_CHARS} characters, found {chars}"),
+        ));
+    }
+    Ok(if name.is_empty() {
+        format!("a{n}")
+    } else {
+        name.to_string()
     })
 }

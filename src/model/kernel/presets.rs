@@ -16,8 +16,9 @@ pub struct KernelPreset {
     block: &'static str,
     loop_range: &'static str,
     flops: &'static str,
-    /// (name, kind, base, idx, active) per statement, each global with elem 4.
+    /// (name, kind, space, base, idx, active) per statement, each with elem 4.
     statements: &'static [(
+        &'static str,
         &'static str,
         &'static str,
         &'static str,
@@ -27,7 +28,7 @@ pub struct KernelPreset {
 }
 
 /// Every preset, in picker order.
-pub const KERNEL_PRESETS: [KernelPreset; 7] = [
+pub const KERNEL_PRESETS: [KernelPreset; 9] = [
     KernelPreset {
         id: "ex8a",
         name: "Ex8a: a 1024×1024 float matrix by rows, then by columns",
@@ -42,6 +43,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "rows",
                 "load",
+                "global",
                 "0",
                 "blockIdx.y * 1024 + blockIdx.x * 32 + threadIdx.x",
                 "",
@@ -49,6 +51,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "cols",
                 "load",
+                "global",
                 "0",
                 "(blockIdx.x * 32 + threadIdx.x) * 1024 + blockIdx.y",
                 "",
@@ -70,6 +73,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "in",
                 "load",
+                "global",
                 "0",
                 "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x",
                 "",
@@ -77,9 +81,108 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "out",
                 "store",
+                "global",
                 "0x4000000",
                 "(blockIdx.x*32 + threadIdx.x) * 4096 + blockIdx.y*32 + threadIdx.y + 8*i",
                 "",
+            ),
+        ],
+    },
+    KernelPreset {
+        id: "transpose-tiled",
+        name: "Tiled transpose through a 32×32 shared tile (bank conflicts)",
+        explanation: "The remedy for the naive write: each block reads a 32×32 tile by rows \
+                      into shared memory, waits at __syncthreads(), then writes it out by rows \
+                      of the transposed matrix, so both global accesses take 4 sectors per \
+                      request. The price is on chip: reading the tile down a column, \
+                      tile[threadIdx.x][threadIdx.y + j], puts all 32 lanes in one bank, a \
+                      32-way conflict. The loop's 8 passes are the kernel's two loops in \
+                      order: passes 0–3 copy in, the barrier closes pass 3, passes 4–7 copy \
+                      out.",
+        grid: "128,128,1",
+        block: "32,8,1",
+        loop_range: "0:8",
+        flops: "0",
+        statements: &[
+            (
+                "in",
+                "load",
+                "global",
+                "0",
+                "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x",
+                "i < 4",
+            ),
+            (
+                "tile write",
+                "store",
+                "shared",
+                "0",
+                "(threadIdx.y + 8*i) * 32 + threadIdx.x",
+                "i < 4",
+            ),
+            ("barrier", "sync", "global", "0", "0", "i == 3"),
+            (
+                "tile read",
+                "load",
+                "shared",
+                "0",
+                "threadIdx.x * 32 + threadIdx.y + 8*(i-4)",
+                "i >= 4",
+            ),
+            (
+                "out",
+                "store",
+                "global",
+                "0x4000000",
+                "(blockIdx.x*32 + threadIdx.y + 8*(i-4)) * 4096 + blockIdx.y*32 + threadIdx.x",
+                "i >= 4",
+            ),
+        ],
+    },
+    KernelPreset {
+        id: "transpose-tiled-padded",
+        name: "Tiled transpose with the tile padded to 32×33 (no conflicts)",
+        explanation: "The same kernel with one unused column: tile[32][33]. A column of the \
+                      tile now steps 33 words, so the 32 lanes land in 32 different banks \
+                      and the read takes one wavefront, as the row-wise write does. Global \
+                      traffic and barriers are unchanged.",
+        grid: "128,128,1",
+        block: "32,8,1",
+        loop_range: "0:8",
+        flops: "0",
+        statements: &[
+            (
+                "in",
+                "load",
+                "global",
+                "0",
+                "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x",
+                "i < 4",
+            ),
+            (
+                "tile write",
+                "store",
+                "shared",
+                "0",
+                "(threadIdx.y + 8*i) * 33 + threadIdx.x",
+                "i < 4",
+            ),
+            ("barrier", "sync", "global", "0", "0", "i == 3"),
+            (
+                "tile read",
+                "load",
+                "shared",
+                "0",
+                "threadIdx.x * 33 + threadIdx.y + 8*(i-4)",
+                "i >= 4",
+            ),
+            (
+                "out",
+                "store",
+                "global",
+                "0x4000000",
+                "(blockIdx.x*32 + threadIdx.y + 8*(i-4)) * 4096 + blockIdx.y*32 + threadIdx.x",
+                "i >= 4",
             ),
         ],
     },
@@ -97,6 +200,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
         statements: &[(
             "col",
             "load",
+            "global",
             "0",
             "(blockIdx.x * blockDim.x + threadIdx.x) * 1024 + i",
             "",
@@ -116,6 +220,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "x",
                 "load",
+                "global",
                 "0",
                 "(blockIdx.x * blockDim.x + threadIdx.x) * 3",
                 "",
@@ -123,6 +228,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "y",
                 "load",
+                "global",
                 "0",
                 "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 1",
                 "",
@@ -130,6 +236,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "z",
                 "load",
+                "global",
                 "0",
                 "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 2",
                 "",
@@ -149,6 +256,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "x",
                 "load",
+                "global",
                 "0",
                 "blockIdx.x * blockDim.x + threadIdx.x",
                 "",
@@ -156,6 +264,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "y",
                 "load",
+                "global",
                 "0x400000",
                 "blockIdx.x * blockDim.x + threadIdx.x",
                 "",
@@ -163,6 +272,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
             (
                 "z",
                 "load",
+                "global",
                 "0x800000",
                 "blockIdx.x * blockDim.x + threadIdx.x",
                 "",
@@ -178,7 +288,14 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
         block: "16,16,1",
         loop_range: "",
         flops: "0",
-        statements: &[("tile", "load", "0", "threadIdx.y * 1024 + threadIdx.x", "")],
+        statements: &[(
+            "tile",
+            "load",
+            "global",
+            "0",
+            "threadIdx.y * 1024 + threadIdx.x",
+            "",
+        )],
     },
     KernelPreset {
         id: "bounds",
@@ -193,6 +310,7 @@ pub const KERNEL_PRESETS: [KernelPreset; 7] = [
         statements: &[(
             "x",
             "load",
+            "global",
             "0",
             "blockIdx.x * blockDim.x + threadIdx.x",
             "blockIdx.x * blockDim.x + threadIdx.x < 1000",
@@ -223,12 +341,13 @@ impl KernelPreset {
             statements: Default::default(),
             ..KernelInputs::default()
         };
-        for (k, (name, kind, base, idx, active)) in self.statements.iter().enumerate() {
+        for (k, (name, kind, space, base, idx, active)) in self.statements.iter().enumerate() {
             let n = k as u8 + 1;
             let mut set =
                 |field, value: &str| inputs.set(KernelField::Stmt(n, field), value.into());
             set(StmtField::Name, name);
             set(StmtField::Kind, kind);
+            set(StmtField::Space, space);
             set(StmtField::Base, base);
             set(StmtField::Idx, idx);
             set(StmtField::Active, active);

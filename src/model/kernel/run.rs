@@ -7,10 +7,14 @@
 //! ascending address order. [`Job::step`] does a bounded amount of that work, so the page can
 //! run it in slices and cancel it by dropping the job.
 
+use super::super::banks::{BankCounter, Wavefronts};
+use super::super::inputs::Space;
 use super::analysis::{Figures, HeatMap, KernelAnalysis, StatementFigures, WarpRow};
 use super::cache::SectorCache;
-use super::inputs::{AccessKind, Kernel, KernelError};
-use super::launch::{block_idx, warps_of_block, Evaluator, Instruction, Site, WarpLanes};
+use super::inputs::{AccessKind, Kernel, KernelError, StmtField};
+use super::launch::{
+    block_idx, thread_error, warps_of_block, Evaluator, Instruction, Site, WarpLanes,
+};
 use super::unique::UniqueSectors;
 
 /// How many of the worst warp instructions are kept.
@@ -21,6 +25,10 @@ const WORST: usize = 10;
 struct Counts {
     requests: u64,
     requested_bytes: u64,
+    shared_requests: u64,
+    shared_requested_bytes: u64,
+    wavefronts: Wavefronts,
+    barriers: u64,
     sectors: u64,
     read_sectors: u64,
     write_sectors: u64,
@@ -54,6 +62,9 @@ pub struct Job {
     evaluator: Evaluator,
     cache: Option<SectorCache>,
     unique: UniqueSectors,
+    banks: BankCounter,
+    /// Whether the block reaches the barrier under the cursor, as its warp 0 decided.
+    barrier_reached: bool,
     counts: Vec<Counts>,
     worst: Vec<WarpRow>,
     heat: HeatMap,
@@ -89,6 +100,8 @@ impl Job {
             evaluator: Evaluator::new(),
             cache,
             unique: UniqueSectors::default(),
+            banks: BankCounter::default(),
+            barrier_reached: false,
             counts: vec![Counts::default(); kernel.statements.len()],
             worst: Vec::with_capacity(WORST + 1),
             cursor: Cursor::default(),
@@ -150,9 +163,76 @@ impl Job {
             warp: c.warp,
         };
         let instruction = self.evaluator.run(kernel, lanes, site)?;
-        self.account(c, site, instruction);
+        match kernel.statements.get(c.stmt).map(|s| (s.kind, s.space)) {
+            Some((AccessKind::Sync, _)) => self.barrier(c, site, lanes.mask)?,
+            Some((_, Space::Shared)) => self.account_shared(c, instruction),
+            _ => self.account(c, site, instruction),
+        }
         self.advance();
         Ok(())
+    }
+
+    /// A `__syncthreads()`: warp 0 decides whether the block reaches it (with no guard, it
+    /// does), and counts the barrier; every thread of every other warp must agree.
+    fn barrier(&mut self, c: Cursor, site: Site, present: u64) -> Result<(), KernelError> {
+        let kernel = &self.kernel;
+        let Some(stmt) = kernel.statements.get(c.stmt) else {
+            return Ok(());
+        };
+        let mask = self.evaluator.mask;
+        // Thread (0,0,0), lane 0 of warp 0, decides for the block.
+        let reached = if c.warp == 0 {
+            mask & 1 != 0
+        } else {
+            self.barrier_reached
+        };
+        // The first thread that disagrees with the block's decision.
+        let odd = if reached { present & !mask } else { mask };
+        if odd != 0 {
+            let lane = odd.trailing_zeros();
+            let reason = if reached {
+                "does not reach __syncthreads() when thread (0,0,0) does; every thread of \
+                 a block must reach a barrier, or none"
+            } else {
+                "reaches __syncthreads() when thread (0,0,0) does not; every thread of a \
+                 block must reach a barrier, or none"
+            };
+            return Err(thread_error(
+                kernel,
+                stmt,
+                StmtField::Active,
+                site,
+                lane,
+                reason,
+            ));
+        }
+        if c.warp == 0 {
+            self.barrier_reached = reached;
+            if let (true, Some(k)) = (reached, self.counts.get_mut(c.stmt)) {
+                k.barriers += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// A shared-memory request: wavefronts by the bank model, no sector, cache or DRAM.
+    fn account_shared(&mut self, c: Cursor, instruction: Instruction) {
+        let Some(stmt) = self.kernel.statements.get(c.stmt) else {
+            return;
+        };
+        if instruction.active_lanes == 0 {
+            return;
+        }
+        let elem = stmt.elem;
+        let wavefronts = self.banks.count(elem, self.evaluator.lane_words(elem));
+        if let Some(k) = self.counts.get_mut(c.stmt) {
+            let requested = u64::from(instruction.active_lanes) * elem;
+            k.requests += 1;
+            k.requested_bytes += requested;
+            k.shared_requests += 1;
+            k.shared_requested_bytes += requested;
+            k.wavefronts.add(wavefronts);
+        }
     }
 
     fn account(&mut self, c: Cursor, site: Site, instruction: Instruction) {
@@ -238,6 +318,7 @@ impl Job {
                 sectors: instruction.sectors,
                 requested_bytes,
                 transferred_bytes: instruction.sectors * sector_bytes,
+                wavefronts: None,
             };
             // After every row with at least as many sectors: ties keep execution order.
             let at = self.worst.partition_point(|w| w.sectors >= row.sectors);
@@ -270,6 +351,11 @@ impl Job {
         let figures = |c: &Counts, unique: u64| Figures {
             requests: c.requests,
             requested_bytes: c.requested_bytes,
+            shared_requests: c.shared_requests,
+            shared_requested_bytes: c.shared_requested_bytes,
+            wavefronts: c.wavefronts.wavefronts,
+            ideal_wavefronts: c.wavefronts.ideal,
+            barriers: c.barriers,
             sectors: c.sectors,
             transferred_bytes: c.sectors * s,
             unique_sectors: unique,
@@ -286,12 +372,20 @@ impl Job {
                 number: stmt.number,
                 name: stmt.name.clone(),
                 kind: stmt.kind,
+                space: stmt.space,
                 figures: figures(c, self.unique.by_statement.get(n).copied().unwrap_or(0)),
             })
             .collect();
         let sum = self.counts.iter().fold(Counts::default(), |a, c| Counts {
             requests: a.requests + c.requests,
             requested_bytes: a.requested_bytes + c.requested_bytes,
+            shared_requests: a.shared_requests + c.shared_requests,
+            shared_requested_bytes: a.shared_requested_bytes + c.shared_requested_bytes,
+            wavefronts: Wavefronts {
+                wavefronts: a.wavefronts.wavefronts + c.wavefronts.wavefronts,
+                ideal: a.wavefronts.ideal + c.wavefronts.ideal,
+            },
+            barriers: a.barriers + c.barriers,
             sectors: a.sectors + c.sectors,
             read_sectors: a.read_sectors + c.read_sectors,
             write_sectors: a.write_sectors + c.write_sectors,

@@ -3,12 +3,14 @@
 //!
 //! The panel lays these out; it computes nothing. Knows nothing of the browser.
 
-use super::super::csv::Csv;
 use super::super::format::{hex, percent, plural, ratio_value, size_text};
+use super::super::inputs::Space;
 use super::super::readouts::Readout;
 use super::analysis::{KernelAnalysis, WarpRow};
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, KernelInputs, Machine};
 use super::presets::KernelPreset;
+
+pub use super::export::{statement_csv, warp_csv};
 
 /// The whole-kernel figures, each with its `data-testid` (`k-…`) and `data-value`.
 ///
@@ -29,7 +31,7 @@ pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
             label: "Requests",
             text: t.requests.to_string(),
             value: t.requests.to_string(),
-            detail: "warp instructions with an active lane".into(),
+            detail: "warp instructions with an active lane, global and shared".into(),
             headline: false,
         },
         Readout {
@@ -55,7 +57,7 @@ pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
                 .sectors_per_request()
                 .map_or("n/a".into(), |r| super::super::format::number(r.value())),
             value: ratio_value(t.sectors_per_request()),
-            detail: "NCU's sectors/request".into(),
+            detail: "NCU's sectors/request, global requests".into(),
             headline: false,
         },
         Readout {
@@ -97,6 +99,35 @@ pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
             detail: "sector accesses that found their sector".into(),
             headline: false,
         },
+        Readout {
+            id: "k-wavefronts",
+            label: "Shared wavefronts",
+            text: t.wavefronts.to_string(),
+            value: t.wavefronts.to_string(),
+            detail: format!(
+                "{} shared request{}, ideal {}",
+                t.shared_requests,
+                plural(t.shared_requests),
+                t.ideal_wavefronts
+            ),
+            headline: false,
+        },
+        Readout {
+            id: "k-bank-conflicts",
+            label: "Bank conflicts",
+            text: t.bank_conflicts().to_string(),
+            value: t.bank_conflicts().to_string(),
+            detail: "shared wavefronts − ideal".into(),
+            headline: false,
+        },
+        Readout {
+            id: "k-barriers",
+            label: "Barriers",
+            text: t.barriers.to_string(),
+            value: t.barriers.to_string(),
+            detail: "__syncthreads() reached, once per block each time".into(),
+            headline: false,
+        },
     ]
 }
 
@@ -106,8 +137,10 @@ pub struct StatementRow {
     /// N in `aN`: `data-stmt`.
     pub stmt: u8,
     pub name: String,
-    /// `load` or `store`.
+    /// `load`, `store` or `sync`.
     pub kind: &'static str,
+    /// `global` or `shared`.
+    pub space: &'static str,
     pub requests: u64,
     pub requested_bytes: u64,
     pub sectors: u64,
@@ -119,6 +152,11 @@ pub struct StatementRow {
     pub dram_bytes: u64,
     /// The hit rate for people, "—" with no cache.
     pub hit_rate: String,
+    /// Shared-memory wavefronts and bank conflicts: `data-wavefronts`, `data-bank-conflicts`.
+    pub wavefronts: u64,
+    pub bank_conflicts: u64,
+    /// Barriers reached: `data-barriers`.
+    pub barriers: u64,
 }
 
 /// The per-statement table, in statement order.
@@ -131,6 +169,7 @@ pub fn statement_rows(a: &KernelAnalysis) -> Vec<StatementRow> {
                 stmt: s.number,
                 name: s.name.clone(),
                 kind: kind_word(s.kind),
+                space: s.space.name(),
                 requests: f.requests,
                 requested_bytes: f.requested_bytes,
                 sectors: f.sectors,
@@ -145,105 +184,20 @@ pub fn statement_rows(a: &KernelAnalysis) -> Vec<StatementRow> {
                 } else {
                     percent(f.hit_rate())
                 },
+                wavefronts: f.wavefronts,
+                bank_conflicts: f.bank_conflicts(),
+                barriers: f.barriers,
             }
         })
         .collect()
 }
 
-fn kind_word(kind: AccessKind) -> &'static str {
+pub(super) fn kind_word(kind: AccessKind) -> &'static str {
     match kind {
         AccessKind::Load => "load",
         AccessKind::Store => "store",
+        AccessKind::Sync => "sync",
     }
-}
-
-/// The per-statement table as CSV (RFC 4180, CRLF).
-///
-/// ```
-/// use coalescing_lab::model::kernel::{analyze_kernel, view::statement_csv, KernelInputs, Machine};
-/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
-/// let csv = statement_csv(&analyze_kernel(&kernel).unwrap());
-/// assert_eq!(csv.lines().nth(1), Some("1,a1,load,1,128,4,4,1,4,128,0,128,0"));
-/// ```
-pub fn statement_csv(a: &KernelAnalysis) -> String {
-    let mut csv = Csv::default();
-    csv.row([
-        "stmt",
-        "name",
-        "kind",
-        "requests",
-        "requested_bytes",
-        "sectors",
-        "sectors_per_request",
-        "useful_fraction",
-        "unique_sectors",
-        "dram_read_bytes",
-        "dram_write_bytes",
-        "dram_bytes",
-        "hits",
-    ]);
-    for s in &a.statements {
-        let f = &s.figures;
-        csv.row([
-            s.number.to_string(),
-            s.name.clone(),
-            kind_word(s.kind).to_string(),
-            f.requests.to_string(),
-            f.requested_bytes.to_string(),
-            f.sectors.to_string(),
-            ratio_value(f.sectors_per_request()),
-            ratio_value(f.useful_fraction()),
-            f.unique_sectors.to_string(),
-            f.dram_read_bytes.to_string(),
-            f.dram_write_bytes.to_string(),
-            f.dram_bytes().to_string(),
-            f.hits.map_or(String::new(), |h| h.to_string()),
-        ]);
-    }
-    csv.finish()
-}
-
-/// Warp rows (per warp, or the worst) as CSV (RFC 4180, CRLF).
-///
-/// ```
-/// use coalescing_lab::model::kernel::{warp_rows, view::warp_csv, KernelInputs, Machine, Pick};
-/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
-/// let rows = warp_rows(&kernel, Pick { stmt: 1, iteration: 0, block: 0 }).unwrap();
-/// assert_eq!(warp_csv(&rows).lines().nth(1), Some("0,0,0,0,1,0,0,0,32,4,128,128"));
-/// ```
-pub fn warp_csv(rows: &[WarpRow]) -> String {
-    let mut csv = Csv::default();
-    csv.row([
-        "block",
-        "block_x",
-        "block_y",
-        "block_z",
-        "stmt",
-        "iter",
-        "warp",
-        "lane0_address",
-        "active_lanes",
-        "sectors",
-        "requested_bytes",
-        "transferred_bytes",
-    ]);
-    for r in rows {
-        csv.row([
-            r.block.to_string(),
-            r.block_idx[0].to_string(),
-            r.block_idx[1].to_string(),
-            r.block_idx[2].to_string(),
-            r.stmt.to_string(),
-            r.iter.to_string(),
-            r.warp.to_string(),
-            r.lane0_address.map_or(String::new(), |a| a.to_string()),
-            r.active_lanes.to_string(),
-            r.sectors.to_string(),
-            r.requested_bytes.to_string(),
-            r.transferred_bytes.to_string(),
-        ]);
-    }
-    csv.finish()
 }
 
 /// Lane 0's address for people: hex, or "inactive".
@@ -301,14 +255,29 @@ pub fn bars_description(a: &KernelAnalysis) -> String {
     let mut text = String::from("Bytes per statement.");
     for s in &a.statements {
         let f = &s.figures;
-        text.push_str(&format!(
-            " {} ({}): {} B at the request level, {} B unique, {} B DRAM.",
-            s.name,
-            kind_word(s.kind),
-            f.transferred_bytes,
-            f.unique_sectors * sector,
-            f.dram_bytes()
-        ));
+        text.push_str(&match (s.kind, s.space) {
+            (AccessKind::Sync, _) => format!(
+                " {} (sync): no memory, {} barrier{}.",
+                s.name,
+                f.barriers,
+                plural(f.barriers)
+            ),
+            (kind, Space::Shared) => format!(
+                " {} (shared {}): no DRAM bytes, {} wavefronts, {} bank conflicts.",
+                s.name,
+                kind_word(kind),
+                f.wavefronts,
+                f.bank_conflicts()
+            ),
+            (kind, Space::Global) => format!(
+                " {} ({}): {} B at the request level, {} B unique, {} B DRAM.",
+                s.name,
+                kind_word(kind),
+                f.transferred_bytes,
+                f.unique_sectors * sector,
+                f.dram_bytes()
+            ),
+        });
     }
     text
 }
@@ -457,4 +426,76 @@ pub fn repair(inputs: &KernelInputs, machine: Machine) -> (Option<Kernel>, Vec<K
         }
     }
     (defaults.kernel(machine).ok(), met)
+}
+
+/// How kernel B compares with kernel A, in one sentence naming both: global traffic at the
+/// request level and at DRAM, then shared wavefronts, bank conflicts and barriers when either
+/// has them.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{analyze_kernel, view::compare_sentence, KernelInputs, Machine};
+/// let mut b = KernelInputs::default();
+/// b.set(coalescing_lab::model::kernel::KernelField::Stmt(1, coalescing_lab::model::kernel::StmtField::Idx), "threadIdx.x * 8".into());
+/// let run = |i: &KernelInputs| analyze_kernel(&i.kernel(Machine::default()).unwrap()).unwrap();
+/// assert_eq!(
+///     compare_sentence("A", &run(&KernelInputs::default()), "B", &run(&b)),
+///     "B moves 8× more request-level sectors than A (32 against 4) and 8× more DRAM bytes (1 KiB against 128 B)."
+/// );
+/// ```
+pub fn compare_sentence(
+    a_name: &str,
+    a: &KernelAnalysis,
+    b_name: &str,
+    b: &KernelAnalysis,
+) -> String {
+    use super::super::compare::compare;
+    let (ta, tb) = (&a.total, &b.total);
+    let sectors = match compare(tb.sectors, ta.sectors) {
+        None => format!(
+            "{b_name} moves the same request-level sectors as {a_name} ({})",
+            ta.sectors
+        ),
+        Some(r) => format!(
+            "{b_name} moves {r} request-level sectors than {a_name} ({} against {})",
+            tb.sectors, ta.sectors
+        ),
+    };
+    let dram = match compare(tb.dram_bytes(), ta.dram_bytes()) {
+        None => format!("the same DRAM bytes ({})", size_text(ta.dram_bytes())),
+        Some(r) => format!(
+            "{r} DRAM bytes ({} against {})",
+            size_text(tb.dram_bytes()),
+            size_text(ta.dram_bytes())
+        ),
+    };
+    let mut text = format!("{sectors} and {dram}");
+    if ta.shared_requests + tb.shared_requests > 0 {
+        text.push_str(&match compare(tb.wavefronts, ta.wavefronts) {
+            None => format!("; the same shared wavefronts ({})", ta.wavefronts),
+            Some(r) => format!(
+                "; {r} shared wavefronts ({} against {})",
+                tb.wavefronts, ta.wavefronts
+            ),
+        });
+        text.push_str(&format!(
+            ", with {} bank conflict{} against {}",
+            tb.bank_conflicts(),
+            plural(tb.bank_conflicts()),
+            ta.bank_conflicts()
+        ));
+    }
+    if ta.barriers + tb.barriers > 0 {
+        text.push_str(&format!(
+            "; {} barrier{} against {}",
+            tb.barriers,
+            plural(tb.barriers),
+            ta.barriers
+        ));
+    }
+    text.push('.');
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }

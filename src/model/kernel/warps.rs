@@ -4,9 +4,11 @@
 //! These recompute the instruction alone, counted cold, without the cache or the rest of the
 //! launch, so the page can show any instruction at once. Knows nothing of the job's totals.
 
+use super::super::banks::BankCounter;
 use super::super::format::plural;
+use super::super::inputs::Space;
 use super::analysis::WarpRow;
-use super::inputs::{Kernel, KernelError, KernelField, StmtField};
+use super::inputs::{AccessKind, Kernel, KernelError, KernelField, StmtField};
 use super::launch::{block_idx, warps_of_block, Evaluator, Site};
 
 /// A warp instruction's statement, iteration and block, as the page picks them.
@@ -37,7 +39,11 @@ pub struct Pick {
 pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelError> {
     let (stmt_at, site) = check(kernel, pick)?;
     let mut evaluator = Evaluator::new();
-    let elem = kernel.statements.get(stmt_at).map_or(0, |s| s.elem);
+    let mut banks = BankCounter::default();
+    let (elem, shared) = kernel
+        .statements
+        .get(stmt_at)
+        .map_or((0, false), |s| (s.elem, s.space == Space::Shared));
     let mut rows = Vec::new();
     for (w, lanes) in warps_of_block(kernel).iter().enumerate() {
         let site = Site {
@@ -58,6 +64,7 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
             sectors: instruction.sectors,
             requested_bytes,
             transferred_bytes: instruction.sectors * kernel.machine.sector_bytes,
+            wavefronts: shared.then(|| banks.count(elem, evaluator.lane_words(elem))),
         });
     }
     Ok(rows)
@@ -110,6 +117,19 @@ fn check(kernel: &Kernel, pick: Pick) -> Result<(usize, Site), KernelError> {
             format!("statement a{} is not in the kernel", pick.stmt),
         ));
     };
+    if kernel
+        .statements
+        .get(stmt_at)
+        .is_some_and(|s| s.kind == AccessKind::Sync)
+    {
+        return Err(KernelError::new(
+            KernelField::Stmt(pick.stmt, StmtField::Kind),
+            format!(
+                "statement a{} is a barrier (sync): it accesses no memory",
+                pick.stmt
+            ),
+        ));
+    }
     let blocks = kernel.blocks();
     if pick.block >= blocks {
         return Err(KernelError::new(

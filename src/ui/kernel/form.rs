@@ -120,6 +120,7 @@ fn StatementFields(
             </div>
         }
     };
+    let barrier = move || inputs.with(|i| i.get(field(StmtField::Kind)).trim() == "sync");
     let text = move |f: StmtField, label: &'static str, hint: &'static str| {
         text_field(inputs, field(f), label, hint, "", error_for)
     };
@@ -127,13 +128,21 @@ fn StatementFields(
         <fieldset class="statement" data-testid=format!("statement-a{n}")>
             <legend>{format!("Statement a{n}")}</legend>
             <div class="pair">
-                {select(StmtField::Kind, &[("load", "load"), ("store", "store")])}
-                {select(StmtField::Space, &[("global", "global"), ("shared", "shared (not yet)")])}
+                {select(StmtField::Kind, &[("load", "load"), ("store", "store"), ("sync", "sync")])}
+                <Show when=move || !barrier()>
+                    {select(StmtField::Space, &[("global", "global"), ("shared", "shared")])}
+                </Show>
             </div>
-            {text(StmtField::Idx, "Element index", "e.g. blockIdx.x * blockDim.x + threadIdx.x")}
-            {text(StmtField::Elem, "Bytes per access", "1, 2, 4, 8 or 16")}
-            {text(StmtField::Base, "Array base address", "bytes, decimal or 0x hex")}
-            {text(StmtField::Active, "Guard", "optional: non-zero = the thread accesses")}
+            // A barrier accesses no memory: only its condition and its name apply.
+            <Show
+                when=move || !barrier()
+                fallback=move || text(StmtField::Active, "Reached when", "optional: the same for the whole block, e.g. i == 3; non-zero = the block waits here")
+            >
+                {text(StmtField::Idx, "Element index", "e.g. blockIdx.x * blockDim.x + threadIdx.x")}
+                {text(StmtField::Elem, "Bytes per access", "1, 2, 4, 8 or 16")}
+                {text(StmtField::Base, "Array base address", "bytes, decimal or 0x hex")}
+                {text(StmtField::Active, "Guard", "optional: non-zero = the thread accesses")}
+            </Show>
             {text(StmtField::Name, "Name", "a short label, e.g. in or out")}
             <Show when=move || removable>
                 <button type="button" class="secondary" data-testid=format!("kernel-remove-a{n}") on:click=remove>

@@ -5,12 +5,15 @@
 //!
 //! - `form`: the launch's and the statements' fields;
 //! - `results`: the whole-kernel figures, the statement table, the pictures, the hand-off;
-//! - `warps`: the worst warp instructions and every warp of one, each opening in the calculator.
+//! - `warps`: the worst warp instructions and every warp of one, each opening in the calculator;
+//! - `compare`: a preset beside the kernel, with the ratios between them.
 
+mod compare;
 mod form;
 mod results;
 mod warps;
 
+use compare::Compare;
 use form::{LaunchFields, Statements};
 use results::Results;
 use warps::Warps;
@@ -173,7 +176,7 @@ impl Errors {
 
 /// Where the current job stands.
 #[derive(Clone, Debug, PartialEq)]
-enum Status {
+pub(super) enum Status {
     /// Nothing to run: a field is in error and no earlier analysis exists.
     Idle,
     Running {
@@ -183,6 +186,86 @@ enum Status {
     Done,
     Cancelled,
     Failed(KernelError),
+}
+
+/// One slice of a job: runs until SLICE_MS has passed, then yields to the page; on the end,
+/// shows the analysis of `kernel`. A stale `ticket` (a newer job started) does nothing.
+pub(super) fn slice(
+    ticket: u64,
+    generation: StoredValue<u64>,
+    job: StoredValue<Option<Job>, LocalStorage>,
+    status: RwSignal<Status>,
+    analysis: RwSignal<Option<KernelAnalysis>>,
+    analysed: RwSignal<Option<Kernel>>,
+    kernel: Kernel,
+) {
+    if generation.try_get_value() != Some(ticket) {
+        return;
+    }
+    let start = now_ms();
+    let mut budget = 64u64;
+    let outcome = job
+        .try_update_value(|slot| {
+            let job = slot.as_mut()?;
+            loop {
+                let before = now_ms();
+                match job.step(budget) {
+                    Ok(true) => return Some(Ok(true)),
+                    Ok(false) => {}
+                    Err(e) => return Some(Err(e)),
+                }
+                let after = now_ms();
+                if after - start >= SLICE_MS {
+                    return Some(Ok(false));
+                }
+                // Grow the chunk while it is cheap, so the clock is read rarely.
+                if after - before < 2.0 {
+                    budget = budget.saturating_mul(2).min(1 << 20);
+                }
+            }
+        })
+        .flatten();
+    match outcome {
+        Some(Ok(true)) => {
+            let finished = job
+                .try_update_value(Option::take)
+                .flatten()
+                .map(Job::finish);
+            let show = move || match finished {
+                Some(Ok(result)) => {
+                    analysis.set(Some(result));
+                    analysed.set(Some(kernel));
+                    status.set(Status::Done);
+                }
+                Some(Err(e)) => status.set(Status::Failed(e)),
+                None => {}
+            };
+            // After a long slice, drawing the results gets a task of its own.
+            if now_ms() - start > SLICE_MS / 2.0 {
+                set_timeout(
+                    move || {
+                        if generation.try_get_value() == Some(ticket) {
+                            show();
+                        }
+                    },
+                    Duration::from_millis(0),
+                );
+            } else {
+                show();
+            }
+        }
+        Some(Ok(false)) => {
+            if let Some((done, total)) = job.with_value(|j| j.as_ref().map(Job::progress)) {
+                status.set(Status::Running { done, total });
+            }
+            soon(move || slice(ticket, generation, job, status, analysis, analysed, kernel));
+        }
+        Some(Err(e)) => {
+            job.set_value(None);
+            status.set(Status::Failed(e));
+        }
+        None => {}
+    }
 }
 
 #[component]
@@ -214,85 +297,6 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
     let status = RwSignal::new(Status::Idle);
     let generation = StoredValue::new(0u64);
     let job = StoredValue::new_local(None::<Job>);
-
-    // One slice of the job: runs until SLICE_MS has passed, then yields to the page.
-    fn slice(
-        ticket: u64,
-        generation: StoredValue<u64>,
-        job: StoredValue<Option<Job>, LocalStorage>,
-        status: RwSignal<Status>,
-        analysis: RwSignal<Option<KernelAnalysis>>,
-        analysed: RwSignal<Option<Kernel>>,
-        kernel: Kernel,
-    ) {
-        if generation.try_get_value() != Some(ticket) {
-            return;
-        }
-        let start = now_ms();
-        let mut budget = 64u64;
-        let outcome = job
-            .try_update_value(|slot| {
-                let job = slot.as_mut()?;
-                loop {
-                    let before = now_ms();
-                    match job.step(budget) {
-                        Ok(true) => return Some(Ok(true)),
-                        Ok(false) => {}
-                        Err(e) => return Some(Err(e)),
-                    }
-                    let after = now_ms();
-                    if after - start >= SLICE_MS {
-                        return Some(Ok(false));
-                    }
-                    // Grow the chunk while it is cheap, so the clock is read rarely.
-                    if after - before < 2.0 {
-                        budget = budget.saturating_mul(2).min(1 << 20);
-                    }
-                }
-            })
-            .flatten();
-        match outcome {
-            Some(Ok(true)) => {
-                let finished = job
-                    .try_update_value(Option::take)
-                    .flatten()
-                    .map(Job::finish);
-                let show = move || match finished {
-                    Some(Ok(result)) => {
-                        analysis.set(Some(result));
-                        analysed.set(Some(kernel));
-                        status.set(Status::Done);
-                    }
-                    Some(Err(e)) => status.set(Status::Failed(e)),
-                    None => {}
-                };
-                // After a long slice, drawing the results gets a task of its own.
-                if now_ms() - start > SLICE_MS / 2.0 {
-                    set_timeout(
-                        move || {
-                            if generation.try_get_value() == Some(ticket) {
-                                show();
-                            }
-                        },
-                        Duration::from_millis(0),
-                    );
-                } else {
-                    show();
-                }
-            }
-            Some(Ok(false)) => {
-                if let Some((done, total)) = job.with_value(|j| j.as_ref().map(Job::progress)) {
-                    status.set(Status::Running { done, total });
-                }
-                soon(move || slice(ticket, generation, job, status, analysis, analysed, kernel));
-            }
-            Some(Err(e)) => {
-                job.set_value(None);
-                status.set(Status::Failed(e));
-            }
-            None => {}
-        }
-    }
 
     // The error the last run stopped on, kept on its field until the inputs change.
     let run_error = RwSignal::new(None::<KernelError>);
@@ -461,6 +465,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                             <ol>{EXECUTION_ORDER.iter().map(|s| view! { <li>{*s}</li> }).collect_view()}</ol>
                         </details>
                     </div>
+                    <Compare state=state machine=machine analysis=analysis />
                 </div>
             </div>
             <Show when=move || analysis.with(Option::is_some)>

@@ -95,6 +95,9 @@ pub(super) fn Results(
                         <th scope="col">"Unique"</th>
                         <th scope="col">"DRAM bytes"</th>
                         <th scope="col">"Hit rate"</th>
+                        <th scope="col">"Wavefronts"</th>
+                        <th scope="col">"Bank conflicts"</th>
+                        <th scope="col">"Barriers"</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -110,8 +113,18 @@ pub(super) fn Results(
                                     data-sectors=r.sectors
                                     data-unique-sectors=r.unique_sectors
                                     data-dram-bytes=r.dram_bytes
+                                    data-space=r.space
+                                    data-wavefronts=r.wavefronts
+                                    data-bank-conflicts=r.bank_conflicts
+                                    data-barriers=r.barriers
                                 >
-                                    <th scope="row">{format!("{} ({})", r.name, r.kind)}</th>
+                                    <th scope="row">
+                                        {if r.space == "shared" {
+                                            format!("{} (shared {})", r.name, r.kind)
+                                        } else {
+                                            format!("{} ({})", r.name, r.kind)
+                                        }}
+                                    </th>
                                     <td class="mono">{r.requests}</td>
                                     <td class="mono">{format!("{} B", r.requested_bytes)}</td>
                                     <td class="mono">{r.sectors}</td>
@@ -120,6 +133,9 @@ pub(super) fn Results(
                                     <td class="mono">{r.unique_sectors}</td>
                                     <td class="mono">{r.dram_bytes}</td>
                                     <td class="mono">{r.hit_rate}</td>
+                                    <td class="mono">{r.wavefronts}</td>
+                                    <td class="mono" class:conflicted=r.bank_conflicts != 0>{r.bank_conflicts}</td>
+                                    <td class="mono">{r.barriers}</td>
                                 </tr>
                             })
                             .collect_view()

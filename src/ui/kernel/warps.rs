@@ -149,10 +149,11 @@ fn WarpTable(
                 block: row.block,
             };
             let addrs = calculator_addrs(k, pick, row.warp).ok()?;
-            let elem = k.statements.iter().find(|s| s.number == row.stmt)?.elem;
+            let stmt = k.statements.iter().find(|s| s.number == row.stmt)?;
             Some(Inputs {
                 addrs,
-                elem: elem.to_string(),
+                elem: stmt.elem.to_string(),
+                space: stmt.space.name().to_string(),
                 active: String::new(),
                 ..state.calc.get_untracked()
             })
@@ -199,6 +200,7 @@ fn WarpTable(
                                 data-iter=row.iter
                                 data-lane0-address=row.lane0_address.map_or(String::new(), |a| a.to_string())
                                 data-sectors=row.sectors
+                                data-wavefronts=row.wavefronts.map(|w| w.wavefronts.to_string())
                             >
                                 <td class="mono">{row.block}</td>
                                 <td class="mono">{format!("({x},{y},{z})")}</td>
@@ -207,8 +209,19 @@ fn WarpTable(
                                 <td class="mono">{row.iter}</td>
                                 <td class="mono">{lane0_text(&row)}</td>
                                 <td class="mono">{row.active_lanes}</td>
-                                <td class="mono">{row.sectors}</td>
-                                <td class="mono">{crate::model::format::percent(row.useful_fraction())}</td>
+                                <td class="mono">
+                                    {match row.wavefronts {
+                                        Some(w) => format!("{} wavefront{} (shared)", w.wavefronts, crate::model::format::plural(w.wavefronts)),
+                                        None => row.sectors.to_string(),
+                                    }}
+                                </td>
+                                <td class="mono">
+                                    {if row.wavefronts.is_some() {
+                                        "—".to_string()
+                                    } else {
+                                        crate::model::format::percent(row.useful_fraction())
+                                    }}
+                                </td>
                                 <td>
                                     <a href=href data-testid=format!("{testid}-open") on:click=go>
                                         {format!("Open block {} warp {}", row.block, row.warp)}

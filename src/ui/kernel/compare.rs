@@ -1,0 +1,126 @@
+//! Two kernels side by side: the view's own kernel (A) and a preset (B, `kcompare`), each
+//! analysed on the same machine, with their key figures and one sentence of ratios, as the
+//! calculator compares two scenarios. B runs as a job of its own, in slices, with progress.
+
+use super::{slice, Status};
+use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
+use crate::model::kernel::view::{compare_sentence, readouts};
+use crate::model::kernel::{Job, Kernel, KernelAnalysis, Machine};
+use crate::model::readouts::Readout;
+use crate::ui::widgets::ReadoutList;
+use crate::ui::AppState;
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// The figures set side by side, by `data-testid`.
+const SIDE_BY_SIDE: [&str; 7] = [
+    "k-requests",
+    "k-sectors",
+    "k-sectors-per-request",
+    "k-dram-bytes",
+    "k-wavefronts",
+    "k-bank-conflicts",
+    "k-barriers",
+];
+
+fn side_by_side(a: &KernelAnalysis) -> Vec<Readout> {
+    readouts(a)
+        .into_iter()
+        .filter(|r| SIDE_BY_SIDE.contains(&r.id))
+        .collect()
+}
+
+#[component]
+pub(super) fn Compare(
+    state: AppState,
+    machine: Memo<Machine>,
+    /// Kernel A's last finished analysis.
+    analysis: RwSignal<Option<KernelAnalysis>>,
+) -> impl IntoView {
+    let picked = state.kernel_compare;
+    let b_analysis = RwSignal::new(None::<KernelAnalysis>);
+    let b_kernel = RwSignal::new(None::<Kernel>);
+    let status = RwSignal::new(Status::Idle);
+    let generation = StoredValue::new(0u64);
+    let job = StoredValue::new_local(None::<Job>);
+    let target = Memo::new(move |_| {
+        picked
+            .with(|id| KernelPreset::by_id(id))
+            .and_then(|p| p.inputs().kernel(machine.get()).ok())
+    });
+    Effect::new(move |_| {
+        let ticket = generation.get_value() + 1;
+        generation.set_value(ticket);
+        let Some(kernel) = target.get() else {
+            job.set_value(None);
+            b_analysis.set(None);
+            b_kernel.set(None);
+            status.set(Status::Idle);
+            return;
+        };
+        let fresh = Job::new(&kernel);
+        let (done, total) = fresh.progress();
+        job.set_value(Some(fresh));
+        status.set(Status::Running { done, total });
+        // B starts after the page has drawn the pick; A's job, if any, shares the slices.
+        set_timeout(
+            move || {
+                slice(
+                    ticket, generation, job, status, b_analysis, b_kernel, kernel,
+                )
+            },
+            Duration::from_millis(0),
+        );
+    });
+    let pick = move |ev: leptos::ev::Event| picked.set(event_target_value(&ev));
+    let name = move || {
+        picked.with(|id| KernelPreset::by_id(id).map_or(String::new(), |p| p.name.to_string()))
+    };
+    let sentence = move || {
+        analysis.with(|a| {
+            b_analysis.with(|b| match (a, b) {
+                (Some(a), Some(b)) => compare_sentence("kernel A", a, "kernel B", b),
+                _ => String::new(),
+            })
+        })
+    };
+    let running = move || status.with(|s| matches!(s, Status::Running { .. }));
+    view! {
+        <div class="compare-bar">
+            <label for="kernel-compare">"Compare with a preset"</label>
+            <select id="kernel-compare" data-testid="kernel-compare" on:change=pick prop:value=move || picked.get()>
+                <option value="">"Nothing"</option>
+                {KERNEL_PRESETS
+                    .iter()
+                    .map(|p| view! { <option value=p.id>{p.name}</option> })
+                    .collect_view()}
+            </select>
+        </div>
+        <Show when=move || picked.with(|p| !p.is_empty())>
+            <section class="comparison" aria-labelledby="kernel-comparison-title">
+                <h3 id="kernel-comparison-title">"Side by side"</h3>
+                <Show when=running>
+                    <div class="kernel-run" data-testid="kernel-compare-progress">
+                        <progress
+                            max=move || status.with(|s| match s { Status::Running { total, .. } => *total, _ => 1 }).to_string()
+                            value=move || status.with(|s| match s { Status::Running { done, .. } => *done, _ => 0 }).to_string()
+                            aria-label="Kernel B analysis progress"
+                        ></progress>
+                        <button type="button" data-testid="kernel-compare-cancel" on:click=move |_| picked.set(String::new())>"Cancel"</button>
+                    </div>
+                </Show>
+                <p class="note broadcast" data-testid="kernel-comparison" aria-live="polite">{sentence}</p>
+                <div class="sides">
+                    <div class="side">
+                        <h4>"A: this kernel"</h4>
+                        <ReadoutList readouts=Signal::derive(move || analysis.with(|a| a.as_ref().map(side_by_side).unwrap_or_default())) prefix="a." />
+                    </div>
+                    <div class="side">
+                        <h4>"B: " {name}</h4>
+                        <ReadoutList readouts=Signal::derive(move || b_analysis.with(|b| b.as_ref().map(side_by_side).unwrap_or_default())) prefix="b." />
+                    </div>
+                </div>
+            </section>
+        </Show>
+    }
+}
