@@ -26,6 +26,17 @@ pub const WORD_BYTES: u64 = 4;
 /// Bytes in one row of the bank map: one word in each bank.
 pub const ROW_BYTES: u64 = WORD_BYTES * BANKS as u64;
 
+/// The model stated for people, with its source, as the page shows it beside the bank map.
+pub const RULE: &str =
+    "Model: 32 banks of 4 bytes; byte a lies in word a/4, in bank (a/4) mod 32. \
+    A warp is served in groups of consecutive lanes: 32 for 1-, 2- and 4-byte accesses, 16 for \
+    8-byte, 8 for 16-byte. In each group a bank delivers one distinct word per wavefront; lanes \
+    reading the same word share it, and a word several lanes store is written once. Bank \
+    conflicts = wavefronts − one per group. Source: CUDA C++ Programming Guide, Compute \
+    Capability 5.x, Shared Memory (the 8- and 16-byte groups follow its older compute \
+    capability 2.x rule; the 5.x text is silent on them). Confirm with Nsight Compute's \
+    shared-memory wavefronts and bank conflicts.";
+
 /// Lanes served together for an access of `elem` bytes: 32 up to 4 bytes, 16 for 8 bytes, 8
 /// for 16 bytes.
 ///

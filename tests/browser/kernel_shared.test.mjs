@@ -57,6 +57,7 @@ test('the tiled transpose: 4 sectors a request both ways, a 32-way conflicted ti
   assert.equal(await valueOf(driver, 'k-bank-conflicts'), '16252928');
   assert.equal(await valueOf(driver, 'k-barriers'), '16384');
   assert.equal(await valueOf(driver, 'k-dram-bytes'), String(128 << 20));
+  assert.match(await driver.findElement(By.css('[data-testid="kernel-bank-model"]')).getText(), /^Model: 32 banks of 4 bytes/);
   await expectUrl(driver, /a3\.kind=sync/);
   // The barrier's form asks only for its condition and name.
   assert.equal(await count('[data-testid="input-a3.idx"]'), 0);

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, typeIntoId, errors, pageErrors, valueOf, captureDownload, expectUrl } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, typeIntoId, errors, pageErrors, valueOf, captureDownload, expectUrl, axe, scheme } from './harness.mjs';
 
 let site;
 let browser;
@@ -41,6 +41,8 @@ test('the column of a 32×32 float tile: 32 wavefronts, 31 conflicts, every lane
   assert.match(await text('bank-map-description'), /bank 0 delivers 32 distinct words to lanes 0–31 \(32-way conflict\)/);
   assert.deepEqual(await laneAttrs('data-bank'), Array(32).fill('0'));
   assert.deepEqual(await laneAttrs('data-conflicted'), Array(32).fill('true'));
+  // The model is stated beside the map, with its source.
+  assert.match(await text('bank-model'), /32 banks of 4 bytes.*CUDA C\+\+ Programming Guide, Compute Capability 5\.x, Shared Memory/);
   const steps = await text('derivation');
   assert.match(steps, /word\(t\) = ⌊A\(t\)\/4⌋, bank\(t\) = word\(t\) mod 32/);
   assert.match(steps, /bank conflicts = 32 − 1 = 31$/);
@@ -129,4 +131,20 @@ test('a bad space in a link names the field and falls back to global memory', as
   assert.match((await errors(driver)).space ?? '', /^space: must be global or shared, found 'local'/);
   assert.equal(await valueOf(driver, 'sectors'), '8');
   assert.deepEqual(await pageErrors(driver), []);
+});
+
+test('the bank map exports as SVG and PNG, and shared mode passes axe in light and dark', async () => {
+  await openApp(driver, site.url, '?space=shared&idx=32*t');
+  const svg = await captureDownload(driver, 'bank-map-svg');
+  assert.equal(svg.name, 'coalescing-shared-tile-column-bank-map.svg');
+  assert.match(svg.text, /^<svg/);
+  assert.match(svg.text, /busiest: bank 0, 32 words \(32-way\)/);
+  const png = await captureDownload(driver, 'bank-map-png', 'href');
+  assert.equal(png.name, 'coalescing-shared-tile-column-bank-map.png');
+  assert.match(png.href, /^data:image\/png;base64,/);
+  for (const mode of ['light', 'dark']) {
+    await scheme(driver, mode);
+    assert.deepEqual(await axe(driver), [], mode);
+  }
+  await scheme(driver, 'light');
 });

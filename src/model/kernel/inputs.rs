@@ -326,12 +326,9 @@ impl KernelInputs {
         if !errors.is_empty() {
             return Err(errors);
         }
+        // Barriers count too: each is evaluated warp by warp, so they bound the work as well.
         let threads = product(grid) * product(block);
-        let accessing = statements
-            .iter()
-            .filter(|s| s.kind != AccessKind::Sync)
-            .count();
-        let lane_accesses = threads * u128::from(loop_range.iterations) * accessing as u128;
+        let lane_accesses = threads * u128::from(loop_range.iterations) * statements.len() as u128;
         if lane_accesses > u128::from(MAX_LANE_ACCESSES) {
             return Err(vec![KernelError::new(
                 KernelField::Grid,
@@ -447,13 +444,11 @@ impl Kernel {
             .div_ceil(u64::from(self.machine.warp.max(1))) as u32
     }
 
-    /// Threads × iterations × statements that access memory (barriers access none).
+    /// Threads × iterations × statements, barriers included: the work the launch takes.
     pub fn lane_accesses(&self) -> u64 {
-        let accessing = self
-            .statements
-            .iter()
-            .filter(|s| s.kind != AccessKind::Sync)
-            .count() as u64;
-        self.blocks() * self.threads_per_block() * self.loop_range.iterations * accessing
+        self.blocks()
+            * self.threads_per_block()
+            * self.loop_range.iterations
+            * self.statements.len() as u64
     }
 }

@@ -187,6 +187,7 @@ pub(super) fn BankMapFigure(
             >
                 {Signal::derive(move || map.with(|m| m.as_ref().map(bank_layout::describe).unwrap_or_default()))}
             </figcaption>
+            <p class="hint" data-testid=format!("{prefix}bank-model")>{crate::model::banks::RULE}</p>
         </figure>
     }
 }

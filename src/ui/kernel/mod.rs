@@ -460,6 +460,9 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                             <Results state=state analysis=analysis stale=stale visible=visible />
                         </Show>
                         <p class="hint">{move || assumptions(machine.get(), target.with(|k| k.as_ref().map_or(0, |k| k.cache_bytes)))}</p>
+                        <Show when=move || target.with(|k| k.as_ref().is_some_and(|k| k.statements.iter().any(|s| s.space == crate::model::inputs::Space::Shared)))>
+                            <p class="hint" data-testid="kernel-bank-model">{crate::model::banks::RULE}</p>
+                        </Show>
                         <details class="order">
                             <summary>"Execution order the cache model assumes"</summary>
                             <ol>{EXECUTION_ORDER.iter().map(|s| view! { <li>{*s}</li> }).collect_view()}</ol>
