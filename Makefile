@@ -10,7 +10,7 @@ TRUNK_VERSION := 0.21.14
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve build test bench tools browsers lint native-test browser-test
+.PHONY: serve build cli test bench tools browsers lint native-test browser-test
 
 ## serve: build and serve the app on http://127.0.0.1:8080
 serve: tools
@@ -20,6 +20,10 @@ serve: tools
 ## build: the release site in dist/, with relative asset paths
 build: tools
 	trunk build --release --offline
+
+## cli: the command line, target/release/coalescing-lab-cli (see README, Command line)
+cli:
+	cargo build --release --bin coalescing-lab-cli
 
 ## test: formatting, clippy, native tests, then browser tests against the release build
 test: tools browsers lint native-test build browser-test

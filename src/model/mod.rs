@@ -31,3 +31,4 @@ pub mod readouts;
 pub mod roofline;
 pub mod sector_map;
 pub mod sectors;
+pub mod trace;

@@ -35,4 +35,5 @@ pub use inputs::{
     MAX_THREADS_PER_BLOCK,
 };
 pub use run::{analyze_kernel, Job};
-pub use warps::{calculator_addrs, warp_rows, Pick};
+pub(crate) use unique::UniqueSectors;
+pub use warps::{calculator_addrs, each_instruction, warp_rows, Executed, Pick};

@@ -6,7 +6,7 @@
 use super::super::format::{hex, percent, plural, ratio_value, size_text};
 use super::super::inputs::Space;
 use super::super::readouts::Readout;
-use super::analysis::{KernelAnalysis, WarpRow};
+use super::analysis::{Figures, KernelAnalysis, WarpRow};
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, KernelInputs, Machine};
 use super::presets::KernelPreset;
 
@@ -22,8 +22,13 @@ pub use super::export::{statement_csv, warp_csv};
 /// assert_eq!(&pairs[..4], [("k-requests", "1"), ("k-requested-bytes", "128"), ("k-sectors", "4"), ("k-sectors-per-request", "4")]);
 /// ```
 pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
-    let t = &a.total;
-    let sector = a.machine.sector_bytes;
+    figure_readouts(&a.total, a.machine, a.cache_bytes)
+}
+
+/// The `k-…` readouts of any figures on `machine` with a cache of `cache_bytes` (0 for
+/// none): a launch's, or a trace's.
+pub fn figure_readouts(t: &Figures, machine: Machine, cache_bytes: u64) -> Vec<Readout> {
+    let sector = machine.sector_bytes;
     let hit_rate = t.hit_rate();
     vec![
         Readout {
@@ -90,7 +95,7 @@ pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
         Readout {
             id: "k-hit-rate",
             label: "Cache hit rate",
-            text: if a.cache_bytes == 0 {
+            text: if cache_bytes == 0 {
                 "no cache".into()
             } else {
                 percent(hit_rate)

@@ -162,3 +162,69 @@ fn check(kernel: &Kernel, pick: Pick) -> Result<(usize, Site), KernelError> {
         },
     ))
 }
+
+/// One warp instruction of a launch, as [`each_instruction`] hands it over.
+#[derive(Clone, Copy, Debug)]
+pub struct Executed<'a> {
+    pub stmt: &'a super::inputs::Statement,
+    pub block: [u32; 3],
+    /// The block's linear number.
+    pub block_number: u64,
+    /// The warp within its block.
+    pub warp: u32,
+    pub iteration: u64,
+    /// Lanes that take part.
+    pub mask: u64,
+    /// Each taking-part lane's address, by lane.
+    pub addresses: &'a [u64; 64],
+}
+
+/// Every memory instruction of the launch, in the job's execution order (blocks, iterations,
+/// statements, warps), barriers left out, including warps with no lane taking part. Stops at
+/// the first evaluation error, as the job does.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{each_instruction, KernelInputs, Machine};
+/// let mut inputs = KernelInputs::default();
+/// inputs.block = "64".into();
+/// let kernel = inputs.kernel(Machine::default()).unwrap();
+/// let mut seen = Vec::new();
+/// each_instruction(&kernel, |e| seen.push((e.warp, e.mask.count_ones(), e.addresses[1]))).unwrap();
+/// assert_eq!(seen, [(0, 32, 4), (1, 32, 132)]);
+/// ```
+pub fn each_instruction(
+    kernel: &Kernel,
+    mut f: impl FnMut(Executed<'_>),
+) -> Result<(), KernelError> {
+    let warps = warps_of_block(kernel);
+    let mut evaluator = Evaluator::new();
+    for block in 0..kernel.blocks() {
+        let idx = block_idx(kernel, block);
+        for iteration in 0..kernel.loop_range.iterations {
+            for (at, stmt) in kernel.statements.iter().enumerate() {
+                if stmt.kind == AccessKind::Sync {
+                    continue;
+                }
+                for (w, lanes) in warps.iter().enumerate() {
+                    let site = Site {
+                        block_idx: idx,
+                        i: kernel.loop_range.value(iteration),
+                        stmt: at,
+                        warp: w as u32,
+                    };
+                    evaluator.run(kernel, lanes, site)?;
+                    f(Executed {
+                        stmt,
+                        block: idx,
+                        block_number: block,
+                        warp: w as u32,
+                        iteration,
+                        mask: evaluator.mask,
+                        addresses: &evaluator.addresses,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}

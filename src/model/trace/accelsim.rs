@@ -1,0 +1,213 @@
+//! Accel-Sim's SASS kernel trace (`kernel-N.traceg`), as its tracer writes it and its trace
+//! parser reads it (accel-sim-framework `util/tracer_nvbit/tracer_tool/tracer_tool.cu`,
+//! `traces-processing/post-traces-processing.cpp` and `gpu-simulator/trace-parser/`; cited in
+//! the README).
+//!
+//! A header of `-key = value` lines (`-accelsim tracer version = N`, `-enable lineinfo = N`, …)
+//! and `#` comments, then per thread block `#BEGIN_TB`, `thread block = x,y,z`, and per warp
+//! `warp = N`, `insts = N` and the warp's instructions, then `#END_TB`. An instruction line is
+//!
+//! ```text
+//! [line_num] PC mask dest_num [R<d>] OPCODE src_num [R<s> …] mem_width [mode addresses…] [imm]
+//! ```
+//!
+//! with PC and mask in hex, `mem_width` 0 for an instruction that touches no memory, and the
+//! addresses of the lanes set in `mask` in one of three modes: `0` lists one `0x` address per
+//! set lane; `1 base stride` gives the first set lane's address and the step between
+//! consecutive set lanes; `2 base d1 d2 …` gives the first set lane's address and, for each
+//! later set lane, its distance from the previous one. Versions before 3 start each line with
+//! `tb_x tb_y tb_z warp`. The width is read from the opcode, as Accel-Sim's parser does.
+
+use super::nvbit::{parse_hex, parse_triple};
+use super::Record;
+
+/// What one line of a `.traceg` file is.
+// One line at a time, on the stack: boxing the record would allocate for every line.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A header line, comment, `insts =` or blank line.
+    Header,
+    /// `thread block = x,y,z`: a block begins.
+    Block([u32; 3]),
+    /// `#END_TB`.
+    BlockEnd,
+    /// `warp = N`.
+    Warp(u32),
+    /// A memory instruction.
+    Access(Record<'a>),
+    /// An instruction that touches no memory (`mem_width` 0).
+    NonMemory,
+}
+
+/// The reader's state: the header's version and line-number flag, and the current block and
+/// warp.
+#[derive(Clone, Debug)]
+pub struct Reader {
+    version: u32,
+    lineinfo: bool,
+    block: [u32; 3],
+    warp: u32,
+}
+
+impl Default for Reader {
+    fn default() -> Reader {
+        Reader {
+            version: 5,
+            lineinfo: false,
+            block: [0; 3],
+            warp: 0,
+        }
+    }
+}
+
+impl Reader {
+    /// Reads one line (without its newline).
+    ///
+    /// ```
+    /// use coalescing_lab::model::trace::accelsim::{Line, Reader};
+    /// let mut r = Reader::default();
+    /// assert_eq!(r.parse("thread block = 2,0,0"), Ok(Line::Block([2, 0, 0])));
+    /// assert_eq!(r.parse("warp = 1"), Ok(Line::Warp(1)));
+    /// // 16 lanes from 0x80, 4 bytes apart except the last, which jumps by 132.
+    /// let line = "0150 0000ffff 0 STS 2 R3 R8 4 2 0x80 4 4 4 4 4 4 4 4 4 4 4 4 4 4 132 0 ";
+    /// let Ok(Line::Access(a)) = r.parse(line) else { panic!() };
+    /// assert_eq!((a.pc, a.mask, a.addresses[14], a.addresses[15]), (Some(0x150), 0xffff, 0x80 + 56, 0x80 + 56 + 132));
+    /// assert_eq!((a.block, a.warp), ([2, 0, 0], 1));
+    /// assert_eq!(r.parse("0000 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0 "), Ok(Line::NonMemory));
+    /// ```
+    pub fn parse<'a>(&mut self, line: &'a str) -> Result<Line<'a>, String> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("insts") {
+            return Ok(Line::Header);
+        }
+        if let Some(header) = line.strip_prefix('-') {
+            if let Some(v) = header.strip_prefix("accelsim tracer version = ") {
+                // "1.2", "3", "4", "5": the whole part decides the layout.
+                let whole = v.trim().split('.').next().unwrap_or("");
+                self.version = whole
+                    .parse()
+                    .map_err(|_| format!("tracer version '{}' is not a number", v.trim()))?;
+            } else if let Some(v) = header.strip_prefix("enable lineinfo = ") {
+                self.lineinfo = v.trim() != "0";
+            }
+            return Ok(Line::Header);
+        }
+        if line == "#END_TB" {
+            return Ok(Line::BlockEnd);
+        }
+        if line.starts_with('#') {
+            return Ok(Line::Header);
+        }
+        if let Some(block) = line.strip_prefix("thread block = ") {
+            self.block = parse_triple(block)
+                .ok_or_else(|| format!("thread block '{block}' is not x,y,z"))?;
+            self.warp = 0;
+            return Ok(Line::Block(self.block));
+        }
+        if let Some(warp) = line.strip_prefix("warp = ") {
+            self.warp = warp
+                .trim()
+                .parse()
+                .map_err(|_| format!("warp '{warp}' is not a whole number"))?;
+            return Ok(Line::Warp(self.warp));
+        }
+        self.instruction(line)
+    }
+
+    fn instruction<'a>(&self, line: &'a str) -> Result<Line<'a>, String> {
+        let mut tokens = line.split_ascii_whitespace();
+        let mut next = |what: &str| {
+            tokens
+                .next()
+                .ok_or_else(|| format!("the line ends before its {what}"))
+        };
+        if self.version < 3 {
+            for what in ["block x", "block y", "block z", "warp"] {
+                next(what)?;
+            }
+        }
+        if self.lineinfo {
+            next("line number")?;
+        }
+        let pc = next("PC")?;
+        let pc = u64::from_str_radix(pc, 16).map_err(|_| format!("PC '{pc}' is not hex"))?;
+        let mask = next("mask")?;
+        let mask = u32::from_str_radix(mask, 16)
+            .map_err(|_| format!("mask '{mask}' is not 32-bit hex"))?;
+        let count = |text: &str, what: &str| -> Result<usize, String> {
+            text.parse::<usize>()
+                .ok()
+                .filter(|n| *n <= 8)
+                .ok_or_else(|| format!("{what} '{text}' is not a register count"))
+        };
+        let dests = count(next("destination count")?, "destination count")?;
+        for _ in 0..dests {
+            next("destination register")?;
+        }
+        let opcode = next("opcode")?;
+        let srcs = count(next("source count")?, "source count")?;
+        for _ in 0..srcs {
+            next("source register")?;
+        }
+        let width = next("memory width")?;
+        let width: u32 = width
+            .parse()
+            .map_err(|_| format!("memory width '{width}' is not a whole number"))?;
+        if width == 0 {
+            return Ok(Line::NonMemory);
+        }
+        let mut record = Record {
+            pc: Some(pc),
+            opcode,
+            mask: u64::from(mask),
+            addresses: [0; 32],
+            block: self.block,
+            warp: self.warp,
+        };
+        let lanes: Vec<usize> = (0..32).filter(|l| mask & (1 << l) != 0).collect();
+        let mode = next("address mode")?;
+        let hex = |token: &str| {
+            parse_hex(token).ok_or_else(|| format!("'{token}' is not a 0x hex address"))
+        };
+        let step = |from: u64, by: i64, lane: usize| -> Result<u64, String> {
+            u64::try_from(i128::from(from) + i128::from(by))
+                .map_err(|_| format!("lane {lane}: address {from} {by:+} is outside 0 to 2^64−1"))
+        };
+        match mode {
+            "0" => {
+                for &lane in &lanes {
+                    record.addresses[lane] = hex(next("lane address")?)?;
+                }
+            }
+            "1" | "2" => {
+                let base = hex(next("base address")?)?;
+                let stride: i64 = if mode == "1" {
+                    let s = next("stride")?;
+                    s.parse()
+                        .map_err(|_| format!("stride '{s}' is not a whole number"))?
+                } else {
+                    0
+                };
+                let mut previous: Option<u64> = None;
+                for &lane in &lanes {
+                    let address = match previous {
+                        None => base,
+                        Some(p) if mode == "1" => step(p, stride, lane)?,
+                        Some(p) => {
+                            let d = next("address delta")?;
+                            let d: i64 = d
+                                .parse()
+                                .map_err(|_| format!("delta '{d}' is not a whole number"))?;
+                            step(p, d, lane)?
+                        }
+                    };
+                    record.addresses[lane] = address;
+                    previous = Some(address);
+                }
+            }
+            other => return Err(format!("address mode '{other}' is not 0, 1 or 2")),
+        }
+        Ok(Line::Access(record))
+    }
+}

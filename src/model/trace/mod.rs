@@ -1,0 +1,490 @@
+//! Memory traces from real GPU runs: NVBit's `mem_trace` text and Accel-Sim's `.traceg`, read
+//! in chunks from any source, counted per static instruction and for the whole kernel with the
+//! kernel view's definitions and cache model.
+//!
+//! - `opcode`: memory space and width from a SASS opcode;
+//! - `nvbit`, `accelsim`: one line of each format;
+//! - `tally`: the counting;
+//! - `synth`: writing either format from a model kernel (samples and round-trip tests).
+//!
+//! [`Importer`] takes bytes as they come ([`Importer::feed`]), keeps only an unfinished line
+//! and, for Accel-Sim, the current thread block, and never the file. Pure: std only.
+
+pub mod accelsim;
+pub mod nvbit;
+pub mod opcode;
+pub mod synth;
+mod tally;
+
+pub use tally::{Instruction, Worst, POOLED_AFTER};
+
+use super::kernel::{Figures, Machine};
+
+/// The longest line read; a longer one is malformed and skipped.
+pub const MAX_LINE_BYTES: usize = 1 << 16;
+/// Malformed lines shown with their line numbers; the rest are only counted.
+pub const MALFORMED_SHOWN: usize = 5;
+/// Accel-Sim records held for one thread block's replay; a longer block is replayed in parts.
+pub const BLOCK_BUFFER: usize = 1 << 16;
+
+/// One warp memory instruction as a trace records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// The instruction's PC, where the format has one (Accel-Sim).
+    pub pc: Option<u64>,
+    pub opcode: &'a str,
+    /// Active lanes, bit `l` for lane `l`.
+    pub mask: u64,
+    /// Each lane's address; meaningless for inactive lanes.
+    pub addresses: [u64; 32],
+    pub block: [u32; 3],
+    /// NVBit: the hardware warp slot; Accel-Sim: the warp within the block.
+    pub warp: u32,
+}
+
+/// The two formats read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// NVBit's `mem_trace` tool output.
+    Nvbit,
+    /// Accel-Sim's SASS kernel trace (`.traceg`).
+    AccelSim,
+}
+
+impl Format {
+    /// The name in links and on the command line: `nvbit` or `accelsim`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Nvbit => "nvbit",
+            Format::AccelSim => "accelsim",
+        }
+    }
+
+    /// The format named `text`, if any.
+    pub fn parse(text: &str) -> Option<Format> {
+        match text.trim() {
+            "nvbit" => Some(Format::Nvbit),
+            "accelsim" => Some(Format::AccelSim),
+            _ => None,
+        }
+    }
+
+    /// The format a line says it belongs to, if it says.
+    ///
+    /// ```
+    /// use coalescing_lab::model::trace::Format;
+    /// assert_eq!(Format::detect("MEMTRACE: CTX 0x1 - LAUNCH - …"), Some(Format::Nvbit));
+    /// assert_eq!(Format::detect("-kernel name = _Z6vecAddPdS_S_i"), Some(Format::AccelSim));
+    /// assert_eq!(Format::detect("result = 42"), None);
+    /// ```
+    pub fn detect(line: &str) -> Option<Format> {
+        let line = line.trim_start();
+        if line.starts_with("MEMTRACE:") || line.starts_with("CTA ") {
+            Some(Format::Nvbit)
+        } else if line.starts_with("-kernel")
+            || line.starts_with("-accelsim")
+            || line.starts_with("#BEGIN_TB")
+            || line.starts_with("#traces format")
+            || line.starts_with("thread block = ")
+        {
+            Some(Format::AccelSim)
+        } else {
+            None
+        }
+    }
+}
+
+/// How to read a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceOptions {
+    /// `None`: detected from the content.
+    pub format: Option<Format>,
+    /// Bytes per lane for opcodes whose modifier the user overrides.
+    pub widths: Vec<(String, u64)>,
+    pub machine: Machine,
+    /// 0 for no cache.
+    pub cache_bytes: u64,
+}
+
+impl Default for TraceOptions {
+    fn default() -> TraceOptions {
+        TraceOptions {
+            format: None,
+            widths: Vec::new(),
+            machine: Machine::default(),
+            // The kernel view's default: V100's 6 MiB L2.
+            cache_bytes: 6 << 20,
+        }
+    }
+}
+
+/// What a whole trace says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceAnalysis {
+    /// `None` when no line was recognised.
+    pub format: Option<Format>,
+    pub machine: Machine,
+    pub cache_bytes: u64,
+    /// The kernel view's figures for the whole trace.
+    pub total: Figures,
+    /// One row per static instruction: the most excess sectors (then bank conflicts) first.
+    pub instructions: Vec<Instruction>,
+    pub bytes: u64,
+    pub lines: u64,
+    /// Memory-instruction lines read (active lanes or not).
+    pub executions: u64,
+    /// Instruction lines that touch no memory (Accel-Sim).
+    pub non_memory: u64,
+    /// Kernel launches seen (NVBit launch lines; Accel-Sim headers).
+    pub kernels: u64,
+    /// Lines that are not trace output, e.g. the application's own prints.
+    pub other_lines: u64,
+    pub malformed: u64,
+    /// The first [`MALFORMED_SHOWN`] malformed lines: (line number, why).
+    pub first_malformed: Vec<(u64, String)>,
+    /// Remarks for the page: pooled write-backs, blocks replayed in parts.
+    pub notes: Vec<String>,
+}
+
+/// An Accel-Sim record held for its block's replay.
+#[derive(Clone, Debug)]
+struct Held {
+    line: u64,
+    at: usize,
+    mask: u64,
+    addresses: [u64; 32],
+    block: [u32; 3],
+    warp: u32,
+}
+
+/// A trace being read, chunk by chunk.
+///
+/// ```
+/// use coalescing_lab::model::trace::{Importer, TraceOptions};
+/// let lanes: String = (0..32).map(|t| format!("0x{:016x} ", 0x1000 + 4 * t)).collect();
+/// let text = format!("MEMTRACE: CTX 0x0000000000000001 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - LDG.E - {lanes}\n");
+/// let mut importer = Importer::new(TraceOptions::default());
+/// // Any split of the bytes gives the same result.
+/// let (a, b) = text.as_bytes().split_at(100);
+/// importer.feed(a);
+/// importer.feed(b);
+/// let analysis = importer.finish();
+/// assert_eq!((analysis.total.requests, analysis.total.sectors), (1, 4));
+/// assert_eq!(analysis.instructions[0].opcode, "LDG.E");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Importer {
+    format: Option<Format>,
+    pending: Vec<u8>,
+    /// Skipping the rest of an over-long line.
+    skipping: bool,
+    reader: accelsim::Reader,
+    held: Vec<Vec<Held>>,
+    held_count: usize,
+    tally: tally::Tally,
+    analysis: TraceAnalysis,
+}
+
+impl Importer {
+    pub fn new(options: TraceOptions) -> Importer {
+        Importer {
+            format: options.format,
+            pending: Vec::new(),
+            skipping: false,
+            reader: accelsim::Reader::default(),
+            held: Vec::new(),
+            held_count: 0,
+            tally: tally::Tally::new(options.machine, options.cache_bytes, options.widths),
+            analysis: TraceAnalysis {
+                format: options.format,
+                machine: options.machine,
+                cache_bytes: options.cache_bytes,
+                total: Figures::default(),
+                instructions: Vec::new(),
+                bytes: 0,
+                lines: 0,
+                executions: 0,
+                non_memory: 0,
+                kernels: 0,
+                other_lines: 0,
+                malformed: 0,
+                first_malformed: Vec::new(),
+                notes: Vec::new(),
+            },
+        }
+    }
+
+    /// Bytes read so far.
+    pub fn bytes(&self) -> u64 {
+        self.analysis.bytes
+    }
+
+    /// Reads the next bytes of the trace.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.analysis.bytes += chunk.len() as u64;
+        let mut rest = chunk;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            let (head, tail) = rest.split_at(end);
+            rest = &tail[1..];
+            if self.skipping {
+                self.skipping = false;
+                self.pending.clear();
+                continue;
+            }
+            if self.pending.is_empty() {
+                self.line(head);
+            } else {
+                let mut line = std::mem::take(&mut self.pending);
+                line.extend_from_slice(head);
+                self.line(&line);
+                line.clear();
+                self.pending = line;
+            }
+        }
+        if self.skipping {
+            return;
+        }
+        self.pending.extend_from_slice(rest);
+        if self.pending.len() > MAX_LINE_BYTES {
+            self.analysis.lines += 1;
+            let n = self.analysis.lines;
+            self.malformed(n, format!("longer than {MAX_LINE_BYTES} bytes"));
+            self.pending.clear();
+            self.skipping = true;
+        }
+    }
+
+    /// Reads the last line and returns the analysis.
+    pub fn finish(mut self) -> TraceAnalysis {
+        if !self.pending.is_empty() && !self.skipping {
+            let line = std::mem::take(&mut self.pending);
+            self.line(&line);
+        }
+        self.replay();
+        let total = self.tally.finish();
+        let mut a = self.analysis;
+        a.total = total;
+        a.format = self.format;
+        let mut rows = self.tally.instructions;
+        if rows.len() > POOLED_AFTER {
+            a.notes.push(format!(
+                "The trace has {} memory instructions: write-backs of the instructions after \
+                 the first {POOLED_AFTER} are charged to the {POOLED_AFTER}th; the totals are exact.",
+                rows.len()
+            ));
+        }
+        rows.sort_by_key(|i| {
+            std::cmp::Reverse((i.excess_sectors(), i.wavefronts.conflicts(), i.sectors))
+        });
+        a.instructions = rows;
+        a
+    }
+
+    fn malformed(&mut self, line: u64, why: String) {
+        self.analysis.malformed += 1;
+        if self.analysis.first_malformed.len() < MALFORMED_SHOWN {
+            self.analysis.first_malformed.push((line, why));
+        }
+    }
+
+    fn line(&mut self, bytes: &[u8]) {
+        self.analysis.lines += 1;
+        let n = self.analysis.lines;
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            self.malformed(n, "not UTF-8 text".into());
+            return;
+        };
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        if text.trim().is_empty() {
+            return;
+        }
+        let format = match self.format {
+            Some(f) => f,
+            None => match Format::detect(text) {
+                Some(f) => {
+                    self.format = Some(f);
+                    f
+                }
+                None => {
+                    self.analysis.other_lines += 1;
+                    return;
+                }
+            },
+        };
+        let outcome = match format {
+            Format::Nvbit => self.nvbit(text),
+            Format::AccelSim => self.accelsim(text, n),
+        };
+        if let Err(why) = outcome {
+            self.malformed(n, why);
+        }
+    }
+
+    fn nvbit(&mut self, text: &str) -> Result<(), String> {
+        match nvbit::parse(text)? {
+            nvbit::Line::Access(r) => {
+                self.analysis.executions += 1;
+                let at = self.tally.intern(r.pc, r.opcode);
+                self.tally
+                    .execute(at, r.mask, &r.addresses, r.block, r.warp)
+            }
+            nvbit::Line::Launch => {
+                self.analysis.kernels += 1;
+                Ok(())
+            }
+            nvbit::Line::Other => {
+                self.analysis.other_lines += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn accelsim(&mut self, text: &str, n: u64) -> Result<(), String> {
+        if text.starts_with("-kernel name") {
+            self.analysis.kernels += 1;
+        }
+        match self.reader.parse(text)? {
+            accelsim::Line::Access(r) => {
+                self.analysis.executions += 1;
+                let at = self.tally.intern(r.pc, r.opcode);
+                let warp = r.warp as usize;
+                if self.held.len() <= warp {
+                    self.held.resize_with(warp + 1, Vec::new);
+                }
+                if let Some(queue) = self.held.get_mut(warp) {
+                    queue.push(Held {
+                        line: n,
+                        at,
+                        mask: r.mask,
+                        addresses: r.addresses,
+                        block: r.block,
+                        warp: r.warp,
+                    });
+                }
+                self.held_count += 1;
+                if self.held_count >= BLOCK_BUFFER {
+                    if !self
+                        .analysis
+                        .notes
+                        .iter()
+                        .any(|n| n.starts_with("A thread block"))
+                    {
+                        self.analysis.notes.push(format!(
+                            "A thread block has more than {BLOCK_BUFFER} memory instructions: \
+                             its warps were interleaved in parts of that size."
+                        ));
+                    }
+                    self.replay();
+                }
+                Ok(())
+            }
+            accelsim::Line::Block(_) | accelsim::Line::BlockEnd => {
+                self.replay();
+                Ok(())
+            }
+            accelsim::Line::NonMemory => {
+                self.analysis.non_memory += 1;
+                Ok(())
+            }
+            accelsim::Line::Header | accelsim::Line::Warp(_) => Ok(()),
+        }
+    }
+
+    /// Replays the held block: its warps round-robin, one instruction each in turn, which is
+    /// the kernel view's order when the warps run the same instructions.
+    fn replay(&mut self) {
+        let mut held = std::mem::take(&mut self.held);
+        let longest = held.iter().map(Vec::len).max().unwrap_or(0);
+        for k in 0..longest {
+            for queue in &held {
+                let Some(h) = queue.get(k) else {
+                    continue;
+                };
+                if let Err(why) = self
+                    .tally
+                    .execute(h.at, h.mask, &h.addresses, h.block, h.warp)
+                {
+                    self.malformed(h.line, why);
+                }
+            }
+        }
+        for queue in &mut held {
+            queue.clear();
+        }
+        self.held = held;
+        self.held_count = 0;
+    }
+}
+
+/// Reads a whole trace held in memory: [`Importer::feed`] once, then [`Importer::finish`].
+pub fn analyze_trace(text: &[u8], options: TraceOptions) -> TraceAnalysis {
+    let mut importer = Importer::new(options);
+    importer.feed(text);
+    importer.finish()
+}
+
+/// The calculator's `addrs=` text of an instruction's worst execution: one address per lane,
+/// `-` for an inactive lane.
+pub fn worst_addrs(instr: &Instruction) -> Option<String> {
+    let w = instr.worst.as_ref()?;
+    Some(
+        w.addresses
+            .iter()
+            .map(|a| a.map_or_else(|| "-".to_string(), |a| a.to_string()))
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+}
+
+/// The per-instruction table as CSV (RFC 4180, CRLF), in the page's row order, with the
+/// columns named as the rows' `data-` attributes.
+///
+/// ```
+/// use coalescing_lab::model::trace::{analyze_trace, instruction_csv, TraceOptions};
+/// let lanes: String = (0..32).map(|t| format!("0x{:016x} ", 0x1000 + 8 * t)).collect();
+/// let text = format!("MEMTRACE: CTX 0x1 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - LDG.E - {lanes}\n");
+/// let csv = instruction_csv(&analyze_trace(text.as_bytes(), TraceOptions::default()));
+/// // 32 floats 8 bytes apart: 8 sectors where 4 would do; 256 bytes read from DRAM.
+/// assert_eq!(csv.lines().nth(1), Some("LDG.E,,global,4,1,1,32,128,8,4,4,256,0,0,0"));
+/// ```
+pub fn instruction_csv(a: &TraceAnalysis) -> String {
+    let mut csv = super::csv::Csv::default();
+    csv.row([
+        "opcode",
+        "pc",
+        "space",
+        "elem",
+        "executions",
+        "requests",
+        "active_lanes",
+        "requested_bytes",
+        "sectors",
+        "ideal_sectors",
+        "excess_sectors",
+        "dram_read_bytes",
+        "dram_write_bytes",
+        "wavefronts",
+        "bank_conflicts",
+    ]);
+    let s = a.machine.sector_bytes;
+    for i in &a.instructions {
+        csv.row([
+            i.opcode.clone(),
+            i.pc.map_or(String::new(), |pc| format!("0x{pc:x}")),
+            i.space.name().to_string(),
+            i.elem.to_string(),
+            i.executions.to_string(),
+            i.requests.to_string(),
+            i.active_lanes.to_string(),
+            i.requested_bytes.to_string(),
+            i.sectors.to_string(),
+            i.ideal_sectors.to_string(),
+            i.excess_sectors().to_string(),
+            (i.read_sectors * s).to_string(),
+            (i.write_sectors * s).to_string(),
+            i.wavefronts.wavefronts.to_string(),
+            i.wavefronts.conflicts().to_string(),
+        ]);
+    }
+    csv.finish()
+}
