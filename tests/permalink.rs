@@ -125,7 +125,7 @@ fn versions_and_modes_are_checked() {
     );
     assert_eq!(
         warnings("tab=gpu"),
-        ["`tab=gpu` is not a panel (calculator, roofline, probe or kernel); showing the calculator."]
+        ["`tab=gpu` is not a panel (calculator, kernel, trace, roofline or probe); showing the calculator."]
     );
     assert_eq!(
         warnings("embed=yes"),

@@ -204,3 +204,30 @@ fn the_accelsim_fixture_reads_all_three_address_modes_and_the_mask_0_line() {
     // Rows come most excess sectors first.
     assert_eq!(a.instructions[0].pc, Some(0x20));
 }
+
+#[test]
+fn an_over_long_line_is_malformed_however_the_bytes_arrive() {
+    let mut text = "x".repeat(70_000);
+    text.push('\n');
+    let lanes: String = (0..32)
+        .map(|t| format!("0x{:016x} ", 0x1000 + 4 * t))
+        .collect();
+    text.push_str(&format!(
+        "MEMTRACE: CTX 0x1 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - LDG.E - {lanes}\n"
+    ));
+    let options = TraceOptions {
+        format: Some(Format::Nvbit),
+        ..TraceOptions::default()
+    };
+    let whole = analyze_trace(text.as_bytes(), options.clone());
+    assert_eq!(
+        whole.first_malformed,
+        [(1, "longer than 65536 bytes".to_string())]
+    );
+    assert_eq!((whole.lines, whole.total.requests), (2, 1));
+    let mut importer = Importer::new(options);
+    for chunk in text.as_bytes().chunks(1000) {
+        importer.feed(chunk);
+    }
+    assert_eq!(importer.finish(), whole);
+}

@@ -7,7 +7,7 @@
 //! problem a link had. Encoding writes `v=1` and only the values that differ from the
 //! default, in a fixed order. A future version bumps `v` and keeps decoding this one.
 //!
-//! Why one file of ~550 lines: decoding, encoding and the warnings must agree parameter by
+//! Why one file of ~590 lines: decoding, encoding and the warnings must agree parameter by
 //! parameter; they stay side by side so that a new parameter is added in one place.
 
 use super::arch::Arch;
@@ -29,6 +29,7 @@ pub enum Tab {
     Roofline,
     Probe,
     Kernel,
+    Trace,
 }
 
 impl Tab {
@@ -39,14 +40,21 @@ impl Tab {
             Tab::Roofline => "roofline",
             Tab::Probe => "probe",
             Tab::Kernel => "kernel",
+            Tab::Trace => "trace",
         }
     }
 
     /// The tab whose `tab` value is `param`, if any.
     pub fn from_param(param: &str) -> Option<Tab> {
-        [Tab::Calculator, Tab::Roofline, Tab::Probe, Tab::Kernel]
-            .into_iter()
-            .find(|t| t.param() == param)
+        [
+            Tab::Calculator,
+            Tab::Roofline,
+            Tab::Probe,
+            Tab::Kernel,
+            Tab::Trace,
+        ]
+        .into_iter()
+        .find(|t| t.param() == param)
     }
 }
 
@@ -74,6 +82,29 @@ pub struct State {
     pub kernel: KernelInputs,
     /// `kcompare`: the kernel preset shown beside the kernel view's own kernel; empty for none.
     pub kernel_compare: String,
+    /// `trace`: a trace to load from the page's own site (a relative path); empty for none.
+    pub trace: String,
+    /// `tformat`: `nvbit` or `accelsim` to override the detected trace format; empty: detect.
+    pub trace_format: String,
+}
+
+/// Whether `path` names a file on the page's own site: relative, with no scheme, host or
+/// backslash. Course pages ship sample traces beside the app this way.
+///
+/// ```
+/// use coalescing_lab::model::permalink::same_origin_path;
+/// assert!(same_origin_path("samples/synthetic-transpose.nvbit.txt"));
+/// assert!(!same_origin_path("https://example.org/t.txt"));
+/// assert!(!same_origin_path("//example.org/t.txt"));
+/// assert!(!same_origin_path("javascript:alert(1)"));
+/// ```
+pub fn same_origin_path(path: &str) -> bool {
+    let path = path.trim();
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains(':')
+        && !path.contains('\\')
+        && path.chars().all(|c| !c.is_control())
 }
 
 /// Unknown parameters named one by one in the notice; the rest are counted.
@@ -145,6 +176,10 @@ pub fn decode(query: &str) -> State {
                 } else {
                     String::new()
                 }
+            }
+            "trace" if same_origin_path(&value) => state.trace = value.trim().to_string(),
+            "tformat" if matches!(value.trim(), "nvbit" | "accelsim") => {
+                state.trace_format = value.trim().to_string()
             }
             key if key.starts_with(B_PREFIX) => compare = true,
             _ => {}
@@ -259,8 +294,14 @@ pub fn encode(state: &State) -> String {
         }
     }
     encode_kernel(&state.kernel, &mut pairs);
-    if !state.kernel_compare.is_empty() {
-        pairs.push(("kcompare".to_string(), state.kernel_compare.clone()));
+    for (key, value) in [
+        ("kcompare", &state.kernel_compare),
+        ("trace", &state.trace),
+        ("tformat", &state.trace_format),
+    ] {
+        if !value.is_empty() {
+            pairs.push((key.to_string(), value.clone()));
+        }
     }
     if pairs.is_empty() {
         return String::new();
@@ -306,7 +347,7 @@ pub fn warnings(query: &str) -> Vec<String> {
                 )),
             },
             "tab" if Tab::from_param(&value).is_none() => out.push(format!(
-                "`tab={value}` is not a panel (calculator, roofline, probe or kernel); showing the calculator."
+                "`tab={value}` is not a panel (calculator, kernel, trace, roofline or probe); showing the calculator."
             )),
             "embed" if value != "0" && value != "1" => out.push(format!(
                 "`embed={value}` is not 0 or 1; showing the full page."
@@ -321,8 +362,14 @@ pub fn warnings(query: &str) -> Vec<String> {
                 "`kcompare={value}` is not a kernel preset ({}); comparing with none.",
                 KERNEL_PRESETS.map(|p| p.id).join(", ")
             )),
+            "trace" if !same_origin_path(&value) => out.push(format!(
+                "`trace={value}` is not a path on this site; a trace loads by link only from beside the app (e.g. samples/…), so it was ignored."
+            )),
+            "tformat" if !matches!(value.trim(), "nvbit" | "accelsim") => out.push(format!(
+                "`tformat={value}` is not nvbit or accelsim; the format is detected from the trace."
+            )),
             "tab" | "embed" | "predict" | "compare" | "oi" | "bw" | "trail" | "prev" | "strides"
-            | "n" | "kcompare" => {}
+            | "n" | "kcompare" | "trace" | "tformat" => {}
             _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
             _ if KernelField::from_param(&key).is_some() => {}
             "" => unnamed += 1,
@@ -494,6 +541,7 @@ pub fn embed_snippet(page: &str, state: &State) -> String {
         Tab::Roofline => "Coalescing Lab: Roofline lab",
         Tab::Probe => "Coalescing Lab: GPU probe",
         Tab::Kernel => "Coalescing Lab: kernel view",
+        Tab::Trace => "Coalescing Lab: trace",
     };
     format!(
         "<iframe src=\"{}\" width=\"100%\" height=\"900\" title=\"{title}\" loading=\"lazy\" style=\"border:0\"></iframe>",

@@ -13,6 +13,7 @@ mod panic;
 mod probe;
 mod roofline;
 mod share;
+mod trace;
 mod url;
 mod widgets;
 
@@ -47,6 +48,10 @@ struct AppState {
     kernel: RwSignal<KernelInputs>,
     /// `kcompare`: the kernel preset beside the kernel view's kernel; empty for none.
     kernel_compare: RwSignal<String>,
+    /// `trace`: a same-origin trace path to load; empty for none (a picked file is not).
+    trace: RwSignal<String>,
+    /// `tformat`: the trace format override; empty: detect.
+    trace_format: RwSignal<String>,
 }
 
 impl AppState {
@@ -61,6 +66,8 @@ impl AppState {
         self.probe.set(state.probe);
         self.kernel.set(state.kernel);
         self.kernel_compare.set(state.kernel_compare);
+        self.trace.set(state.trace);
+        self.trace_format.set(state.trace_format);
     }
 }
 
@@ -81,6 +88,8 @@ pub fn App() -> impl IntoView {
         probe: RwSignal::new(initial.probe.clone()),
         kernel: RwSignal::new(initial.kernel.clone()),
         kernel_compare: RwSignal::new(initial.kernel_compare.clone()),
+        trace: RwSignal::new(initial.trace.clone()),
+        trace_format: RwSignal::new(initial.trace_format.clone()),
     };
     // A memo, so the readers (the URL, the share bar, the full-page link) share one copy.
     let current = Memo::new(move |_| State {
@@ -93,6 +102,8 @@ pub fn App() -> impl IntoView {
         probe: state.probe.get(),
         kernel: state.kernel.get(),
         kernel_compare: state.kernel_compare.get(),
+        trace: state.trace.get(),
+        trace_format: state.trace_format.get(),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {
@@ -187,6 +198,16 @@ pub fn App() -> impl IntoView {
                 </Show>
             </div>
             {kernel_panel(state, seen)}
+            <div
+                id="panel-trace"
+                role="tabpanel"
+                aria-labelledby="tab-trace"
+                hidden=Signal::derive(move || state.tab.get() != Tab::Trace)
+            >
+                <Show when=move || seen(Tab::Trace)>
+                    <trace::TracePanel state=state />
+                </Show>
+            </div>
         </main>
         <Show when=move || !embed>
             <footer class="site">
@@ -206,6 +227,7 @@ fn tab_bit(tab: Tab) -> u8 {
         Tab::Roofline => 2,
         Tab::Probe => 4,
         Tab::Kernel => 8,
+        Tab::Trace => 16,
     }
 }
 
@@ -238,6 +260,7 @@ fn kernel_panel(_: AppState, _: impl Fn(Tab) -> bool) -> impl IntoView {}
 const TABS: &[(Tab, &str, &str)] = &[
     (Tab::Calculator, "tab-calculator", "Sector calculator"),
     (Tab::Kernel, "tab-kernel", "Kernel view"),
+    (Tab::Trace, "tab-trace", "Trace"),
     (Tab::Roofline, "tab-roofline", "Roofline lab"),
     (Tab::Probe, "tab-probe", "GPU probe"),
 ];
@@ -245,6 +268,7 @@ const TABS: &[(Tab, &str, &str)] = &[
 #[cfg(not(feature = "kernel-view"))]
 const TABS: &[(Tab, &str, &str)] = &[
     (Tab::Calculator, "tab-calculator", "Sector calculator"),
+    (Tab::Trace, "tab-trace", "Trace"),
     (Tab::Roofline, "tab-roofline", "Roofline lab"),
     (Tab::Probe, "tab-probe", "GPU probe"),
 ];

@@ -20,15 +20,23 @@ export const BUDGET_BYTES = 150_000;
  * calculator's bank model, bank map and form (after making the chart canvas non-generic saved
  * 13 KB of the 28 KB they first cost) and 12 KB for the kernel view's shared statements,
  * barriers, tiled-transpose presets and Compare.
+ *
+ * Raised again to 550 000 with the trace panel: 495 KB to 548 KB (+52 KB gzip: the two trace
+ * readers, the per-instruction tally, the streamed file reading and the panel). Every panel
+ * still ships in one bundle; issue "First load" is where this number has to come down.
  */
-export const GUARD_BYTES = 500_000;
+export const GUARD_BYTES = 550_000;
 
-/** `[{file, raw, gzip}]` for every file under dist/, and the gzip total. */
+/**
+ * `[{file, raw, gzip}]` for every file under dist/ the page loads, and the gzip total. The
+ * sample traces in `samples/` are left out: they are fetched only when a trace link asks.
+ */
 export async function pageWeight(root = DIST) {
   const files = [];
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath ?? entry.path, entry.name);
+    if (path.slice(root.length + 1).startsWith('samples/')) continue;
     const body = await readFile(path);
     const gzip = execFileSync('gzip', ['-9', '-c', path], { maxBuffer: 64 << 20 }).length;
     files.push({ file: path.slice(root.length + 1), raw: body.length, gzip });

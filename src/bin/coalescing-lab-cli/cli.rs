@@ -1,17 +1,17 @@
 //! The subcommands: arguments in, the model's words and numbers out, in one of four formats.
 
+use crate::link::state_of;
+use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
 use coalescing_lab::model::derivation::derive;
 use coalescing_lab::model::inputs::Inputs;
 use coalescing_lab::model::kernel::view::{figure_readouts, statement_csv, statement_rows};
 use coalescing_lab::model::kernel::{analyze_kernel, Kernel, Machine};
-use coalescing_lab::model::permalink::{decode, warnings, State};
+use coalescing_lab::model::permalink::State;
 use coalescing_lab::model::presets::Preset;
-use coalescing_lab::model::readouts::{lane_csv, lane_rows, readouts, Readout};
+use coalescing_lab::model::readouts::{lane_csv, lane_rows, readouts};
 use coalescing_lab::model::sectors::{analyze, Analysis};
 use coalescing_lab::model::trace::synth::{accelsim_text, nvbit_text};
-use coalescing_lab::model::trace::{
-    instruction_csv, worst_addrs, Format, Importer, TraceAnalysis, TraceOptions,
-};
+use coalescing_lab::model::trace::{Format, TraceOptions};
 use std::io::{Read, Write};
 
 const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES]";
@@ -23,14 +23,14 @@ pub struct Failure {
     pub message: String,
 }
 
-fn bad(message: impl Into<String>) -> Failure {
+pub(crate) fn bad(message: impl Into<String>) -> Failure {
     Failure {
         code: 2,
         message: message.into(),
     }
 }
 
-fn io(what: &str, e: std::io::Error) -> Failure {
+pub(crate) fn io(what: &str, e: std::io::Error) -> Failure {
     Failure {
         code: 1,
         message: format!("{what}: {e}"),
@@ -38,18 +38,18 @@ fn io(what: &str, e: std::io::Error) -> Failure {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Style {
+pub(crate) enum Style {
     Text,
     Json,
     Csv,
     Markdown,
 }
 
-struct Args {
-    command: String,
-    positional: Vec<String>,
-    style: Option<Style>,
-    trace: TraceOptions,
+pub(crate) struct Args {
+    pub(crate) command: String,
+    pub(crate) positional: Vec<String>,
+    pub(crate) style: Option<Style>,
+    pub(crate) trace: TraceOptions,
 }
 
 fn parse_args(args: &[String]) -> Result<Args, Failure> {
@@ -140,7 +140,7 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
     let text = match a.command.as_str() {
         "analyze" => cmd_analyze(&a)?,
         "kernel" => cmd_kernel(&a)?,
-        "trace" => cmd_trace(&a)?,
+        "trace" => crate::trace::cmd_trace(&a)?,
         "answers" => cmd_answers(&a)?,
         "synth" => cmd_synth(&a)?,
         other => return Err(bad(format!("'{other}' is not a subcommand; {USAGE}"))),
@@ -148,80 +148,11 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
     out.write_all(text.as_bytes()).map_err(|e| io("stdout", e))
 }
 
-fn one(a: &Args, what: &str) -> Result<String, Failure> {
+pub(crate) fn one(a: &Args, what: &str) -> Result<String, Failure> {
     match a.positional.as_slice() {
         [one] => Ok(one.clone()),
         _ => Err(bad(format!("{} needs one {what}; {USAGE}", a.command))),
     }
-}
-
-/// A permalink or query string as the page's state; its problems go to standard error.
-///
-/// A link (`https://…/?v=1&…`) or a query starting with `?` is read as the page writes it,
-/// percent-encoded. Anything else is a query as a person types it: `key=value` pairs split at
-/// each `&` that starts another `key=`, values taken literally, so
-/// `idx=t<16 ? t : 1000+64*(t-16)` and `active=t>2 && t<9` mean what they say.
-fn state_of(link: &str) -> State {
-    let link = link.trim();
-    let query = if link.contains("://") || link.starts_with('?') {
-        let query = link.split_once('?').map_or("", |(_, q)| q);
-        query.split('#').next().unwrap_or("").to_string()
-    } else {
-        literal_query(link)
-    };
-    for w in warnings(&query) {
-        eprintln!("note: {w}");
-    }
-    decode(&query)
-}
-
-/// A typed query with literal values, percent-encoded as a link carries it.
-fn literal_query(text: &str) -> String {
-    let starts_pair = |rest: &str| {
-        let key: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_')
-            .collect();
-        !key.is_empty() && rest[key.len()..].starts_with('=')
-    };
-    let mut pairs: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        let (head, tail) = rest.split_at(at);
-        current.push_str(head);
-        if starts_pair(&tail[1..]) {
-            pairs.push(std::mem::take(&mut current));
-        } else {
-            current.push('&');
-        }
-        rest = &tail[1..];
-    }
-    current.push_str(rest);
-    pairs.push(current);
-    pairs
-        .iter()
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => format!("{k}={}", percent_encode(v)),
-            None => percent_encode(p),
-        })
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'_' | b'.' | b'~' | b'*' | b'(' | b')' | b',')
-        {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// The calculator's analysis of `inputs`, or every field error, named.
@@ -400,120 +331,6 @@ fn cmd_kernel(a: &Args) -> Result<String, Failure> {
     })
 }
 
-/// Reads a trace from a file or standard input in 1 MiB chunks.
-pub fn read_trace(path: &str, options: TraceOptions) -> Result<TraceAnalysis, Failure> {
-    let mut importer = Importer::new(options);
-    let mut buffer = vec![0u8; 1 << 20];
-    let mut source: Box<dyn Read> = if path == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(path).map_err(|e| io(path, e))?)
-    };
-    loop {
-        let n = source.read(&mut buffer).map_err(|e| io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        importer.feed(&buffer[..n]);
-    }
-    Ok(importer.finish())
-}
-
-fn cmd_trace(a: &Args) -> Result<String, Failure> {
-    let path = one(a, "file (or - for standard input)")?;
-    let t = read_trace(&path, a.trace.clone())?;
-    if t.format.is_none() {
-        return Err(bad(format!(
-            "{path}: no line is NVBit mem_trace or Accel-Sim trace output ({} lines read)",
-            t.lines
-        )));
-    }
-    for (line, why) in &t.first_malformed {
-        eprintln!("note: line {line}: {why}");
-    }
-    if t.malformed > t.first_malformed.len() as u64 {
-        eprintln!("note: {} malformed lines in all", t.malformed);
-    }
-    let r = figure_readouts(&t.total, t.machine, t.cache_bytes);
-    let s = t.machine.sector_bytes;
-    Ok(match a.style.unwrap_or(Style::Text) {
-        Style::Csv => instruction_csv(&t),
-        Style::Json => {
-            let rows: Vec<String> = t
-                .instructions
-                .iter()
-                .map(|i| {
-                    format!(
-                        "{{\"opcode\":{},\"pc\":{},\"space\":{},\"elem\":{},\"executions\":{},\"requests\":{},\"sectors\":{},\"ideal-sectors\":{},\"excess-sectors\":{},\"dram-bytes\":{},\"wavefronts\":{},\"bank-conflicts\":{},\"worst-addrs\":{}}}",
-                        json_string(&i.opcode),
-                        i.pc.map_or("null".into(), |p| p.to_string()),
-                        json_string(i.space.name()), i.elem, i.executions, i.requests, i.sectors,
-                        i.ideal_sectors, i.excess_sectors(), (i.read_sectors + i.write_sectors) * s,
-                        i.wavefronts.wavefronts, i.wavefronts.conflicts(),
-                        worst_addrs(i).map_or("null".into(), |w| json_string(&w))
-                    )
-                })
-                .collect();
-            let malformed: Vec<String> = t
-                .first_malformed
-                .iter()
-                .map(|(l, w)| format!("{{\"line\":{l},\"why\":{}}}", json_string(w)))
-                .collect();
-            format!(
-                "{{\"format\":{},\"lines\":{},\"executions\":{},\"malformed\":{},\"first-malformed\":[{}],\"readouts\":{},\"instructions\":[{}]}}\n",
-                json_string(t.format.map_or("", Format::name)), t.lines, t.executions, t.malformed,
-                malformed.join(","), json_readouts(&r), rows.join(",")
-            )
-        }
-        style => {
-            let mut out = if style == Style::Markdown {
-                markdown_readouts(&r)
-            } else {
-                text_readouts(&r)
-            };
-            out.push_str(&table(
-                style,
-                &[
-                    "opcode",
-                    "pc",
-                    "space",
-                    "elem",
-                    "requests",
-                    "sectors",
-                    "per request",
-                    "ideal per request",
-                    "excess",
-                    "DRAM bytes",
-                    "conflicts",
-                ],
-                t.instructions.iter().map(|i| {
-                    let per = |n: u64| {
-                        if i.requests == 0 {
-                            "n/a".to_string()
-                        } else {
-                            coalescing_lab::model::format::number(n as f64 / i.requests as f64)
-                        }
-                    };
-                    vec![
-                        i.opcode.clone(),
-                        i.pc.map_or(String::new(), |p| format!("0x{p:x}")),
-                        i.space.name().to_string(),
-                        i.elem.to_string(),
-                        i.requests.to_string(),
-                        i.sectors.to_string(),
-                        per(i.sectors),
-                        per(i.ideal_sectors),
-                        i.excess_sectors().to_string(),
-                        ((i.read_sectors + i.write_sectors) * s).to_string(),
-                        i.wavefronts.conflicts().to_string(),
-                    ]
-                }),
-            ));
-            out
-        }
-    })
-}
-
 fn cmd_answers(a: &Args) -> Result<String, Failure> {
     let path = one(a, "file of permalinks (or - for standard input)")?;
     let mut text = String::new();
@@ -609,135 +426,4 @@ fn cmd_synth(a: &Args) -> Result<String, Failure> {
         }
     }
     .map_err(bad)
-}
-
-/// A table in `style` (text columns, CSV or Markdown).
-fn table(style: Style, header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
-    let rows: Vec<Vec<String>> = rows.collect();
-    match style {
-        Style::Csv => {
-            let mut csv = coalescing_lab::model::csv::Csv::default();
-            csv.row(header.iter().map(|h| h.to_string()));
-            for r in rows {
-                csv.row(r);
-            }
-            csv.finish()
-        }
-        Style::Markdown | Style::Json => {
-            let cell = |s: &str| s.replace('|', "\\|");
-            let mut s = format!(
-                "\n| {} |\n|{}\n",
-                header.join(" | "),
-                "---|".repeat(header.len())
-            );
-            for r in rows {
-                s.push_str(&format!(
-                    "| {} |\n",
-                    r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-                ));
-            }
-            s
-        }
-        Style::Text => {
-            let widths: Vec<usize> = (0..header.len())
-                .map(|c| {
-                    rows.iter()
-                        .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
-                        .chain([header[c].chars().count()])
-                        .max()
-                        .unwrap_or(0)
-                })
-                .collect();
-            let line = |cells: Vec<String>| {
-                cells
-                    .iter()
-                    .zip(&widths)
-                    .map(|(c, w)| format!("{c:<w$}"))
-                    .collect::<Vec<_>>()
-                    .join("  ")
-                    .trim_end()
-                    .to_string()
-            };
-            let mut s = format!(
-                "\n{}\n",
-                line(header.iter().map(|h| h.to_string()).collect())
-            );
-            for r in rows {
-                s.push_str(&line(r));
-                s.push('\n');
-            }
-            s
-        }
-    }
-}
-
-fn text_readouts(r: &[Readout]) -> String {
-    r.iter()
-        .map(|r| format!("{:<22} {:<16} {}\n", r.label, r.text, r.detail))
-        .collect()
-}
-
-fn markdown_readouts(r: &[Readout]) -> String {
-    let mut s = String::from("| result | value | how |\n|---|---|---|\n");
-    for r in r {
-        s.push_str(&format!("| {} | {} | {} |\n", r.label, r.text, r.detail));
-    }
-    s
-}
-
-/// The readouts as a JSON object keyed by their `data-testid`: numbers plainly, `null` when
-/// undefined.
-fn json_readouts(r: &[Readout]) -> String {
-    let fields: Vec<String> = r
-        .iter()
-        .map(|r| format!("{}:{}", json_string(r.id), json_value(&r.value)))
-        .collect();
-    format!("{{{}}}", fields.join(","))
-}
-
-fn json_value(value: &str) -> String {
-    let numeric = !value.is_empty()
-        && value.parse::<f64>().is_ok_and(f64::is_finite)
-        && value
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+'))
-        && !value.starts_with('.')
-        && !value.starts_with('+');
-    if value.is_empty() {
-        "null".into()
-    } else if numeric {
-        value.to_string()
-    } else {
-        json_string(value)
-    }
-}
-
-fn json_list(items: &[String]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|s| json_string(s))
-            .collect::<Vec<_>>()
-            .join(",")
-    )
-}
-
-/// `text` as a JSON string literal.
-fn json_string(text: &str) -> String {
-    let mut s = String::with_capacity(text.len() + 2);
-    s.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            '\n' => s.push_str("\\n"),
-            '\r' => s.push_str("\\r"),
-            '\t' => s.push_str("\\t"),
-            c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
-            c => s.push(c),
-        }
-    }
-    s.push('"');
-    s
 }

@@ -14,6 +14,9 @@
 //! error, 2 bad input (the message names the parameter, as the page's do).
 
 mod cli;
+mod link;
+mod out;
+mod trace;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -290,6 +290,10 @@ impl Importer {
     fn line(&mut self, bytes: &[u8]) {
         self.analysis.lines += 1;
         let n = self.analysis.lines;
+        if bytes.len() > MAX_LINE_BYTES {
+            self.malformed(n, format!("longer than {MAX_LINE_BYTES} bytes"));
+            return;
+        }
         let Ok(text) = std::str::from_utf8(bytes) else {
             self.malformed(n, "not UTF-8 text".into());
             return;

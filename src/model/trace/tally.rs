@@ -100,7 +100,17 @@ impl Tally {
 
     /// The index of the instruction `(pc, opcode)`, added on first sight.
     pub(super) fn intern(&mut self, pc: Option<u64>, opcode: &str) -> usize {
-        if let Some(&at) = self.index.get(&(pc, opcode.to_string())) {
+        // Most traces have a handful of memory instructions: a scan finds them without the
+        // allocation a map key would cost on every line.
+        if self.instructions.len() <= 32 {
+            if let Some(at) = self
+                .instructions
+                .iter()
+                .position(|i| i.pc == pc && i.opcode == opcode)
+            {
+                return at;
+            }
+        } else if let Some(&at) = self.index.get(&(pc, opcode.to_string())) {
             return at;
         }
         let at = self.instructions.len();

@@ -1,0 +1,128 @@
+//! `trace FILE|-`: a trace streamed from a file or standard input through the model's
+//! importer, printed as the trace panel's totals and per-instruction table.
+
+use crate::cli::{bad, io, one, Args, Failure, Style};
+use crate::out::{json_readouts, json_string, markdown_readouts, table, text_readouts};
+use coalescing_lab::model::kernel::view::figure_readouts;
+use coalescing_lab::model::trace::{
+    instruction_csv, worst_addrs, Format, Importer, TraceAnalysis, TraceOptions,
+};
+use std::io::Read;
+
+/// Reads a trace from a file or standard input in 1 MiB chunks.
+pub fn read_trace(path: &str, options: TraceOptions) -> Result<TraceAnalysis, Failure> {
+    let mut importer = Importer::new(options);
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut source: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(|e| io(path, e))?)
+    };
+    loop {
+        let n = source.read(&mut buffer).map_err(|e| io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        importer.feed(&buffer[..n]);
+    }
+    Ok(importer.finish())
+}
+
+pub(crate) fn cmd_trace(a: &Args) -> Result<String, Failure> {
+    let path = one(a, "file (or - for standard input)")?;
+    let t = read_trace(&path, a.trace.clone())?;
+    if t.format.is_none() {
+        return Err(bad(format!(
+            "{path}: no line is NVBit mem_trace or Accel-Sim trace output ({} lines read)",
+            t.lines
+        )));
+    }
+    for (line, why) in &t.first_malformed {
+        eprintln!("note: line {line}: {why}");
+    }
+    if t.malformed > t.first_malformed.len() as u64 {
+        eprintln!("note: {} malformed lines in all", t.malformed);
+    }
+    let r = figure_readouts(&t.total, t.machine, t.cache_bytes);
+    let s = t.machine.sector_bytes;
+    Ok(match a.style.unwrap_or(Style::Text) {
+        Style::Csv => instruction_csv(&t),
+        Style::Json => {
+            let rows: Vec<String> = t
+                .instructions
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{{\"opcode\":{},\"pc\":{},\"space\":{},\"elem\":{},\"executions\":{},\"requests\":{},\"sectors\":{},\"ideal-sectors\":{},\"excess-sectors\":{},\"dram-bytes\":{},\"wavefronts\":{},\"bank-conflicts\":{},\"worst-addrs\":{}}}",
+                        json_string(&i.opcode),
+                        i.pc.map_or("null".into(), |p| p.to_string()),
+                        json_string(i.space.name()), i.elem, i.executions, i.requests, i.sectors,
+                        i.ideal_sectors, i.excess_sectors(), (i.read_sectors + i.write_sectors) * s,
+                        i.wavefronts.wavefronts, i.wavefronts.conflicts(),
+                        worst_addrs(i).map_or("null".into(), |w| json_string(&w))
+                    )
+                })
+                .collect();
+            let malformed: Vec<String> = t
+                .first_malformed
+                .iter()
+                .map(|(l, w)| format!("{{\"line\":{l},\"why\":{}}}", json_string(w)))
+                .collect();
+            format!(
+                "{{\"format\":{},\"lines\":{},\"executions\":{},\"malformed\":{},\"first-malformed\":[{}],\"readouts\":{},\"instructions\":[{}]}}\n",
+                json_string(t.format.map_or("", Format::name)), t.lines, t.executions, t.malformed,
+                malformed.join(","), json_readouts(&r), rows.join(",")
+            )
+        }
+        style => {
+            let mut out = if style == Style::Markdown {
+                markdown_readouts(&r)
+            } else {
+                text_readouts(&r)
+            };
+            out.push_str(&table(
+                style,
+                &[
+                    "opcode",
+                    "pc",
+                    "space",
+                    "elem",
+                    "requests",
+                    "sectors",
+                    "per request",
+                    "ideal per request",
+                    "excess",
+                    "DRAM bytes",
+                    "conflicts",
+                ],
+                t.instructions.iter().map(|i| {
+                    let shared =
+                        i.space == coalescing_lab::model::trace::opcode::MemorySpace::Shared;
+                    let per = |n: u64| {
+                        if shared {
+                            "—".to_string()
+                        } else if i.requests == 0 {
+                            "n/a".to_string()
+                        } else {
+                            coalescing_lab::model::format::number(n as f64 / i.requests as f64)
+                        }
+                    };
+                    vec![
+                        i.opcode.clone(),
+                        i.pc.map_or(String::new(), |p| format!("0x{p:x}")),
+                        i.space.name().to_string(),
+                        i.elem.to_string(),
+                        i.requests.to_string(),
+                        i.sectors.to_string(),
+                        per(i.sectors),
+                        per(i.ideal_sectors),
+                        i.excess_sectors().to_string(),
+                        ((i.read_sectors + i.write_sectors) * s).to_string(),
+                        i.wavefronts.conflicts().to_string(),
+                    ]
+                }),
+            ));
+            out
+        }
+    })
+}

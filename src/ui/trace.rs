@@ -1,0 +1,464 @@
+//! The trace panel: a memory trace from a real GPU run (NVBit `mem_trace` or Accel-Sim
+//! `.traceg`), read on this machine from a picked file or a same-origin `trace=` path, streamed
+//! chunk by chunk through the model's importer with progress and Cancel, and shown as the
+//! kernel view's figures plus one row per static instruction.
+
+use super::AppState;
+use crate::model::kernel::view::figure_readouts;
+use crate::model::kernel::Machine;
+use crate::model::permalink::Tab;
+use crate::model::sectors::analyze_repaired;
+use crate::model::trace::opcode::MemorySpace;
+use crate::model::trace::{
+    instruction_csv, worst_addrs, Format, Importer, Instruction, TraceAnalysis, TraceOptions,
+};
+use crate::ui::share::download_text;
+use crate::ui::widgets::ReadoutList;
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// The longest stretch of reading before the page gets a turn, in milliseconds.
+const SLICE_MS: f64 = 35.0;
+
+/// Where the trace comes from.
+#[derive(Clone)]
+enum Source {
+    File(web_sys::File),
+    Path(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    Idle,
+    /// Bytes read, and in all when known.
+    Reading(f64, Option<f64>),
+    Done,
+    Cancelled,
+    Failed(String),
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// A promise that resolves in a task of its own, so the page can paint and respond.
+async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback(&resolve);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+fn js_error(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| "the browser could not read it".into())
+}
+
+/// Streams `source` through an importer; `Ok(None)` when cancelled (a newer ticket).
+async fn read(
+    source: Source,
+    options: TraceOptions,
+    ticket: u64,
+    generation: StoredValue<u64>,
+    status: RwSignal<Status>,
+) -> Result<Option<TraceAnalysis>, String> {
+    let (stream, total) = match source {
+        Source::File(file) => (file.stream(), Some(file.size())),
+        Source::Path(path) => {
+            let response: web_sys::Response = JsFuture::from(window().fetch_with_str(&path))
+                .await
+                .map_err(js_error)?
+                .unchecked_into();
+            if !response.ok() {
+                return Err(format!("{path}: the site answered {}", response.status()));
+            }
+            let length = response
+                .headers()
+                .get("content-length")
+                .ok()
+                .flatten()
+                .and_then(|l| l.parse::<f64>().ok());
+            let body = response
+                .body()
+                .ok_or_else(|| format!("{path}: the response has no body"))?;
+            (body, length)
+        }
+    };
+    let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+    let mut importer = Importer::new(options);
+    let mut slice = now_ms();
+    let mut buffer = Vec::new();
+    loop {
+        if generation.try_get_value() != Some(ticket) {
+            let _ = reader.cancel();
+            return Ok(None);
+        }
+        let result = JsFuture::from(reader.read()).await.map_err(js_error)?;
+        let done = js_sys::Reflect::get(&result, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        let Ok(value) = js_sys::Reflect::get(&result, &"value".into()) else {
+            break;
+        };
+        let chunk: js_sys::Uint8Array = value.unchecked_into();
+        buffer.resize(chunk.length() as usize, 0);
+        chunk.copy_to(&mut buffer);
+        importer.feed(&buffer);
+        if now_ms() - slice >= SLICE_MS {
+            let _ = status.try_set(Status::Reading(importer.bytes() as f64, total));
+            next_task().await;
+            slice = now_ms();
+        }
+    }
+    Ok(Some(importer.finish()))
+}
+
+#[component]
+pub fn TracePanel(state: AppState) -> impl IntoView {
+    let analysis = RwSignal::new(None::<TraceAnalysis>);
+    let status = RwSignal::new(Status::Idle);
+    let generation = StoredValue::new(0u64);
+    let source = StoredValue::new_local(None::<Source>);
+    let widths = RwSignal::new(Vec::<(String, u64)>::new());
+    let machine = Memo::new(move |_| {
+        let a = state.calc.with(analyze_repaired);
+        Machine {
+            warp: a.warp,
+            sector_bytes: a.sector_bytes,
+            line_bytes: a.line_bytes,
+        }
+    });
+    let start = move |from: Source| {
+        let ticket = generation.get_value() + 1;
+        generation.set_value(ticket);
+        source.set_value(Some(from.clone()));
+        status.set(Status::Reading(0.0, None));
+        let options = TraceOptions {
+            format: state.trace_format.with_untracked(|f| Format::parse(f)),
+            widths: widths.get_untracked(),
+            machine: machine.get_untracked(),
+            ..TraceOptions::default()
+        };
+        leptos::task::spawn_local(async move {
+            match read(from, options, ticket, generation, status).await {
+                Ok(Some(result)) if generation.try_get_value() == Some(ticket) => {
+                    let _ = analysis.try_set(Some(result));
+                    let _ = status.try_set(Status::Done);
+                }
+                Ok(_) => {}
+                Err(why) => {
+                    if generation.try_get_value() == Some(ticket) {
+                        let _ = status.try_set(Status::Failed(why));
+                    }
+                }
+            }
+        });
+    };
+    // A `trace=` link loads once, when the panel is built.
+    if let Some(path) = state
+        .trace
+        .with_untracked(|p| (!p.is_empty()).then(|| p.clone()))
+    {
+        start(Source::Path(path));
+    }
+    let rerun = move || {
+        if let Some(from) = source.get_value() {
+            start(from);
+        }
+    };
+    // The format override and the machine re-read the same source.
+    Effect::new(move |first: Option<()>| {
+        state.trace_format.track();
+        machine.track();
+        if first.is_some() {
+            rerun();
+        }
+    });
+    let pick = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            state.trace.set(String::new());
+            start(Source::File(file));
+        }
+    };
+    let cancel = move |_| {
+        generation.update_value(|g| *g += 1);
+        status.set(Status::Cancelled);
+    };
+    let set_width = move |opcode: String, bytes: u64| {
+        widths.update(|w| {
+            w.retain(|(op, _)| *op != opcode);
+            w.push((opcode, bytes));
+        });
+        rerun();
+    };
+    let export = move |_| {
+        if let Some(text) = analysis.with_untracked(|a| a.as_ref().map(instruction_csv)) {
+            download_text("coalescing-trace.csv", "text/csv", &text);
+        }
+    };
+    let readouts = Signal::derive(move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|a| figure_readouts(&a.total, a.machine, a.cache_bytes))
+                .unwrap_or_default()
+        })
+    });
+    let reading = move || status.with(|s| matches!(s, Status::Reading(..)));
+    view! {
+        <section class="trace" aria-labelledby="trace-title">
+            <h2 id="trace-title">"Trace"</h2>
+            <p class="lead">
+                "A memory trace from a real GPU run: NVBit's " <code>"mem_trace"</code>
+                " output or an Accel-Sim " <code>".traceg"</code>
+                ". Every warp memory instruction it recorded is counted as the calculator counts one, per static instruction and for the whole kernel, through the kernel view's cache model in trace order."
+            </p>
+            <p class="note" data-testid="trace-privacy">
+                "The file is read here, in this page, and never leaves your machine: nothing is uploaded."
+            </p>
+            <div class="trace-source">
+                <div class="field">
+                    <label for="trace-file">"Trace file"</label>
+                    <input type="file" id="trace-file" data-testid="trace-file" on:change=pick />
+                    <p class="hint">
+                        "NVBit: a lane printed as 0 is taken as inactive, so the trace must come from a build that zeroes inactive lanes (the stock tool leaves them undefined). "
+                        "Samples made by this project's model (synthetic, not from a GPU): "
+                        <a href="?tab=trace&trace=samples/synthetic-transpose-naive.nvbit.txt" data-testid="trace-sample-nvbit">"naive transpose (NVBit)"</a>
+                        ", "
+                        <a href="?tab=trace&trace=samples/synthetic-transpose-tiled.traceg" data-testid="trace-sample-accelsim">"tiled transpose (Accel-Sim)"</a>
+                        "."
+                    </p>
+                </div>
+                <div class="field">
+                    <label for="trace-format">"Format"</label>
+                    <select
+                        id="trace-format"
+                        data-testid="trace-format"
+                        prop:value=move || state.trace_format.get()
+                        on:change=move |ev| state.trace_format.set(event_target_value(&ev))
+                    >
+                        <option value="">"Detect from the content"</option>
+                        <option value="nvbit">"NVBit mem_trace"</option>
+                        <option value="accelsim">"Accel-Sim .traceg"</option>
+                    </select>
+                </div>
+            </div>
+            <Show when=reading>
+                <div class="kernel-run" data-testid="trace-progress">
+                    <progress
+                        max=move || status.with(|s| match s { Status::Reading(_, Some(t)) => t.to_string(), _ => "1".into() })
+                        value=move || status.with(|s| match s { Status::Reading(b, Some(_)) => b.to_string(), _ => "0".into() })
+                        aria-label="Trace reading progress"
+                    ></progress>
+                    <span class="hint">{move || status.with(|s| match s {
+                        Status::Reading(b, _) => format!("{} read", crate::model::format::size_text(*b as u64)),
+                        _ => String::new(),
+                    })}</span>
+                    <button type="button" data-testid="trace-cancel" on:click=cancel>"Cancel"</button>
+                </div>
+            </Show>
+            <p class="visually-hidden" role="status" data-testid="trace-status" data-value=move || status.with(|s| match s {
+                Status::Idle => "idle",
+                Status::Reading(..) => "reading",
+                Status::Done => "done",
+                Status::Cancelled => "cancelled",
+                Status::Failed(_) => "failed",
+            })>
+                {move || status.with(|s| match s {
+                    Status::Done => "Trace read.".to_string(),
+                    Status::Cancelled => "Cancelled.".to_string(),
+                    Status::Failed(e) => format!("Could not read the trace: {e}"),
+                    _ => String::new(),
+                })}
+            </p>
+            {move || status.with(|s| match s {
+                Status::Failed(e) => Some(view! { <p class="error" data-testid="trace-failed" role="alert">{format!("Could not read the trace: {e}")}</p> }.into_any()),
+                Status::Cancelled => Some(view! { <p class="stale" data-testid="trace-cancelled">"Cancelled: pick the file again to read it."</p> }.into_any()),
+                _ => None,
+            })}
+            {move || analysis.with(|a| a.as_ref().map(summary))}
+            <ReadoutList readouts=readouts stale=Signal::derive(reading) />
+            <Show when=move || analysis.with(Option::is_some)>
+                <div class="lane-table" role="region" aria-labelledby="trace-table-title" tabindex="0">
+                    <table>
+                        <caption id="trace-table-title">"Per static instruction, the most excess sectors first"</caption>
+                        <thead>
+                            <tr>
+                                <th scope="col">"Instruction"</th>
+                                <th scope="col">"Bytes per lane"</th>
+                                <th scope="col">"Executions (requests)"</th>
+                                <th scope="col">"Active lanes"</th>
+                                <th scope="col">"Requested"</th>
+                                <th scope="col">"Sectors"</th>
+                                <th scope="col">"Per request"</th>
+                                <th scope="col">"Ideal per request"</th>
+                                <th scope="col">"Excess"</th>
+                                <th scope="col">"Useful"</th>
+                                <th scope="col">"DRAM bytes"</th>
+                                <th scope="col">"Worst execution"</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {move || analysis.with(|a| a.as_ref().map(|a| {
+                                let s = a.machine.sector_bytes;
+                                a.instructions.iter().map(|i| row(i, s, state, set_width)).collect_view()
+                            }))}
+                        </tbody>
+                    </table>
+                </div>
+                <div class="buttons exports">
+                    <button type="button" data-testid="trace-csv" on:click=export>"Download the table (CSV)"</button>
+                </div>
+            </Show>
+        </section>
+    }
+}
+
+/// Lines, executions, malformed lines (the first few with their numbers) and notes.
+fn summary(a: &TraceAnalysis) -> impl IntoView {
+    let format = a.format.map_or("no recognised format", |f| match f {
+        Format::Nvbit => "NVBit mem_trace",
+        Format::AccelSim => "Accel-Sim .traceg",
+    });
+    let head = format!(
+        "{format}: {} lines, {} memory-instruction executions, {} static instructions{}.",
+        a.lines,
+        a.executions,
+        a.instructions.len(),
+        if a.other_lines > 0 {
+            format!(
+                ", {} other lines (e.g. the program's own output)",
+                a.other_lines
+            )
+        } else {
+            String::new()
+        }
+    );
+    let malformed = (a.malformed > 0).then(|| {
+        let shown: Vec<String> = a
+            .first_malformed
+            .iter()
+            .map(|(line, why)| format!("line {line}: {why}"))
+            .collect();
+        view! {
+            <p class="note warning" data-testid="trace-malformed" data-value=a.malformed>
+                {format!(
+                    "{} malformed line{} skipped; the rest loaded. {}",
+                    a.malformed,
+                    crate::model::format::plural(a.malformed),
+                    shown.join("; ")
+                )}
+            </p>
+        }
+    });
+    let notes = a.notes.join(" ");
+    view! {
+        <p class="hint" data-testid="trace-summary">{head}</p>
+        {malformed}
+        {(!notes.is_empty()).then(|| view! { <p class="hint">{notes}</p> })}
+    }
+}
+
+fn row(
+    i: &Instruction,
+    sector: u64,
+    state: AppState,
+    set_width: impl Fn(String, u64) + Copy + 'static,
+) -> impl IntoView {
+    let per = |n: u64| {
+        if i.requests == 0 {
+            "n/a".to_string()
+        } else {
+            crate::model::format::number(n as f64 / i.requests as f64)
+        }
+    };
+    let useful =
+        crate::model::format::percent((i.sectors > 0).then_some(crate::model::sectors::Ratio {
+            numerator: i.requested_bytes,
+            denominator: i.sectors * sector,
+        }));
+    let shared = i.space == MemorySpace::Shared;
+    let calc = worst_addrs(i).map(|addrs| crate::model::inputs::Inputs {
+        addrs,
+        warp: "32".into(),
+        elem: i.elem.to_string(),
+        space: i.space.space().name().to_string(),
+        active: String::new(),
+        ..state.calc.get_untracked()
+    });
+    let href = calc.clone().map(|calc| {
+        crate::model::permalink::link(
+            &super::url::page(),
+            &crate::model::permalink::State {
+                tab: Tab::Calculator,
+                calc,
+                ..Default::default()
+            },
+        )
+    });
+    let go = move |ev: leptos::ev::MouseEvent| {
+        if let Some(c) = calc.clone() {
+            ev.prevent_default();
+            state.calc.set(c);
+            state.tab.set(Tab::Calculator);
+        }
+    };
+    let opcode = i.opcode.clone();
+    let name = match i.pc {
+        Some(pc) => format!("{} @ 0x{pc:x} ({})", i.opcode, i.space.name()),
+        None => format!("{} ({})", i.opcode, i.space.name()),
+    };
+    let label = format!("Bytes per lane of {}", i.opcode);
+    view! {
+        <tr
+            data-testid="trace-instr"
+            data-opcode=i.opcode.clone()
+            data-pc=i.pc.map_or(String::new(), |pc| format!("0x{pc:x}"))
+            data-space=i.space.name()
+            data-executions=i.executions
+            data-requests=i.requests
+            data-sectors=i.sectors
+            data-ideal-sectors=i.ideal_sectors
+            data-elem=i.elem
+            data-wavefronts=i.wavefronts.wavefronts
+            data-bank-conflicts=i.wavefronts.conflicts()
+        >
+            <th scope="row" class="mono">{name}</th>
+            <td>
+                <select
+                    aria-label=label
+                    data-testid="trace-width"
+                    prop:value=i.elem.to_string()
+                    on:change=move |ev| {
+                        if let Ok(bytes) = event_target_value(&ev).parse::<u64>() {
+                            set_width(opcode.clone(), bytes);
+                        }
+                    }
+                >
+                    {[1u64, 2, 4, 8, 16].map(|b| view! { <option value=b.to_string()>{b.to_string()}</option> }).collect_view()}
+                </select>
+            </td>
+            <td class="mono">{format!("{} ({})", i.executions, i.requests)}</td>
+            <td class="mono">{i.active_lanes}</td>
+            <td class="mono">{format!("{} B", i.requested_bytes)}</td>
+            <td class="mono">{if shared { format!("{} wavefronts", i.wavefronts.wavefronts) } else { i.sectors.to_string() }}</td>
+            <td class="mono">{if shared { "—".to_string() } else { per(i.sectors) }}</td>
+            <td class="mono">{if shared { "—".to_string() } else { per(i.ideal_sectors) }}</td>
+            <td class="mono">{if shared { format!("{} conflicts", i.wavefronts.conflicts()) } else { i.excess_sectors().to_string() }}</td>
+            <td class="mono">{if shared { "—".to_string() } else { useful }}</td>
+            <td class="mono">{(i.read_sectors + i.write_sectors) * sector}</td>
+            <td>
+                <a href=href data-testid="trace-open" on:click=go>"Open in the calculator"</a>
+            </td>
+        </tr>
+    }
+}
