@@ -20,6 +20,8 @@ use wasm_bindgen_futures::JsFuture;
 
 /// The longest stretch of reading before the page gets a turn, in milliseconds.
 const SLICE_MS: f64 = 35.0;
+/// Bytes fed to the importer between two looks at the clock: a few milliseconds of work.
+const PIECE_BYTES: usize = 64 * 1024;
 
 /// Where the trace comes from.
 #[derive(Clone)]
@@ -112,11 +114,19 @@ async fn read(
         let chunk: js_sys::Uint8Array = value.unchecked_into();
         buffer.resize(chunk.length() as usize, 0);
         chunk.copy_to(&mut buffer);
-        importer.feed(&buffer);
-        if now_ms() - slice >= SLICE_MS {
-            let _ = status.try_set(Status::Reading(importer.bytes() as f64, total));
-            next_task().await;
-            slice = now_ms();
+        // A browser may hand over megabytes at once: fed in pieces, with a turn for the page
+        // whenever a slice's time is up.
+        for piece in buffer.chunks(PIECE_BYTES) {
+            importer.feed(piece);
+            if now_ms() - slice >= SLICE_MS {
+                let _ = status.try_set(Status::Reading(importer.bytes() as f64, total));
+                next_task().await;
+                if generation.try_get_value() != Some(ticket) {
+                    let _ = reader.cancel();
+                    return Ok(None);
+                }
+                slice = now_ms();
+            }
         }
     }
     Ok(Some(importer.finish()))
