@@ -15,7 +15,7 @@ use super::inputs::{Field, Inputs};
 use super::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use super::kernel::{KernelField, KernelInputs, Machine};
 use super::probe::{ProbeField, ProbeInputs};
-use super::roofline::{Knob, Lab, MAX_TRAIL};
+use super::roofline::{Knob, Lab, MachineInputs, MAX_TRAIL};
 use super::sectors::repair;
 
 /// The permalink format this build writes and reads.
@@ -74,6 +74,8 @@ pub struct State {
     pub kernel: KernelInputs,
     /// `kcompare`: the kernel preset shown beside the kernel view's own kernel; empty for none.
     pub kernel_compare: String,
+    /// The Roofline lab's machine mode: `roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`.
+    pub roofs: MachineInputs,
 }
 
 /// Unknown parameters named one by one in the notice; the rest are counted.
@@ -154,6 +156,7 @@ pub fn decode(query: &str) -> State {
         state.compare = Some(decode_inputs(query, B_PREFIX));
     }
     state.kernel = decode_kernel(query);
+    state.roofs = MachineInputs::from_pairs(pairs(query));
     state
 }
 
@@ -262,6 +265,7 @@ pub fn encode(state: &State) -> String {
     if !state.kernel_compare.is_empty() {
         pairs.push(("kcompare".to_string(), state.kernel_compare.clone()));
     }
+    state.roofs.to_pairs(&mut pairs);
     if pairs.is_empty() {
         return String::new();
     }
@@ -325,6 +329,7 @@ pub fn warnings(query: &str) -> Vec<String> {
             | "n" | "kcompare" => {}
             _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
             _ if KernelField::from_param(&key).is_some() => {}
+            _ if MachineInputs::is_param(&key) => {}
             "" => unnamed += 1,
             _ => unknown.push(key.clone()),
         }
@@ -432,6 +437,7 @@ pub fn warnings(query: &str) -> Vec<String> {
             error.message()
         ));
     }
+    out.extend(MachineInputs::link_warnings(&given, shown));
     if let Err(errors) = state.probe.check() {
         // The probe keeps a bad value in its field, marked, and will not run until it is
         // fixed: there is no fallback to announce.

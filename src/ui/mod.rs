@@ -12,6 +12,8 @@ mod kernel;
 mod panic;
 mod probe;
 mod roofline;
+mod roofline_handoffs;
+mod roofline_machine;
 mod share;
 mod url;
 mod widgets;
@@ -20,7 +22,7 @@ use crate::model::inputs::Inputs;
 use crate::model::kernel::KernelInputs;
 use crate::model::permalink::{self, State, Tab};
 use crate::model::probe::ProbeInputs;
-use crate::model::roofline::{Lab, LabNote};
+use crate::model::roofline::{Lab, LabNote, MachineInputs};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -47,6 +49,8 @@ struct AppState {
     kernel: RwSignal<KernelInputs>,
     /// `kcompare`: the kernel preset beside the kernel view's kernel; empty for none.
     kernel_compare: RwSignal<String>,
+    /// The Roofline lab's machine mode (`roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`).
+    roofs: RwSignal<MachineInputs>,
 }
 
 impl AppState {
@@ -61,6 +65,7 @@ impl AppState {
         self.probe.set(state.probe);
         self.kernel.set(state.kernel);
         self.kernel_compare.set(state.kernel_compare);
+        self.roofs.set(state.roofs);
     }
 }
 
@@ -81,6 +86,7 @@ pub fn App() -> impl IntoView {
         probe: RwSignal::new(initial.probe.clone()),
         kernel: RwSignal::new(initial.kernel.clone()),
         kernel_compare: RwSignal::new(initial.kernel_compare.clone()),
+        roofs: RwSignal::new(initial.roofs.clone()),
     };
     // A memo, so the readers (the URL, the share bar, the full-page link) share one copy.
     let current = Memo::new(move |_| State {
@@ -93,6 +99,7 @@ pub fn App() -> impl IntoView {
         probe: state.probe.get(),
         kernel: state.kernel.get(),
         kernel_compare: state.kernel_compare.get(),
+        roofs: state.roofs.get(),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {
