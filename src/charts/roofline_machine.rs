@@ -26,10 +26,12 @@ pub fn axes(machine: &MachineChecked) -> Axes {
     let (bws, peaks) = (values(&machine.bandwidths), values(&machine.peaks));
     let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let ridges: Vec<f64> = bws
-        .iter()
-        .flat_map(|b| peaks.iter().map(move |p| p / b))
-        .collect();
+    let mut ridges = Vec::new();
+    for b in &bws {
+        for p in &peaks {
+            ridges.push(p / b);
+        }
+    }
     let ois: Vec<f64> = machine.points.iter().map(|p| p.oi.value()).collect();
     let ps: Vec<f64> = machine.points.iter().map(|p| p.p.value()).collect();
     let lo = |x: f64| 10f64.powf(x.log10().floor()) * 0.99;
@@ -93,8 +95,15 @@ pub fn data_at(axes: &Axes, size: (u32, u32), theme: &Theme, at: (f64, f64)) -> 
 /// assert_eq!(ys, [95.0, 109.0, 300.0]);
 /// ```
 pub fn spread(ys: &mut [f64], gap: f64, lo: f64, hi: f64) {
-    let mut order: Vec<usize> = (0..ys.len()).collect();
-    order.sort_by(|&a, &b| ys[a].total_cmp(&ys[b]));
+    // A handful of labels: an insertion sort, rather than another copy of the library's sort.
+    let mut order: Vec<usize> = Vec::with_capacity(ys.len());
+    for i in 0..ys.len() {
+        let at = order
+            .iter()
+            .position(|&j| ys[j] > ys[i])
+            .unwrap_or(order.len());
+        order.insert(at, i);
+    }
     // Clusters of labels closer than `gap` are laid out evenly around their mean.
     let mut placed: Vec<(f64, Vec<usize>)> = Vec::new();
     for i in order {

@@ -86,9 +86,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                     "Your machine's named bandwidth and compute ceilings, GPU presets and named points, instead of the course's fixed roof."
                 </p>
             </div>
-            <Show when=move || custom.get()>
-                <super::roofline_machine::MachineMode state=state />
-            </Show>
+            {move || custom.get().then(|| view! { <super::roofline_machine::MachineMode state=state /> })}
             <div class="course" hidden=custom>
             <p class="lead">
                 "Attainable performance is " <code>"P = min(1000, I × B)"</code>

@@ -9,8 +9,8 @@ use crate::charts::roofline_machine as chart;
 use crate::charts::Theme;
 use crate::model::permalink::Tab;
 use crate::model::roofline::{
-    ceiling_rows, machine_description, point_rows, ridge_rows, short_decimal, CeilingKind,
-    MachineChecked, MachineField, MachineInputs, GPU_PRESETS, MAX_BW, MAX_PEAK,
+    ceiling_rows, machine_description, point_rows, short_decimal, CeilingKind, MachineChecked,
+    MachineField, MachineInputs, GPU_PRESETS, MAX_BW, MAX_PEAK,
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -169,7 +169,7 @@ pub fn MachineMode(state: AppState) -> impl IntoView {
                 </div>
                 <CeilingFields roofs=roofs checked=checked kind=CeilingKind::Bandwidth />
                 <CeilingFields roofs=roofs checked=checked kind=CeilingKind::Compute />
-                <PointForm roofs=roofs checked=checked added=added />
+                <PointForm roofs=roofs added=added />
             </div>
             <div class="outputs">
                 <figure class="chart-box" on:click=click on:keydown=keys>
@@ -266,11 +266,7 @@ fn CeilingFields(
 
 /// "Add a point": a name, I, P and the two ceilings, checked as the link would be.
 #[component]
-fn PointForm(
-    roofs: RwSignal<MachineInputs>,
-    checked: Memo<MachineChecked>,
-    added: RwSignal<String>,
-) -> impl IntoView {
+fn PointForm(roofs: RwSignal<MachineInputs>, added: RwSignal<String>) -> impl IntoView {
     let name = RwSignal::new(String::new());
     let oi = RwSignal::new(String::new());
     let p = RwSignal::new(String::new());
@@ -284,8 +280,8 @@ fn PointForm(
             name.get_untracked().trim(),
             oi.get_untracked().trim(),
             p.get_untracked().trim(),
-            bw.get_untracked(),
-            peak.get_untracked()
+            bw.get_untracked().trim(),
+            peak.get_untracked().trim()
         );
         if name.get_untracked().trim().is_empty() {
             text = format!(
@@ -315,32 +311,6 @@ fn PointForm(
             Err(why) => error.set(Some(format!("point: {why}"))),
         }
     };
-    let options = move |kind: CeilingKind| {
-        checked.with(|c| {
-            let all = match kind {
-                CeilingKind::Bandwidth => &c.bandwidths,
-                CeilingKind::Compute => &c.peaks,
-            };
-            all.iter().map(|c| c.name.clone()).collect::<Vec<_>>()
-        })
-    };
-    let select = move |id: &'static str,
-                       label: &'static str,
-                       kind: CeilingKind,
-                       value: RwSignal<String>| {
-        view! {
-            <div class="field">
-                <label for=id>{label}</label>
-                <select id=id data-testid=id prop:value=move || value.get() on:change=move |ev| value.set(event_target_value(&ev))>
-                    <option value="">{match kind {
-                        CeilingKind::Bandwidth => "default: the lowest",
-                        CeilingKind::Compute => "default: the highest",
-                    }}</option>
-                    {move || options(kind).into_iter().map(|n| view! { <option value=n.clone()>{n.clone()}</option> }).collect_view()}
-                </select>
-            </div>
-        }
-    };
     let field = move |id: &'static str,
                       label: &'static str,
                       hint: &'static str,
@@ -366,8 +336,8 @@ fn PointForm(
                 {field("point-name", "Name", "empty: P1, P2, …", name)}
                 {field("point-oi", "Intensity I (FLOP/byte)", "against the traffic of the bandwidth below", oi)}
                 {field("point-p", "Measured P (GFLOP/s)", "what the kernel achieved", p)}
-                {select("point-bw", "Bandwidth it is read against", CeilingKind::Bandwidth, bw)}
-                {select("point-peak", "Compute ceiling it can use", CeilingKind::Compute, peak)}
+                {field("point-bw", "Bandwidth ceiling it is read against", "a bandwidth ceiling's name; empty: the lowest", bw)}
+                {field("point-peak", "Compute ceiling it can use", "a compute ceiling's name; empty: the highest", peak)}
                 <ErrorNote param="point" message=error id="point-form-error" />
                 <button type="submit" class="primary" data-testid="point-add">"Add point"</button>
             </fieldset>
@@ -406,30 +376,14 @@ fn Tables(roofs: RwSignal<MachineInputs>, checked: Memo<MachineChecked>) -> impl
                 </tbody>
             </table>
         </div>
-        <div class="lane-table" role="region" aria-labelledby="ridges-title" tabindex="0">
-            <table>
-                <caption id="ridges-title">"Ridges P_PEAK ÷ B_BW (FLOP/byte)"</caption>
-                <thead><tr><th scope="col">"Bandwidth"</th><th scope="col">"Peak"</th><th scope="col">"Ridge"</th></tr></thead>
-                <tbody>
-                    {move || checked.with(ridge_rows).into_iter().map(|(b, p, r)| {
-                        let (bw, peak, value) = (b.clone(), p.clone(), r.clone());
-                        view! {
-                            <tr data-testid="roof-ridge" data-bw=bw data-peak=peak data-value=value>
-                                <td>{b}</td><td>{p}</td><td class="mono">{r}</td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
         <div class="lane-table" role="region" aria-labelledby="points-title" tabindex="0">
             <table>
                 <caption id="points-title">"Points"</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Name"</th><th scope="col">"I"</th><th scope="col">"P"</th>
-                        <th scope="col">"Ceilings"</th><th scope="col">"Roof"</th><th scope="col">"Bound by"</th>
-                        <th scope="col">"Of roof"</th><th scope="col">"Ridge"</th><th scope="col"><span class="visually-hidden">"Remove"</span></th>
+                        <th scope="col">"Name"</th><th scope="col">"I (FLOP/byte)"</th><th scope="col">"P (GFLOP/s)"</th>
+                        <th scope="col">"Roof, bound by (ceilings)"</th><th scope="col">"Of roof"</th><th scope="col">"Ridge"</th>
+                        <th scope="col"><span class="visually-hidden">"Remove"</span></th>
                     </tr>
                 </thead>
                 <tbody>
@@ -445,9 +399,7 @@ fn Tables(roofs: RwSignal<MachineInputs>, checked: Memo<MachineChecked>) -> impl
                                 <th scope="row">{r.name.clone()}</th>
                                 <td class="mono">{r.oi}</td>
                                 <td class="mono">{r.p}</td>
-                                <td>{r.ceilings}</td>
-                                <td class="mono">{r.attainable_text}</td>
-                                <td>{r.bound_by} " (" {r.bound} ")"</td>
+                                <td>{r.roof_text}</td>
                                 <td class="mono">{r.fraction_text}</td>
                                 <td class="mono">{r.ridge}</td>
                                 <td>

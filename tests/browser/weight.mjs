@@ -20,8 +20,14 @@ export const BUDGET_BYTES = 150_000;
  * calculator's bank model, bank map and form (after making the chart canvas non-generic saved
  * 13 KB of the 28 KB they first cost) and 12 KB for the kernel view's shared statements,
  * barriers, tiled-transpose presets and Compare.
+ *
+ * Raised from 500 000 with the Roofline lab's Machine mode (issue 14): the page went from
+ * 495 KB to 538 KB, the wasm from 478 893 to 520 870 bytes gzip (+42 KB): named ceilings and
+ * points with their exact reading, GPU presets, the machine chart, its tables, the point form,
+ * click and keyboard placement, and the kernel and probe hand-offs (after trimming 6 KB of
+ * the 48 KB they first cost).
  */
-export const GUARD_BYTES = 500_000;
+export const GUARD_BYTES = 545_000;
 
 /** `[{file, raw, gzip}]` for every file under dist/, and the gzip total. */
 export async function pageWeight(root = DIST) {

@@ -4,7 +4,10 @@
 
 use super::super::exact::Exact;
 use super::super::format::{number, percent_tenths};
-use super::machine::{typeable, Ceiling, CeilingKind, MachineChecked, MachineInputs, MachinePoint};
+use super::machine::{
+    Ceiling, CeilingKind, MachineChecked, MachineInputs, MachinePoint, MAX_BW, MAX_POINTS,
+};
+pub use super::machine_read::{clean_name, short_decimal, typeable};
 
 /// One ceiling as a row: `data-kind`, `data-name`, `data-value` and its text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -71,8 +74,9 @@ pub struct PointRow {
     pub fraction_text: String,
     /// The ridge P_PEAK ÷ B_BW for people, FLOP/byte.
     pub ridge: String,
-    /// The two ceilings it is read against, e.g. `DRAM × Tensor`.
-    pub ceilings: String,
+    /// The roof in words: its value, what binds it and the two ceilings read, e.g.
+    /// `194.375, DRAM (DRAM × Tensor)`.
+    pub roof_text: String,
 }
 
 /// Every valid point as a row, in slot order.
@@ -102,7 +106,13 @@ fn point_row(p: &MachinePoint) -> PointRow {
         fraction: fraction.to_string(),
         fraction_text: format!("{} %", percent_tenths(fraction)),
         ridge: number(p.ridge().value()),
-        ceilings: format!("{} × {}", p.bw.name, p.peak.name),
+        roof_text: format!(
+            "{}, {} ({} × {})",
+            number(p.roof().value()),
+            p.bound_by(),
+            p.bw.name,
+            p.peak.name
+        ),
     }
 }
 
@@ -227,7 +237,7 @@ pub fn kernel_points(
     request_bytes: u64,
 ) -> Result<MachineInputs, String> {
     let mut out = machine.clone();
-    let name = super::machine::clean_name(name);
+    let name = clean_name(name);
     let name: String = name.chars().take(15).collect();
     for (level, bytes) in [("DRAM", dram_bytes), ("requests", request_bytes)] {
         let point = on_roof(
@@ -261,7 +271,7 @@ pub fn probe_ceiling_name(info: &super::super::probe::AdapterInfo) -> String {
         &info.vendor,
     ]
     .into_iter()
-    .map(|s| super::machine::clean_name(s))
+    .map(|s| clean_name(s))
     .find(|s| s != "unnamed")
     .unwrap_or_else(|| "my GPU".into());
     if info.is_software() {
@@ -282,6 +292,60 @@ pub fn probe_contiguous_gbps(report: &super::super::probe::Report) -> Result<Str
         .ok_or("the run has no contiguous stride (4 B) to measure bandwidth with")?
         .useful_gbps
         .filter(|g| *g > 0.0)
-        .map(super::machine::short_decimal)
+        .map(short_decimal)
         .ok_or_else(|| "the contiguous stride's checksum failed, so it has no GB/s".to_string())
+}
+
+impl MachineInputs {
+    /// Adds `text` as a point in the first free slot; returns its slot, or why not.
+    ///
+    /// ```
+    /// use coalescing_lab::model::roofline::MachineInputs;
+    /// let mut m = MachineInputs::default();
+    /// assert_eq!(m.add_point("k:1:10".into()), Ok(1));
+    /// m.points = std::array::from_fn(|_| "k:1:1".to_string());
+    /// assert_eq!(m.add_point("k:1:10".into()), Err("all 12 points are in use; remove one first".to_string()));
+    /// ```
+    pub fn add_point(&mut self, text: String) -> Result<u8, String> {
+        let Some(i) = self.points.iter().position(|p| p.trim().is_empty()) else {
+            return Err(format!(
+                "all {MAX_POINTS} points are in use; remove one first"
+            ));
+        };
+        self.points[i] = text;
+        Ok(i as u8 + 1)
+    }
+
+    /// Adds a bandwidth ceiling `name` (replacing the value of one already so named), in the
+    /// first free slot otherwise; returns its slot, or why not.
+    pub fn add_bandwidth(&mut self, name: &str, gbps: &str) -> Result<u8, String> {
+        let name = clean_name(name);
+        let text = format!("{name}:{gbps}");
+        let same = |t: &String| t.split_once(':').is_some_and(|(n, _)| n.trim() == name);
+        let Some(i) = self
+            .bw
+            .iter()
+            .position(same)
+            .or_else(|| self.bw.iter().position(|t| t.trim().is_empty()))
+        else {
+            return Err(format!(
+                "all {MAX_BW} bandwidth ceilings are in use; remove one first"
+            ));
+        };
+        self.bw[i] = text;
+        Ok(i as u8 + 1)
+    }
+
+    /// A point name not yet used: `P1`, `P2`, …
+    pub fn fresh_point_name(&self) -> String {
+        let used = |name: &str| {
+            self.points
+                .iter()
+                .any(|t| t.split(':').next().is_some_and(|n| n.trim() == name))
+        };
+        (1..)
+            .map(|n| format!("P{n}"))
+            .find(|name| !used(name))
+            .unwrap_or_default()
+    }
 }

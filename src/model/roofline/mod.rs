@@ -7,32 +7,22 @@
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
 //!
-//!
 //! - `trail`: the stepped points read from their text, capped and with bad entries named;
 //! - `handoff`: the lab opened from the calculator or the kernel view, or refused with why;
 //! - `wording`: the Step's readouts, the trail table's rows and the chart's description;
-//! - `machine`, `gpus`, `machine_view`: the machine mode (`roofs=custom`): named ceilings, GPU
-//!   presets with their sources, named points, and their rows and words.
+//! - `machine*`, `gpus`: the machine mode (`roofs=custom`, README "Machine mode").
 
 use super::error::{FieldError, FieldName};
 mod gpus;
 mod handoff;
 mod machine;
 mod machine_link;
+mod machine_read;
 mod machine_view;
 mod trail;
 mod wording;
 
-pub use gpus::{GpuPreset, GPU_PRESETS};
-pub use machine::{
-    clean_name, ridge_between, short_decimal, typeable, Ceiling, CeilingKind, MachineChecked,
-    MachineError, MachineField, MachineInputs, MachinePoint, MAX_BW, MAX_PEAK, MAX_POINTS,
-};
-pub use machine_view::{
-    ceiling_rows, kernel_points, machine_description, on_roof, point_rows, probe_ceiling_name,
-    probe_contiguous_gbps, ridge_rows, CeilingRow, PointRow,
-};
-
+pub use self::{gpus::*, machine::*, machine_view::*};
 pub use handoff::{HandOffRefusal, LabNote};
 use trail::read_points;
 pub use trail::{parse_trail, read_trail, Trail, MAX_TRAIL};
