@@ -12,7 +12,7 @@ use super::range_text;
 ///
 /// ```
 /// use coalescing_lab::model::roofline::clean_name;
-/// assert_eq!(clean_name(" SwiftShader: Device, (Subzero) "), "SwiftShader  Device  (Sub");
+/// assert_eq!(clean_name(" SwiftShader: Device, (Subzero) "), "SwiftShader  Device  (Su");
 /// assert_eq!(clean_name(""), "unnamed");
 /// ```
 pub fn clean_name(name: &str) -> String {
