@@ -261,3 +261,27 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// The fuzz target's property, on the machine mode's parameters: whatever a link says,
+    /// the decoded state survives encode → decode unchanged, and warnings never panic.
+    #[test]
+    fn any_machine_link_round_trips(
+        pairs in proptest::collection::vec(
+            (
+                prop::sample::select(vec![
+                    "roofs", "machine", "bw.1", "bw.2", "bw.6", "peak.1", "peak.3", "pt.1", "pt.12", "bw",
+                ]),
+                "[A-Za-z0-9:./ ,%+-]{0,14}",
+            ),
+            0..8,
+        )
+    ) {
+        let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let query = query.join("&");
+        let state = decode(&query);
+        prop_assert_eq!(decode(&encode(&state)), state.clone());
+        let _ = warnings(&query);
+        let _ = state.roofs.check();
+    }
+}

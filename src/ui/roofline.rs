@@ -65,7 +65,8 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
         Ok(text)
     };
 
-    let custom = Signal::derive(move || state.roofs.with(|m| m.custom));
+    // A memo: the machine view is rebuilt only when the mode changes, not on every edit.
+    let custom = Memo::new(move |_| state.roofs.with(|m| m.custom));
     let switch = move |ev| {
         let on = event_target_checked(&ev);
         state.roofs.update(|m| {

@@ -107,7 +107,7 @@ test('a point is added by a click on the chart and by the keyboard', async () =>
   await typeIntoId(driver, 'point-name', 'fp64 kernel');
   await typeIntoId(driver, 'point-oi', '20');
   await typeIntoId(driver, 'point-p', '30000');
-  await driver.findElement(By.css('[data-testid="point-peak"] option[value="FP64"]')).click();
+  await typeIntoId(driver, 'point-peak', 'FP64');
   await byId('point-add').click();
   await driver.wait(async () => (await points()).length === 3, 3000);
   const formed = (await points())[2];
@@ -138,6 +138,17 @@ test('the switch keeps the course mode and its two runs as they were', async () 
   await typeIntoId(driver, 'oi-input', '1');
   await byId('step').click();
   assert.equal(await byId('attainable').getAttribute('data-value'), '80');
+});
+
+test('"Use this efficiency" in machine mode also adds a point at the scaled intensity', async () => {
+  // idx = 2t moves every other 4-byte element: 50 % useful, so I = 2 becomes 1.
+  await openApp(driver, site.url, '?roofs=custom&machine=A100&oi=2&idx=2*t');
+  await byId('use-efficiency').click();
+  await driver.wait(async () => (await points()).length === 1, 5000);
+  const [point] = await points();
+  assert.deepEqual([point.name, point.oi, point.attainable, point.boundBy], ['calculator', '1', '1555', 'DRAM']);
+  // The lab's own intensity moved to 1 as well (the default, so out of the link).
+  await expectUrl(driver, /\?v=1&tab=roofline&idx=2\*t&roofs=custom&machine=A100&pt\.1=calculator:1:1555$/);
 });
 
 test('"Use this kernel" in machine mode places it at DRAM and at request level', async () => {
