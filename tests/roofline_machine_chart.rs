@@ -120,3 +120,17 @@ fn a_click_maps_to_the_data_the_chart_draws_there() {
     // The axes hold every ridge of the V100: 7800/900 up to 125000/900.
     assert!(axes.oi.0 < 7800.0 / 900.0 / 10.0 && axes.oi.1 > 125_000.0 / 900.0 * 5.0);
 }
+
+#[test]
+fn names_from_a_link_are_text_in_the_svg_never_markup() {
+    // Regression guard: ceiling and point names come from the URL.
+    let mut m = MachineInputs::from_preset("V100");
+    m.points[0] = "<b>&x</b>:1:10".into();
+    m.bw[1] = "<script>:5000".into();
+    let svg = render(&m);
+    assert!(!svg.contains("<b>") && !svg.contains("<script>"), "{svg}");
+    assert!(
+        svg.contains("&lt;b&gt;") || svg.contains("&#60;b&#62;"),
+        "the name is still shown"
+    );
+}

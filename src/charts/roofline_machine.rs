@@ -85,16 +85,24 @@ pub fn data_at(axes: &Axes, size: (u32, u32), theme: &Theme, at: (f64, f64)) -> 
     Some((along(at.0, l, r, axes.oi), along(at.1, b, t, axes.p)))
 }
 
-/// Moves label positions (sorted or not) apart so that neighbours are at least `gap` apart,
-/// staying within `lo ..= hi` when there is room; the order of `ys` is kept.
+/// Moves label positions apart so that neighbours are at least `gap` apart, each moving only
+/// away from its own line: `upward` labels (above their lines) only up, the others only down;
+/// then back inside `lo ..= hi` when there is room. The order of `ys` is kept.
 ///
 /// ```
 /// use coalescing_lab::charts::roofline_machine::spread;
-/// let mut ys = [100.0, 104.0, 300.0];
-/// spread(&mut ys, 14.0, 0.0, 400.0);
-/// assert_eq!(ys, [95.0, 109.0, 300.0]);
+/// let mut below = [100.0, 104.0, 300.0];
+/// spread(&mut below, 14.0, 0.0, 400.0, false);
+/// assert_eq!(below, [100.0, 114.0, 300.0]);
+/// let mut above = [100.0, 104.0, 300.0];
+/// spread(&mut above, 14.0, 0.0, 400.0, true);
+/// assert_eq!(above, [90.0, 104.0, 300.0]);
+/// // Degenerate input: no room at all keeps them in order from `lo`.
+/// let mut tight = [5.0, 5.0];
+/// spread(&mut tight, 14.0, 0.0, 10.0, false);
+/// assert_eq!(tight, [0.0, 14.0]);
 /// ```
-pub fn spread(ys: &mut [f64], gap: f64, lo: f64, hi: f64) {
+pub fn spread(ys: &mut [f64], gap: f64, lo: f64, hi: f64, upward: bool) {
     // A handful of labels: an insertion sort, rather than another copy of the library's sort.
     let mut order: Vec<usize> = Vec::with_capacity(ys.len());
     for i in 0..ys.len() {
@@ -104,36 +112,35 @@ pub fn spread(ys: &mut [f64], gap: f64, lo: f64, hi: f64) {
             .unwrap_or(order.len());
         order.insert(at, i);
     }
-    // Clusters of labels closer than `gap` are laid out evenly around their mean.
-    let mut placed: Vec<(f64, Vec<usize>)> = Vec::new();
-    for i in order {
-        placed.push((ys[i], vec![i]));
-        while placed.len() > 1 {
-            let n = placed.len();
-            let (top, top_members) = &placed[n - 2];
-            let (bottom, bottom_members) = &placed[n - 1];
-            let top_end = top + gap * (top_members.len() as f64 - 1.0) / 2.0;
-            let bottom_start = bottom - gap * (bottom_members.len() as f64 - 1.0) / 2.0;
-            if bottom_start - top_end >= gap {
-                break;
-            }
-            let (count_a, count_b) = (top_members.len() as f64, bottom_members.len() as f64);
-            let mean = (top * count_a + bottom * count_b) / (count_a + count_b);
-            let Some((_, mut members)) = placed.pop() else {
-                break;
-            };
-            if let Some(last) = placed.last_mut() {
-                last.1.append(&mut members);
-                last.0 = mean;
-            }
+    if upward {
+        order.reverse();
+    }
+    let step = if upward { -gap } else { gap };
+    // Push apart in the allowed direction, then pull back from the far edge, then the near.
+    for k in 1..order.len() {
+        let (before, now) = (ys[order[k - 1]], ys[order[k]]);
+        if (now - before) * step.signum() < gap {
+            ys[order[k]] = before + step;
         }
     }
-    for (centre, members) in placed {
-        let half = gap * (members.len() as f64 - 1.0) / 2.0;
-        let start = (centre - half).clamp(lo, (hi - 2.0 * half).max(lo));
-        for (k, i) in members.into_iter().enumerate() {
-            ys[i] = start + gap * k as f64;
-        }
+    let (near, far) = if upward { (hi, lo) } else { (lo, hi) };
+    let mut limit = far;
+    for &i in order.iter().rev() {
+        ys[i] = if upward {
+            ys[i].max(limit)
+        } else {
+            ys[i].min(limit)
+        };
+        limit = ys[i] - step;
+    }
+    let mut limit = near;
+    for &i in &order {
+        ys[i] = if upward {
+            ys[i].min(limit)
+        } else {
+            ys[i].max(limit)
+        };
+        limit = ys[i] + step;
     }
 }
 
@@ -215,6 +222,7 @@ pub fn draw<DB: DrawingBackend>(
     }
     // Labels on the same side are pushed apart vertically, so none overlap.
     for side in [false, true] {
+        // Peaks' labels (right) stand above their lines, bandwidths' (left) below theirs.
         let picked: Vec<usize> = (0..labels.len()).filter(|&i| labels[i].3 == side).collect();
         let mut ys: Vec<f64> = picked.iter().map(|&i| labels[i].1 .1).collect();
         spread(
@@ -222,6 +230,7 @@ pub fn draw<DB: DrawingBackend>(
             theme.px(15.0),
             plot_top + theme.px(2.0),
             plot_bottom - theme.px(16.0),
+            side,
         );
         for (&i, y) in picked.iter().zip(ys) {
             labels[i].1 .1 = y;
