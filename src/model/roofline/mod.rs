@@ -9,8 +9,8 @@
 //!
 //! - `trail`: the stepped points read from their text, capped and with bad entries named;
 //! - `handoff`: the lab opened from the calculator or the kernel view, or refused with why;
-//! - `wording`: the Step's readouts, the trail table's rows and the chart's description;
-//! - `machine*`, `gpus`: the machine mode (`roofs=custom`, README "Machine mode").
+//! - `wording`: the Step's readouts, the trail table's rows and the chart's description.
+//! The machine mode (`roofs=custom`, README "Machine mode") is `machine*` and `gpus`.
 
 use super::error::{FieldError, FieldName};
 mod gpus;
@@ -21,7 +21,6 @@ mod machine_read;
 mod machine_view;
 mod trail;
 mod wording;
-
 pub use self::{gpus::*, machine::*, machine_view::*};
 pub use handoff::{HandOffRefusal, LabNote};
 use trail::read_points;
