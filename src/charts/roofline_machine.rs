@@ -13,7 +13,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// The ranges shown: intensity (FLOP/byte) and performance (GFLOP/s), both log.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Axes {
+    /// Intensity from, to: FLOP/byte.
     pub oi: (f64, f64),
+    /// Performance from, to: GFLOP/s.
     pub p: (f64, f64),
 }
 

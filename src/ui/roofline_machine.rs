@@ -114,6 +114,7 @@ pub fn MachineMode(state: AppState) -> impl IntoView {
         let size = (target.client_width() as u32, target.client_height() as u32);
         let axes = checked.with_untracked(chart::axes);
         let at = (ev.offset_x(), ev.offset_y());
+        // CSS pixels at scale 1: the drawing's layout scales with the backing store.
         if let Some(point) = chart::data_at(&axes, size, &Theme::LIGHT, at) {
             add_at(point);
         }

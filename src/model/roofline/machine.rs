@@ -109,7 +109,9 @@ pub struct MachineInputs {
 /// A bandwidth or compute ceiling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CeilingKind {
+    /// A memory level's bandwidth, GB/s: a diagonal P = I × B.
     Bandwidth,
+    /// A compute peak, GFLOP/s: a flat roof.
     Compute,
 }
 
@@ -134,9 +136,11 @@ impl CeilingKind {
 /// One valid ceiling.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ceiling {
+    /// Bandwidth or compute.
     pub kind: CeilingKind,
     /// Its slot N (`bw.N` or `peak.N`).
     pub slot: u8,
+    /// As typed, trimmed; unique among the ceilings of its kind.
     pub name: String,
     /// GB/s for a bandwidth, GFLOP/s for a peak.
     pub value: Exact,
@@ -147,6 +151,7 @@ pub struct Ceiling {
 pub struct MachinePoint {
     /// Its slot N (`pt.N`).
     pub slot: u8,
+    /// As typed, trimmed.
     pub name: String,
     /// Intensity against the traffic of `bw`'s memory level, FLOP/byte.
     pub oi: Exact,
