@@ -7,6 +7,7 @@ pub mod kernel;
 pub mod probe;
 pub mod ramp;
 pub mod roofline;
+pub mod roofline_machine;
 pub mod sector_map;
 
 use plotters::chart::MeshStyle;

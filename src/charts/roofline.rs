@@ -190,7 +190,7 @@ fn roof(bw_gbps: f64) -> Vec<(f64, f64)> {
 }
 
 /// Labels decades only: 0.01, 0.1, 1, 10, 100, 1000, 10000.
-fn decade_label(value: f64) -> String {
+pub(crate) fn decade_label(value: f64) -> String {
     let exponent = value.log10().round() as i32;
     let decade = 10f64.powi(exponent);
     if (value - decade).abs() > decade * 1e-6 {

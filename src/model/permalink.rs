@@ -15,7 +15,7 @@ use super::inputs::{Field, Inputs};
 use super::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use super::kernel::{KernelField, KernelInputs, Machine};
 use super::probe::{ProbeField, ProbeInputs};
-use super::roofline::{Knob, Lab, MAX_TRAIL};
+use super::roofline::{Knob, Lab, MachineInputs, MAX_TRAIL};
 use super::sectors::repair;
 
 /// The permalink format this build writes and reads.
@@ -86,6 +86,8 @@ pub struct State {
     pub trace: String,
     /// `tformat`: `nvbit` or `accelsim` to override the detected trace format; empty: detect.
     pub trace_format: String,
+    /// The Roofline lab's machine mode: `roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`.
+    pub roofs: MachineInputs,
 }
 
 /// Whether `path` names a file on the page's own site: relative, with no scheme, host or
@@ -189,6 +191,7 @@ pub fn decode(query: &str) -> State {
         state.compare = Some(decode_inputs(query, B_PREFIX));
     }
     state.kernel = decode_kernel(query);
+    state.roofs = MachineInputs::from_pairs(pairs(query));
     state
 }
 
@@ -303,6 +306,7 @@ pub fn encode(state: &State) -> String {
             pairs.push((key.to_string(), value.clone()));
         }
     }
+    state.roofs.to_pairs(&mut pairs);
     if pairs.is_empty() {
         return String::new();
     }
@@ -372,6 +376,7 @@ pub fn warnings(query: &str) -> Vec<String> {
             | "n" | "kcompare" | "trace" | "tformat" => {}
             _ if Field::from_param(key.strip_prefix(B_PREFIX).unwrap_or(&key)).is_some() => {}
             _ if KernelField::from_param(&key).is_some() => {}
+            _ if MachineInputs::is_param(&key) => {}
             "" => unnamed += 1,
             _ => unknown.push(key.clone()),
         }
@@ -479,6 +484,7 @@ pub fn warnings(query: &str) -> Vec<String> {
             error.message()
         ));
     }
+    out.extend(MachineInputs::link_warnings(&given, shown));
     if let Err(errors) = state.probe.check() {
         // The probe keeps a bad value in its field, marked, and will not run until it is
         // fixed: there is no fallback to announce.

@@ -12,6 +12,8 @@ mod kernel;
 mod panic;
 mod probe;
 mod roofline;
+mod roofline_handoffs;
+mod roofline_machine;
 mod share;
 mod trace;
 mod url;
@@ -21,7 +23,7 @@ use crate::model::inputs::Inputs;
 use crate::model::kernel::KernelInputs;
 use crate::model::permalink::{self, State, Tab};
 use crate::model::probe::ProbeInputs;
-use crate::model::roofline::{Lab, LabNote};
+use crate::model::roofline::{Lab, LabNote, MachineInputs};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -52,6 +54,8 @@ struct AppState {
     trace: RwSignal<String>,
     /// `tformat`: the trace format override; empty: detect.
     trace_format: RwSignal<String>,
+    /// The Roofline lab's machine mode (`roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`).
+    roofs: RwSignal<MachineInputs>,
 }
 
 impl AppState {
@@ -68,6 +72,7 @@ impl AppState {
         self.kernel_compare.set(state.kernel_compare);
         self.trace.set(state.trace);
         self.trace_format.set(state.trace_format);
+        self.roofs.set(state.roofs);
     }
 }
 
@@ -90,6 +95,7 @@ pub fn App() -> impl IntoView {
         kernel_compare: RwSignal::new(initial.kernel_compare.clone()),
         trace: RwSignal::new(initial.trace.clone()),
         trace_format: RwSignal::new(initial.trace_format.clone()),
+        roofs: RwSignal::new(initial.roofs.clone()),
     };
     // A memo, so the readers (the URL, the share bar, the full-page link) share one copy.
     let current = Memo::new(move |_| State {
@@ -104,6 +110,7 @@ pub fn App() -> impl IntoView {
         kernel_compare: state.kernel_compare.get(),
         trace: state.trace.get(),
         trace_format: state.trace_format.get(),
+        roofs: state.roofs.get(),
     });
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {

@@ -318,6 +318,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         "Download evidence (CSV)"
                     </button>
                 </div>
+                <super::roofline_handoffs::AddToRoofline state=state report=report />
             </Show>
             <WarpAddresses planned=planned />
             <p class="note">

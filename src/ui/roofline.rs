@@ -1,5 +1,6 @@
 //! The Roofline lab panel: intensity and bandwidth against the fixed, synthetic 1000 GFLOP/s
-//! roof. Predict, then Step to reveal; Reset starts over.
+//! roof. Predict, then Step to reveal; Reset starts over. The Machine mode switch replaces the
+//! course's roof with a machine's named ceilings and points (`roofline_machine`).
 
 use super::canvas::ChartCanvas;
 use super::widgets::{ReadoutList, TextField};
@@ -9,8 +10,8 @@ use crate::charts::Theme;
 use crate::model::exact::Exact;
 use crate::model::permalink::Tab;
 use crate::model::roofline::{
-    chart_description, step_readouts, trail_rows, Checked, Knob, Lab, LabNote, OiSlider, MAX_TRAIL,
-    PEAK_GFLOPS,
+    chart_description, step_readouts, trail_rows, Checked, Knob, Lab, LabNote, MachineInputs,
+    OiSlider, MAX_TRAIL, PEAK_GFLOPS,
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -64,9 +65,30 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
         Ok(text)
     };
 
+    // A memo: the machine view is rebuilt only when the mode changes, not on every edit.
+    let custom = Memo::new(move |_| state.roofs.with(|m| m.custom));
+    let switch = move |ev| {
+        let on = event_target_checked(&ev);
+        state.roofs.update(|m| {
+            if on && *m == MachineInputs::default() {
+                *m = lab.with_untracked(MachineInputs::from_course);
+            }
+            m.custom = on;
+        });
+    };
+
     view! {
         <section class="roofline" aria-labelledby="roofline-title">
             <h2 id="roofline-title">"Roofline lab"</h2>
+            <div class="field check mode-switch">
+                <input type="checkbox" id="roofs-mode" data-testid="roofs-mode" prop:checked=custom on:change=switch />
+                <label for="roofs-mode">"Machine mode " <span class="param" aria-hidden="true">"roofs=custom"</span></label>
+                <p class="hint">
+                    "Your machine's named bandwidth and compute ceilings, GPU presets and named points, instead of the course's fixed roof."
+                </p>
+            </div>
+            {move || custom.get().then(|| view! { <super::roofline_machine::MachineMode state=state /> })}
+            <div class="course" hidden=custom>
             <p class="lead">
                 "Attainable performance is " <code>"P = min(1000, I × B)"</code>
                 ": operational intensity I (FLOP per byte moved) times bandwidth B (GB/s), capped by the compute roof. "
@@ -177,6 +199,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                     </figure>
                     <TrailTable checked=checked />
                 </div>
+            </div>
             </div>
         </section>
     }

@@ -164,6 +164,9 @@ test('tabs work from the keyboard', async () => {
   assert.equal(await active.getAttribute('aria-selected'), 'true');
   assert.equal(await driver.findElement(By.id('panel-kernel')).isDisplayed(), true);
   await active.sendKeys('\uE014');
+  const trace = await driver.switchTo().activeElement();
+  assert.equal(await trace.getAttribute('data-testid'), 'tab-trace');
+  await trace.sendKeys('\uE014');
   assert.equal(await (await driver.switchTo().activeElement()).getAttribute('data-testid'), 'tab-roofline');
 });
 

@@ -21,11 +21,17 @@ export const BUDGET_BYTES = 150_000;
  * 13 KB of the 28 KB they first cost) and 12 KB for the kernel view's shared statements,
  * barriers, tiled-transpose presets and Compare.
  *
- * Raised again to 550 000 with the trace panel: 495 KB to 548 KB (+52 KB gzip: the two trace
- * readers, the per-instruction tally, the streamed file reading and the panel). Every panel
- * still ships in one bundle; issue "First load" is where this number has to come down.
+ * Raised from 500 000 with the Roofline lab's Machine mode (issue 14): the page went from
+ * 495 KB to 538 KB, the wasm from 478 893 to 520 870 bytes gzip (+42 KB): named ceilings and
+ * points with their exact reading, GPU presets, the machine chart, its tables, the point form,
+ * click and keyboard placement, and the kernel and probe hand-offs (after trimming 6 KB of
+ * the 48 KB they first cost).
+ *
+ * With both the trace panel (+52 KB: the two trace readers, the per-instruction tally, the
+ * streamed file reading and the panel) and Machine mode in one bundle, the guard is 600 000.
+ * Every panel still ships in one bundle; issue "First load" is where this has to come down.
  */
-export const GUARD_BYTES = 550_000;
+export const GUARD_BYTES = 600_000;
 
 /**
  * `[{file, raw, gzip}]` for every file under dist/ the page loads, and the gzip total. The

@@ -7,16 +7,21 @@
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
 //!
-//!
 //! - `trail`: the stepped points read from their text, capped and with bad entries named;
 //! - `handoff`: the lab opened from the calculator or the kernel view, or refused with why;
-//! - `wording`: the Step's readouts, the trail table's rows and the chart's description.
+//! - `wording`: the Step's readouts, the trail table's rows and the chart's description;
+//! - `machine*`, `gpus`: the machine mode (`roofs=custom`, README "Machine mode").
 
 use super::error::{FieldError, FieldName};
+mod gpus;
 mod handoff;
+mod machine;
+mod machine_link;
+mod machine_read;
+mod machine_view;
 mod trail;
 mod wording;
-
+pub use self::{gpus::*, machine::*, machine_view::*};
 pub use handoff::{HandOffRefusal, LabNote};
 use trail::read_points;
 pub use trail::{parse_trail, read_trail, Trail, MAX_TRAIL};

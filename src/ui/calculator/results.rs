@@ -3,11 +3,12 @@
 
 use super::figures::{MapFigure, RampFigure};
 use crate::model::derivation::derive;
+use crate::model::exact::Exact;
 use crate::model::inputs::FieldError;
 use crate::model::permalink::Tab;
 use crate::model::predict::Verdict;
 use crate::model::readouts::{alignment_note, broadcast_note, readouts, summary};
-use crate::model::roofline::HandOffRefusal;
+use crate::model::roofline::{on_roof, HandOffRefusal};
 use crate::model::sectors::{Analysis, Ratio};
 use crate::ui::widgets::ReadoutList;
 use crate::ui::AppState;
@@ -123,6 +124,16 @@ pub(super) fn UseInRoofline(
         let Ok((scaled, note)) = hand_off.get_untracked() else {
             return;
         };
+        // In the lab's machine mode the scaled intensity also becomes a named point.
+        if state.roofs.with_untracked(|m| m.custom) {
+            let oi = Exact::parse(&scaled.oi);
+            state.roofs.update(|m| {
+                if let Ok(point) = on_roof(m, "calculator", oi) {
+                    // Twelve points already: the lab's intensity still changes.
+                    let _ = m.add_point(point);
+                }
+            });
+        }
         state.lab.set(scaled);
         state.lab_note.set(Some(note));
         state.tab.set(Tab::Roofline);

@@ -12,6 +12,7 @@ use crate::model::kernel::view::{
 };
 use crate::model::kernel::KernelAnalysis;
 use crate::model::permalink::Tab;
+use crate::model::roofline::kernel_points;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::{
@@ -42,8 +43,37 @@ pub(super) fn Results(
             )
         })
     });
+    // In the lab's machine mode the kernel becomes two named points instead: its intensity
+    // against DRAM bytes and against request-level bytes, which is what coalescing changes.
+    let custom = Signal::derive(move || state.roofs.with(|m| m.custom));
+    let machine_hand_off = Memo::new(move |_| {
+        analysis.with(|a| {
+            let a = a.as_ref()?;
+            Some(state.roofs.with(|m| {
+                kernel_points(
+                    m,
+                    "kernel",
+                    a.total_flops,
+                    a.total.dram_bytes(),
+                    a.total.transferred_bytes,
+                )
+            }))
+        })
+    });
+    let available = move || {
+        if custom.get() {
+            matches!(machine_hand_off.get(), Some(Ok(_)))
+        } else {
+            matches!(hand_off.get(), Some(Ok(_)))
+        }
+    };
     let to_roofline = move |_| {
-        if let Some(Ok((lab, note))) = hand_off.get_untracked() {
+        if custom.get_untracked() {
+            if let Some(Ok(machine)) = machine_hand_off.get_untracked() {
+                state.roofs.set(machine);
+                state.tab.set(Tab::Roofline);
+            }
+        } else if let Some(Ok((lab, note))) = hand_off.get_untracked() {
             state.lab.set(lab);
             state.lab_note.set(Some(note));
             state.tab.set(Tab::Roofline);
@@ -69,14 +99,16 @@ pub(super) fn Results(
                 class="secondary"
                 data-testid="kernel-to-roofline"
                 on:click=to_roofline
-                disabled=move || !matches!(hand_off.get(), Some(Ok(_)))
+                disabled=move || !available()
                 aria-describedby="kernel-to-roofline-why"
             >
                 "Use this kernel in the Roofline lab"
             </button>
             <span class="hint" id="kernel-to-roofline-why" data-testid="kernel-to-roofline-why">
-                {move || match hand_off.get() {
-                    Some(Err(why)) => format!(" Not available: {why}"),
+                {move || match (custom.get(), hand_off.get(), machine_hand_off.get()) {
+                    (true, _, Some(Err(why))) => format!(" Not available: {why}."),
+                    (true, _, _) => " Machine mode: adds two points, I = FLOPs ÷ DRAM bytes and I = FLOPs ÷ request-level bytes, each on its roof.".to_string(),
+                    (false, Some(Err(why)), _) => format!(" Not available: {why}"),
                     _ => " I = total FLOPs ÷ DRAM bytes.".to_string(),
                 }}
             </span>

@@ -1,0 +1,274 @@
+//! The machine mode's roofline: log–log axes that fit the machine, every bandwidth diagonal
+//! and every compute ceiling, each labelled with labels pushed apart so none overlap, the
+//! named points, and the keyboard cursor. Also maps a pixel back to (I, P) for clicks.
+
+use super::roofline::decade_label;
+use super::Theme;
+use crate::model::format::number;
+use crate::model::roofline::MachineChecked;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// The ranges shown: intensity (FLOP/byte) and performance (GFLOP/s), both log.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Axes {
+    /// Intensity from, to: FLOP/byte.
+    pub oi: (f64, f64),
+    /// Performance from, to: GFLOP/s.
+    pub p: (f64, f64),
+}
+
+/// Axes that hold every ridge with room on both sides, every point and every ceiling,
+/// widened to whole decades (a hair past them, so both end labels draw).
+pub fn axes(machine: &MachineChecked) -> Axes {
+    let values = |all: &[crate::model::roofline::Ceiling]| -> Vec<f64> {
+        all.iter().map(|c| c.value.value()).collect()
+    };
+    let (bws, peaks) = (values(&machine.bandwidths), values(&machine.peaks));
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut ridges = Vec::new();
+    for b in &bws {
+        for p in &peaks {
+            ridges.push(p / b);
+        }
+    }
+    let ois: Vec<f64> = machine.points.iter().map(|p| p.oi.value()).collect();
+    let ps: Vec<f64> = machine.points.iter().map(|p| p.p.value()).collect();
+    let lo = |x: f64| 10f64.powf(x.log10().floor()) * 0.99;
+    let hi = |x: f64| 10f64.powf(x.log10().ceil()) * 1.01;
+    let oi_lo = min(&ridges).min(1.0) / 30.0;
+    let oi_lo = lo(oi_lo.min(min(&ois)));
+    let oi_hi = hi((max(&ridges).max(1.0) * 10.0).max(max(&ois) * 1.5));
+    let p_hi = hi((max(&peaks).max(1.0) * 3.0).max(max(&ps) * 1.5));
+    let floor = if bws.is_empty() {
+        p_hi / 1e4
+    } else {
+        min(&bws) * oi_lo * 3.0
+    };
+    let p_lo = lo(floor.max(p_hi / 1e9).min(min(&ps) / 1.5));
+    Axes {
+        oi: (oi_lo, oi_hi),
+        p: (p_lo, p_hi),
+    }
+}
+
+/// The plotting rectangle inside a chart of `size` backend pixels: left, top, right, bottom.
+pub fn plot_rect(size: (u32, u32), theme: &Theme) -> (f64, f64, f64, f64) {
+    let m = f64::from(theme.px_u32(14.0));
+    (
+        m + f64::from(theme.px_u32(72.0)),
+        m,
+        f64::from(size.0) - f64::from(theme.px_u32(24.0)),
+        f64::from(size.1) - m - f64::from(theme.px_u32(48.0)),
+    )
+}
+
+/// The (I, P) under a pixel of a chart of `size`, or `None` outside the plot.
+///
+/// ```
+/// use coalescing_lab::charts::{roofline_machine::{data_at, plot_rect, Axes}, Theme};
+/// let axes = Axes { oi: (0.01, 100.0), p: (1.0, 10000.0) };
+/// let (l, t, r, b) = plot_rect((800, 500), &Theme::LIGHT);
+/// let (i, p) = data_at(&axes, (800, 500), &Theme::LIGHT, ((l + r) / 2.0, (t + b) / 2.0)).unwrap();
+/// assert!((i - 1.0).abs() < 1e-9 && (p - 100.0).abs() < 1e-9);
+/// // Degenerate input: the axis labels are not the plot.
+/// assert_eq!(data_at(&axes, (800, 500), &Theme::LIGHT, (1.0, 1.0)), None);
+/// ```
+pub fn data_at(axes: &Axes, size: (u32, u32), theme: &Theme, at: (f64, f64)) -> Option<(f64, f64)> {
+    let (l, t, r, b) = plot_rect(size, theme);
+    if at.0 < l || at.0 > r || at.1 < t || at.1 > b || r <= l || b <= t {
+        return None;
+    }
+    let along = |v: f64, from: f64, to: f64, (lo, hi): (f64, f64)| {
+        lo * (hi / lo).powf((v - from) / (to - from))
+    };
+    Some((along(at.0, l, r, axes.oi), along(at.1, b, t, axes.p)))
+}
+
+/// Moves label positions apart so that neighbours are at least `gap` apart, each moving only
+/// away from its own line: `upward` labels (above their lines) only up, the others only down;
+/// then back inside `lo ..= hi` when there is room. The order of `ys` is kept.
+///
+/// ```
+/// use coalescing_lab::charts::roofline_machine::spread;
+/// let mut below = [100.0, 104.0, 300.0];
+/// spread(&mut below, 14.0, 0.0, 400.0, false);
+/// assert_eq!(below, [100.0, 114.0, 300.0]);
+/// let mut above = [100.0, 104.0, 300.0];
+/// spread(&mut above, 14.0, 0.0, 400.0, true);
+/// assert_eq!(above, [90.0, 104.0, 300.0]);
+/// // Degenerate input: no room at all keeps them in order from `lo`.
+/// let mut tight = [5.0, 5.0];
+/// spread(&mut tight, 14.0, 0.0, 10.0, false);
+/// assert_eq!(tight, [0.0, 14.0]);
+/// ```
+pub fn spread(ys: &mut [f64], gap: f64, lo: f64, hi: f64, upward: bool) {
+    // A handful of labels: an insertion sort, rather than another copy of the library's sort.
+    let mut order: Vec<usize> = Vec::with_capacity(ys.len());
+    for i in 0..ys.len() {
+        let at = order
+            .iter()
+            .position(|&j| ys[j] > ys[i])
+            .unwrap_or(order.len());
+        order.insert(at, i);
+    }
+    if upward {
+        order.reverse();
+    }
+    let step = if upward { -gap } else { gap };
+    // Push apart in the allowed direction, then pull back from the far edge, then the near.
+    for k in 1..order.len() {
+        let (before, now) = (ys[order[k - 1]], ys[order[k]]);
+        if (now - before) * step.signum() < gap {
+            ys[order[k]] = before + step;
+        }
+    }
+    let (near, far) = if upward { (hi, lo) } else { (lo, hi) };
+    let mut limit = far;
+    for &i in order.iter().rev() {
+        ys[i] = if upward {
+            ys[i].max(limit)
+        } else {
+            ys[i].min(limit)
+        };
+        limit = ys[i] - step;
+    }
+    let mut limit = near;
+    for &i in &order {
+        ys[i] = if upward {
+            ys[i].min(limit)
+        } else {
+            ys[i].max(limit)
+        };
+        limit = ys[i] + step;
+    }
+}
+
+/// Draws the machine's roofline: each bandwidth diagonal up to the highest peak, each peak
+/// from its ridge with the highest bandwidth, their labels, the points with their names, and
+/// the keyboard cursor at (I, P) if any.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    machine: &MachineChecked,
+    cursor: Option<(f64, f64)>,
+    theme: &Theme,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let axes = axes(machine);
+    let font =
+        |size: f64, color: RGBColor| ("sans-serif", theme.px(size)).into_font().color(&color);
+    let mut chart = ChartBuilder::on(area)
+        .margin(theme.px_u32(14.0))
+        .margin_right(theme.px_u32(24.0))
+        .x_label_area_size(theme.px_u32(48.0))
+        .y_label_area_size(theme.px_u32(72.0))
+        .build_cartesian_2d(
+            (axes.oi.0..axes.oi.1).log_scale(),
+            (axes.p.0..axes.p.1).log_scale(),
+        )?;
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(8)
+        .y_labels(8)
+        .x_label_formatter(&|v| decade_label(*v))
+        .y_label_formatter(&|v| decade_label(*v))
+        .x_desc("Operational intensity I (FLOP/byte)")
+        .y_desc("Performance P (GFLOP/s)");
+    super::style_axes(&mut mesh, theme);
+    mesh.draw()?;
+
+    let top_peak = machine.default_peak().map(|c| c.value.value());
+    let top_bw = machine
+        .bandwidths
+        .iter()
+        .map(|c| c.value.value())
+        .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))));
+    let stroke = theme.px_u32(2.0);
+    let (_, plot_top, plot_right, plot_bottom) = plot_rect(area.dim_in_pixel(), theme);
+    // (text, top-left or top-right corner, colour, on the right side)
+    let mut labels: Vec<(String, (f64, f64), RGBColor, bool)> = Vec::new();
+    for c in &machine.bandwidths {
+        let b = c.value.value();
+        let start = axes.oi.0.max(axes.p.0 / b);
+        let end = top_peak.map_or(axes.oi.1, |p| (p / b).min(axes.oi.1));
+        if end > start {
+            chart.draw_series(LineSeries::new(
+                [(start, start * b), (end, end * b)],
+                theme.accent.stroke_width(stroke),
+            ))?;
+        }
+        let at = (start * 1.6).min(end);
+        let (x, y) = chart.backend_coord(&(at, at * b));
+        labels.push((
+            format!("{} {} GB/s", c.name, number(b)),
+            (f64::from(x) + theme.px(8.0), f64::from(y) + theme.px(2.0)),
+            theme.accent,
+            false,
+        ));
+    }
+    for c in &machine.peaks {
+        let p = c.value.value();
+        let start = top_bw.map_or(axes.oi.0, |b| (p / b).max(axes.oi.0));
+        chart.draw_series(LineSeries::new(
+            [(start, p), (axes.oi.1, p)],
+            theme.text.stroke_width(stroke),
+        ))?;
+        let (_, y) = chart.backend_coord(&(axes.oi.1, p));
+        labels.push((
+            format!("{} {} GFLOP/s", c.name, number(p)),
+            (plot_right - theme.px(6.0), f64::from(y) - theme.px(16.0)),
+            theme.text,
+            true,
+        ));
+    }
+    // Labels on the same side are pushed apart vertically, so none overlap.
+    for side in [false, true] {
+        // Peaks' labels (right) stand above their lines, bandwidths' (left) below theirs.
+        let picked: Vec<usize> = (0..labels.len()).filter(|&i| labels[i].3 == side).collect();
+        let mut ys: Vec<f64> = picked.iter().map(|&i| labels[i].1 .1).collect();
+        spread(
+            &mut ys,
+            theme.px(15.0),
+            plot_top + theme.px(2.0),
+            plot_bottom - theme.px(16.0),
+            side,
+        );
+        for (&i, y) in picked.iter().zip(ys) {
+            labels[i].1 .1 = y;
+        }
+    }
+    for (text, (x, y), color, side) in labels {
+        area.draw(&Text::new(
+            text,
+            (x as i32, y as i32),
+            font(12.0, color).pos(Pos::new(
+                if side { HPos::Right } else { HPos::Left },
+                VPos::Top,
+            )),
+        ))?;
+    }
+
+    for point in &machine.points {
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((point.oi.value(), point.p.value()))
+                + Circle::new((0, 0), theme.px(5.0), theme.warn.filled())
+                + Text::new(
+                    point.name.clone(),
+                    (theme.px(7.0) as i32, -(theme.px(7.0) as i32)),
+                    font(12.0, theme.warn).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                ),
+        ))?;
+    }
+    if let Some((oi, p)) = cursor {
+        let faint = theme.muted.stroke_width(theme.px_u32(1.0));
+        chart.draw_series(LineSeries::new([(oi, axes.p.0), (oi, axes.p.1)], faint))?;
+        chart.draw_series(LineSeries::new([(axes.oi.0, p), (axes.oi.1, p)], faint))?;
+        chart.draw_series(std::iter::once(Circle::new(
+            (oi, p),
+            theme.px(7.0),
+            theme.warn.stroke_width(theme.px_u32(2.0)),
+        )))?;
+    }
+    area.present()
+}

@@ -1,0 +1,351 @@
+//! The machine mode in words and machine values: the ceiling and point rows with their
+//! `data-*` values, the ridges between every bandwidth and every peak, the chart's text
+//! alternative, and the points handed over by the kernel view and the calculator.
+
+use super::super::exact::Exact;
+use super::super::format::{number, percent_tenths};
+use super::machine::{
+    Ceiling, CeilingKind, MachineChecked, MachineInputs, MachinePoint, MAX_BW, MAX_POINTS,
+};
+pub use super::machine_read::{clean_name, short_decimal, typeable};
+
+/// One ceiling as a row: `data-kind`, `data-name`, `data-value` and its text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CeilingRow {
+    /// `bw` or `peak`.
+    pub kind: &'static str,
+    /// `bw.N` or `peak.N`.
+    pub param: String,
+    pub name: String,
+    /// The exact value as text (GB/s or GFLOP/s).
+    pub value: String,
+    /// For people, with its unit.
+    pub text: String,
+}
+
+/// Every valid ceiling, bandwidths first.
+///
+/// ```
+/// use coalescing_lab::model::roofline::{ceiling_rows, MachineInputs};
+/// let rows = ceiling_rows(&MachineInputs::from_preset("A100").check());
+/// let first: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r.kind, r.name.as_str(), r.value.as_str())).take(2).collect();
+/// assert_eq!(first, [("bw", "DRAM", "1555"), ("peak", "FP64", "9700")]);
+/// ```
+pub fn ceiling_rows(machine: &MachineChecked) -> Vec<CeilingRow> {
+    machine
+        .bandwidths
+        .iter()
+        .chain(&machine.peaks)
+        .map(|c| CeilingRow {
+            kind: c.kind.value(),
+            param: format!("{}.{}", c.kind.value(), c.slot),
+            name: c.name.clone(),
+            value: c.value.to_string(),
+            text: ceiling_text(c),
+        })
+        .collect()
+}
+
+fn ceiling_text(c: &Ceiling) -> String {
+    format!("{} {}", number(c.value.value()), c.kind.unit())
+}
+
+/// One point as a row, with its `data-*` values.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PointRow {
+    /// `pt.N`.
+    pub param: String,
+    pub name: String,
+    /// `data-oi`: I as typed (exact).
+    pub oi: String,
+    /// `data-p`: measured P as typed (exact).
+    pub p: String,
+    /// `data-bound-by`: the binding ceiling's name.
+    pub bound_by: String,
+    /// `memory` or `compute`.
+    pub bound: &'static str,
+    /// `data-attainable`: the roof, exact.
+    pub attainable: String,
+    /// The roof for people, GFLOP/s.
+    pub attainable_text: String,
+    /// `data-fraction`: P ÷ roof, the shortest round-tripping decimal.
+    pub fraction: String,
+    /// The fraction for people, e.g. `40 %`.
+    pub fraction_text: String,
+    /// The ridge P_PEAK ÷ B_BW for people, FLOP/byte.
+    pub ridge: String,
+    /// The roof in words: its value, what binds it and the two ceilings read, e.g.
+    /// `194.375, DRAM (DRAM × Tensor)`.
+    pub roof_text: String,
+}
+
+/// Every valid point as a row, in slot order.
+///
+/// ```
+/// use coalescing_lab::model::roofline::{point_rows, MachineInputs};
+/// let mut m = MachineInputs::from_preset("V100");
+/// m.points[0] = "k:2:900:DRAM:FP32".into();
+/// let r = &point_rows(&m.check())[0];
+/// assert_eq!((r.attainable.as_str(), r.bound_by.as_str(), r.fraction.as_str()), ("1800", "DRAM", "0.5"));
+/// ```
+pub fn point_rows(machine: &MachineChecked) -> Vec<PointRow> {
+    machine.points.iter().map(point_row).collect()
+}
+
+fn point_row(p: &MachinePoint) -> PointRow {
+    let fraction = p.fraction();
+    PointRow {
+        param: format!("pt.{}", p.slot),
+        name: p.name.clone(),
+        oi: p.oi.to_string(),
+        p: p.p.to_string(),
+        bound_by: p.bound_by().to_string(),
+        bound: p.bound().value(),
+        attainable: p.roof().to_string(),
+        attainable_text: number(p.roof().value()),
+        fraction: fraction.to_string(),
+        fraction_text: format!("{} %", percent_tenths(fraction)),
+        ridge: number(p.ridge().value()),
+        roof_text: format!(
+            "{}, {} ({} × {})",
+            number(p.roof().value()),
+            p.bound_by(),
+            p.bw.name,
+            p.peak.name
+        ),
+    }
+}
+
+/// The ridge between each bandwidth ceiling and each compute ceiling: (bandwidth name, peak
+/// name, P_PEAK ÷ B_BW for people).
+///
+/// ```
+/// use coalescing_lab::model::roofline::{ridge_rows, MachineInputs};
+/// let rows = ridge_rows(&MachineInputs::from_preset("V100").check());
+/// assert_eq!(rows[1], ("DRAM".to_string(), "FP32".to_string(), "17.4444".to_string()));
+/// ```
+pub fn ridge_rows(machine: &MachineChecked) -> Vec<(String, String, String)> {
+    let mut rows = Vec::new();
+    for bw in &machine.bandwidths {
+        for peak in &machine.peaks {
+            rows.push((
+                bw.name.clone(),
+                peak.name.clone(),
+                number(super::machine::ridge_between(bw, peak).value()),
+            ));
+        }
+    }
+    rows
+}
+
+/// The machine chart's text alternative: the ceilings, then each point.
+///
+/// ```
+/// use coalescing_lab::model::roofline::{machine_description, MachineInputs};
+/// let m = MachineInputs::from_preset("V100");
+/// assert_eq!(
+///     machine_description(&m.check()),
+///     "Log–log roofline of the NVIDIA Tesla V100 SXM2: bandwidth ceilings DRAM 900 GB/s; compute \
+///      ceilings FP64 7800 GFLOP/s, FP32 15700 GFLOP/s, Tensor 125000 GFLOP/s. No point placed yet."
+/// );
+/// // Degenerate input: nothing defined.
+/// assert!(machine_description(&MachineInputs::default().check()).contains("none"));
+/// ```
+pub fn machine_description(machine: &MachineChecked) -> String {
+    let list = |kind: CeilingKind| {
+        let all = match kind {
+            CeilingKind::Bandwidth => &machine.bandwidths,
+            CeilingKind::Compute => &machine.peaks,
+        };
+        if all.is_empty() {
+            return "none".to_string();
+        }
+        all.iter()
+            .map(|c| format!("{} {}", c.name, ceiling_text(c)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let whose = machine
+        .preset
+        .map(|p| format!(" of the {}", p.label))
+        .unwrap_or_default();
+    let mut text = format!(
+        "Log–log roofline{whose}: bandwidth ceilings {}; compute ceilings {}.",
+        list(CeilingKind::Bandwidth),
+        list(CeilingKind::Compute)
+    );
+    if machine.points.is_empty() {
+        text.push_str(" No point placed yet.");
+    }
+    for row in machine.points.iter().map(point_row) {
+        text.push_str(&format!(
+            " Point {}: I = {} FLOP/byte, P = {} GFLOP/s; roof {} GFLOP/s bound by {}, {} of it.",
+            row.name, row.oi, row.p, row.attainable_text, row.bound_by, row.fraction_text
+        ));
+    }
+    text
+}
+
+/// A point placed on its own roof: `NAME:I:ROOF`, read against the default ceilings. The
+/// kernel view and the calculator predict traffic, not time, so the point sits where the
+/// roof allows; a measured P replaces it.
+///
+/// ```
+/// use coalescing_lab::model::{exact::Exact, roofline::{on_roof, MachineInputs}};
+/// let m = MachineInputs::from_preset("A100");
+/// assert_eq!(on_roof(&m, "k", Exact::parse("0.25")), Ok("k:0.25:388.75".to_string()));
+/// // Degenerate input: no DRAM traffic, no intensity.
+/// assert!(on_roof(&m, "k", None).is_err());
+/// ```
+pub fn on_roof(machine: &MachineInputs, name: &str, oi: Option<Exact>) -> Result<String, String> {
+    let oi = oi.ok_or("moves no byte, so it has no intensity")?;
+    let oi_text = typeable(oi);
+    let probe = format!("{name}:{oi_text}:1");
+    let mut trial = machine.clone();
+    trial.points = Default::default();
+    trial.points[0] = probe;
+    let checked = trial.check();
+    let Some(point) = checked.points.first() else {
+        return Err(checked
+            .errors
+            .iter()
+            .find(|e| e.field == super::machine::MachineField::Point(1))
+            .and_then(|e| e.message().split("; ").next())
+            .map(str::to_string)
+            .unwrap_or_default());
+    };
+    Ok(format!("{name}:{oi_text}:{}", typeable(point.roof())))
+}
+
+/// The kernel view's two points: intensity against DRAM bytes and against request-level bytes
+/// (sectors × sector size), each on its roof, named `NAME DRAM` and `NAME requests`.
+///
+/// ```
+/// use coalescing_lab::model::{exact::Exact, roofline::{kernel_points, MachineInputs}};
+/// let m = MachineInputs::from_preset("A100");
+/// let flops = Exact::parse("1024").unwrap();
+/// let added = kernel_points(&m, "saxpy", flops, 4096, 8192).unwrap();
+/// assert_eq!(added.points[..2], ["saxpy DRAM:0.25:388.75".to_string(), "saxpy requests:0.125:194.375".to_string()]);
+/// // Degenerate input: nothing moved.
+/// assert!(kernel_points(&m, "k", flops, 0, 0).is_err());
+/// ```
+pub fn kernel_points(
+    machine: &MachineInputs,
+    name: &str,
+    flops: Exact,
+    dram_bytes: u64,
+    request_bytes: u64,
+) -> Result<MachineInputs, String> {
+    let mut out = machine.clone();
+    let name = clean_name(name);
+    let name: String = name.chars().take(15).collect();
+    for (level, bytes) in [("DRAM", dram_bytes), ("requests", request_bytes)] {
+        let point = on_roof(
+            &out,
+            &format!("{name} {level}"),
+            flops.times_ratio(1, u128::from(bytes)),
+        )
+        .map_err(|why| format!("the {level} point {why}"))?;
+        out.add_point(point)?;
+    }
+    Ok(out)
+}
+
+/// The probe's contribution: a bandwidth ceiling named after the adapter (marked `(software)`
+/// for a software adapter, which measures the CPU, not a GPU) at the contiguous stride's
+/// (4 B) useful GB/s, as (name, GB/s text); or why there is none.
+///
+/// ```
+/// use coalescing_lab::model::probe::AdapterInfo;
+/// use coalescing_lab::model::roofline::probe_ceiling_name;
+/// let info = AdapterInfo { description: "SwiftShader Device (Subzero)".into(), fallback: true, ..AdapterInfo::default() };
+/// assert_eq!(probe_ceiling_name(&info), "SwiftShader D (software)");
+/// // Degenerate input: an adapter that says nothing about itself.
+/// assert_eq!(probe_ceiling_name(&AdapterInfo::default()), "my GPU");
+/// ```
+pub fn probe_ceiling_name(info: &super::super::probe::AdapterInfo) -> String {
+    let named = [
+        &info.description,
+        &info.device,
+        &info.architecture,
+        &info.vendor,
+    ]
+    .into_iter()
+    .map(|s| clean_name(s))
+    .find(|s| s != "unnamed")
+    .unwrap_or_else(|| "my GPU".into());
+    if info.is_software() {
+        let base: String = named.chars().take(13).collect();
+        format!("{} (software)", base.trim())
+    } else {
+        named
+    }
+}
+
+/// The contiguous (4-byte stride) row's useful GB/s from a probe run, as text the fields
+/// accept; or why there is none.
+pub fn probe_contiguous_gbps(report: &super::super::probe::Report) -> Result<String, String> {
+    report
+        .rows
+        .iter()
+        .find(|r| r.measurement.stride == 4)
+        .ok_or("the run has no contiguous stride (4 B) to measure bandwidth with")?
+        .useful_gbps
+        .filter(|g| *g > 0.0)
+        .map(short_decimal)
+        .ok_or_else(|| "the contiguous stride's checksum failed, so it has no GB/s".to_string())
+}
+
+impl MachineInputs {
+    /// Adds `text` as a point in the first free slot; returns its slot, or why not.
+    ///
+    /// ```
+    /// use coalescing_lab::model::roofline::MachineInputs;
+    /// let mut m = MachineInputs::default();
+    /// assert_eq!(m.add_point("k:1:10".into()), Ok(1));
+    /// m.points = std::array::from_fn(|_| "k:1:1".to_string());
+    /// assert_eq!(m.add_point("k:1:10".into()), Err("all 12 points are in use; remove one first".to_string()));
+    /// ```
+    pub fn add_point(&mut self, text: String) -> Result<u8, String> {
+        let Some(i) = self.points.iter().position(|p| p.trim().is_empty()) else {
+            return Err(format!(
+                "all {MAX_POINTS} points are in use; remove one first"
+            ));
+        };
+        self.points[i] = text;
+        Ok(i as u8 + 1)
+    }
+
+    /// Adds a bandwidth ceiling `name` (replacing the value of one already so named), in the
+    /// first free slot otherwise; returns its slot, or why not.
+    pub fn add_bandwidth(&mut self, name: &str, gbps: &str) -> Result<u8, String> {
+        let name = clean_name(name);
+        let text = format!("{name}:{gbps}");
+        let same = |t: &String| t.split_once(':').is_some_and(|(n, _)| n.trim() == name);
+        let Some(i) = self
+            .bw
+            .iter()
+            .position(same)
+            .or_else(|| self.bw.iter().position(|t| t.trim().is_empty()))
+        else {
+            return Err(format!(
+                "all {MAX_BW} bandwidth ceilings are in use; remove one first"
+            ));
+        };
+        self.bw[i] = text;
+        Ok(i as u8 + 1)
+    }
+
+    /// A point name not yet used: `P1`, `P2`, …
+    pub fn fresh_point_name(&self) -> String {
+        let used = |name: &str| {
+            self.points
+                .iter()
+                .any(|t| t.split(':').next().is_some_and(|n| n.trim() == name))
+        };
+        (1..)
+            .map(|n| format!("P{n}"))
+            .find(|name| !used(name))
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,136 @@
+//! The machine mode's chart rendered natively to SVG: every ceiling drawn and labelled, labels
+//! apart, points named, and a click mapped back to the data it lands on.
+
+use coalescing_lab::charts::roofline_machine::{axes, data_at, draw, plot_rect};
+use coalescing_lab::charts::Theme;
+use coalescing_lab::model::roofline::MachineInputs;
+use plotters::prelude::*;
+
+const SIZE: (u32, u32) = (720, 440);
+
+fn render(m: &MachineInputs) -> String {
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(&area, &m.check(), Some((1.0, 100.0)), &Theme::LIGHT).expect("drawing succeeds");
+    }
+    svg
+}
+
+/// Every `<text>` with its y position and anchor: (text, y, anchor).
+fn texts(svg: &str) -> Vec<(String, f64, String)> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let (attrs, rest) = t.split_once('>')?;
+            let (text, _) = rest.split_once("</text>")?;
+            let attr = |name: &str| {
+                attrs
+                    .split(&format!(" {name}=\""))
+                    .nth(1)
+                    .and_then(|v| v.split('"').next())
+                    .unwrap_or("")
+                    .to_string()
+            };
+            Some((
+                text.trim().to_string(),
+                attr("y").parse().ok()?,
+                attr("text-anchor"),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn every_ceiling_and_point_is_labelled() {
+    let mut m = MachineInputs::from_preset("A100");
+    m.bw[1] = "L2:5000".into();
+    m.points[0] = "saxpy:0.125:150".into();
+    let all = texts(&render(&m));
+    for label in [
+        "DRAM 1555 GB/s",
+        "L2 5000 GB/s",
+        "FP64 9700 GFLOP/s",
+        "FP32 19500 GFLOP/s",
+        "Tensor 312000 GFLOP/s",
+        "saxpy",
+        "Operational intensity I (FLOP/byte)",
+    ] {
+        assert!(
+            all.iter().any(|t| t.0 == label),
+            "{label} missing in {all:?}"
+        );
+    }
+}
+
+#[test]
+fn ceiling_labels_on_one_side_never_overlap() {
+    // Close peaks (FP64 = FP32 on the MI250X) and close bandwidths would collide unspread.
+    let mut m = MachineInputs::from_preset("MI250X");
+    m.bw[1] = "Probe:3100".into();
+    m.bw[2] = "L2:3300".into();
+    let all = texts(&render(&m));
+    for unit in ["GB/s", "GFLOP/s"] {
+        let mut ys: Vec<f64> = all
+            .iter()
+            .filter(|t| t.0.ends_with(unit) && !t.0.starts_with('('))
+            .map(|t| t.1)
+            .collect();
+        ys.sort_by(f64::total_cmp);
+        assert!(ys.len() >= 3, "{unit}: {all:?}");
+        for pair in ys.windows(2) {
+            assert!(pair[1] - pair[0] >= 12.0, "{unit} labels overlap: {ys:?}");
+        }
+    }
+}
+
+#[test]
+fn a_click_maps_to_the_data_the_chart_draws_there() {
+    let m = MachineInputs::from_preset("V100").check();
+    let axes = axes(&m);
+    let (l, t, r, b) = plot_rect(SIZE, &Theme::LIGHT);
+    // The plot's corners are the axes' ends.
+    let low = data_at(&axes, SIZE, &Theme::LIGHT, (l, b)).unwrap();
+    let high = data_at(&axes, SIZE, &Theme::LIGHT, (r, t)).unwrap();
+    assert!((low.0 / axes.oi.0 - 1.0).abs() < 1e-9 && (low.1 / axes.p.0 - 1.0).abs() < 1e-9);
+    assert!((high.0 / axes.oi.1 - 1.0).abs() < 1e-9 && (high.1 / axes.p.1 - 1.0).abs() < 1e-9);
+    // And plotters puts the axes' ends there too: the decade labels sit at the rectangle.
+    let svg = {
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+            let mut chart = ChartBuilder::on(&area)
+                .margin(14)
+                .margin_right(24)
+                .x_label_area_size(48)
+                .y_label_area_size(72)
+                .build_cartesian_2d(
+                    (axes.oi.0..axes.oi.1).log_scale(),
+                    (axes.p.0..axes.p.1).log_scale(),
+                )
+                .unwrap();
+            let corner = chart.backend_coord(&(axes.oi.0, axes.p.0));
+            assert!((f64::from(corner.0) - l).abs() <= 1.0, "{corner:?} vs {l}");
+            assert!((f64::from(corner.1) - b).abs() <= 1.0, "{corner:?} vs {b}");
+            chart.configure_mesh().draw().unwrap();
+        }
+        svg
+    };
+    assert!(svg.contains("<svg"));
+    // The axes hold every ridge of the V100: 7800/900 up to 125000/900.
+    assert!(axes.oi.0 < 7800.0 / 900.0 / 10.0 && axes.oi.1 > 125_000.0 / 900.0 * 5.0);
+}
+
+#[test]
+fn names_from_a_link_are_text_in_the_svg_never_markup() {
+    // Regression guard: ceiling and point names come from the URL.
+    let mut m = MachineInputs::from_preset("V100");
+    m.points[0] = "<b>&x</b>:1:10".into();
+    m.bw[1] = "<script>:5000".into();
+    let svg = render(&m);
+    assert!(!svg.contains("<b>") && !svg.contains("<script>"), "{svg}");
+    assert!(
+        svg.contains("&lt;b&gt;") || svg.contains("&#60;b&#62;"),
+        "the name is still shown"
+    );
+}
