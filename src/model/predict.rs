@@ -156,21 +156,7 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
     if let Some(banks) = &a.banks {
         return shared_feedback(banks.totals, p);
     }
-    let actual = a.totals.sectors;
-    let mut text = if p.sectors == actual {
-        format!("Right: the warp touches {actual} sector{}.", plural(actual))
-    } else {
-        let (diff, word) = if actual > p.sectors {
-            (actual - p.sectors, "more")
-        } else {
-            (p.sectors - actual, "fewer")
-        };
-        format!(
-            "Not quite: the warp touches {actual} sector{}, {diff} {word} than your {}.",
-            plural(actual),
-            p.sectors
-        )
-    };
+    let mut text = judged("touches", a.totals.sectors, "sector", p.sectors, "");
     if let Some((guess, written)) = p.efficiency {
         let truth = a.totals.efficiency();
         let shown = percent(truth);
@@ -198,6 +184,21 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
     text
 }
 
+/// "Right: the warp touches 5 sectors." or "Not quite: the warp touches 5 sectors, 1 more than
+/// your 4.", with `after` before the full stop.
+fn judged(verb: &str, actual: u64, unit: &str, predicted: u64, after: &str) -> String {
+    let counted = format!("the warp {verb} {actual} {unit}{}", plural(actual));
+    if predicted == actual {
+        return format!("Right: {counted}{after}.");
+    }
+    let (diff, word) = if actual > predicted {
+        (actual - predicted, "more")
+    } else {
+        (predicted - actual, "fewer")
+    };
+    format!("Not quite: {counted}, {diff} {word} than your {predicted}{after}.")
+}
+
 /// The feedback in shared memory: the wavefronts, and the conflicts among them.
 ///
 /// ```
@@ -209,28 +210,11 @@ pub fn feedback(a: &Analysis, p: Prediction) -> String {
 /// );
 /// ```
 fn shared_feedback(t: super::banks::Wavefronts, p: Prediction) -> String {
-    let actual = t.wavefronts;
     let conflicts = match t.conflicts() {
-        0 => "no bank conflict".to_string(),
-        n => format!("{n} of them bank conflict{}", plural(n)),
+        0 => " (no bank conflict)".to_string(),
+        n => format!(" ({n} of them bank conflict{})", plural(n)),
     };
-    let mut text = if p.sectors == actual {
-        format!(
-            "Right: the warp needs {actual} wavefront{} ({conflicts}).",
-            plural(actual)
-        )
-    } else {
-        let (diff, word) = if actual > p.sectors {
-            (actual - p.sectors, "more")
-        } else {
-            (p.sectors - actual, "fewer")
-        };
-        format!(
-            "Not quite: the warp needs {actual} wavefront{}, {diff} {word} than your {} ({conflicts}).",
-            plural(actual),
-            p.sectors
-        )
-    };
+    let mut text = judged("needs", t.wavefronts, "wavefront", p.sectors, &conflicts);
     if p.efficiency.is_some() {
         text.push_str(
             " Efficiency is not judged here: it is a global-memory figure, and shared memory \
