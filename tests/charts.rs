@@ -1,4 +1,7 @@
 //! Drawing functions rendered natively to SVG, with assertions on what was drawn.
+//!
+//! Why one file of ~700 lines: one module per chart (roofline, sector map, ramp, probe, kernel,
+//! bank map) sharing the SVG reading helpers at the top.
 
 use coalescing_lab::charts::{roofline, Theme};
 use coalescing_lab::model::roofline::{parse_trail, Point};

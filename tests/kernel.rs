@@ -1,6 +1,9 @@
 //! The kernel engine against a deliberately simple oracle (every thread, every byte, a
 //! Vec-based LRU list), plus the whole-kernel properties the issue names, the error messages to
 //! the letter, and slicing.
+//!
+//! Why one file of ~580 lines: the oracle (global, shared and barrier statements) and every
+//! property checked against it stay together.
 
 use coalescing_lab::model::expr::kernel::ThreadVars;
 use coalescing_lab::model::inputs::Inputs;

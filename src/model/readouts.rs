@@ -2,6 +2,9 @@
 //! [`LaneRow`] per lane, each with the text people read and the `data-value` scripts read.
 //!
 //! Components only lay these out, so every number on the page is testable here natively.
+//!
+//! Why one file of ~520 lines: every readout, lane row and lane CSV of the calculator, in
+//! global and in shared memory, worded side by side so the two modes read alike.
 
 use super::banks::{bank_of, BankReport};
 use super::csv::Csv;

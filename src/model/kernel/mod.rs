@@ -10,7 +10,8 @@
 //! - `analysis`: what a finished launch reports;
 //! - `warps`: one instruction's warps, and the hand-off to the calculator;
 //! - `presets`: the course's kernels;
-//! - `view`: the panel's words; `export`: its CSV exports (re-exported from `view`).
+//! - `view`: the panel's words; `export`: its CSV exports and `compare`: its comparison
+//!   sentence (both re-exported from `view`).
 //!
 //! The single-instruction analysis stays the unit: a launch of one warp equals the calculator,
 //! in global and in shared memory.
@@ -18,6 +19,7 @@
 
 mod analysis;
 pub mod cache;
+mod compare;
 mod export;
 mod inputs;
 mod launch;
