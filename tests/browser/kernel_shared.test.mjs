@@ -25,7 +25,8 @@ const status = () => driver.findElement(By.css('[data-testid="kernel-status"]'))
 const count = async (css) => (await driver.findElements(By.css(css))).length;
 
 async function whenDone(timeout = 60000) {
-  await driver.wait(async () => (await status()) === 'done', timeout);
+  // Right after a navigation the panel may not be built yet: keep polling until it is.
+  await driver.wait(async () => (await status().catch(() => null)) === 'done', timeout);
 }
 
 async function pick(testid, value) {
@@ -94,7 +95,7 @@ test('side by side with the naive transpose and the padded tile', async () => {
 
 test('a barrier reached by half a warp stops the run and names the thread on its field', async () => {
   await driver.get(`${site.url}/?tab=kernel&a1.idx=threadIdx.x&a2.kind=sync&a2.active=threadIdx.x%3C16`);
-  await driver.wait(async () => (await errors(driver))['a2.active'] !== undefined, 15000);
+  await driver.wait(async () => (await errors(driver).catch(() => ({})))['a2.active'] !== undefined, 15000);
   assert.equal(
     (await errors(driver))['a2.active'],
     'a2.active: block (0,0,0) thread (16,0,0): does not reach __syncthreads() when thread (0,0,0) does; every thread of a block must reach a barrier, or none',

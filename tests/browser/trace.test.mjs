@@ -32,7 +32,7 @@ const rows = () =>
     ideal: r.dataset.idealSectors, elem: r.dataset.elem, space: r.dataset.space, conflicts: r.dataset.bankConflicts }));`);
 
 async function whenDone(timeout = 30000) {
-  await driver.wait(async () => (await status()) === 'done', timeout);
+  await driver.wait(async () => (await status().catch(() => null)) === 'done', timeout);
 }
 
 async function pick(path) {
