@@ -267,6 +267,44 @@ pub(super) fn PredictPanel(
     }
 }
 
+/// What a picker of the calculator needs around its `<select>`: its parameter (`b.`-prefixed
+/// for scenario B), ids, error and `aria-describedby`.
+struct Picker {
+    param: &'static str,
+    id: String,
+    hint_id: String,
+    error_id: String,
+    error: Signal<Option<String>>,
+    described: Signal<String>,
+}
+
+fn picker(field: Field, b: bool, errors: Memo<Vec<FieldError>>) -> Picker {
+    let param = if b { field.b_param() } else { field.param() };
+    let id = format!("input-{param}");
+    let (hint_id, error_id) = (format!("{id}-hint"), format!("{id}-error"));
+    let error = Signal::derive(move || {
+        errors.with(|es| es.iter().find(|e| e.field == field).map(|e| e.to_string()))
+    });
+    let described = {
+        let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
+        Signal::derive(move || {
+            if error.with(Option::is_some) {
+                format!("{error_id} {hint_id}")
+            } else {
+                hint_id.clone()
+            }
+        })
+    };
+    Picker {
+        param,
+        id,
+        hint_id,
+        error_id,
+        error,
+        described,
+    }
+}
+
 /// The memory the instruction reads: global (sectors and lines) or shared (banks). A bad
 /// value from a link shows its error here while the analysis uses global memory.
 #[component]
@@ -277,33 +315,17 @@ pub(super) fn SpaceField(
     #[prop(default = false)]
     b: bool,
 ) -> impl IntoView {
-    let param = if b {
-        Field::Space.b_param()
-    } else {
-        Field::Space.param()
-    };
-    let id = format!("input-{param}");
-    let (hint_id, error_id) = (format!("{id}-hint"), format!("{id}-error"));
-    let error = Signal::derive(move || {
-        errors.with(|es| {
-            es.iter()
-                .find(|e| e.field == Field::Space)
-                .map(|e| e.to_string())
-        })
-    });
+    let Picker {
+        param,
+        id,
+        hint_id,
+        error_id,
+        error,
+        described,
+    } = picker(Field::Space, b, errors);
     let pick = move |ev: leptos::ev::Event| {
         let space = event_target_value(&ev);
         inputs.update(|i| i.space = space);
-    };
-    let described = {
-        let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
-        Signal::derive(move || {
-            if error.with(Option::is_some) {
-                format!("{error_id} {hint_id}")
-            } else {
-                hint_id.clone()
-            }
-        })
     };
     view! {
         <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
@@ -336,20 +358,14 @@ pub(super) fn ArchField(
     #[prop(default = false)]
     b: bool,
 ) -> impl IntoView {
-    let param = if b {
-        Field::Arch.b_param()
-    } else {
-        Field::Arch.param()
-    };
-    let id = format!("input-{param}");
-    let (hint_id, error_id) = (format!("{id}-hint"), format!("{id}-error"));
-    let error = Signal::derive(move || {
-        errors.with(|es| {
-            es.iter()
-                .find(|e| e.field == Field::Arch)
-                .map(|e| e.to_string())
-        })
-    });
+    let Picker {
+        param,
+        id,
+        hint_id,
+        error_id,
+        error,
+        described,
+    } = picker(Field::Arch, b, errors);
     let pick = move |ev: leptos::ev::Event| {
         if let Some(arch) = Arch::by_id(&event_target_value(&ev)) {
             inputs.update(|i| *i = i.with_arch(arch));
@@ -361,16 +377,7 @@ pub(super) fn ArchField(
             <select
                 id=id.clone()
                 data-testid=id.clone()
-                aria-describedby={
-                    let (hint_id, error_id) = (hint_id.clone(), error_id.clone());
-                    Signal::derive(move || {
-                        if error.with(Option::is_some) {
-                            format!("{error_id} {hint_id}")
-                        } else {
-                            hint_id.clone()
-                        }
-                    })
-                }
+                aria-describedby=described
                 on:change=pick
                 prop:value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
             >
