@@ -8,6 +8,8 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 TRUNK_VERSION := 0.21.14
 # wasm-bindgen-cli must be exactly the wasm-bindgen crate's version in Cargo.lock.
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
+# wasm-split-cli (crate wasm_split_cli_support): splits the wasm by panel (tools/split.mjs).
+WASM_SPLIT_VERSION := 0.2.4
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: serve build cli test bench tools browsers lint native-test browser-test
@@ -43,12 +45,14 @@ native-test:
 browser-test:
 	node --test --test-concurrency=1 tests/browser/
 
-## tools: the Rust target, Trunk, wasm-bindgen-cli and wasm-opt, installed only when missing
+## tools: the Rust target, Trunk, wasm-bindgen-cli, wasm-split-cli and wasm-opt, installed only when missing
 tools: node_modules/.installed
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 	@trunk --version 2>/dev/null | grep -qF "$(TRUNK_VERSION)" || cargo install --locked trunk --version $(TRUNK_VERSION)
 	@# Not --locked: wasm-bindgen-cli's lock file names a crate version the registry lacks.
 	@wasm-bindgen --version 2>/dev/null | grep -qF "$(WASM_BINDGEN_VERSION)" || cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+	@# Trunk's post-build hook (tools/split.mjs) cuts the wasm into per-panel chunks with it.
+	@cargo install --list | grep -qF "wasm_split_cli_support v$(WASM_SPLIT_VERSION)" || cargo install --locked wasm_split_cli_support --version $(WASM_SPLIT_VERSION) --features build-binary
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund

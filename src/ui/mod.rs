@@ -9,6 +9,7 @@ mod calculator;
 mod canvas;
 #[cfg(feature = "kernel-view")]
 mod kernel;
+mod lazy;
 mod panic;
 mod probe;
 mod roofline;
@@ -146,6 +147,9 @@ pub fn App() -> impl IntoView {
             // Only the bench reads the mark; the page works without it.
             let _ = performance.mark("app-ready");
         }
+        // The other panels' code, fetched when the page is idle, so that they open at once
+        // and keep working offline.
+        lazy::prefetch_at_idle();
     });
     let full_page = Signal::derive(move || current.with(|s| permalink::link(&url::page(), s)));
     view! {
@@ -191,7 +195,7 @@ pub fn App() -> impl IntoView {
                 hidden=Signal::derive(move || state.tab.get() != Tab::Roofline)
             >
                 <Show when=move || seen(Tab::Roofline)>
-                    <roofline::RooflineLab state=state />
+                    <lazy::LazyPanel state=state load=lazy::ROOFLINE name="roofline" label="Roofline lab" />
                 </Show>
             </div>
             <div
@@ -201,7 +205,7 @@ pub fn App() -> impl IntoView {
                 hidden=Signal::derive(move || state.tab.get() != Tab::Probe)
             >
                 <Show when=move || seen(Tab::Probe)>
-                    <probe::ProbePanel state=state />
+                    <lazy::LazyPanel state=state load=lazy::PROBE name="probe" label="GPU probe" />
                 </Show>
             </div>
             {kernel_panel(state, seen)}
@@ -212,7 +216,7 @@ pub fn App() -> impl IntoView {
                 hidden=Signal::derive(move || state.tab.get() != Tab::Trace)
             >
                 <Show when=move || seen(Tab::Trace)>
-                    <trace::TracePanel state=state />
+                    <lazy::LazyPanel state=state load=lazy::TRACE name="trace" label="trace panel" />
                 </Show>
             </div>
         </main>
@@ -253,7 +257,7 @@ fn kernel_panel(
             hidden=Signal::derive(move || state.tab.get() != Tab::Kernel)
         >
             <Show when=move || seen(Tab::Kernel)>
-                <kernel::KernelPanel state=state />
+                <lazy::LazyPanel state=state load=lazy::KERNEL name="kernel" label="kernel view" />
             </Show>
         </div>
     }

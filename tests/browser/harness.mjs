@@ -25,10 +25,15 @@ const TYPES = {
 /**
  * A plain static file server for `root` on 127.0.0.1, like any static host. `extra` maps
  * paths to HTML served as they are (e.g. a host page that embeds the app in an iframe).
+ * `refuse(path)`, while it returns true, answers that path with 503, as a failing host would.
  */
-export async function serveStatic(root = DIST, extra = {}) {
+export async function serveStatic(root = DIST, extra = {}, { refuse = () => false } = {}) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (refuse(path)) {
+      res.writeHead(503).end('unavailable');
+      return;
+    }
     if (path in extra) {
       res.writeHead(200, { 'content-type': TYPES['.html'] }).end(extra[path]);
       return;
@@ -115,9 +120,12 @@ export async function startBrowser({ width = 1280, height = 900, dpr = 1, extraA
 export async function openApp(driver, base, query = '') {
   await driver.get(`${base}/${query}`);
   // The page marks `app-ready` once the panel on show is mounted (the others are built when
-  // first shown).
+  // first shown). A panel whose code is a chunk of its own shows "Loading…" until it arrives.
   await driver.wait(
-    () => driver.executeScript("return performance.getEntriesByName('app-ready').length > 0"),
+    () =>
+      driver.executeScript(
+        "return performance.getEntriesByName('app-ready').length > 0 && !document.querySelector('[data-testid=\"panel-loading\"]')",
+      ),
     15000,
   );
 }

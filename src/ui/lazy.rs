@@ -1,0 +1,174 @@
+//! Panels whose code arrives when they are first opened.
+//!
+//! Each panel's entry is a `wasm_split` point: the release build (`tools/wasm-build.sh`) cuts
+//! the code reachable only from that entry out of the main wasm into a chunk of its own, which
+//! the page fetches the first time the entry is called. The entry returns the panel's builder,
+//! a plain function pointer, so the panel is built here, under the owner of the view that shows
+//! it, and not inside the loader's future.
+//!
+//! A chunk that fails to load (offline, a server error) leaves the panel saying so with a
+//! Retry button; the failure is not cached, so Retry fetches again. The rest of the page keeps
+//! working: it never needed that chunk.
+
+use super::AppState;
+use leptos::prelude::*;
+use leptos::wasm_split::{wasm_split, SplitLoaderError};
+use std::future::Future;
+use std::pin::Pin;
+use wasm_bindgen::JsCast;
+
+/// Builds a panel's view; what a panel's chunk hands back once it has loaded.
+pub type Build = fn(AppState) -> AnyView;
+
+/// A chunk could not be fetched or instantiated (details are in the browser console).
+#[derive(Debug, Clone, Copy)]
+pub struct LoadFailed;
+
+impl From<SplitLoaderError> for LoadFailed {
+    fn from(_: SplitLoaderError) -> Self {
+        LoadFailed
+    }
+}
+
+/// Loads a panel's chunk, if it is not loaded yet, and hands back the panel's builder.
+pub type Loader = fn() -> Pin<Box<dyn Future<Output = Result<Build, LoadFailed>>>>;
+
+#[wasm_split(roofline, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn roofline_build() -> Result<Build, LoadFailed> {
+    Ok(|state| view! { <super::roofline::RooflineLab state=state /> }.into_any())
+}
+
+#[wasm_split(probe, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn probe_build() -> Result<Build, LoadFailed> {
+    Ok(|state| view! { <super::probe::ProbePanel state=state /> }.into_any())
+}
+
+#[wasm_split(trace, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn trace_build() -> Result<Build, LoadFailed> {
+    Ok(|state| view! { <super::trace::TracePanel state=state /> }.into_any())
+}
+
+#[cfg(feature = "kernel-view")]
+#[wasm_split(kernel, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn kernel_build() -> Result<Build, LoadFailed> {
+    Ok(|state| view! { <super::kernel::KernelPanel state=state /> }.into_any())
+}
+
+/// The Roofline lab's loader.
+pub const ROOFLINE: Loader = || Box::pin(roofline_build());
+/// The GPU probe's loader.
+pub const PROBE: Loader = || Box::pin(probe_build());
+/// The trace panel's loader.
+pub const TRACE: Loader = || Box::pin(trace_build());
+/// The kernel view's loader.
+#[cfg(feature = "kernel-view")]
+pub const KERNEL: Loader = || Box::pin(kernel_build());
+
+/// Where a panel's code stands.
+#[derive(Clone, Copy)]
+enum Code {
+    Loading,
+    Failed,
+    Ready(Build),
+}
+
+/// A panel whose code is fetched when this component is first built. `name` is the panel's
+/// short name (`panel-ready:<name>` is marked in the performance timeline once it is built,
+/// for `make bench`); `label` names it in the loading and failure messages.
+#[component]
+pub fn LazyPanel(
+    state: AppState,
+    load: Loader,
+    name: &'static str,
+    label: &'static str,
+) -> impl IntoView {
+    let code = RwSignal::new(Code::Loading);
+    let fetch = move || {
+        code.set(Code::Loading);
+        leptos::task::spawn_local(async move {
+            code.set(match load().await {
+                Ok(build) => Code::Ready(build),
+                Err(LoadFailed) => Code::Failed,
+            });
+        });
+    };
+    fetch();
+    move || {
+        match code.get() {
+        // Built untracked: the panel's own reads must not rebuild it.
+        Code::Ready(build) => {
+            let view = untrack(|| build(state));
+            // After this task's mount, which follows this closure.
+            queue_microtask(move || mark_ready(name));
+            view
+        }
+        Code::Loading => view! {
+            <p class="panel-loading" role="status" data-testid="panel-loading">
+                {format!("Loading the {label}…")}
+            </p>
+        }
+        .into_any(),
+        Code::Failed => view! {
+            <div class="notice warning panel-failed" role="alert" data-testid="panel-failed">
+                <p>
+                    {format!("The {label}'s code did not load (offline, or the server did not answer). ")}
+                    "The rest of the page keeps working."
+                </p>
+                <button type="button" data-testid="panel-retry" on:click=move |_| fetch()>
+                    "Retry"
+                </button>
+            </div>
+        }
+        .into_any(),
+    }
+    }
+}
+
+/// Marks `panel-ready:<name>`; only `make bench` reads it, so a page without the Performance
+/// API works the same.
+fn mark_ready(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark(&format!("panel-ready:{name}"));
+    }
+}
+
+/// Fetches every panel's chunk that is not loaded yet, one after another, when the page is
+/// idle after the first result; a failure is ignored here (the panel retries when opened).
+pub fn prefetch_at_idle() {
+    leptos::task::spawn_local(async {
+        let loaders: &[Loader] = &[
+            #[cfg(feature = "kernel-view")]
+            KERNEL,
+            TRACE,
+            ROOFLINE,
+            PROBE,
+        ];
+        for load in loaders {
+            idle().await;
+            let _ = load().await;
+        }
+    });
+}
+
+/// Resolves when the browser is idle (`requestIdleCallback`, or a timeout where it is missing).
+async fn idle() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let Some(window) = web_sys::window() else {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+            return;
+        };
+        let idle = js_sys::Reflect::get(&window, &"requestIdleCallback".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let scheduled = match idle {
+            Some(request) => request.call1(&window, &resolve).is_ok(),
+            None => window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 200)
+                .is_ok(),
+        };
+        if !scheduled {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

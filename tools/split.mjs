@@ -1,0 +1,126 @@
+// Trunk's post-build hook (Trunk.toml): cuts the app's wasm into a main module and one chunk
+// per lazily loaded panel, then optimises and precompresses what ships.
+//
+// Trunk 0.21 cannot split wasm (trunk issue 1022), so Trunk still builds the crate and runs
+// wasm-bindgen on the whole module; this hook then redoes the last steps the way cargo-leptos
+// does for Leptos' split points:
+//
+// 1. `wasm-split-cli` (crate wasm_split_cli_support) reads the linker's output, which keeps its
+//    relocations (`-Clink-args=--emit-relocs`, .cargo/config.toml), and writes the main module,
+//    a module per `#[wasm_split]` name (`split_kernel.wasm`, …), modules for code that several
+//    of those share (`chunk_N.wasm`) and `__wasm_split.js`, which fetches them on demand;
+// 2. `wasm-bindgen --keep-lld-exports` makes the main module's JS glue, over Trunk's;
+// 3. `wasm-opt -Oz` shrinks every module (Trunk's own wasm-opt pass is off: `data-wasm-opt="0"`);
+// 4. the split files get Trunk's content hash in their names, so that a cached chunk can never
+//    meet a main module from another build;
+// 5. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
+//    static hosts that serve precompressed files.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const staging = process.env.TRUNK_STAGING_DIR;
+if (!staging) throw new Error('tools/split.mjs runs as a Trunk hook (TRUNK_STAGING_DIR unset)');
+const profile = process.env.TRUNK_PROFILE ?? 'release';
+const source = process.env.TRUNK_SOURCE_DIR ?? process.cwd();
+const targetDir = process.env.CARGO_TARGET_DIR ?? join(source, 'target');
+const input = join(targetDir, 'wasm32-unknown-unknown', profile, 'coalescing-lab.wasm');
+const localBin = join(source, 'node_modules', '.bin', 'wasm-opt');
+const wasmOpt = existsSync(localBin) ? localBin : 'wasm-opt';
+
+// Trunk's names: coalescing-lab-<hash>.js and coalescing-lab-<hash>_bg.wasm.
+const glue = readdirSync(staging).find((f) => /^coalescing-lab-[0-9a-f]+\.js$/.test(f));
+if (!glue) throw new Error(`no coalescing-lab-<hash>.js in ${staging}`);
+const stem = glue.slice(0, -'.js'.length);
+const hash = stem.slice('coalescing-lab-'.length);
+
+const work = mkdtempSync(join(tmpdir(), 'coalescing-lab-split-'));
+try {
+  execFileSync('wasm-split-cli', [input, work, '--out-name', stem, '--target', 'web'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  execFileSync(
+    'wasm-bindgen',
+    [
+      '--target=web',
+      '--keep-lld-exports',
+      '--no-demangle',
+      '--no-typescript',
+      `--out-name=${stem}`,
+      `--out-dir=${staging}`,
+      join(work, `${stem}.wasm`),
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+
+  // The split modules, renamed with the build's hash; the loader names them.
+  const chunks = readdirSync(work).filter((f) => /^(chunk_\d+|split_\w+)\.wasm$/.test(f));
+  const renamed = (f) => `${f.slice(0, -'.wasm'.length)}-${hash}.wasm`;
+  const loader = `__wasm_split-${hash}.js`;
+  let loaderText = readFileSync(join(work, '__wasm_split.js'), 'utf8');
+  for (const f of chunks) loaderText = loaderText.replaceAll(`"./${f}"`, `"./${renamed(f)}"`);
+  writeFileSync(join(staging, loader), loaderText);
+  const mainJs = join(staging, glue);
+  const mainText = readFileSync(mainJs, 'utf8');
+  // Only the ES imports' specifiers change: the wasm's own import module keeps its name.
+  const from = 'from "./__wasm_split.js"';
+  if (!mainText.includes(from)) throw new Error(`${glue} does not import ./__wasm_split.js`);
+  writeFileSync(mainJs, mainText.replaceAll(from, `from "./${loader}"`));
+
+  const main = join(staging, `${stem}_bg.wasm`);
+  const jobs = [
+    [main, main],
+    ...chunks.map((f) => [join(work, f), join(staging, renamed(f))]),
+  ];
+  await optimise(jobs, profile === 'release' ? 2 : 0);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+if (profile === 'release') precompress(staging);
+
+/** Runs `wasm-opt -Oz` over `[from, to]` pairs, two at a time (or copies, unoptimised). */
+async function optimise(jobs, parallel) {
+  if (parallel === 0) {
+    for (const [from, to] of jobs) if (from !== to) writeFileSync(to, readFileSync(from));
+    return;
+  }
+  const queue = [...jobs];
+  const worker = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      const [from, to] = job;
+      await new Promise((resolve, reject) => {
+        // Rust's name section has a subsection wasm-opt does not know; it warns and drops it.
+        const child = spawn(wasmOpt, ['-Oz', from, '-o', to], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let errors = '';
+        child.stderr.on('data', (d) => (errors += d));
+        child.on('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`wasm-opt ${from}: ${errors}`)),
+        );
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+/** Writes `.gz` and `.br` beside every file a static host would serve compressed. */
+function precompress(root) {
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.(wasm|js|css|html|svg)$/.test(entry.name)) continue;
+    const path = join(entry.parentPath ?? entry.path, entry.name);
+    if (path.includes('/samples/')) continue;
+    const body = readFileSync(path);
+    writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }));
+    writeFileSync(
+      `${path}.br`,
+      brotliCompressSync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 11,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
+      }),
+    );
+  }
+}
