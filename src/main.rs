@@ -3,6 +3,9 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     coalescing_lab::ui::install_panic_hook();
+    // The static first content (index.html #shell) goes in the same task as the mount, so no
+    // frame shows both or neither.
+    coalescing_lab::ui::take_shell();
     leptos::mount::mount_to_body(coalescing_lab::ui::App);
 }
 

@@ -11,6 +11,7 @@
 //! working: it never needed that chunk.
 
 use super::AppState;
+use crate::model::permalink::Tab;
 use leptos::prelude::*;
 use leptos::wasm_split::{wasm_split, SplitLoaderError};
 use std::future::Future;
@@ -64,6 +65,53 @@ pub const TRACE: Loader = || Box::pin(trace_build());
 #[cfg(feature = "kernel-view")]
 pub const KERNEL: Loader = || Box::pin(kernel_build());
 
+thread_local! {
+    /// The static first content's panel section (index.html #shell), kept by [`take_shell`]
+    /// for the panel that the first load opens on: `(panel, inner HTML)`.
+    static SHELL: std::cell::RefCell<Option<(String, String)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Removes the static first content (index.html #shell, shown by public/shell.js while the
+/// wasm arrives) and keeps its panel section, so that a panel whose chunk is still on its way
+/// goes on showing the same title and introduction, in the same place, until it is built.
+pub fn take_shell() {
+    let document = leptos::prelude::document();
+    let Some(shell) = document.get_element_by_id("shell") else {
+        return;
+    };
+    let panel = document
+        .document_element()
+        .and_then(|root| root.get_attribute("data-shell"));
+    if let Some(panel) = panel {
+        let name = panel.trim_end_matches("-custom").to_string();
+        let section = shell
+            .query_selector(&format!("[data-shell=\"{name}\"]"))
+            .ok()
+            .flatten();
+        if let Some(section) = section {
+            if panel.ends_with("-custom") {
+                // Machine mode shows the title alone, as the shell did.
+                if let Ok(Some(lead)) = section.query_selector(".lead") {
+                    lead.remove();
+                }
+            }
+            SHELL.with(|s| *s.borrow_mut() = Some((name, section.inner_html())));
+        }
+    }
+    shell.remove();
+}
+
+/// The kept first content for panel `name`, once: only the first load's panel shows it.
+fn shell_for(name: &str) -> Option<String> {
+    SHELL.with(|s| {
+        let mut kept = s.borrow_mut();
+        match kept.as_ref() {
+            Some((panel, _)) if panel == name => kept.take().map(|(_, html)| html),
+            _ => None,
+        }
+    })
+}
+
 /// Where a panel's code stands.
 #[derive(Clone, Copy)]
 enum Code {
@@ -83,6 +131,9 @@ pub fn LazyPanel(
     label: &'static str,
 ) -> impl IntoView {
     let code = RwSignal::new(Code::Loading);
+    // On the first load, the shell's copy of this panel's title and introduction stays on
+    // screen while the chunk arrives (from index.html: static, trusted markup).
+    let first_content = shell_for(name);
     let fetch = move || {
         code.set(Code::Loading);
         leptos::task::spawn_local(async move {
@@ -102,12 +153,21 @@ pub fn LazyPanel(
             queue_microtask(move || mark_ready(name));
             view
         }
-        Code::Loading => view! {
-            <p class="panel-loading" role="status" data-testid="panel-loading">
-                {format!("Loading the {label}…")}
-            </p>
-        }
-        .into_any(),
+        Code::Loading => match first_content.clone() {
+            Some(html) => view! {
+                <div class="panel-loading" role="status" data-testid="panel-loading">
+                    <span class="visually-hidden">{format!("Loading the {label}…")}</span>
+                    <div inner_html=html></div>
+                </div>
+            }
+            .into_any(),
+            None => view! {
+                <p class="panel-loading" role="status" data-testid="panel-loading">
+                    {format!("Loading the {label}…")}
+                </p>
+            }
+            .into_any(),
+        },
         Code::Failed => view! {
             <div class="notice warning panel-failed" role="alert" data-testid="panel-failed">
                 <p>
@@ -132,10 +192,35 @@ fn mark_ready(name: &str) {
     }
 }
 
-/// Fetches every panel's chunk that is not loaded yet, one after another, when the page is
-/// idle after the first result; a failure is ignored here (the panel retries when opened).
-pub fn prefetch_at_idle() {
+/// How long after the first result the prefetching starts, in milliseconds. On a slow phone
+/// the first seconds belong to the page on show: its first input should not wait behind the
+/// compilation of panels nobody has opened yet.
+const PREFETCH_AFTER_MS: i32 = 3000;
+
+/// Starts fetching a panel's chunk when its tab shows intent (pointer over it, focus on it);
+/// the panel builds from the same load when it is opened. A failure is left to the panel.
+pub fn warm(tab: Tab) {
+    let load = match tab {
+        Tab::Calculator => return,
+        Tab::Roofline => ROOFLINE,
+        Tab::Probe => PROBE,
+        Tab::Trace => TRACE,
+        #[cfg(feature = "kernel-view")]
+        Tab::Kernel => KERNEL,
+        #[cfg(not(feature = "kernel-view"))]
+        Tab::Kernel => return,
+    };
+    leptos::task::spawn_local(async move {
+        let _ = load().await;
+    });
+}
+
+/// Fetches every panel's chunk that is not loaded yet, one after another, starting a few
+/// seconds after the first result and each when the page is idle; a failure is ignored here
+/// (the panel retries when opened).
+pub fn prefetch_later() {
     leptos::task::spawn_local(async {
+        sleep(PREFETCH_AFTER_MS).await;
         let loaders: &[Loader] = &[
             #[cfg(feature = "kernel-view")]
             KERNEL,
@@ -148,6 +233,20 @@ pub fn prefetch_at_idle() {
             let _ = load().await;
         }
     });
+}
+
+/// Resolves after `ms` milliseconds (at once where there is no window).
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let scheduled = web_sys::window().is_some_and(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+                .is_ok()
+        });
+        if !scheduled {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 /// Resolves when the browser is idle (`requestIdleCallback`, or a timeout where it is missing).

@@ -28,6 +28,7 @@ use crate::model::roofline::{Lab, LabNote, MachineInputs};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
+pub use lazy::take_shell;
 pub use panic::install_panic_hook;
 
 /// The page's state, one signal per part of [`State`], handed to the panels as a prop.
@@ -147,9 +148,9 @@ pub fn App() -> impl IntoView {
             // Only the bench reads the mark; the page works without it.
             let _ = performance.mark("app-ready");
         }
-        // The other panels' code, fetched when the page is idle, so that they open at once
-        // and keep working offline.
-        lazy::prefetch_at_idle();
+        // The other panels' code, fetched a little after the first result when the page is
+        // idle, so that they open at once and keep working offline.
+        lazy::prefetch_later();
     });
     let full_page = Signal::derive(move || current.with(|s| permalink::link(&url::page(), s)));
     view! {
@@ -322,6 +323,10 @@ fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
                             aria-selected=Signal::derive(move || selected().to_string())
                             tabindex=Signal::derive(move || if selected() { "0" } else { "-1" }.to_string())
                             on:click=move |_| tab.set(which)
+                            // A pointer over a tab, or focus on it, is intent: its code starts
+                            // to arrive before the click.
+                            on:pointerenter=move |_| lazy::warm(which)
+                            on:focus=move |_| lazy::warm(which)
                         >
                             {label}
                         </button>

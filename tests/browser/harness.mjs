@@ -130,6 +130,26 @@ export async function openApp(driver, base, query = '') {
   );
 }
 
+/**
+ * Waits until the panel on show is built: a panel whose code is a chunk of its own (a tab
+ * opened for the first time, or a hand-off to it) shows "Loading…" until the chunk arrives.
+ */
+export async function panelSettled(driver) {
+  await driver.wait(
+    () =>
+      driver.executeScript(
+        "return !document.querySelector('[role=\"tabpanel\"]:not([hidden]) [data-testid=\"panel-loading\"]')",
+      ),
+    15000,
+  );
+}
+
+/** Clicks the element with `testid`, then waits for the panel on show to be built. */
+export async function clickSettled(driver, testid) {
+  await driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
+  await panelSettled(driver);
+}
+
 /** The `data-value` of the result with `testid`. */
 export async function valueOf(driver, testid) {
   const el = await driver.findElement(By.css(`[data-testid="${testid}"]`));

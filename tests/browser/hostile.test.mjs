@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, Key, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, errors, pageErrors, valueOf, expectUrl } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, errors, pageErrors, valueOf, expectUrl, clickSettled } from './harness.mjs';
 
 const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Host</title></head>
 <body><iframe id="lab" src="/?v=1&amp;embed=1" width="100%" height="300" title="Coalescing Lab"></iframe>
@@ -27,7 +27,8 @@ after(async () => {
   await site?.close();
 });
 
-const click = (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
+// Clicks, then waits for the panel on show to be built (panels load their code on first show).
+const click = (testid) => clickSettled(driver, testid);
 const count = async (css) => (await driver.findElements(By.css(css))).length;
 const text = (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).getText();
 const attr = (testid, name) => driver.findElement(By.css(`[data-testid="${testid}"]`)).getAttribute(name);

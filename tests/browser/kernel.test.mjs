@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, typeInto, pasteInto, errors, pageErrors, valueOf, axe, scheme, expectUrl } from './harness.mjs';
+import { serveStatic, startBrowser, typeInto, pasteInto, errors, pageErrors, valueOf, axe, scheme, expectUrl, panelSettled } from './harness.mjs';
 
 // The kernel view embedded at phone width.
 const NARROW = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Narrow host</title></head>
@@ -132,6 +132,7 @@ test('"Use this kernel in the Roofline lab" opens the lab at total FLOPs ÷ DRAM
   // 4 blocks of 256 threads, one float each, 64 FLOPs a thread: 65536 FLOPs over 4096 bytes.
   await openKernel('&grid=4&block=256&a1.idx=blockIdx.x*256%2BthreadIdx.x&flops=64');
   await driver.findElement(By.css('[data-testid="kernel-to-roofline"]')).click();
+  await panelSettled(driver);
   await driver.wait(async () => driver.findElement(By.id('panel-roofline')).isDisplayed(), 5000);
   assert.equal(await driver.findElement(By.css('[data-testid="oi-input"]')).getAttribute('value'), '16');
   assert.match(await driver.findElement(By.css('[data-testid="lab-note"]')).getText(), /65536 FLOPs over 4096 DRAM bytes: intensity 16 FLOP\/byte/);

@@ -20,7 +20,7 @@ const TYPES = {
 const BLANK = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="A blank page"><title>Blank</title></head><body><p>Blank</p></body></html>';
 
 /** Serves `root` gzipped on loopback, plus a blank page at /__blank.html. */
-async function serveGzipped(root = DIST) {
+export async function serveGzipped(root = DIST) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     let body;

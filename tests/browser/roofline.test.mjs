@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, typeIntoId, errors, pageErrors, valueOf, expectUrl } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, typeIntoId, errors, pageErrors, valueOf, expectUrl, clickSettled } from './harness.mjs';
 
 let site;
 let browser;
@@ -19,7 +19,8 @@ after(async () => {
   await site?.close();
 });
 
-const click = async (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
+// Clicks, then waits for the panel on show to be built (panels load their code on first show).
+const click = (testid) => clickSettled(driver, testid);
 const text = async (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).getText();
 const trailRows = async () => driver.findElements(By.css('[data-testid="trail-row"]'));
 

@@ -4,9 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, until } from 'selenium-webdriver';
-import {
-  serveStatic, startBrowser, openApp, errors, pageErrors, axe, scheme, expectUrl, typeIntoId, WEBGPU_ARGS,
-} from './harness.mjs';
+import { serveStatic, startBrowser, openApp, errors, pageErrors, axe, scheme, expectUrl, typeIntoId, WEBGPU_ARGS, panelSettled } from './harness.mjs';
 
 let site;
 let browser;
@@ -144,6 +142,7 @@ test('"Use this efficiency" in machine mode also adds a point at the scaled inte
   // idx = 2t moves every other 4-byte element: 50 % useful, so I = 2 becomes 1.
   await openApp(driver, site.url, '?roofs=custom&machine=A100&oi=2&idx=2*t');
   await byId('use-efficiency').click();
+  await panelSettled(driver);
   await driver.wait(async () => (await points()).length === 1, 5000);
   const [point] = await points();
   assert.deepEqual([point.name, point.oi, point.attainable, point.boundBy], ['calculator', '1', '1555', 'DRAM']);
@@ -159,6 +158,7 @@ test('"Use this kernel" in machine mode places it at DRAM and at request level',
   await driver.wait(async () => (await status()) === 'done', 30000);
   assert.match(await byId('kernel-to-roofline-why').getText(), /adds two points/);
   await byId('kernel-to-roofline').click();
+  await panelSettled(driver);
   await driver.wait(async () => (await points()).length === 2, 5000);
   const placed = await points();
   assert.deepEqual(
@@ -184,6 +184,7 @@ test('"Add my GPU\'s bandwidth" adds the probe\'s contiguous GB/s, labelled as s
     `return document.querySelector('[data-testid="probe-row"][data-stride="4"]').dataset.usefulGbps;`,
   );
   await byId('probe-to-roofline').click();
+  await panelSettled(driver);
   await driver.wait(until.elementLocated(By.css('[data-testid="roof"]')), 5000);
   const bw = (await rows('roof')).filter((r) => r.kind === 'bw');
   const software = bw.find((r) => r.name.endsWith('(software)'));

@@ -3,16 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { By } from 'selenium-webdriver';
-import {
-  serveStatic,
-  startBrowser,
-  openApp,
-  typeInto,
-  typeIntoId,
-  pageErrors,
-  recordViolations,
-  foreignRequests as foreign,
-} from './harness.mjs';
+import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, pageErrors, recordViolations, foreignRequests as foreign, clickSettled } from './harness.mjs';
 
 let site;
 let browser;
@@ -32,7 +23,8 @@ after(async () => {
 });
 
 const violations = () => driver.executeScript('return window.__violations');
-const click = async (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
+// Clicks, then waits for the panel on show to be built (panels load their code on first show).
+const click = (testid) => clickSettled(driver, testid);
 
 const foreignRequests = () => foreign(driver);
 

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { By, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, errors, pageErrors, valueOf, captureDownload as capture } from './harness.mjs';
+import { serveStatic, startBrowser, openApp, typeInto, typeIntoId, errors, pageErrors, valueOf, captureDownload as capture, clickSettled } from './harness.mjs';
 
 // A course page that embeds the app and records the height messages it receives.
 const HOST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Course host</title></head>
@@ -39,7 +39,8 @@ after(async () => {
   await site?.close();
 });
 
-const click = async (testid) => driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
+// Clicks, then waits for the panel on show to be built (panels load their code on first show).
+const click = (testid) => clickSettled(driver, testid);
 const captureDownload = (testid, as) => capture(driver, testid, as);
 
 test('a bad link lists every problem, keeps what was valid, and can be dismissed', async () => {

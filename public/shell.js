@@ -1,0 +1,32 @@
+// Shows the first content before the wasm has arrived: the static copy of the link's panel
+// title and introduction in index.html (#shell), which the app removes when it mounts. On a
+// slow phone link that text is on screen about as soon as the HTML and CSS are, instead of
+// after the whole wasm. A classic deferred file, not an inline script, for the page's CSP.
+// It also applies the saved colour theme early, so that the first paint is in it.
+(() => {
+  const root = document.documentElement;
+  const query = new URLSearchParams(location.search);
+  // As the app decodes the link: the last `tab` wins, an unknown one is the calculator.
+  const tabs = ['calculator', 'roofline', 'probe', 'kernel', 'trace'];
+  const tab = query.getAll('tab').pop();
+  root.dataset.shell = tabs.includes(tab) ? tab : 'calculator';
+  // The lab's machine mode opens on other content; its shell is the title alone.
+  if (root.dataset.shell === 'roofline' && query.getAll('roofs').pop() === 'custom') root.dataset.shell = 'roofline-custom';
+  if (query.getAll('embed').pop() === '1') {
+    root.classList.add('shell-embed');
+    document.querySelector('#shell main').classList.add('embedded');
+  }
+  const panel = root.dataset.shell.replace('-custom', '');
+  document.querySelector(`#shell .shell-tab[data-tab="${panel}"]`)?.classList.add('selected');
+  const permalink = document.querySelector('#shell .permalink');
+  if (permalink) permalink.value = location.href;
+  try {
+    const theme = localStorage.getItem('coalescing-lab:theme');
+    if (theme === 'light' || theme === 'dark') {
+      root.dataset.theme = theme;
+      document.querySelector('#shell .theme-toggle').textContent = `Theme: ${theme}`;
+    }
+  } catch {
+    // Storage blocked (a sandboxed frame): the app does the same and keeps the system's theme.
+  }
+})();
