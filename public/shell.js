@@ -20,6 +20,15 @@
   document.querySelector(`#shell .shell-tab[data-tab="${panel}"]`)?.classList.add('selected');
   const permalink = document.querySelector('#shell .permalink');
   if (permalink) permalink.value = location.href;
+  // A link straight to a panel: its chunks (named by the build, tools/split.mjs) download
+  // alongside the main module instead of after it. The page's own fetch of each reuses these.
+  const chunks = JSON.parse(document.currentScript?.dataset.chunks ?? '{}')[panel] ?? [];
+  for (const file of chunks) {
+    const link = document.createElement('link');
+    Object.assign(link, { rel: 'preload', as: 'fetch', href: file, crossOrigin: 'anonymous' });
+    link.type = 'application/wasm';
+    document.head.append(link);
+  }
   try {
     const theme = localStorage.getItem('coalescing-lab:theme');
     if (theme === 'light' || theme === 'dark') {

@@ -13,7 +13,9 @@
 // 3. `wasm-opt -Oz` shrinks every module (Trunk's own wasm-opt pass is off: `data-wasm-opt="0"`);
 // 4. the split files get Trunk's content hash in their names, so that a cached chunk can never
 //    meet a main module from another build;
-// 5. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
+// 5. index.html names each panel's modules on the shell script's tag (`data-chunks`), so that
+//    a link straight to a panel fetches its chunks alongside the main module (public/shell.js);
+// 6. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
 //    static hosts that serve precompressed files.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,6 +70,22 @@ try {
   const from = 'from "./__wasm_split.js"';
   if (!mainText.includes(from)) throw new Error(`${glue} does not import ./__wasm_split.js`);
   writeFileSync(mainJs, mainText.replaceAll(from, `from "./${loader}"`));
+
+  // Each panel's modules: its own, and the shared ones whose heading comment names it.
+  const panels = {};
+  for (const f of chunks) {
+    const own = f.match(/^split_(\w+)\.wasm$/);
+    if (own) (panels[own[1]] ??= []).unshift(renamed(f));
+  }
+  for (const m of loaderText.matchAll(/\/\* ([\w, ]+) \*\/\s*const __(chunk_\d+) /g)) {
+    for (const name of m[1].split(', ')) (panels[name] ??= []).push(renamed(`${m[2]}.wasm`));
+  }
+  const html = join(staging, 'index.html');
+  const shellTag = '<script defer src="shell.js"></script>';
+  const page = readFileSync(html, 'utf8');
+  if (!page.includes(shellTag)) throw new Error(`index.html has no ${shellTag}`);
+  const manifest = JSON.stringify(panels).replaceAll('"', '&quot;');
+  writeFileSync(html, page.replace(shellTag, `<script defer src="shell.js" data-chunks="${manifest}"></script>`));
 
   const main = join(staging, `${stem}_bg.wasm`);
   const jobs = [
