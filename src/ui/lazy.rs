@@ -49,7 +49,6 @@ fn trace_build() -> Result<Build, LoadFailed> {
     Ok(|state| view! { <super::trace::TracePanel state=state /> }.into_any())
 }
 
-#[cfg(feature = "kernel-view")]
 #[wasm_split(kernel, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn kernel_build() -> Result<Build, LoadFailed> {
     Ok(|state| view! { <super::kernel::KernelPanel state=state /> }.into_any())
@@ -62,7 +61,6 @@ pub const PROBE: Loader = || Box::pin(probe_build());
 /// The trace panel's loader.
 pub const TRACE: Loader = || Box::pin(trace_build());
 /// The kernel view's loader.
-#[cfg(feature = "kernel-view")]
 pub const KERNEL: Loader = || Box::pin(kernel_build());
 
 thread_local! {
@@ -205,10 +203,7 @@ pub fn warm(tab: Tab) {
         Tab::Roofline => ROOFLINE,
         Tab::Probe => PROBE,
         Tab::Trace => TRACE,
-        #[cfg(feature = "kernel-view")]
         Tab::Kernel => KERNEL,
-        #[cfg(not(feature = "kernel-view"))]
-        Tab::Kernel => return,
     };
     leptos::task::spawn_local(async move {
         let _ = load().await;
@@ -221,13 +216,7 @@ pub fn warm(tab: Tab) {
 pub fn prefetch_later() {
     leptos::task::spawn_local(async {
         sleep(PREFETCH_AFTER_MS).await;
-        let loaders: &[Loader] = &[
-            #[cfg(feature = "kernel-view")]
-            KERNEL,
-            TRACE,
-            ROOFLINE,
-            PROBE,
-        ];
+        let loaders: &[Loader] = &[KERNEL, TRACE, ROOFLINE, PROBE];
         for load in loaders {
             idle().await;
             let _ = load().await;

@@ -7,7 +7,6 @@
 mod builders;
 mod calculator;
 mod canvas;
-#[cfg(feature = "kernel-view")]
 mod kernel;
 mod lazy;
 mod panic;
@@ -243,9 +242,7 @@ fn tab_bit(tab: Tab) -> u8 {
     }
 }
 
-/// The kernel view's panel. The `kernel-view` feature (on by default) exists so that
-/// `make bench` can build the page without it and report what the panel weighs.
-#[cfg(feature = "kernel-view")]
+/// The kernel view's panel.
 fn kernel_panel(
     state: AppState,
     seen: impl Fn(Tab) -> bool + Send + Sync + 'static,
@@ -264,22 +261,10 @@ fn kernel_panel(
     }
 }
 
-#[cfg(not(feature = "kernel-view"))]
-fn kernel_panel(_: AppState, _: impl Fn(Tab) -> bool) -> impl IntoView {}
-
 /// The tabs, in order: id, test id, label.
-#[cfg(feature = "kernel-view")]
 const TABS: &[(Tab, &str, &str)] = &[
     (Tab::Calculator, "tab-calculator", "Sector calculator"),
     (Tab::Kernel, "tab-kernel", "Kernel view"),
-    (Tab::Trace, "tab-trace", "Trace"),
-    (Tab::Roofline, "tab-roofline", "Roofline lab"),
-    (Tab::Probe, "tab-probe", "GPU probe"),
-];
-
-#[cfg(not(feature = "kernel-view"))]
-const TABS: &[(Tab, &str, &str)] = &[
-    (Tab::Calculator, "tab-calculator", "Sector calculator"),
     (Tab::Trace, "tab-trace", "Trace"),
     (Tab::Roofline, "tab-roofline", "Roofline lab"),
     (Tab::Probe, "tab-probe", "GPU probe"),
