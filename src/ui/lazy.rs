@@ -1,6 +1,6 @@
 //! Panels whose code arrives when they are first opened.
 //!
-//! Each panel's entry is a `wasm_split` point: the release build (`tools/wasm-build.sh`) cuts
+//! Each panel's entry is a `wasm_split` point: the release build (`tools/split.mjs`) cuts
 //! the code reachable only from that entry out of the main wasm into a chunk of its own, which
 //! the page fetches the first time the entry is called. The entry returns the panel's builder,
 //! a plain function pointer, so the panel is built here, under the owner of the view that shows
@@ -142,30 +142,16 @@ pub fn LazyPanel(
         });
     };
     fetch();
+    // Built untracked: the panel's own reads must not rebuild it.
     move || {
         match code.get() {
-        // Built untracked: the panel's own reads must not rebuild it.
         Code::Ready(build) => {
             let view = untrack(|| build(state));
             // After this task's mount, which follows this closure.
             queue_microtask(move || mark_ready(name));
             view
         }
-        Code::Loading => match first_content.clone() {
-            Some(html) => view! {
-                <div class="panel-loading" role="status" data-testid="panel-loading">
-                    <span class="visually-hidden">{format!("Loading the {label}…")}</span>
-                    <div inner_html=html></div>
-                </div>
-            }
-            .into_any(),
-            None => view! {
-                <p class="panel-loading" role="status" data-testid="panel-loading">
-                    {format!("Loading the {label}…")}
-                </p>
-            }
-            .into_any(),
-        },
+        Code::Loading => loading(label, first_content.clone()),
         Code::Failed => view! {
             <div class="notice warning panel-failed" role="alert" data-testid="panel-failed">
                 <p>
@@ -179,6 +165,26 @@ pub fn LazyPanel(
         }
         .into_any(),
     }
+    }
+}
+
+/// What a panel shows while its chunk is on its way: the first load's copy of its title and
+/// introduction when there is one, or a line that says it is loading.
+fn loading(label: &'static str, first_content: Option<String>) -> AnyView {
+    match first_content {
+        Some(html) => view! {
+            <div class="panel-loading" role="status" data-testid="panel-loading">
+                <span class="visually-hidden">{format!("Loading the {label}…")}</span>
+                <div inner_html=html></div>
+            </div>
+        }
+        .into_any(),
+        None => view! {
+            <p class="panel-loading" role="status" data-testid="panel-loading">
+                {format!("Loading the {label}…")}
+            </p>
+        }
+        .into_any(),
     }
 }
 
