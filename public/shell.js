@@ -22,7 +22,10 @@
   if (permalink) permalink.value = location.href;
   // A link straight to a panel: its chunks (named by the build, tools/split.mjs) download
   // alongside the main module instead of after it. The page's own fetch of each reuses these.
-  const chunks = JSON.parse(document.currentScript?.dataset.chunks ?? '{}')[panel] ?? [];
+  // Chunks are named by their split module; the kernel view and the trace panel share one
+  // (src/ui/lazy.rs).
+  const module = { kernel: 'kernel_trace', trace: 'kernel_trace' }[panel] ?? panel;
+  const chunks = JSON.parse(document.currentScript?.dataset.chunks ?? '{}')[module] ?? [];
   for (const file of chunks) {
     const link = document.createElement('link');
     Object.assign(link, { rel: 'preload', as: 'fetch', href: file, crossOrigin: 'anonymous' });
