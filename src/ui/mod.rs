@@ -139,7 +139,6 @@ pub fn App() -> impl IntoView {
             visited.update(|v| *v |= bit);
         }
     });
-    let seen = move |tab: Tab| visited.get() & tab_bit(tab) != 0;
     // Effects run after the first render, so the results are in the DOM by now:
     // `make bench` reads this mark as "time to first result".
     Effect::new(|_| {
@@ -178,47 +177,21 @@ pub fn App() -> impl IntoView {
                 <Tabs tab=state.tab />
                 <share::ShareBar state=current />
             </Show>
-            <div
-                id="panel-calculator"
-                role="tabpanel"
-                aria-labelledby="tab-calculator"
-                hidden=Signal::derive(move || state.tab.get() != Tab::Calculator)
-            >
-                <Show when=move || seen(Tab::Calculator)>
-                    <calculator::Calculator state=state />
-                </Show>
-            </div>
-            <div
-                id="panel-roofline"
-                role="tabpanel"
-                aria-labelledby="tab-roofline"
-                hidden=Signal::derive(move || state.tab.get() != Tab::Roofline)
-            >
-                <Show when=move || seen(Tab::Roofline)>
-                    <lazy::LazyPanel state=state load=lazy::ROOFLINE name="roofline" label="Roofline lab" />
-                </Show>
-            </div>
-            <div
-                id="panel-probe"
-                role="tabpanel"
-                aria-labelledby="tab-probe"
-                hidden=Signal::derive(move || state.tab.get() != Tab::Probe)
-            >
-                <Show when=move || seen(Tab::Probe)>
-                    <lazy::LazyPanel state=state load=lazy::PROBE name="probe" label="GPU probe" />
-                </Show>
-            </div>
-            {kernel_panel(state, seen)}
-            <div
-                id="panel-trace"
-                role="tabpanel"
-                aria-labelledby="tab-trace"
-                hidden=Signal::derive(move || state.tab.get() != Tab::Trace)
-            >
-                <Show when=move || seen(Tab::Trace)>
-                    <lazy::LazyPanel state=state load=lazy::TRACE name="trace" label="trace panel" />
-                </Show>
-            </div>
+            <TabPanel tab=Tab::Calculator current=state.tab visited=visited>
+                <calculator::Calculator state=state />
+            </TabPanel>
+            <TabPanel tab=Tab::Roofline current=state.tab visited=visited>
+                <lazy::LazyPanel state=state load=lazy::ROOFLINE name="roofline" label="Roofline lab" />
+            </TabPanel>
+            <TabPanel tab=Tab::Probe current=state.tab visited=visited>
+                <lazy::LazyPanel state=state load=lazy::PROBE name="probe" label="GPU probe" />
+            </TabPanel>
+            <TabPanel tab=Tab::Kernel current=state.tab visited=visited>
+                <lazy::LazyPanel state=state load=lazy::KERNEL name="kernel" label="kernel view" />
+            </TabPanel>
+            <TabPanel tab=Tab::Trace current=state.tab visited=visited>
+                <lazy::LazyPanel state=state load=lazy::TRACE name="trace" label="trace panel" />
+            </TabPanel>
         </main>
         <Show when=move || !embed>
             <footer class="site">
@@ -242,21 +215,28 @@ fn tab_bit(tab: Tab) -> u8 {
     }
 }
 
-/// The kernel view's panel.
-fn kernel_panel(
-    state: AppState,
-    seen: impl Fn(Tab) -> bool + Send + Sync + 'static,
-) -> impl IntoView {
+/// A tab's panel, hidden while another tab is on show, and built the first time its tab is
+/// (then kept).
+#[component]
+fn TabPanel<C>(
+    tab: Tab,
+    current: RwSignal<Tab>,
+    visited: RwSignal<u8>,
+    children: TypedChildrenFn<C>,
+) -> impl IntoView
+where
+    C: IntoView + 'static,
+{
+    let name = tab.param();
+    let children = children.into_inner();
     view! {
         <div
-            id="panel-kernel"
+            id=format!("panel-{name}")
             role="tabpanel"
-            aria-labelledby="tab-kernel"
-            hidden=Signal::derive(move || state.tab.get() != Tab::Kernel)
+            aria-labelledby=format!("tab-{name}")
+            hidden=Signal::derive(move || current.get() != tab)
         >
-            <Show when=move || seen(Tab::Kernel)>
-                <lazy::LazyPanel state=state load=lazy::KERNEL name="kernel" label="kernel view" />
-            </Show>
+            <Show when=move || visited.get() & tab_bit(tab) != 0>{children()}</Show>
         </div>
     }
 }
