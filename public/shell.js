@@ -1,7 +1,8 @@
 // Shows the first content before the wasm has arrived: the static copy of the link's panel
 // title and introduction in index.html (#shell), which the app removes when it mounts. On a
 // slow phone link that text is on screen about as soon as the HTML and CSS are, instead of
-// after the whole wasm. A classic deferred file, not an inline script, for the page's CSP.
+// after the whole wasm. A classic file, not an inline script, for the page's CSP; it runs
+// synchronously right after the copy is parsed, so the first paint is already the copy.
 // It also applies the saved colour theme early, so that the first paint is in it.
 (() => {
   const root = document.documentElement;

@@ -81,11 +81,11 @@ try {
     for (const name of m[1].split(', ')) (panels[name] ??= []).push(renamed(`${m[2]}.wasm`));
   }
   const html = join(staging, 'index.html');
-  const shellTag = '<script defer src="shell.js"></script>';
+  const shellTag = '<script src="shell.js"></script>';
   const page = readFileSync(html, 'utf8');
   if (!page.includes(shellTag)) throw new Error(`index.html has no ${shellTag}`);
   const manifest = JSON.stringify(panels).replaceAll('"', '&quot;');
-  writeFileSync(html, page.replace(shellTag, `<script defer src="shell.js" data-chunks="${manifest}"></script>`));
+  writeFileSync(html, page.replace(shellTag, `<script src="shell.js" data-chunks="${manifest}"></script>`));
 
   const main = join(staging, `${stem}_bg.wasm`);
   const jobs = [
