@@ -328,7 +328,10 @@ test('a lane is linked between the sector map and the lane table, by pointer and
   assert.notEqual(await driver.executeScript('return arguments[0].toDataURL()', map), before, 'the map redrew');
   // Keyboard from the table's side: Down and Up walk the lanes there too.
   // (The pointer is parked on the page title first, so rows scrolling under it stay quiet.)
+  await driver.actions().move({ origin: await driver.findElement(By.css('[data-testid="lane-row"][data-lane="21"] td')) }).perform();
+  assert.deepEqual(await highlighted(), ['21']);
   await driver.actions().move({ origin: await driver.findElement(By.css('h1')) }).perform();
+  assert.deepEqual(await highlighted(), [], 'leaving the table lets go of the lane');
   await driver.executeScript("document.querySelector('.lane-table').focus()");
   const table = await driver.switchTo().activeElement();
   await table.sendKeys(Key.ESCAPE, Key.ARROW_DOWN, Key.ARROW_DOWN);

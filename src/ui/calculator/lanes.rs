@@ -7,6 +7,7 @@ use crate::model::sector_map::step_lane;
 use crate::model::sectors::Analysis;
 use crate::ui::share::download_text;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[component]
 pub(super) fn LaneTable(
@@ -71,6 +72,20 @@ pub(super) fn LaneTable(
         mark(now, true);
         now
     });
+    // Hovering a row rings its lane on the map, through one listener on the table rather than
+    // two per row: the rows are rebuilt on every edit, and tachys re-attaches a row's handlers
+    // each time (128 listeners and their closures per keystroke at 64 lanes).
+    let hover = move |ev: leptos::ev::MouseEvent| {
+        let lane = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("[data-testid=\"lane-row\"]").ok().flatten())
+            .filter(|row| row.get_attribute("data-active").as_deref() == Some("true"))
+            .and_then(|row| row.get_attribute("data-lane")?.parse().ok());
+        if highlighted.get_untracked() != lane {
+            highlighted.set(lane);
+        }
+    };
     let shared = Signal::derive(move || shown.with(|a| a.banks.is_some()));
     let export = move |_| {
         let name = inputs.with_untracked(|i| Preset::file_name(i, "csv"));
@@ -103,6 +118,8 @@ pub(super) fn LaneTable(
             aria-labelledby="lanes-title"
             tabindex="0"
             on:keydown=walk
+            on:mouseover=hover
+            on:mouseleave=move |_| highlighted.set(None)
         >
             <table>
                 <caption id="lanes-title">
@@ -133,7 +150,6 @@ pub(super) fn LaneTable(
                             .map(|row| if secret { row.withheld() } else { row })
                             .map(|row| {
                                 let (address, sectors) = (row.address.clone(), row.sectors.clone());
-                                let (lane, active) = (row.lane, row.active);
                                 let in_shared = !row.words_text.is_empty();
                                 let (first, second) = if in_shared {
                                     let banks = if row.active && !row.banks.is_empty() {
@@ -158,8 +174,6 @@ pub(super) fn LaneTable(
                                         class:inactive=!row.active
                                         class:conflicted=row.conflicted
                                         class:misaligned=!row.aligned
-                                        on:mouseenter=move |_| highlighted.set(Some(lane).filter(|_| active))
-                                        on:mouseleave=move |_| highlighted.set(None)
                                     >
                                         <th scope="row">{row.lane}</th>
                                         <td class="mono">{row.address_hex}</td>
