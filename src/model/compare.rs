@@ -123,11 +123,7 @@ pub fn sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> Strin
             )
         }
     };
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    crate::model::format::capitalize(&text)
 }
 
 /// Two shared-memory requests: wavefronts, then bank conflicts.

@@ -359,7 +359,7 @@ fn chart_canvas(props: Props) -> impl IntoView {
             <button
                 type="button"
                 data-testid=format!("{png_id}-png")
-                aria-label=format!("Download PNG (2×) of the {}", label.to_lowercase())
+                aria-label=format!("Download PNG (2×) of the {}", label.to_ascii_lowercase())
                 on:click=export_png
             >
                 "Download PNG (2×)"
@@ -367,7 +367,7 @@ fn chart_canvas(props: Props) -> impl IntoView {
             <button
                 type="button"
                 data-testid=format!("{svg_id}-svg")
-                aria-label=format!("Download SVG of the {}", label.to_lowercase())
+                aria-label=format!("Download SVG of the {}", label.to_ascii_lowercase())
                 on:click=export_svg
             >
                 "Download SVG"

@@ -48,7 +48,7 @@ pub fn ShareBar(#[prop(into)] state: Signal<State>) -> impl IntoView {
             } else {
                 format!(
                     "Could not reach the clipboard: select the {} below and copy it.",
-                    what.to_lowercase()
+                    what.to_ascii_lowercase()
                 )
             })
         });

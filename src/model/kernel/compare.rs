@@ -68,9 +68,5 @@ pub fn compare_sentence(
         ));
     }
     text.push('.');
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    crate::model::format::capitalize(&text)
 }

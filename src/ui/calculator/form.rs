@@ -238,9 +238,7 @@ pub(super) fn PredictPanel(
                 testid="predict-ntx".to_string()
                 param="predict-ntx"
                 label=Signal::derive(move || -> String {
-                    let label = count_label(space.get());
-                    let mut chars = label.chars();
-                    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+                    crate::model::format::capitalize(count_label(space.get()))
                 })
                 tag="(count)"
                 hint="a whole number"
