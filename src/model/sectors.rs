@@ -393,15 +393,25 @@ fn indexed_address(base: u64, elem: u64, idx: i64, lane: u32) -> Result<u64, Fie
 /// `base + elem × idx` as a start address, or why it is none: "address 0 + 4 × -1 = -4 is
 /// negative". The reason names no lane; callers say whose address it is. Shared with the
 /// kernel view, so that both panels refuse the same addresses with the same words.
+// The usual cases are inlined: the kernel view calls these once per lane access from its own
+// wasm chunk, where a call into the main module goes through the function table.
+#[inline(always)]
 pub(crate) fn lane_address(base: u64, elem: u64, idx: i64) -> Result<u64, String> {
     // The usual case in 64 bits; 128-bit arithmetic only to word an error exactly.
-    if let Some(address) = u64::try_from(idx)
+    match u64::try_from(idx)
         .ok()
         .and_then(|i| elem.checked_mul(i))
         .and_then(|offset| base.checked_add(offset))
     {
-        return Ok(address);
+        Some(address) => Ok(address),
+        None => lane_address_wide(base, elem, idx),
     }
+}
+
+/// [`lane_address`] when a negative index or an overflow needs 128 bits.
+#[cold]
+#[inline(never)]
+fn lane_address_wide(base: u64, elem: u64, idx: i64) -> Result<u64, String> {
     let address = i128::from(base) + i128::from(elem) * i128::from(idx);
     if address < 0 {
         return Err(format!(
@@ -413,10 +423,18 @@ pub(crate) fn lane_address(base: u64, elem: u64, idx: i64) -> Result<u64, String
 }
 
 /// The last byte of `elem` bytes from `address`, or why they run past 2^64 (no lane named).
+#[inline(always)]
 pub(crate) fn last_byte(address: u64, elem: u64) -> Result<u64, String> {
-    address
-        .checked_add(elem - 1)
-        .ok_or_else(|| format!("{elem} bytes at address {address} run past 2^64"))
+    match address.checked_add(elem - 1) {
+        Some(last) => Ok(last),
+        None => Err(past_end(address, elem)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn past_end(address: u64, elem: u64) -> String {
+    format!("{elem} bytes at address {address} run past 2^64")
 }
 
 fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
