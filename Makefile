@@ -12,7 +12,7 @@ WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version 
 WASM_SPLIT_VERSION := 0.2.4
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve build cli test bench tools browsers lint native-test browser-test
+.PHONY: serve build cli test bench sizes tools browsers lint native-test browser-test
 
 ## serve: build and serve the app on http://127.0.0.1:8080
 serve: tools
@@ -33,6 +33,12 @@ test: tools browsers lint native-test build browser-test
 ## bench: the budget table
 bench: tools browsers build
 	node tests/browser/bench.mjs
+
+## sizes: twiggy's top, dominators and monos reports for the main module (the first load)
+TWIGGY_VERSION := 0.8.0
+sizes: tools build
+	@command -v twiggy >/dev/null || cargo install --locked twiggy --version $(TWIGGY_VERSION)
+	node tools/sizes.mjs
 
 lint:
 	cargo fmt --check
