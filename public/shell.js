@@ -21,18 +21,40 @@
   document.querySelector(`#shell .shell-tab[data-tab="${panel}"]`)?.classList.add('selected');
   const permalink = document.querySelector('#shell .permalink');
   if (permalink) permalink.value = location.href;
+  // Settles once the browser has recorded the copy's paint (the first largest-contentful-paint
+  // entry; one frame where there are no such entries; never more than 100 ms, for a hidden tab
+  // paints nothing). public/boot.js waits for it before the wasm's start-up task: Chromium
+  // times a text paint when its frame is presented, a task or two later, and a mount that
+  // removed the copy first would drop the record, making the app's own text, after the whole
+  // wasm, the largest paint.
+  const painted = new Promise((resolve) => {
+    setTimeout(resolve, 100);
+    if (PerformanceObserver.supportedEntryTypes?.includes('largest-contentful-paint')) {
+      new PerformanceObserver((list, observer) => {
+        observer.disconnect();
+        resolve();
+      }).observe({ type: 'largest-contentful-paint', buffered: true });
+    } else {
+      requestAnimationFrame(() => setTimeout(resolve, 0));
+    }
+  });
+  window.coalescingLabPainted = painted;
   // A link straight to a panel: its chunks (named by the build, tools/split.mjs) download
   // alongside the main module instead of after it. The page's own fetch of each reuses these.
+  // They are requested once the copy has painted: nothing needs them before the main module
+  // has started, which takes longer, and the copy's paint does not wait for their bytes.
   // Chunks are named by their split module; the kernel view and the trace panel share one
   // (src/ui/lazy.rs).
   const module = { kernel: 'kernel_trace', trace: 'kernel_trace' }[panel] ?? panel;
   const chunks = JSON.parse(document.currentScript?.dataset.chunks ?? '{}')[module] ?? [];
-  for (const file of chunks) {
-    const link = document.createElement('link');
-    Object.assign(link, { rel: 'preload', as: 'fetch', href: file, crossOrigin: 'anonymous' });
-    link.type = 'application/wasm';
-    document.head.append(link);
-  }
+  painted.then(() => {
+    for (const file of chunks) {
+      const link = document.createElement('link');
+      Object.assign(link, { rel: 'preload', as: 'fetch', href: file, crossOrigin: 'anonymous' });
+      link.type = 'application/wasm';
+      document.head.append(link);
+    }
+  });
   try {
     const theme = localStorage.getItem('coalescing-lab:theme');
     if (theme === 'light' || theme === 'dark') {
