@@ -294,8 +294,8 @@ try {
     await sleep(50);
   }
   const typed = inpValue(await readEvents(driver));
-  // The floor: in headless Chromium the next frame's presentation, not the page, sets most of
-  // this figure; a bare <input> typed into the same way shows how much.
+  // The floor: a bare <input> typed into the same way shows how much of this figure is the
+  // browser's own (the key's handling and the next frame's presentation), not the page's.
   await driver.get(`${site.url}/__input.html`);
   const bare = await driver.findElement(By.css('input'));
   await bare.click();
