@@ -22,14 +22,17 @@
   const permalink = document.querySelector('#shell .permalink');
   if (permalink) permalink.value = location.href;
   // Settles once the browser has recorded the copy's paint (the first largest-contentful-paint
-  // entry; one frame where there are no such entries; never more than 100 ms, for a hidden tab
-  // paints nothing). public/boot.js waits for it before the wasm's start-up task: Chromium
-  // times a text paint when its frame is presented, a task or two later, and a mount that
-  // removed the copy first would drop the record, making the app's own text, after the whole
-  // wasm, the largest paint.
+  // entry; one frame where there are no such entries; at once in a hidden tab, which paints
+  // nothing; never more than 400 ms). public/boot.js waits for it before the wasm's start-up
+  // task: Chromium times a text paint when its frame is presented, a task or two later, and a
+  // mount that removed the copy first would drop the record, making the app's own text, after
+  // the whole wasm, the largest paint. The wait overlaps the wasm's download; the cap is long
+  // enough for a slow or busy device's first frame (100 ms was not, on a loaded test machine).
   const painted = new Promise((resolve) => {
-    setTimeout(resolve, 100);
-    if (PerformanceObserver.supportedEntryTypes?.includes('largest-contentful-paint')) {
+    setTimeout(resolve, 400);
+    if (document.visibilityState === 'hidden') {
+      resolve();
+    } else if (PerformanceObserver.supportedEntryTypes?.includes('largest-contentful-paint')) {
       new PerformanceObserver((list, observer) => {
         observer.disconnect();
         resolve();

@@ -61,10 +61,10 @@ test('machine mode opens on the lab title alone, without the course introduction
   assert.equal(shell.lead, null);
 });
 
-// The largest paint is the copy's, before the app: if the wasm's start-up ran before Chromium
-// had timed the copy's paint, the copy's record was dropped when the app removed it, and the
-// largest paint became the app's own, after the whole wasm (public/boot.js waits for it).
-test('a cold load of each first panel shifts no layout (CLS 0), and its largest paint is the copy', async () => {
+// The copy's paint is recorded as a largest paint, before the app's: if the wasm's start-up ran
+// before Chromium had timed it, the copy's record was dropped when the app removed it, and the
+// largest paint became the app's own, after the whole wasm (public/shell.js and boot.js wait).
+test('a cold load of each first panel shifts no layout (CLS 0), and its copy is recorded as a largest paint', async () => {
   for (const link of ['', '?embed=1', '?tab=roofline']) {
     const cold = await startBrowser({ width: 412, height: 823 });
     try {
@@ -83,9 +83,10 @@ test('a cold load of each first panel shifts no layout (CLS 0), and its largest 
       assert.deepEqual(shifts, [], `layout shifts on "${link}"`);
       assert.ok(ready > 0, `app-ready mark on "${link}"`);
       assert.ok(paints.length > 0, `no largest-contentful-paint entry on "${link}"`);
+      // The first entry is the copy's (later ones may be a built panel's larger content).
       assert.ok(
-        paints.every((time) => time < ready),
-        `largest paints at ${paints.map(Math.round)} ms on "${link}", after the app's first result at ${Math.round(ready)} ms`,
+        paints[0] < ready,
+        `largest paints at ${paints.map(Math.round)} ms on "${link}": none before the app's first result at ${Math.round(ready)} ms`,
       );
     } finally {
       await cold.quit();
