@@ -5,7 +5,7 @@
 //! O(lanes · log lanes) whatever the addresses. The tests check this closed form against a
 //! byte-by-byte oracle.
 //!
-//! Why one file of ~540 lines: the calculator's analysis and the address, merge and sort
+//! Why one file of ~560 lines: the calculator's analysis and the address, merge and sort
 //! helpers the kernel engine shares with it are one set of formulas, kept in one place so the
 //! two panels cannot drift apart.
 
