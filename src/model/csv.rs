@@ -61,8 +61,29 @@ impl Csv {
 /// assert_eq!(field(""), "");
 /// ```
 pub fn field(text: &str) -> Cow<'_, str> {
+    let text = neutralised(text);
     if text.contains([',', '"', '\r', '\n']) {
         Cow::Owned(format!("\"{}\"", text.replace('"', "\"\"")))
+    } else {
+        text
+    }
+}
+
+/// A field a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or
+/// a carriage return) gets a leading `'`, as OWASP's "CSV Injection" page advises; a number
+/// such as `-4` is left as it is, so numeric columns stay numbers.
+///
+/// ```
+/// use coalescing_lab::model::csv::field;
+/// assert_eq!(field("=HYPERLINK(\"http://e\")"), "\"'=HYPERLINK(\"\"http://e\"\")\"");
+/// assert_eq!(field("@sum"), "'@sum");
+/// assert_eq!(field("-4"), "-4");
+/// assert_eq!(field("+1.5"), "+1.5");
+/// ```
+fn neutralised(text: &str) -> Cow<'_, str> {
+    let risky = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky && text.parse::<f64>().is_err() {
+        Cow::Owned(format!("'{text}"))
     } else {
         Cow::Borrowed(text)
     }

@@ -60,6 +60,16 @@ pub fn MachineMode(state: AppState) -> impl IntoView {
     };
     let on_key = Callback::new(move |key: String| {
         let (x, y) = cursor.get_untracked().unwrap_or((0, 20));
+        // The cursor stays on the chart's axes: past them it would be drawn nowhere and
+        // name a point that could not be added.
+        let axes = checked.with_untracked(chart::axes);
+        let bounds = |(lo, hi): (f64, f64)| {
+            let (lo, hi) = ((10.0 * lo.log10()).ceil(), (10.0 * hi.log10()).floor());
+            (lo as i32, (hi as i32).max(lo as i32))
+        };
+        let ((x_lo, x_hi), (y_lo, y_hi)) = (bounds(axes.oi), bounds(axes.p));
+        let clamp = |(x, y): (i32, i32)| (x.clamp(x_lo, x_hi), y.clamp(y_lo, y_hi));
+        let (x, y) = clamp((x, y));
         let next = match key.as_str() {
             "ArrowLeft" => (x - 1, y),
             "ArrowRight" => (x + 1, y),
@@ -75,7 +85,7 @@ pub fn MachineMode(state: AppState) -> impl IntoView {
             }
             _ => return,
         };
-        cursor.set(Some(next));
+        cursor.set(Some(clamp(next)));
     });
     let cursor_text = move || {
         cursor_at.get().map_or_else(String::new, |(oi, p)| {

@@ -22,6 +22,8 @@ use wasm_bindgen_futures::JsFuture;
 const SLICE_MS: f64 = 35.0;
 /// Bytes fed to the importer between two looks at the clock: a few milliseconds of work.
 const PIECE_BYTES: usize = 64 * 1024;
+/// Table rows shown at first, and added by each "Show more".
+const TABLE_ROWS: usize = 100;
 
 /// Where the trace comes from.
 #[derive(Clone)]
@@ -224,6 +226,13 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
         })
     });
     let reading = move || status.with(|s| matches!(s, Status::Reading(..)));
+    // Rows of the table on show: a trace may have 10^6 static instructions, and a row each
+    // froze and then crashed the page. A new analysis starts at the first page again.
+    let shown_rows = RwSignal::new(TABLE_ROWS);
+    Effect::new(move |_| {
+        analysis.track();
+        shown_rows.set(TABLE_ROWS);
+    });
     view! {
         <section class="trace" aria-labelledby="trace-title">
             <h2 id="trace-title">"Trace"</h2>
@@ -284,6 +293,9 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                 Status::Failed(_) => "failed",
             })>
                 {move || status.with(|s| match s {
+                    Status::Done if analysis.with(|a| a.as_ref().is_some_and(|a| a.format.is_none())) => {
+                        "No trace found: no line of the file is NVBit or Accel-Sim output.".to_string()
+                    }
                     Status::Done => "Trace read.".to_string(),
                     Status::Cancelled => "Cancelled.".to_string(),
                     Status::Failed(e) => format!("Could not read the trace: {e}"),
@@ -320,11 +332,32 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                         <tbody>
                             {move || analysis.with(|a| a.as_ref().map(|a| {
                                 let s = a.machine.sector_bytes;
-                                a.instructions.iter().map(|i| row(i, s, state, set_width)).collect_view()
+                                a.instructions
+                                    .iter()
+                                    .take(shown_rows.get())
+                                    .map(|i| row(i, s, state, set_width))
+                                    .collect_view()
                             }))}
                         </tbody>
                     </table>
                 </div>
+                {move || {
+                    let all = analysis.with(|a| a.as_ref().map_or(0, |a| a.instructions.len()));
+                    let shown = shown_rows.get().min(all);
+                    (all > TABLE_ROWS).then(|| view! {
+                        <p class="hint" data-testid="trace-rows-shown" data-value=shown data-total=all>
+                            {format!(
+                                "The table shows the first {shown} of {all} static instructions, the most excess first; the CSV has them all."
+                            )}
+                            " "
+                            <Show when=move || { shown < all }>
+                                <button type="button" class="secondary" data-testid="trace-more" on:click=move |_| shown_rows.update(|n| *n += TABLE_ROWS)>
+                                    {format!("Show {} more", TABLE_ROWS.min(all - shown))}
+                                </button>
+                            </Show>
+                        </p>
+                    })
+                }}
                 <div class="buttons exports">
                     <button type="button" data-testid="trace-csv" on:click=export>"Download the table (CSV)"</button>
                 </div>
@@ -339,15 +372,28 @@ fn summary(a: &TraceAnalysis) -> impl IntoView {
         Format::Nvbit => "NVBit mem_trace",
         Format::AccelSim => "Accel-Sim .traceg",
     });
+    use crate::model::format::plural;
+    let statics = a.instructions.len() as u64;
     let head = format!(
-        "{format}: {} lines, {} memory-instruction executions, {} static instructions{}.",
+        "{format}: {} line{}, {} memory-instruction execution{}, {statics} static instruction{}{}{}.",
         a.lines,
+        plural(a.lines),
         a.executions,
-        a.instructions.len(),
+        plural(a.executions),
+        plural(statics),
         if a.other_lines > 0 {
             format!(
-                ", {} other lines (e.g. the program's own output)",
-                a.other_lines
+                ", {} other line{} (e.g. the program's own output)",
+                a.other_lines,
+                plural(a.other_lines)
+            )
+        } else {
+            String::new()
+        },
+        if a.kernels > 1 {
+            format!(
+                "; {} kernel launches, counted together as one, with the cache kept from one to the next",
+                a.kernels
             )
         } else {
             String::new()

@@ -31,7 +31,7 @@ pub struct Figures {
     pub barriers: u64,
     /// Request-level sectors: each warp instruction's distinct sectors, counted cold.
     pub sectors: u64,
-    /// sectors × sector size.
+    /// sectors × sector size; 0 for a shared-memory statement.
     pub transferred_bytes: u64,
     /// Distinct sectors over the whole launch: the traffic with a perfect cache.
     pub unique_sectors: u64,
@@ -123,11 +123,11 @@ pub struct WarpRow {
     /// Lane 0's address; `None` when lane 0 is inactive.
     pub lane0_address: Option<u64>,
     pub active_lanes: u32,
-    /// Distinct sectors, counted cold.
+    /// Distinct sectors, counted cold; 0 for a shared-memory statement, which moves none.
     pub sectors: u64,
     /// elem × active lanes.
     pub requested_bytes: u64,
-    /// sectors × sector size.
+    /// sectors × sector size; 0 for a shared-memory statement.
     pub transferred_bytes: u64,
     /// Wavefronts and their ideal for a shared-memory statement; `None` for global memory,
     /// whose sectors are the figure (a shared statement's sectors are not traffic).

@@ -66,7 +66,7 @@ pub fn statement_csv(a: &KernelAnalysis) -> String {
 /// use coalescing_lab::model::kernel::{warp_rows, view::warp_csv, KernelInputs, Machine, Pick};
 /// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
 /// let rows = warp_rows(&kernel, Pick { stmt: 1, iteration: 0, block: 0 }).unwrap();
-/// assert_eq!(warp_csv(&rows).lines().nth(1), Some("0,0,0,0,1,0,0,0,32,4,128,128"));
+/// assert_eq!(warp_csv(&rows).lines().nth(1), Some("0,0,0,0,1,0,0,0,32,4,128,128,,,"));
 /// ```
 pub fn warp_csv(rows: &[WarpRow]) -> String {
     let mut csv = Csv::default();
@@ -83,8 +83,29 @@ pub fn warp_csv(rows: &[WarpRow]) -> String {
         "sectors",
         "requested_bytes",
         "transferred_bytes",
+        "wavefronts",
+        "ideal_wavefronts",
+        "bank_conflicts",
     ]);
     for r in rows {
+        // A shared row's cost is wavefronts: its sector columns are empty, a global row's
+        // wavefront columns are.
+        let (sectors, transferred, wavefronts, ideal, conflicts) = match r.wavefronts {
+            Some(w) => (
+                String::new(),
+                String::new(),
+                w.wavefronts.to_string(),
+                w.ideal.to_string(),
+                w.conflicts().to_string(),
+            ),
+            None => (
+                r.sectors.to_string(),
+                r.transferred_bytes.to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ),
+        };
         csv.row([
             r.block.to_string(),
             r.block_idx[0].to_string(),
@@ -95,9 +116,12 @@ pub fn warp_csv(rows: &[WarpRow]) -> String {
             r.warp.to_string(),
             r.lane0_address.map_or(String::new(), |a| a.to_string()),
             r.active_lanes.to_string(),
-            r.sectors.to_string(),
+            sectors,
             r.requested_bytes.to_string(),
-            r.transferred_bytes.to_string(),
+            transferred,
+            wavefronts,
+            ideal,
+            conflicts,
         ]);
     }
     csv.finish()

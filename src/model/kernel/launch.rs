@@ -193,7 +193,8 @@ impl Evaluator {
             let (address, last) = match address {
                 Ok(pair) => pair,
                 Err(reason) => {
-                    return Err(thread_error(kernel, stmt, StmtField::Idx, site, t, &reason))
+                    let blamed = blame_for_address(stmt.base, stmt.elem, self.idx[t as usize]);
+                    return Err(thread_error(kernel, stmt, blamed, site, t, &reason));
                 }
             };
             self.addresses[t as usize] = address;
@@ -253,4 +254,17 @@ pub(crate) fn thread_error(
             thread.0, thread.1, thread.2
         ),
     )
+}
+
+/// Which field an address past 2^64 (or below 0) is blamed on: the base when it is the larger
+/// term of `base + elem × idx` (a base a few bytes short of 2^64 passes it for any thread but
+/// the first ones), the index otherwise. The page then falls back on that field's default.
+#[cold]
+fn blame_for_address(base: u64, elem: u64, idx: i64) -> StmtField {
+    let offset = u128::from(elem) * u128::from(idx.unsigned_abs());
+    if idx >= 0 && u128::from(base) >= offset {
+        StmtField::Base
+    } else {
+        StmtField::Idx
+    }
 }

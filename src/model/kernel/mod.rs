@@ -24,6 +24,7 @@ mod export;
 mod inputs;
 mod launch;
 mod parse;
+pub(crate) use parse::is_bidi_control;
 pub mod presets;
 mod run;
 mod unique;
@@ -38,4 +39,5 @@ pub use inputs::{
 };
 pub use run::{analyze_kernel, Job};
 pub(crate) use unique::UniqueSectors;
+pub use unique::UNIQUE_BUDGET_BYTES;
 pub use warps::{calculator_addrs, each_instruction, warp_rows, Executed, Pick};

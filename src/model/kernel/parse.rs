@@ -223,9 +223,25 @@ fn parse_name(n: u8, text: &str) -> Result<String, KernelError> {
             format!("must be at most {MAX_NAME_CHARS} characters, found {chars}"),
         ));
     }
+    // Line breaks would split a CSV row in a naive reader, and direction overrides
+    // (U+202A–U+202E, U+2066–U+2069) make a name read differently from what it is.
+    if let Some(c) = name.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+        return Err(KernelError::new(
+            KernelField::Stmt(n, StmtField::Name),
+            format!(
+                "must not contain control or text-direction characters, found U+{:04X}",
+                u32::from(c)
+            ),
+        ));
+    }
     Ok(if name.is_empty() {
         format!("a{n}")
     } else {
         name.to_string()
     })
+}
+
+/// Unicode's explicit direction embeddings, overrides and isolates, and the marks.
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }

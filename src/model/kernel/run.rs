@@ -11,11 +11,11 @@ use super::super::banks::{BankCounter, Wavefronts};
 use super::super::inputs::Space;
 use super::analysis::{Figures, HeatMap, KernelAnalysis, StatementFigures, WarpRow};
 use super::cache::SectorCache;
-use super::inputs::{AccessKind, Kernel, KernelError, StmtField};
+use super::inputs::{AccessKind, Kernel, KernelError, KernelField, StmtField};
 use super::launch::{
     block_idx, thread_error, warps_of_block, Evaluator, Instruction, Site, WarpLanes,
 };
-use super::unique::UniqueSectors;
+use super::unique::{UniqueSectors, UNIQUE_BUDGET_BYTES};
 
 /// How many of the worst warp instructions are kept.
 const WORST: usize = 10;
@@ -166,7 +166,15 @@ impl Job {
         match kernel.statements.get(c.stmt).map(|s| (s.kind, s.space)) {
             Some((AccessKind::Sync, _)) => self.barrier(c, site, lanes.mask)?,
             Some((_, Space::Shared)) => self.account_shared(c, instruction),
-            _ => self.account(c, site, instruction),
+            _ => {
+                self.account(c, site, instruction);
+                if self.unique.over_budget() {
+                    return Err(KernelError::new(
+                        KernelField::Grid,
+                        unique_budget_message(self.unique.total),
+                    ));
+                }
+            }
         }
         self.advance();
         Ok(())
@@ -422,4 +430,14 @@ fn charge_write(counts: &mut [Counts], stmt: u8) {
 /// Runs `kernel` to the end in one go: [`Job::new`] then [`Job::finish`].
 pub fn analyze_kernel(kernel: &Kernel) -> Result<KernelAnalysis, KernelError> {
     Job::new(kernel).finish()
+}
+
+/// Why a run stopped at the distinct-sector count's memory budget, after `recorded` sectors.
+fn unique_budget_message(recorded: u64) -> String {
+    format!(
+        "the launch touches more distinct sectors, spread more thinly, than the count of \
+         distinct sectors can hold in its {} MiB (stopped after {recorded}); a smaller grid \
+         or a denser pattern is counted exactly",
+        UNIQUE_BUDGET_BYTES >> 20
+    )
 }

@@ -433,3 +433,37 @@ pub fn repair(inputs: &KernelInputs, machine: Machine) -> (Option<Kernel>, Vec<K
     }
     (defaults.kernel(machine).ok(), met)
 }
+
+/// A one-line name for the kernel whose figures are on show, for a label when they are not
+/// the fields' kernel (during a run, after Cancel, or after a failed run): its shape, loop
+/// and statements.
+///
+/// ```
+/// use coalescing_lab::model::kernel::{KernelInputs, Machine};
+/// use coalescing_lab::model::kernel::view::kernel_label;
+/// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+/// assert_eq!(kernel_label(&kernel), "grid 1×1×1, block 32×1×1, statement a1");
+/// ```
+pub fn kernel_label(k: &Kernel) -> String {
+    let shape = |d: [u32; 3]| format!("{}×{}×{}", d[0], d[1], d[2]);
+    let r = k.loop_range;
+    let looped = if r.looped {
+        format!(
+            ", {} iteration{} of i from {} by {}",
+            r.iterations,
+            plural(r.iterations),
+            r.start,
+            r.step
+        )
+    } else {
+        String::new()
+    };
+    let names: Vec<String> = k.statements.iter().map(|s| s.name.clone()).collect();
+    format!(
+        "grid {}, block {}{looped}, statement{} {}",
+        shape(k.grid),
+        shape(k.block),
+        plural(names.len() as u64),
+        names.join(", ")
+    )
+}

@@ -52,6 +52,8 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
         };
         let instruction = evaluator.run(kernel, lanes, site)?;
         let requested_bytes = u64::from(instruction.active_lanes) * elem;
+        // A shared access moves no sector: its cost is wavefronts.
+        let sectors = if shared { 0 } else { instruction.sectors };
         rows.push(WarpRow {
             block: pick.block,
             block_idx: site.block_idx,
@@ -61,9 +63,9 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
             iter: site.i,
             lane0_address: instruction.lane0,
             active_lanes: instruction.active_lanes,
-            sectors: instruction.sectors,
+            sectors,
             requested_bytes,
-            transferred_bytes: instruction.sectors * kernel.machine.sector_bytes,
+            transferred_bytes: sectors * kernel.machine.sector_bytes,
             wavefronts: shared.then(|| banks.count(elem, evaluator.lane_words(elem))),
         });
     }

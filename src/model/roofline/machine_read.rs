@@ -30,6 +30,23 @@ pub fn clean_name(name: &str) -> String {
     }
 }
 
+/// Whether `text` is a plain decimal (digits and at most one point) whose value lies outside
+/// `range`, judged in floating point: only for numbers too long to hold exactly, which lie far
+/// from either bound.
+fn outside_as_decimal(
+    text: &str,
+    ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128)),
+) -> bool {
+    let text = text.trim();
+    let plain = !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && text.matches('.').count() <= 1;
+    let Some(x) = plain.then(|| text.parse::<f64>().ok()).flatten() else {
+        return false;
+    };
+    x < lo_n as f64 / lo_d as f64 || x > hi_n as f64 / hi_d as f64
+}
+
 fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> bool {
     x.cmp_ratio(lo_n, lo_d).is_ge() && x.cmp_ratio(hi_n, hi_d).is_le()
 }
@@ -48,6 +65,13 @@ fn read_number(
             text.trim(),
             range_text(range)
         )),
+        // A number too long to hold exactly may still be plainly out of range (say
+        // 126000000000000000000): that is the reason to give, not its digits.
+        Err(_) if outside_as_decimal(text, range) => Err(format!(
+            "has {what} '{}' outside {} {unit}",
+            text.trim(),
+            range_text(range)
+        )),
         Err(e) => Err(format!("has {what} '{}' that {e}", text.trim())),
     }
 }
@@ -56,6 +80,21 @@ fn read_name(name: &str) -> Result<String, String> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_NAME {
         return Err(format!("has a name of {} characters", name.chars().count()));
+    }
+    // `:` and `,` separate an entry's parts in the link.
+    if let Some(c) = name.chars().find(|&c| c == ':' || c == ',') {
+        return Err(format!(
+            "has a name with '{c}', which separates the link's entries"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|&c| c.is_control() || super::super::kernel::is_bidi_control(c))
+    {
+        return Err(format!(
+            "has a name with the control or text-direction character U+{:04X}",
+            u32::from(c)
+        ));
     }
     Ok(name.to_string())
 }

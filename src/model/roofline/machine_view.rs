@@ -5,7 +5,8 @@
 use super::super::exact::Exact;
 use super::super::format::{number, percent_tenths};
 use super::machine::{
-    Ceiling, CeilingKind, MachineChecked, MachineInputs, MachinePoint, MAX_BW, MAX_POINTS,
+    Ceiling, CeilingKind, MachineChecked, MachineField, MachineInputs, MachinePoint, MAX_BW,
+    MAX_POINTS,
 };
 pub use super::machine_read::{clean_name, short_decimal, typeable};
 
@@ -297,23 +298,48 @@ pub fn probe_contiguous_gbps(report: &super::super::probe::Report) -> Result<Str
 }
 
 impl MachineInputs {
-    /// Adds `text` as a point in the first free slot; returns its slot, or why not.
+    /// Adds `text` as a point: in place of the point of the same name if there is one (so
+    /// a hand-off pressed twice does not duplicate its points), in the first free slot
+    /// otherwise. Returns its slot, or why not; a point the check would leave out is not
+    /// added, and takes no slot.
     ///
     /// ```
     /// use coalescing_lab::model::roofline::MachineInputs;
-    /// let mut m = MachineInputs::default();
+    /// let mut m = MachineInputs::from_preset("A100");
     /// assert_eq!(m.add_point("k:1:10".into()), Ok(1));
-    /// m.points = std::array::from_fn(|_| "k:1:1".to_string());
+    /// assert_eq!(m.add_point("k:2:10".into()), Ok(1), "the same name: replaced");
+    /// assert_eq!(m.points[0], "k:2:10");
+    /// let out = m.add_point("far:126000000000000000000:1".into()).unwrap_err();
+    /// assert!(out.contains("outside 1/4096 to 1048576 FLOP/byte"), "{out}");
+    /// assert!(m.points[1].is_empty(), "a rejected point takes no slot");
+    /// m.points = std::array::from_fn(|k| format!("k{k}:1:1"));
     /// assert_eq!(m.add_point("k:1:10".into()), Err("all 12 points are in use; remove one first".to_string()));
     /// ```
     pub fn add_point(&mut self, text: String) -> Result<u8, String> {
-        let Some(i) = self.points.iter().position(|p| p.trim().is_empty()) else {
+        let name = text.split(':').next().unwrap_or("").trim().to_string();
+        let same = |t: &String| t.split(':').next().is_some_and(|n| n.trim() == name);
+        let Some(i) = self
+            .points
+            .iter()
+            .position(|t| !name.is_empty() && same(t))
+            .or_else(|| self.points.iter().position(|p| p.trim().is_empty()))
+        else {
             return Err(format!(
                 "all {MAX_POINTS} points are in use; remove one first"
             ));
         };
-        self.points[i] = text;
-        Ok(i as u8 + 1)
+        let before = std::mem::replace(&mut self.points[i], text);
+        let slot = i as u8 + 1;
+        if let Some(e) = self
+            .check()
+            .errors
+            .into_iter()
+            .find(|e| e.field == MachineField::Point(slot))
+        {
+            self.points[i] = before;
+            return Err(e.message().to_string());
+        }
+        Ok(slot)
     }
 
     /// Adds a bandwidth ceiling `name` (replacing the value of one already so named), in the

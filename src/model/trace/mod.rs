@@ -265,6 +265,15 @@ impl Importer {
         let mut a = self.analysis;
         a.total = total;
         a.format = self.format;
+        if self.tally.unique_over_budget() {
+            a.notes.push(format!(
+                "The trace touches more distinct sectors, spread more thinly, than their count \
+                 can hold in {} MiB: the distinct-sector figure ({}) is a lower bound; every \
+                 other figure is exact.",
+                super::kernel::UNIQUE_BUDGET_BYTES >> 20,
+                total.unique_sectors
+            ));
+        }
         let mut rows = self.tally.instructions;
         if rows.len() > POOLED_AFTER {
             a.notes.push(format!(
@@ -432,9 +441,11 @@ pub fn analyze_trace(text: &[u8], options: TraceOptions) -> TraceAnalysis {
 pub fn worst_addrs(instr: &Instruction) -> Option<String> {
     let w = instr.worst.as_ref()?;
     Some(
-        w.addresses
-            .iter()
-            .map(|a| a.map_or_else(|| "-".to_string(), |a| a.to_string()))
+        (0..32)
+            .map(|lane| {
+                w.address(lane)
+                    .map_or_else(|| "-".to_string(), |a| a.to_string())
+            })
             .collect::<Vec<_>>()
             .join(","),
     )

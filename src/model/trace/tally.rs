@@ -20,8 +20,18 @@ pub struct Worst {
     pub cost: u64,
     pub block: [u32; 3],
     pub warp: u32,
-    /// Each lane's address, `None` when inactive.
-    pub addresses: Vec<Option<u64>>,
+    /// Active lanes, bit `l` for lane `l`.
+    pub mask: u32,
+    /// Each lane's address; meaningless for an inactive lane. A fixed array: a trace may
+    /// have 10^6 static instructions, and each keeps one of these.
+    pub addresses: Box<[u64; 32]>,
+}
+
+impl Worst {
+    /// Lane `lane`'s address, `None` when inactive or past the warp.
+    pub fn address(&self, lane: usize) -> Option<u64> {
+        (lane < 32 && self.mask & (1 << lane) != 0).then(|| self.addresses[lane])
+    }
 }
 
 /// One static instruction's figures.
@@ -196,15 +206,24 @@ impl Tally {
         if space != MemorySpace::Shared {
             instr.ideal_sectors += (active * elem).div_ceil(self.machine.sector_bytes);
         }
-        if instr.worst.as_ref().is_none_or(|w| cost > w.cost) {
-            instr.worst = Some(Worst {
-                cost,
-                block,
-                warp,
-                addresses: (0..32)
-                    .map(|l| (mask & (1 << l) != 0).then_some(addresses[l]))
-                    .collect(),
-            });
+        match &mut instr.worst {
+            Some(w) if cost <= w.cost => {}
+            Some(w) => {
+                w.cost = cost;
+                w.block = block;
+                w.warp = warp;
+                w.mask = mask as u32;
+                *w.addresses = *addresses;
+            }
+            None => {
+                instr.worst = Some(Worst {
+                    cost,
+                    block,
+                    warp,
+                    mask: mask as u32,
+                    addresses: Box::new(*addresses),
+                })
+            }
         }
         Ok(())
     }
@@ -268,6 +287,12 @@ impl Tally {
             }
         }
         Ok(sectors)
+    }
+
+    /// True when the distinct-sector count reached its memory budget: the unique figure
+    /// is then a lower bound.
+    pub(super) fn unique_over_budget(&self) -> bool {
+        self.unique.over_budget()
     }
 
     /// Writes the dirty sectors back and sums the instructions into kernel-view figures.

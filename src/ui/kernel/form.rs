@@ -52,7 +52,10 @@ pub(super) fn LaunchFields(inputs: RwSignal<KernelInputs>, error_for: Errors) ->
 /// The statements, each in its own group, with Add and Remove.
 #[component]
 pub(super) fn Statements(inputs: RwSignal<KernelInputs>, error_for: Errors) -> impl IntoView {
-    let present = move || {
+    // A memo, so that an edit inside a statement (which changes `inputs`) does not rebuild
+    // the statements' views: rebuilt, their fields were re-inserted and the focused one
+    // lost focus after each key. Only Add and Remove change this list.
+    let present = Memo::new(move |_| {
         inputs.with(|i| {
             i.statements
                 .iter()
@@ -61,7 +64,8 @@ pub(super) fn Statements(inputs: RwSignal<KernelInputs>, error_for: Errors) -> i
                 .map(|(k, _)| k as u8 + 1)
                 .collect::<Vec<u8>>()
         })
-    };
+    });
+    let full = Memo::new(move |_| inputs.with(|i| i.statements.iter().all(Option::is_some)));
     let add = move |_| {
         inputs.update(|i| {
             if let Some(slot) = i.statements.iter_mut().find(|s| s.is_none()) {
@@ -69,17 +73,16 @@ pub(super) fn Statements(inputs: RwSignal<KernelInputs>, error_for: Errors) -> i
             }
         })
     };
-    let full = move || inputs.with(|i| i.statements.iter().all(Option::is_some));
     view! {
         {move || {
-            let shown = present();
+            let shown = present.get();
             let last = shown.len() == 1;
             shown
                 .into_iter()
                 .map(|n| view! { <StatementFields inputs=inputs n=n error_for=error_for removable=!last /> })
                 .collect_view()
         }}
-        <button type="button" data-testid="kernel-add-statement" on:click=add disabled=full>
+        <button type="button" data-testid="kernel-add-statement" on:click=add disabled=move || full.get()>
             "Add a statement"
         </button>
     }
@@ -120,7 +123,8 @@ fn StatementFields(
             </div>
         }
     };
-    let barrier = move || inputs.with(|i| i.get(field(StmtField::Kind)).trim() == "sync");
+    let barrier =
+        Memo::new(move |_| inputs.with(|i| i.get(field(StmtField::Kind)).trim() == "sync"));
     let text = move |f: StmtField, label: &'static str, hint: &'static str| {
         text_field(inputs, field(f), label, hint, "", error_for)
     };
@@ -129,13 +133,13 @@ fn StatementFields(
             <legend>{format!("Statement a{n}")}</legend>
             <div class="pair">
                 {select(StmtField::Kind, &[("load", "load"), ("store", "store"), ("sync", "sync")])}
-                <Show when=move || !barrier()>
+                <Show when=move || !barrier.get()>
                     {select(StmtField::Space, &[("global", "global"), ("shared", "shared")])}
                 </Show>
             </div>
             // A barrier accesses no memory: only its condition and its name apply.
             <Show
-                when=move || !barrier()
+                when=move || !barrier.get()
                 fallback=move || text(StmtField::Active, "Reached when", "optional: the same for the whole block, e.g. i == 3; non-zero = the block waits here")
             >
                 {text(StmtField::Idx, "Element index", "e.g. blockIdx.x * blockDim.x + threadIdx.x")}

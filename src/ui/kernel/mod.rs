@@ -20,7 +20,7 @@ use warps::Warps;
 
 use super::AppState;
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
-use crate::model::kernel::view::{assumptions, repair, EXECUTION_ORDER};
+use crate::model::kernel::view::{assumptions, kernel_label, repair, EXECUTION_ORDER};
 use crate::model::kernel::{
     Job, Kernel, KernelAnalysis, KernelError, KernelField, KernelInputs, Machine, StmtField,
     StmtInputs, MAX_STATEMENTS,
@@ -453,6 +453,17 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                             Status::Failed(e) => Some(view! { <p class="stale" data-testid="kernel-failed">{format!("The launch stopped: {e}")}</p> }.into_any()),
                             _ => None,
                         })}
+                        // Figures that are not the fields' kernel's say whose they are.
+                        {move || {
+                            let other = analysed.with(|shown| {
+                                shown.as_ref().filter(|k| target.with(|t| t.as_ref() != Some(*k))).map(kernel_label)
+                            })?;
+                            Some(view! {
+                                <p class="stale" data-testid="kernel-results-of" data-value=other.clone()>
+                                    {format!("The figures below are the last finished run's, of another kernel: {other}.")}
+                                </p>
+                            })
+                        }}
                         <Show
                             when=move || analysis.with(Option::is_some)
                             fallback=|| view! { <p class="hint">"Results appear when the launch has been analysed."</p> }

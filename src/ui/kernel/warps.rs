@@ -8,7 +8,9 @@ use super::super::{url, AppState};
 use super::results::stem;
 use crate::model::inputs::Inputs;
 use crate::model::kernel::view::{lane0_text, warp_csv};
-use crate::model::kernel::{calculator_addrs, warp_rows, Kernel, KernelAnalysis, Pick, WarpRow};
+use crate::model::kernel::{
+    calculator_addrs, warp_rows, AccessKind, Kernel, KernelAnalysis, Pick, WarpRow,
+};
 use crate::model::permalink::{self, State, Tab};
 use leptos::prelude::*;
 
@@ -22,17 +24,36 @@ pub(super) fn Warps(
     let stmt = RwSignal::new(String::new());
     let iteration = RwSignal::new("0".to_string());
     let block = RwSignal::new("0".to_string());
+    // Only memory statements can be picked: a barrier has no warps to list.
     let first_stmt = move || {
         analysed.with(|k| {
             k.as_ref()
-                .and_then(|k| k.statements.first().map(|s| s.number))
+                .and_then(|k| {
+                    k.statements
+                        .iter()
+                        .find(|s| s.kind != AccessKind::Sync)
+                        .map(|s| s.number)
+                })
                 .unwrap_or(1)
         })
     };
     let picked = Memo::new(move |_| {
         let kernel = analysed.get()?;
+        // An empty loop or a kernel of barriers only has no instruction to pick: the kernel's
+        // note says why, and the pickers stay quiet.
+        if kernel.loop_range.iterations == 0
+            || kernel.statements.iter().all(|s| s.kind == AccessKind::Sync)
+        {
+            return None;
+        }
         let stmt = stmt
             .with(|s| s.parse::<u8>().ok())
+            .filter(|n| {
+                kernel
+                    .statements
+                    .iter()
+                    .any(|s| s.number == *n && s.kind != AccessKind::Sync)
+            })
             .unwrap_or_else(first_stmt);
         let parse = |text: &str, what: &str| {
             text.trim().parse::<u64>().map_err(|_| {
@@ -69,6 +90,7 @@ pub(super) fn Warps(
                 .map(|k| {
                     k.statements
                         .iter()
+                        .filter(|s| s.kind != AccessKind::Sync)
                         .map(|s| (s.number, s.name.clone()))
                         .collect::<Vec<_>>()
                 })
@@ -199,8 +221,10 @@ fn WarpTable(
                                 data-stmt=row.stmt
                                 data-iter=row.iter
                                 data-lane0-address=row.lane0_address.map_or(String::new(), |a| a.to_string())
-                                data-sectors=row.sectors
+                                // A shared row's cost is wavefronts: it has no sectors.
+                                data-sectors=if row.wavefronts.is_some() { String::new() } else { row.sectors.to_string() }
                                 data-wavefronts=row.wavefronts.map(|w| w.wavefronts.to_string())
+                                data-bank-conflicts=row.wavefronts.map(|w| w.conflicts().to_string())
                             >
                                 <td class="mono">{row.block}</td>
                                 <td class="mono">{format!("({x},{y},{z})")}</td>
