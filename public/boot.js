@@ -1,3 +1,25 @@
+// The page's boot script: reports a wasm trap, then starts the app.
+// A trap in the wasm (running out of its 4 GiB, or a bug past the panic hook) throws a
+// WebAssembly.RuntimeError out of whichever handler was running. The app's state may then be
+// half-updated, so it is said plainly, once, with a way out, instead of a page that silently
+// stops answering. A panic has already shown its own notice (src/ui/panic.rs).
+function reportTrap(error) {
+  if (!(error instanceof WebAssembly.RuntimeError) || document.querySelector('[data-testid="panic"]')) return;
+  const notice = document.createElement('div');
+  notice.className = 'panic-notice';
+  notice.setAttribute('role', 'alert');
+  notice.dataset.testid = 'panic';
+  const text = document.createElement('p');
+  text.textContent = `Coalescing Lab's engine stopped (${error.message}) and the page may no longer update. The link keeps your scenario.`;
+  const link = document.createElement('a');
+  link.href = location.href;
+  link.textContent = 'Reload this page';
+  notice.append(text, link);
+  document.body.prepend(notice);
+}
+addEventListener('error', (e) => reportTrap(e.error));
+addEventListener('unhandledrejection', (e) => reportTrap(e.reason));
+
 // Starts the app from a file rather than an inline script, so that the page's
 // Content-Security-Policy can forbid inline scripts. Trunk names the JS and wasm files
 // (with content hashes) in the data attributes of this script's own tag.
@@ -12,3 +34,4 @@ await (window.coalescingLabPainted ?? Promise.resolve());
 const wasm = await init({ module_or_path: wasmResponse });
 // Diagnostics for `make bench`: the size of the wasm linear memory, in bytes.
 window.coalescingLab = Object.freeze({ wasmMemoryBytes: () => wasm.memory.buffer.byteLength });
+

@@ -204,3 +204,21 @@ fn h3_a_trace_keeps_bounded_memory_per_instruction_and_the_csv_has_every_row() {
     assert_eq!(worst.address(31), Some(worst.addresses[0] + 124));
     assert_eq!(worst.address(32), None);
 }
+
+#[test]
+fn l7_tiny_and_huge_long_numbers_are_out_of_range_not_too_long() {
+    let mut m = MachineInputs::from_preset("A100");
+    m.points[0] = "a:0.0000000000000000012:1".into();
+    m.points[1] = "b:1:1000000000000000000000000000000000000000000".into();
+    let messages: Vec<String> = m.check().errors.iter().map(|e| e.to_string()).collect();
+    assert!(
+        messages[0].starts_with("pt.1: has an intensity '0.0000000000000000012' outside 1/4096"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].starts_with(
+            "pt.2: has a performance '1000000000000000000000000000000000000000000' outside 1/1000"
+        ),
+        "{messages:?}"
+    );
+}

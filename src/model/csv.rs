@@ -82,9 +82,19 @@ pub fn field(text: &str) -> Cow<'_, str> {
 /// ```
 fn neutralised(text: &str) -> Cow<'_, str> {
     let risky = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
-    if risky && text.parse::<f64>().is_err() {
+    if risky && !is_decimal(text) {
         Cow::Owned(format!("'{text}"))
     } else {
         Cow::Borrowed(text)
     }
+}
+
+/// A signed decimal such as `-4` or `+1.5`: what the exports write in numeric columns. (Not
+/// `str::parse::<f64>`, whose float parser would weigh on the first load.)
+fn is_decimal(text: &str) -> bool {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
 }

@@ -31,20 +31,50 @@ pub fn clean_name(name: &str) -> String {
 }
 
 /// Whether `text` is a plain decimal (digits and at most one point) whose value lies outside
-/// `range`, judged in floating point: only for numbers too long to hold exactly, which lie far
-/// from either bound.
+/// `range`: for numbers too long to hold exactly, such as 126000000000000000000. Exact in
+/// 128-bit integers on the leading 36 digits (no float parser, which would weigh on the
+/// first load); when neither side fits, it says no and the digit count is the reason given.
 fn outside_as_decimal(
     text: &str,
     ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128)),
 ) -> bool {
+    use std::cmp::Ordering;
     let text = text.trim();
-    let plain = !text.is_empty()
-        && text.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && text.matches('.').count() <= 1;
-    let Some(x) = plain.then(|| text.parse::<f64>().ok()).flatten() else {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let all_digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) {
         return false;
+    }
+    let digits = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    let kept = &digits[..digits.len().min(36)];
+    let mut exponent = (digits.len() - kept.len()) as i64 - fraction.len() as i64;
+    let mut mantissa: u128 = kept.parse().unwrap_or(0);
+    while mantissa != 0 && mantissa.is_multiple_of(10) {
+        mantissa /= 10;
+        exponent += 1;
+    }
+    // mantissa × 10^exponent against n ÷ d.
+    let compare = |n: u128, d: u128| -> Option<Ordering> {
+        let power = 10u128.checked_pow(exponent.unsigned_abs().min(u32::MAX as u64) as u32);
+        if exponent >= 0 {
+            match power
+                .and_then(|p| mantissa.checked_mul(p))
+                .and_then(|m| m.checked_mul(d))
+            {
+                Some(left) => Some(left.cmp(&n)),
+                None => Some(Ordering::Greater),
+            }
+        } else {
+            let right = power.and_then(|p| n.checked_mul(p));
+            match (mantissa.checked_mul(d), right) {
+                (Some(left), Some(right)) => Some(left.cmp(&right)),
+                (Some(_), None) => Some(Ordering::Less),
+                _ => None,
+            }
+        }
     };
-    x < lo_n as f64 / lo_d as f64 || x > hi_n as f64 / hi_d as f64
+    compare(lo_n, lo_d) == Some(Ordering::Less) || compare(hi_n, hi_d) == Some(Ordering::Greater)
 }
 
 fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> bool {
