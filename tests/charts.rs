@@ -551,8 +551,9 @@ mod probe_chart {
 mod kernel {
     use super::texts;
     use coalescing_lab::charts::{kernel, Theme};
+    use coalescing_lab::model::kernel::view::heat_description;
     use coalescing_lab::model::kernel::{
-        analyze_kernel, presets::KernelPreset, KernelAnalysis, Machine,
+        analyze_kernel, presets::KernelPreset, KernelAnalysis, Machine, Measure, HEAT_BANDS,
     };
     use plotters::prelude::*;
 
@@ -578,12 +579,13 @@ mod kernel {
     fn the_heat_map_draws_one_cell_per_warp_and_block_and_names_its_scale() {
         // 16×16 blocks: 8 warps in 1 block, 4 sectors each.
         let a = analysis("block16x16");
-        let drawn = svg(|area| kernel::draw_heat(area, &a, &Theme::LIGHT).unwrap());
+        let drawn =
+            svg(|area| kernel::draw_heat(area, &a, Measure::Sectors, &Theme::LIGHT).unwrap());
         let texts = texts(&drawn);
         assert!(
             texts
                 .iter()
-                .any(|t| t == "warp in block; darkest: 4 sectors"),
+                .any(|t| t == "warp in block; strongest: 4 sectors per warp"),
             "{texts:?}"
         );
         // Every cell carries the same sectors, so every cell is drawn in the darkest shade.
@@ -596,12 +598,78 @@ mod kernel {
         // Ex8a: 32768 blocks of one warp; the heat map keeps 65536 cells, drawn in 96 bands.
         let a = analysis("ex8a");
         assert_eq!((a.heat.blocks_per_row, a.heat.rows), (1, 32768));
-        let drawn = svg(|area| kernel::draw_heat(area, &a, &Theme::LIGHT).unwrap());
+        let drawn =
+            svg(|area| kernel::draw_heat(area, &a, Measure::Sectors, &Theme::LIGHT).unwrap());
         let texts = texts(&drawn);
         assert!(
-            texts.iter().any(|t| t.starts_with("blocks, 342 per row")),
+            texts
+                .iter()
+                .any(|t| t.starts_with("blocks, 342 per row (mean)")),
             "{texts:?}"
         );
+    }
+
+    #[test]
+    fn m3_a_short_last_band_is_not_drawn_paler_and_the_text_agrees_with_the_picture() {
+        // The tiled transpose: 16384 blocks, every warp 4 sectors a request in both
+        // statements. Summed bands drew the last band (22 rows against 86) pale.
+        let a = analysis("transpose-tiled");
+        let bands = a.heat.bands(HEAT_BANDS, Measure::Sectors);
+        assert!(bands.bands > 1);
+        assert_eq!(bands.low, bands.high, "every warp moves the same sectors");
+        let drawn =
+            svg(|area| kernel::draw_heat(area, &a, Measure::Sectors, &Theme::LIGHT).unwrap());
+        let texts = texts(&drawn);
+        let high = coalescing_lab::model::format::number(bands.high);
+        let caption = format!("warp in block; strongest: {high} sectors per warp");
+        assert!(texts.contains(&caption), "{texts:?}");
+        let words = heat_description(&a, Measure::Sectors);
+        assert!(
+            words.contains(&format!(
+                "{} rows of {} blocks",
+                bands.bands, bands.blocks_per_band
+            )),
+            "{words}"
+        );
+        assert!(
+            words.contains(&format!("from {high} to {high} sectors per warp")),
+            "{words}"
+        );
+        assert!(
+            texts.iter().any(
+                |t| t.starts_with(&format!("blocks, {} per row (mean)", bands.blocks_per_band))
+            ),
+            "{texts:?}"
+        );
+    }
+
+    #[test]
+    fn m5_the_tiled_transpose_ranks_by_its_bank_conflicts() {
+        let a = analysis("transpose-tiled");
+        assert_eq!(a.default_measure(), Measure::Conflicts);
+        let worst = a.worst_by(Measure::Conflicts);
+        assert_eq!(worst.len(), 10);
+        // The tile read: 32 wavefronts where 1 would do.
+        assert!(
+            worst
+                .iter()
+                .all(|w| w.wavefronts.map(|f| f.conflicts()) == Some(31)),
+            "{worst:?}"
+        );
+        assert!(a.heat.has(Measure::Conflicts));
+        let words = heat_description(&a, Measure::Conflicts);
+        assert!(
+            words.starts_with("Heat map of bank conflicts per warp"),
+            "{words}"
+        );
+        // The naive transpose has none, and ranks by sectors; its excess is the write's 28.
+        let naive = analysis("transpose-naive");
+        assert_eq!(naive.default_measure(), Measure::Sectors);
+        assert!(naive
+            .worst_by(Measure::Excess)
+            .iter()
+            .all(|w| w.excess_sectors() == 28));
+        assert!(naive.worst_by(Measure::Conflicts).is_empty());
     }
 
     #[test]

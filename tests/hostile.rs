@@ -222,3 +222,87 @@ fn l7_tiny_and_huge_long_numbers_are_out_of_range_not_too_long() {
         "{messages:?}"
     );
 }
+
+#[test]
+fn m5_each_warp_rows_ideal_is_its_distinct_bytes_in_sectors() {
+    use coalescing_lab::model::kernel::calculator_addrs;
+    use std::collections::BTreeSet;
+    // Ascending, descending, repeated (broadcast), overlapping and scattered lanes.
+    for idx in [
+        "threadIdx.x",
+        "63 - threadIdx.x",
+        "threadIdx.x / 4",
+        "threadIdx.x * 3 % 7",
+        "(threadIdx.x * 131) % 700",
+        "threadIdx.x % 2 * 1000 + threadIdx.x / 2",
+    ] {
+        for elem in ["1", "4", "8", "16"] {
+            let kernel = inputs(|k| {
+                k.block = "64".into();
+                k.set(KernelField::Stmt(1, StmtField::Idx), idx.into());
+                k.set(KernelField::Stmt(1, StmtField::Elem), elem.into());
+                k.set(KernelField::Stmt(1, StmtField::Base), "3".into());
+            })
+            .kernel(Machine::default())
+            .unwrap();
+            let pick = Pick {
+                stmt: 1,
+                iteration: 0,
+                block: 0,
+            };
+            let e: u64 = elem.parse().unwrap();
+            for row in warp_rows(&kernel, pick).unwrap() {
+                let addrs = calculator_addrs(&kernel, pick, row.warp).unwrap();
+                let bytes: BTreeSet<u64> = addrs
+                    .split(',')
+                    .filter(|a| *a != "-")
+                    .flat_map(|a| {
+                        let a: u64 = a.parse().unwrap();
+                        a..a + e
+                    })
+                    .collect();
+                assert_eq!(
+                    row.ideal_sectors,
+                    (bytes.len() as u64).div_ceil(32),
+                    "idx {idx}, elem {elem}, warp {}",
+                    row.warp
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn l10_close_comparisons_read_as_a_percentage() {
+    use coalescing_lab::model::kernel::view::compare_sentence;
+    // 50 blocks against 49: 2 % fewer, not "1.02× fewer".
+    let run = |grid: &str| {
+        let k = inputs(|k| k.grid = grid.into())
+            .kernel(Machine::default())
+            .unwrap();
+        analyze_kernel(&k).unwrap()
+    };
+    let sentence = compare_sentence("A", &run("50"), "B", &run("49"));
+    assert!(
+        sentence.starts_with("B moves 2 % fewer request-level sectors than A (196 against 200)"),
+        "{sentence}"
+    );
+}
+
+#[test]
+fn l4_l16_l17_link_notices_are_short_consistent_and_name_repeats() {
+    use coalescing_lab::model::permalink::{decode, warnings};
+    let long = "x".repeat(10_000);
+    let w = warnings(&format!("?tab=kernel&a1.name={long}"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].len() < 300, "a short notice: {} bytes", w[0].len());
+    assert!(w[0].contains("(10010 characters)"), "{}", w[0]);
+    // `..` is refused like a leading `/`.
+    assert_eq!(decode("?tab=trace&trace=../../../../etc/passwd").trace, "");
+    assert!(warnings("?trace=../../../../etc/passwd")[0].contains("is not a path on this site"));
+    // A repeated parameter is named.
+    assert_eq!(
+        warnings("?grid=3&tab=kernel&grid=5"),
+        ["`grid` is given 2 times; the last, `grid=5`, is used."]
+    );
+}

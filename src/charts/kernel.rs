@@ -1,64 +1,60 @@
-//! The kernel view's pictures: a heat map of request-level sectors per warp over the launch,
+//! The kernel view's pictures: a heat map of a chosen measure per warp over the launch,
 //! and per-statement bars of request-level, unique and DRAM bytes.
 
 use super::Theme;
 use crate::model::format::number;
-use crate::model::kernel::{HeatMap, KernelAnalysis};
+use crate::model::kernel::{KernelAnalysis, Measure, HEAT_BANDS};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Most rows the heat map draws: taller maps sum neighbouring rows into one.
-pub const MAX_DRAWN_ROWS: u64 = 96;
-
-/// Draws the heat map: one column per warp of a block, one row per block (or per group of
-/// blocks), darker for more sectors. A legend gives the scale.
+/// Draws the heat map of `measure`: one column per warp of a block, one row per block (or per
+/// band of blocks, each cell the mean over its blocks), a stronger colour for more. The axis
+/// gives the scale; [`crate::model::kernel::view::heat_description`] says the same in words.
 pub fn draw_heat<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     analysis: &KernelAnalysis,
+    measure: Measure,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let heat: &HeatMap = &analysis.heat;
     area.fill(&theme.background)?;
-    let rows_per_band = heat.rows.div_ceil(MAX_DRAWN_ROWS).max(1);
-    let bands = heat.rows.div_ceil(rows_per_band).max(1);
-    let warps = heat.warps.max(1);
-    let cell = |band: u64, warp: u32| -> u64 {
-        (band * rows_per_band..((band + 1) * rows_per_band).min(heat.rows))
-            .map(|row| heat.at(row, warp))
-            .sum()
-    };
-    let most = (0..bands)
-        .flat_map(|b| (0..warps).map(move |w| (b, w)))
-        .map(|(b, w)| cell(b, w))
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let blocks_per_band = heat.blocks_per_row * rows_per_band;
-    let y_desc = if blocks_per_band == 1 {
+    let b = analysis.heat.bands(HEAT_BANDS, measure);
+    let warps = b.warps.max(1);
+    let most = if b.high > 0.0 { b.high } else { 1.0 };
+    let y_desc = if b.blocks_per_band == 1 {
         "block".to_string()
     } else {
-        format!("blocks, {blocks_per_band} per row")
+        format!("blocks, {} per row (mean)", b.blocks_per_band)
     };
     let mut chart = ChartBuilder::on(area)
         .margin(theme.px_u32(10.0))
         .margin_right(theme.px_u32(16.0))
         .x_label_area_size(theme.px_u32(40.0))
         .y_label_area_size(theme.px_u32(64.0))
-        .build_cartesian_2d(0u32..warps, 0u64..bands)?;
-    let block_label = |b: &u64| (b * blocks_per_band).to_string();
+        .build_cartesian_2d(0u32..warps, 0u64..b.bands)?;
+    let block_label = |band: &u64| (band * b.blocks_per_band).to_string();
     let mut mesh = chart.configure_mesh();
+    // "Strongest", not "darkest": on a dark background more is brighter.
     mesh.disable_mesh()
         .x_labels((warps as usize).min(8))
         .y_labels(6)
         .y_label_formatter(&block_label)
-        .x_desc(format!("warp in block; darkest: {most} sectors"))
+        .x_desc(format!(
+            "warp in block; strongest: {} {} per warp",
+            number(b.high),
+            measure.unit()
+        ))
         .y_desc(y_desc);
     super::style_axes(&mut mesh, theme);
     mesh.draw()?;
-    for band in 0..bands {
+    for band in 0..b.bands {
         for warp in 0..warps {
-            let share = cell(band, warp) as f64 / most as f64;
+            let value = b
+                .mean
+                .get((band * u64::from(warps) + u64::from(warp)) as usize)
+                .copied()
+                .unwrap_or(0.0);
+            let share = value / most;
             chart.draw_series(std::iter::once(Rectangle::new(
                 [(warp, band), (warp + 1, band + 1)],
                 theme.warn.mix(0.08 + 0.92 * share).filled(),

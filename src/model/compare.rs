@@ -184,7 +184,8 @@ fn global_sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> St
     text
 }
 
-/// "8× more", "2.5× fewer", or `None` when equal; "n/a" comparisons with zero read plainly.
+/// "8× more", "2.5× fewer", "2 % fewer" (fewer, under 1.5×), or `None` when equal; comparisons
+/// with zero read plainly.
 pub(crate) fn compare(b: u64, a: u64) -> Option<String> {
     if a == b {
         return None;
@@ -198,6 +199,17 @@ pub(crate) fn compare(b: u64, a: u64) -> Option<String> {
         (a, b, "fewer")
     };
     let ratio = big as f64 / small as f64;
+    // A little fewer reads as a percentage of A: "1.02× fewer" was ambiguous (hostile pass
+    // L10). "1.25× more" is plain, and the course writes it so.
+    if ratio < 1.5 && word == "fewer" {
+        let percent = (b as f64 - a as f64).abs() / a as f64 * 100.0;
+        let percent = if percent < 10.0 {
+            round_to(percent, 1)
+        } else {
+            percent.round()
+        };
+        return Some(format!("{percent} % {word}"));
+    }
     let ratio = round_to(ratio, 2);
     Some(format!("{ratio}× {word}"))
 }

@@ -37,10 +37,12 @@ pub struct FieldError<F> {
 impl<F: FieldName> FieldError<F> {
     /// An error on `field`; `message` is lower-case, without the parameter and without a final
     /// full stop.
+    /// An error on `field`. A very long word of the message (an echoed 10 000-character
+    /// value) is cut to a readable length, so a notice stays a few lines high.
     pub fn new(field: F, message: impl Into<String>) -> FieldError<F> {
         FieldError {
             field,
-            message: message.into(),
+            message: super::format::clip_long_words(&message.into()),
         }
     }
 

@@ -205,3 +205,37 @@ pub fn capitalize(text: &str) -> String {
         })
         .unwrap_or_default()
 }
+
+/// Longest word kept whole in a message; longer ones keep their start and say how long they
+/// were.
+const LONGEST_WORD: usize = 64;
+
+/// `text` with every word (a run without spaces) over 64 characters cut to its first 48 and
+/// its length, e.g. an echoed value of 10 000 characters.
+///
+/// ```
+/// use coalescing_lab::model::format::clip_long_words;
+/// let long = "x".repeat(10_000);
+/// assert_eq!(
+///     clip_long_words(&format!("found '{long}'; using 4")),
+///     format!("found '{}… (10003 characters) using 4", "x".repeat(47))
+/// );
+/// assert_eq!(clip_long_words("short words stay"), "short words stay");
+/// ```
+pub fn clip_long_words(text: &str) -> String {
+    if !text.split(' ').any(|w| w.chars().count() > LONGEST_WORD) {
+        return text.to_string();
+    }
+    text.split(' ')
+        .map(|word| {
+            let n = word.chars().count();
+            if n > LONGEST_WORD {
+                let start: String = word.chars().take(48).collect();
+                format!("{start}… ({n} characters)")
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -99,10 +99,15 @@ pub struct State {
 /// assert!(!same_origin_path("https://example.org/t.txt"));
 /// assert!(!same_origin_path("//example.org/t.txt"));
 /// assert!(!same_origin_path("javascript:alert(1)"));
+/// assert!(!same_origin_path("../../../../etc/passwd"));
+/// assert!(!same_origin_path("samples/../../x"));
 /// ```
 pub fn same_origin_path(path: &str) -> bool {
     let path = path.trim();
+    // One rule: a path inside the site, below the app. `..` would climb out of it as surely
+    // as a leading `/` (hostile pass L16).
     !path.is_empty()
+        && !path.split('/').any(|segment| segment == "..")
         && !path.starts_with('/')
         && !path.contains(':')
         && !path.contains('\\')
@@ -497,7 +502,32 @@ pub fn warnings(query: &str) -> Vec<String> {
             ));
         }
     }
-    out
+    // A parameter given twice is read once, the last time: say so (hostile pass L17).
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for (key, _) in &given {
+        match counted.iter_mut().find(|(k, _)| k == key) {
+            Some((_, n)) => *n += 1,
+            None if !key.is_empty() => counted.push((key, 1)),
+            None => {}
+        }
+    }
+    let repeated: Vec<(&str, usize)> = counted.into_iter().filter(|(_, n)| *n > 1).collect();
+    for (key, n) in repeated.iter().take(MOST_UNKNOWN_LISTED) {
+        let last = shown(key).unwrap_or_default();
+        out.push(format!(
+            "`{key}` is given {n} times; the last, `{key}={last}`, is used."
+        ));
+    }
+    if repeated.len() > MOST_UNKNOWN_LISTED {
+        out.push(format!(
+            "{} more parameters are given more than once; the last of each is used.",
+            repeated.len() - MOST_UNKNOWN_LISTED
+        ));
+    }
+    // An echoed value of thousands of characters would make a notice pages high.
+    out.iter()
+        .map(|w| super::format::clip_long_words(w))
+        .collect()
 }
 
 /// The canonical permalink of `state` on the page at `page` (its URL without query or

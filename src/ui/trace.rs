@@ -282,7 +282,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                         Status::Reading(b, _) => format!("{} read", crate::model::format::size_text(*b as u64)),
                         _ => String::new(),
                     })}</span>
-                    <button type="button" data-testid="trace-cancel" on:click=cancel>"Cancel"</button>
+                    <button type="button" class="secondary" data-testid="trace-cancel" on:click=cancel>"Cancel"</button>
                 </div>
             </Show>
             <p class="visually-hidden" role="status" data-testid="trace-status" data-value=move || status.with(|s| match s {

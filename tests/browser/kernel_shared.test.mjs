@@ -49,7 +49,7 @@ test('the tiled transpose: 4 sectors a request both ways, a 32-way conflicted ti
   assert.deepEqual(await statementRows(), [
     ['1', 'global', '524288', '2097152', '0', '0', '0'],
     ['2', 'shared', '524288', '0', '524288', '0', '0'],
-    ['3', 'global', '0', '0', '0', '0', '16384'],
+    ['3', '', '0', '0', '0', '0', '16384'],
     ['4', 'shared', '524288', '0', '16777216', '16252928', '0'],
     ['5', 'global', '524288', '2097152', '0', '0', '0'],
   ]);

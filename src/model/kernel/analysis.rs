@@ -105,6 +105,58 @@ pub struct StatementFigures {
     pub figures: Figures,
 }
 
+/// What the worst-warp lists and the heat map rank and colour by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Measure {
+    /// Request-level sectors (global memory).
+    Sectors,
+    /// Sectors beyond the ideal ⌈distinct requested bytes ÷ sector⌉ (global memory).
+    Excess,
+    /// Shared-memory wavefronts.
+    Wavefronts,
+    /// Shared-memory bank conflicts: wavefronts beyond the ideal.
+    Conflicts,
+}
+
+impl Measure {
+    /// Every measure, in the order the page offers them.
+    pub const ALL: [Measure; 4] = [
+        Measure::Sectors,
+        Measure::Excess,
+        Measure::Wavefronts,
+        Measure::Conflicts,
+    ];
+
+    /// The name in `data-` attributes: `sectors`, `excess`, `wavefronts`, `conflicts`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::Sectors => "sectors",
+            Measure::Excess => "excess",
+            Measure::Wavefronts => "wavefronts",
+            Measure::Conflicts => "conflicts",
+        }
+    }
+
+    /// The measure named `text`, if any.
+    pub fn parse(text: &str) -> Option<Measure> {
+        Measure::ALL.into_iter().find(|m| m.name() == text.trim())
+    }
+
+    /// What the figure counts, plural, for people: "sectors", "excess sectors", …
+    pub fn unit(self) -> &'static str {
+        match self {
+            Measure::Sectors => "sectors",
+            Measure::Excess => "excess sectors",
+            Measure::Wavefronts => "wavefronts",
+            Measure::Conflicts => "bank conflicts",
+        }
+    }
+
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
 /// One warp instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WarpRow {
@@ -125,6 +177,9 @@ pub struct WarpRow {
     pub active_lanes: u32,
     /// Distinct sectors, counted cold; 0 for a shared-memory statement, which moves none.
     pub sectors: u64,
+    /// ⌈distinct requested bytes ÷ sector⌉: the fewest sectors that could carry the bytes;
+    /// 0 for a shared-memory statement.
+    pub ideal_sectors: u64,
     /// elem × active lanes.
     pub requested_bytes: u64,
     /// sectors × sector size; 0 for a shared-memory statement.
@@ -139,24 +194,61 @@ impl WarpRow {
     pub fn useful_fraction(&self) -> Option<Ratio> {
         ratio(self.requested_bytes, self.transferred_bytes)
     }
+
+    /// Sectors beyond the ideal.
+    pub fn excess_sectors(&self) -> u64 {
+        self.sectors.saturating_sub(self.ideal_sectors)
+    }
+
+    /// The row's figure for `measure`: 0 where it does not apply (wavefronts of a global
+    /// access, sectors of a shared one).
+    pub fn cost(&self, measure: Measure) -> u64 {
+        match measure {
+            Measure::Sectors => self.sectors,
+            Measure::Excess => self.excess_sectors(),
+            Measure::Wavefronts => self.wavefronts.map_or(0, |w| w.wavefronts),
+            Measure::Conflicts => self.wavefronts.map_or(0, |w| w.conflicts()),
+        }
+    }
 }
 
-/// Request-level sectors per (block, warp), summed over statements and iterations.
-/// Consecutive blocks share a row when the launch is too big to show one row per block.
+/// Each measure per (block, warp), summed over statements and iterations. Consecutive blocks
+/// share a row when the launch is too big to show one row per block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeatMap {
-    /// Blocks summed into each row: 1, or more for big grids.
+    /// Blocks in the launch.
+    pub blocks: u64,
+    /// Blocks summed into each row: 1, or more for big grids; the last row may hold fewer.
     pub blocks_per_row: u64,
     /// Rows: blocks ÷ blocks_per_row, rounded up.
     pub rows: u64,
     /// Columns: warps per block.
     pub warps: u32,
-    /// `sectors[row × warps + warp]`.
-    pub sectors: Vec<u64>,
+    /// `cells[row × warps + warp][measure]`.
+    cells: Vec<[u64; 4]>,
 }
 
 /// Most cells a heat map holds before blocks are binned.
 pub const MAX_HEAT_CELLS: u64 = 65_536;
+/// Most bands of rows the heat map is drawn and described in: taller maps average
+/// neighbouring rows into one.
+pub const HEAT_BANDS: u64 = 96;
+
+/// A heat map as drawn and described: rows of blocks in bands, each cell the mean over the
+/// band's blocks, so that a band with fewer blocks (the last) is not drawn paler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeatBands {
+    pub measure: Measure,
+    /// Blocks in each band; the last may hold fewer.
+    pub blocks_per_band: u64,
+    pub bands: u64,
+    pub warps: u32,
+    /// `mean[band × warps + warp]`: the measure per warp, averaged over the band's blocks.
+    pub mean: Vec<f64>,
+    /// The least and the most cell.
+    pub low: f64,
+    pub high: f64,
+}
 
 impl HeatMap {
     pub(crate) fn new(blocks: u64, warps: u32) -> HeatMap {
@@ -165,25 +257,79 @@ impl HeatMap {
         let blocks_per_row = blocks.div_ceil(rows_fit).max(1);
         let rows = blocks.div_ceil(blocks_per_row);
         HeatMap {
+            blocks,
             blocks_per_row,
             rows,
             warps,
-            sectors: vec![0; (rows * u64::from(warps)) as usize],
+            cells: vec![[0; 4]; (rows * u64::from(warps)) as usize],
         }
     }
 
+    /// Adds one warp instruction's figures, by [`Measure`] order.
     #[inline]
-    pub(crate) fn add(&mut self, block: u64, warp: u32, sectors: u64) {
+    pub(crate) fn add(&mut self, block: u64, warp: u32, costs: [u64; 4]) {
         let cell = (block / self.blocks_per_row) * u64::from(self.warps) + u64::from(warp);
-        if let Some(c) = self.sectors.get_mut(cell as usize) {
-            *c += sectors;
+        if let Some(c) = self.cells.get_mut(cell as usize) {
+            for (sum, cost) in c.iter_mut().zip(costs) {
+                *sum += cost;
+            }
         }
     }
 
-    /// The cell of `row` and `warp`, 0 outside the map.
-    pub fn at(&self, row: u64, warp: u32) -> u64 {
+    /// The cell of `row` and `warp` for `measure`, 0 outside the map.
+    pub fn at(&self, row: u64, warp: u32, measure: Measure) -> u64 {
         let cell = row * u64::from(self.warps) + u64::from(warp);
-        self.sectors.get(cell as usize).copied().unwrap_or(0)
+        self.cells.get(cell as usize).map_or(0, |c| c[measure.at()])
+    }
+
+    /// Whether any cell has a non-zero `measure`.
+    pub fn has(&self, measure: Measure) -> bool {
+        self.cells.iter().any(|c| c[measure.at()] > 0)
+    }
+
+    /// The map in at most `max_bands` bands of rows, each cell the mean per block.
+    ///
+    /// ```
+    /// use coalescing_lab::model::kernel::{analyze_kernel, KernelInputs, Machine, Measure};
+    /// let mut inputs = KernelInputs::default();
+    /// inputs.grid = "3".into();
+    /// let a = analyze_kernel(&inputs.kernel(Machine::default()).unwrap()).unwrap();
+    /// // Three blocks in bands of two: the last band holds one block, and its mean is the same.
+    /// let bands = a.heat.bands(2, Measure::Sectors);
+    /// assert_eq!((bands.bands, bands.blocks_per_band), (2, 2));
+    /// assert_eq!(bands.mean, [4.0, 4.0]);
+    /// assert_eq!((bands.low, bands.high), (4.0, 4.0));
+    /// ```
+    pub fn bands(&self, max_bands: u64, measure: Measure) -> HeatBands {
+        let rows_per_band = self.rows.div_ceil(max_bands.max(1)).max(1);
+        let bands = self.rows.div_ceil(rows_per_band).max(1);
+        let blocks_per_band = self.blocks_per_row * rows_per_band;
+        let warps = self.warps.max(1);
+        let mut mean = Vec::with_capacity((bands * u64::from(warps)) as usize);
+        for band in 0..bands {
+            let first_block = band * blocks_per_band;
+            let blocks = self
+                .blocks
+                .min(first_block + blocks_per_band)
+                .saturating_sub(first_block)
+                .max(1);
+            let rows = band * rows_per_band..((band + 1) * rows_per_band).min(self.rows);
+            for warp in 0..warps {
+                let sum: u64 = rows.clone().map(|r| self.at(r, warp, measure)).sum();
+                mean.push(sum as f64 / blocks as f64);
+            }
+        }
+        let low = mean.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = mean.iter().copied().fold(0.0, f64::max);
+        HeatBands {
+            measure,
+            blocks_per_band,
+            bands,
+            warps,
+            low: if low.is_finite() { low } else { 0.0 },
+            high,
+            mean,
+        }
     }
 }
 
@@ -200,6 +346,8 @@ pub struct KernelAnalysis {
     pub statements: Vec<StatementFigures>,
     /// The 10 warp instructions with the most sectors, most first; ties in execution order.
     pub worst: Vec<WarpRow>,
+    /// The same for excess sectors, wavefronts and bank conflicts: see [`KernelAnalysis::worst_by`].
+    pub(crate) worst_other: [Vec<WarpRow>; 3],
     pub heat: HeatMap,
     /// FLOPs per thread per iteration × every thread of the launch × iterations: inactive
     /// threads are counted too, since a guard usually skips the memory access only.
@@ -208,4 +356,27 @@ pub struct KernelAnalysis {
     pub intensity_flop_per_byte: Option<Exact>,
     /// Remarks to show beside the figures.
     pub notes: Vec<String>,
+}
+
+impl KernelAnalysis {
+    /// The 10 warp instructions with the most `measure`, most first; ties in execution order.
+    /// Instructions with none of it are not listed.
+    pub fn worst_by(&self, measure: Measure) -> &[WarpRow] {
+        match measure {
+            Measure::Sectors => &self.worst,
+            Measure::Excess => &self.worst_other[0],
+            Measure::Wavefronts => &self.worst_other[1],
+            Measure::Conflicts => &self.worst_other[2],
+        }
+    }
+
+    /// What the page ranks by at first: bank conflicts when the kernel has any (the tiled
+    /// lessons), sectors otherwise.
+    pub fn default_measure(&self) -> Measure {
+        if self.total.bank_conflicts() > 0 {
+            Measure::Conflicts
+        } else {
+            Measure::Sectors
+        }
+    }
 }

@@ -4,6 +4,7 @@
 use super::super::csv::Csv;
 use super::super::format::ratio_value;
 use super::analysis::{KernelAnalysis, WarpRow};
+use super::inputs::AccessKind;
 use super::view::kind_word;
 
 /// The per-statement table as CSV (RFC 4180, CRLF).
@@ -51,7 +52,12 @@ pub fn statement_csv(a: &KernelAnalysis) -> String {
             f.dram_write_bytes.to_string(),
             f.dram_bytes().to_string(),
             f.hits.map_or(String::new(), |h| h.to_string()),
-            s.space.name().to_string(),
+            // A barrier accesses no memory: it has no space.
+            if s.kind == AccessKind::Sync {
+                String::new()
+            } else {
+                s.space.name().to_string()
+            },
             f.wavefronts.to_string(),
             f.bank_conflicts().to_string(),
             f.barriers.to_string(),

@@ -121,6 +121,38 @@ impl Evaluator {
             })
     }
 
+    /// The distinct bytes the last instruction's taking-part lanes request, `elem` each from
+    /// their addresses: lanes that repeat or overlap bytes count them once. One pass when
+    /// the addresses ascend, as in most kernels; a sort of a copy otherwise.
+    pub(crate) fn distinct_bytes(&self, elem: u64) -> u64 {
+        let mut sorted = [0u64; LANES];
+        let mut n = 0;
+        let mut ascending = true;
+        for t in 0..LANES {
+            if self.mask & (1u64 << t) != 0 {
+                let a = self.addresses[t];
+                ascending &= n == 0 || sorted[n - 1] <= a;
+                sorted[n] = a;
+                n += 1;
+            }
+        }
+        let sorted = &mut sorted[..n];
+        if !ascending {
+            sorted.sort_unstable();
+        }
+        let (mut total, mut covered_to) = (0u64, 0u64);
+        for &a in sorted.iter() {
+            // Bytes [a, a + elem); the evaluator checked that they end below 2^64.
+            let end = a.saturating_add(elem);
+            let start = a.max(covered_to);
+            if end > start {
+                total += end - start;
+                covered_to = end;
+            }
+        }
+        total
+    }
+
     /// The last instruction's sectors as merged runs, ascending.
     pub(crate) fn runs(&self) -> &[Span] {
         &self.runs[..self.run_count]

@@ -31,7 +31,10 @@ mod unique;
 pub mod view;
 mod warps;
 
-pub use analysis::{Figures, HeatMap, KernelAnalysis, StatementFigures, WarpRow, MAX_HEAT_CELLS};
+pub use analysis::{
+    Figures, HeatBands, HeatMap, KernelAnalysis, Measure, StatementFigures, WarpRow, HEAT_BANDS,
+    MAX_HEAT_CELLS,
+};
 pub use inputs::{
     AccessKind, Kernel, KernelError, KernelField, KernelInputs, LoopRange, Machine, Statement,
     StmtField, StmtInputs, MAX_CACHE_BYTES, MAX_ITERATIONS, MAX_LANE_ACCESSES, MAX_STATEMENTS,

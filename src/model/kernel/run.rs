@@ -9,7 +9,7 @@
 
 use super::super::banks::{BankCounter, Wavefronts};
 use super::super::inputs::Space;
-use super::analysis::{Figures, HeatMap, KernelAnalysis, StatementFigures, WarpRow};
+use super::analysis::{Figures, HeatMap, KernelAnalysis, Measure, StatementFigures, WarpRow};
 use super::cache::SectorCache;
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, StmtField};
 use super::launch::{
@@ -66,7 +66,8 @@ pub struct Job {
     /// Whether the block reaches the barrier under the cursor, as its warp 0 decided.
     barrier_reached: bool,
     counts: Vec<Counts>,
-    worst: Vec<WarpRow>,
+    /// The worst warp instructions by each [`Measure`], in its order.
+    worst: [Vec<WarpRow>; 4],
     heat: HeatMap,
     cursor: Cursor,
     done: u64,
@@ -103,7 +104,7 @@ impl Job {
             banks: BankCounter::default(),
             barrier_reached: false,
             counts: vec![Counts::default(); kernel.statements.len()],
-            worst: Vec::with_capacity(WORST + 1),
+            worst: std::array::from_fn(|_| Vec::with_capacity(WORST + 1)),
             cursor: Cursor::default(),
             done: 0,
             total,
@@ -165,7 +166,7 @@ impl Job {
         let instruction = self.evaluator.run(kernel, lanes, site)?;
         match kernel.statements.get(c.stmt).map(|s| (s.kind, s.space)) {
             Some((AccessKind::Sync, _)) => self.barrier(c, site, lanes.mask)?,
-            Some((_, Space::Shared)) => self.account_shared(c, instruction),
+            Some((_, Space::Shared)) => self.account_shared(c, site, instruction),
             _ => {
                 self.account(c, site, instruction);
                 if self.unique.over_budget() {
@@ -224,7 +225,7 @@ impl Job {
     }
 
     /// A shared-memory request: wavefronts by the bank model, no sector, cache or DRAM.
-    fn account_shared(&mut self, c: Cursor, instruction: Instruction) {
+    fn account_shared(&mut self, c: Cursor, site: Site, instruction: Instruction) {
         let Some(stmt) = self.kernel.statements.get(c.stmt) else {
             return;
         };
@@ -233,13 +234,46 @@ impl Job {
         }
         let elem = stmt.elem;
         let wavefronts = self.banks.count(elem, self.evaluator.lane_words(elem));
+        let requested = u64::from(instruction.active_lanes) * elem;
         if let Some(k) = self.counts.get_mut(c.stmt) {
-            let requested = u64::from(instruction.active_lanes) * elem;
             k.requests += 1;
             k.requested_bytes += requested;
             k.shared_requests += 1;
             k.shared_requested_bytes += requested;
             k.wavefronts.add(wavefronts);
+        }
+        let row = WarpRow {
+            block: c.block,
+            block_idx: site.block_idx,
+            warp: c.warp,
+            stmt: stmt.number,
+            iteration: c.iteration,
+            iter: site.i,
+            lane0_address: instruction.lane0,
+            active_lanes: instruction.active_lanes,
+            sectors: 0,
+            ideal_sectors: 0,
+            requested_bytes: requested,
+            transferred_bytes: 0,
+            wavefronts: Some(wavefronts),
+        };
+        self.offer(row);
+    }
+
+    /// Counts a warp instruction into the heat map, and into each worst list it qualifies
+    /// for: more of that measure than the last row kept, and some of it.
+    fn offer(&mut self, row: WarpRow) {
+        let costs = Measure::ALL.map(|m| row.cost(m));
+        self.heat.add(row.block, row.warp, costs);
+        for ((list, cost), measure) in self.worst.iter_mut().zip(costs).zip(Measure::ALL) {
+            let qualifies = cost > 0
+                && (list.len() < WORST || list.last().is_some_and(|w| cost > w.cost(measure)));
+            if qualifies {
+                // After every row with at least as much: ties keep execution order.
+                let at = list.partition_point(|w| w.cost(measure) >= cost);
+                list.insert(at, row);
+                list.truncate(WORST);
+            }
         }
     }
 
@@ -307,32 +341,23 @@ impl Job {
                 }
             }
         }
-        self.heat.add(c.block, c.warp, instruction.sectors);
-        let qualifies = self.worst.len() < WORST
-            || self
-                .worst
-                .last()
-                .is_some_and(|w| instruction.sectors > w.sectors);
-        if qualifies {
-            let row = WarpRow {
-                block: c.block,
-                block_idx: site.block_idx,
-                warp: c.warp,
-                stmt: stmt.number,
-                iteration: c.iteration,
-                iter: site.i,
-                lane0_address: instruction.lane0,
-                active_lanes: instruction.active_lanes,
-                sectors: instruction.sectors,
-                requested_bytes,
-                transferred_bytes: instruction.sectors * sector_bytes,
-                wavefronts: None,
-            };
-            // After every row with at least as many sectors: ties keep execution order.
-            let at = self.worst.partition_point(|w| w.sectors >= row.sectors);
-            self.worst.insert(at, row);
-            self.worst.truncate(WORST);
-        }
+        let ideal_sectors = evaluator.distinct_bytes(stmt.elem).div_ceil(sector_bytes);
+        let row = WarpRow {
+            block: c.block,
+            block_idx: site.block_idx,
+            warp: c.warp,
+            stmt: stmt.number,
+            iteration: c.iteration,
+            iter: site.i,
+            lane0_address: instruction.lane0,
+            active_lanes: instruction.active_lanes,
+            sectors: instruction.sectors,
+            ideal_sectors,
+            requested_bytes,
+            transferred_bytes: instruction.sectors * sector_bytes,
+            wavefronts: None,
+        };
+        self.offer(row);
     }
 
     fn advance(&mut self) {
@@ -411,7 +436,12 @@ impl Job {
             cache_bytes: k.cache_bytes,
             total,
             statements,
-            worst: self.worst.clone(),
+            worst: self.worst[0].clone(),
+            worst_other: [
+                self.worst[1].clone(),
+                self.worst[2].clone(),
+                self.worst[3].clone(),
+            ],
             heat: self.heat.clone(),
             intensity_flop_per_byte: total_flops.times_ratio(1, u128::from(total.dram_bytes())),
             total_flops,

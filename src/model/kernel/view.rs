@@ -3,10 +3,10 @@
 //!
 //! The panel lays these out; it computes nothing. Knows nothing of the browser.
 
-use super::super::format::{hex, percent, plural, ratio_value, size_text};
+use super::super::format::{hex, number, percent, plural, ratio_value, size_text};
 use super::super::inputs::Space;
 use super::super::readouts::Readout;
-use super::analysis::{Figures, KernelAnalysis, WarpRow};
+use super::analysis::{Figures, KernelAnalysis, Measure, WarpRow, HEAT_BANDS};
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, KernelInputs, Machine};
 use super::presets::KernelPreset;
 
@@ -145,7 +145,7 @@ pub struct StatementRow {
     pub name: String,
     /// `load`, `store` or `sync`.
     pub kind: &'static str,
-    /// `global` or `shared`.
+    /// `global` or `shared`; empty for a barrier.
     pub space: &'static str,
     pub requests: u64,
     pub requested_bytes: u64,
@@ -175,7 +175,11 @@ pub fn statement_rows(a: &KernelAnalysis) -> Vec<StatementRow> {
                 stmt: s.number,
                 name: s.name.clone(),
                 kind: kind_word(s.kind),
-                space: s.space.name(),
+                space: if s.kind == AccessKind::Sync {
+                    ""
+                } else {
+                    s.space.name()
+                },
                 requests: f.requests,
                 requested_bytes: f.requested_bytes,
                 sectors: f.sectors,
@@ -211,38 +215,36 @@ pub fn lane0_text(row: &WarpRow) -> String {
     row.lane0_address.map_or("inactive".into(), hex)
 }
 
-/// The heat map's text alternative.
+/// The heat map's text alternative: the same bands and the same range the picture shows.
 ///
 /// ```
-/// use coalescing_lab::model::kernel::{analyze_kernel, view::heat_description, KernelInputs, Machine};
+/// use coalescing_lab::model::kernel::{analyze_kernel, view::heat_description, KernelInputs, Machine, Measure};
 /// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
 /// assert_eq!(
-///     heat_description(&analyze_kernel(&kernel).unwrap()),
-///     "Heat map of request-level sectors per warp: 1 row of 1 block, 1 warp per block; \
+///     heat_description(&analyze_kernel(&kernel).unwrap(), Measure::Sectors),
+///     "Heat map of sectors per warp: 1 row of 1 block, 1 warp per block; \
 ///      from 4 to 4 sectors per warp (summed over statements and iterations)."
 /// );
 /// ```
-pub fn heat_description(a: &KernelAnalysis) -> String {
-    let h = &a.heat;
-    let (low, high) = h
-        .sectors
-        .iter()
-        .fold((u64::MAX, 0), |(lo, hi), &s| (lo.min(s), hi.max(s)));
-    let low = if h.sectors.is_empty() { 0 } else { low };
+pub fn heat_description(a: &KernelAnalysis, measure: Measure) -> String {
+    let b = a.heat.bands(HEAT_BANDS, measure);
+    let unit = measure.unit();
+    let mean = if b.blocks_per_band > 1 {
+        ", the mean over a row's blocks"
+    } else {
+        ""
+    };
     format!(
-        "Heat map of request-level sectors per warp: {} row{} of {} block{}, {} warp{} per block; \
-         from {low} to {high} sectors per {} (summed over statements and iterations).",
-        h.rows,
-        plural(h.rows),
-        h.blocks_per_row,
-        plural(h.blocks_per_row),
-        h.warps,
-        plural(u64::from(h.warps)),
-        if h.blocks_per_row == 1 {
-            "warp"
-        } else {
-            "cell"
-        },
+        "Heat map of {unit} per warp: {} row{} of {} block{}, {} warp{} per block; \
+         from {} to {} {unit} per warp (summed over statements and iterations{mean}).",
+        b.bands,
+        plural(b.bands),
+        b.blocks_per_band,
+        plural(b.blocks_per_band),
+        b.warps,
+        plural(u64::from(b.warps)),
+        number(b.low),
+        number(b.high),
     )
 }
 

@@ -54,6 +54,13 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
         let requested_bytes = u64::from(instruction.active_lanes) * elem;
         // A shared access moves no sector: its cost is wavefronts.
         let sectors = if shared { 0 } else { instruction.sectors };
+        let ideal_sectors = if shared {
+            0
+        } else {
+            evaluator
+                .distinct_bytes(elem)
+                .div_ceil(kernel.machine.sector_bytes)
+        };
         rows.push(WarpRow {
             block: pick.block,
             block_idx: site.block_idx,
@@ -64,6 +71,7 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
             lane0_address: instruction.lane0,
             active_lanes: instruction.active_lanes,
             sectors,
+            ideal_sectors,
             requested_bytes,
             transferred_bytes: sectors * kernel.machine.sector_bytes,
             wavefronts: shared.then(|| banks.count(elem, evaluator.lane_words(elem))),

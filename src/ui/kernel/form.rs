@@ -82,7 +82,7 @@ pub(super) fn Statements(inputs: RwSignal<KernelInputs>, error_for: Errors) -> i
                 .map(|n| view! { <StatementFields inputs=inputs n=n error_for=error_for removable=!last /> })
                 .collect_view()
         }}
-        <button type="button" data-testid="kernel-add-statement" on:click=add disabled=move || full.get()>
+        <button type="button" class="secondary" data-testid="kernel-add-statement" on:click=add disabled=move || full.get()>
             "Add a statement"
         </button>
     }

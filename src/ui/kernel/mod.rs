@@ -22,8 +22,8 @@ use super::AppState;
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::view::{assumptions, kernel_label, repair, EXECUTION_ORDER};
 use crate::model::kernel::{
-    Job, Kernel, KernelAnalysis, KernelError, KernelField, KernelInputs, Machine, StmtField,
-    StmtInputs, MAX_STATEMENTS,
+    Job, Kernel, KernelAnalysis, KernelError, KernelField, KernelInputs, Machine, Measure,
+    StmtField, StmtInputs, MAX_STATEMENTS,
 };
 use crate::model::permalink::Tab;
 use crate::model::sectors::analyze_repaired;
@@ -388,6 +388,17 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
     };
     let explanation = move || inputs.with(KernelPreset::matching).map(|p| p.explanation);
     let visible = Signal::derive(move || state.tab.get() == Tab::Kernel);
+    // The heat map's and the worst list's measure: the user's pick, else the analysis's own
+    // default (conflicts for a kernel with bank conflicts).
+    let chosen_measure = RwSignal::new(None::<Measure>);
+    let measure = Signal::derive(move || {
+        chosen_measure.get().unwrap_or_else(|| {
+            analysis.with(|a| {
+                a.as_ref()
+                    .map_or(Measure::Sectors, KernelAnalysis::default_measure)
+            })
+        })
+    });
 
     view! {
         <section class="kernel" aria-labelledby="kernel-title">
@@ -431,7 +442,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                                         _ => String::new(),
                                     })}
                                 </span>
-                                <button type="button" data-testid="kernel-cancel" on:click=cancel>"Cancel"</button>
+                                <button type="button" class="secondary" data-testid="kernel-cancel" on:click=cancel>"Cancel"</button>
                             </div>
                         </Show>
                         <p class="visually-hidden" role="status" data-testid="kernel-status" data-value=move || status.with(|s| match s {
@@ -468,7 +479,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                             when=move || analysis.with(Option::is_some)
                             fallback=|| view! { <p class="hint">"Results appear when the launch has been analysed."</p> }
                         >
-                            <Results state=state analysis=analysis stale=stale visible=visible />
+                            <Results state=state analysis=analysis stale=stale visible=visible measure=measure chosen=chosen_measure />
                         </Show>
                         <p class="hint">{move || assumptions(machine.get(), target.with(|k| k.as_ref().map_or(0, |k| k.cache_bytes)))}</p>
                         <Show when=move || target.with(|k| k.as_ref().is_some_and(|k| k.statements.iter().any(|s| s.space == crate::model::inputs::Space::Shared)))>
@@ -483,7 +494,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                 </div>
             </div>
             <Show when=move || analysis.with(Option::is_some)>
-                <Warps state=state analysis=analysis analysed=analysed />
+                <Warps state=state analysis=analysis analysed=analysed measure=measure />
             </Show>
         </section>
     }

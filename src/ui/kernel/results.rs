@@ -10,7 +10,7 @@ use crate::model::kernel::presets::KernelPreset;
 use crate::model::kernel::view::{
     bars_description, heat_description, readouts, statement_csv, statement_rows,
 };
-use crate::model::kernel::KernelAnalysis;
+use crate::model::kernel::{KernelAnalysis, Measure};
 use crate::model::permalink::Tab;
 use crate::model::roofline::kernel_points;
 use leptos::prelude::*;
@@ -27,6 +27,9 @@ pub(super) fn Results(
     analysis: RwSignal<Option<KernelAnalysis>>,
     stale: Signal<bool>,
     visible: Signal<bool>,
+    /// What the heat map colours by (and the worst list ranks by), and the user's pick.
+    measure: Signal<Measure>,
+    chosen: RwSignal<Option<Measure>>,
 ) -> impl IntoView {
     let hand_off = Memo::new(move |_| {
         analysis.with(|a| {
@@ -178,11 +181,24 @@ pub(super) fn Results(
         <div class="buttons exports">
             <button type="button" data-testid="kernel-stmt-csv" on:click=export>"Download statements (CSV)"</button>
         </div>
+        <div class="field measure">
+            <label for="kernel-measure">"Heat map and worst warps by"</label>
+            <select
+                id="kernel-measure"
+                data-testid="kernel-measure"
+                prop:value=move || measure.get().name()
+                on:change=move |ev| chosen.set(Measure::parse(&event_target_value(&ev)))
+            >
+                {Measure::ALL.map(|m| view! { <option value=m.name()>{m.unit()}</option> }).collect_view()}
+            </select>
+            <p class="hint">"Bank conflicts at first when the kernel has any (the tiled lessons), sectors otherwise."</p>
+        </div>
         <KernelFigure
             analysis=analysis
             visible=visible
+            measure=measure
             testid="kernel-heat"
-            label="Heat map of sectors per warp"
+            label="Heat map per warp"
             file=Signal::derive(move || format!("{}-heat-map", stem(state)))
             shape=Shape::PLOT
             canvas=heat_on_canvas
@@ -192,13 +208,14 @@ pub(super) fn Results(
         <KernelFigure
             analysis=analysis
             visible=visible
+            measure=measure
             testid="kernel-bars"
             label="Bytes per statement"
             file=Signal::derive(move || format!("{}-bytes", stem(state)))
             shape=Shape::LOW_PLOT
             canvas=bars_on_canvas
             svg=bars_in_svg
-            describe=bars_description
+            describe=|a, _| bars_description(a)
         />
     }
 }
@@ -209,28 +226,37 @@ pub(super) fn Results(
 fn KernelFigure(
     analysis: RwSignal<Option<KernelAnalysis>>,
     visible: Signal<bool>,
+    measure: Signal<Measure>,
     testid: &'static str,
     label: &'static str,
     file: Signal<String>,
     shape: Shape,
     canvas: DrawFn<CanvasBackend>,
-    svg: fn(&DrawingArea<SVGBackend, Shift>, &KernelAnalysis, &Theme) -> Drawn<SVGBackend<'static>>,
-    describe: fn(&KernelAnalysis) -> String,
+    svg: fn(
+        &DrawingArea<SVGBackend, Shift>,
+        &KernelAnalysis,
+        Measure,
+        &Theme,
+    ) -> Drawn<SVGBackend<'static>>,
+    describe: fn(&KernelAnalysis, Measure) -> String,
 ) -> impl IntoView {
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
+        let m = measure.get();
         analysis
-            .with(|a| a.as_ref().map(|a| canvas(area, a, theme)))
+            .with(|a| a.as_ref().map(|a| canvas(area, a, m, theme)))
             .unwrap_or(Ok(()))
             .map_err(|e| e.to_string())
     };
     let vector = move |theme: &Theme, size: (u32, u32)| {
         let mut text = String::new();
+        let m = measure.get_untracked();
         analysis
             .with(|a| {
                 a.as_ref().map(|a| {
                     svg(
                         &SVGBackend::with_string(&mut text, size).into_drawing_area(),
                         a,
+                        m,
                         theme,
                     )
                 })
@@ -253,7 +279,10 @@ fn KernelFigure(
                 described_by=description.clone()
             />
             <figcaption id=description.clone() data-testid=description>
-                {move || analysis.with(|a| a.as_ref().map(describe).unwrap_or_default())}
+                {move || {
+                    let m = measure.get();
+                    analysis.with(|a| a.as_ref().map(|a| describe(a, m)).unwrap_or_default())
+                }}
             </figcaption>
         </figure>
     }
@@ -262,22 +291,25 @@ fn KernelFigure(
 fn heat_on_canvas(
     area: &DrawingArea<CanvasBackend, Shift>,
     a: &KernelAnalysis,
+    measure: Measure,
     theme: &Theme,
 ) -> Drawn<CanvasBackend> {
-    chart::draw_heat(area, a, theme)
+    chart::draw_heat(area, a, measure, theme)
 }
 
 fn heat_in_svg(
     area: &DrawingArea<SVGBackend, Shift>,
     a: &KernelAnalysis,
+    measure: Measure,
     theme: &Theme,
 ) -> Drawn<SVGBackend<'static>> {
-    chart::draw_heat(area, a, theme)
+    chart::draw_heat(area, a, measure, theme)
 }
 
 fn bars_on_canvas(
     area: &DrawingArea<CanvasBackend, Shift>,
     a: &KernelAnalysis,
+    _: Measure,
     theme: &Theme,
 ) -> Drawn<CanvasBackend> {
     chart::draw_bars(area, a, theme)
@@ -286,6 +318,7 @@ fn bars_on_canvas(
 fn bars_in_svg(
     area: &DrawingArea<SVGBackend, Shift>,
     a: &KernelAnalysis,
+    _: Measure,
     theme: &Theme,
 ) -> Drawn<SVGBackend<'static>> {
     chart::draw_bars(area, a, theme)
@@ -294,7 +327,7 @@ fn bars_in_svg(
 /// What a chart function returns on backend `B`.
 type Drawn<B> = Result<(), DrawingAreaErrorKind<<B as DrawingBackend>::ErrorType>>;
 /// A kernel chart function on backend `B`.
-type DrawFn<B> = fn(&DrawingArea<B, Shift>, &KernelAnalysis, &Theme) -> Drawn<B>;
+type DrawFn<B> = fn(&DrawingArea<B, Shift>, &KernelAnalysis, Measure, &Theme) -> Drawn<B>;
 
 /// The exports' file stem: the preset's id, or `custom`.
 pub(super) fn stem(state: AppState) -> String {

@@ -9,7 +9,7 @@ use super::results::stem;
 use crate::model::inputs::Inputs;
 use crate::model::kernel::view::{lane0_text, warp_csv};
 use crate::model::kernel::{
-    calculator_addrs, warp_rows, AccessKind, Kernel, KernelAnalysis, Pick, WarpRow,
+    calculator_addrs, warp_rows, AccessKind, Kernel, KernelAnalysis, Measure, Pick, WarpRow,
 };
 use crate::model::permalink::{self, State, Tab};
 use leptos::prelude::*;
@@ -20,6 +20,7 @@ pub(super) fn Warps(
     state: AppState,
     analysis: RwSignal<Option<KernelAnalysis>>,
     analysed: RwSignal<Option<Kernel>>,
+    measure: Signal<Measure>,
 ) -> impl IntoView {
     let stmt = RwSignal::new(String::new());
     let iteration = RwSignal::new("0".to_string());
@@ -83,7 +84,14 @@ pub(super) fn Warps(
         });
         download_text(&format!("{}-warps.csv", stem(state)), "text/csv", &text);
     };
-    let worst = move || analysis.with(|a| a.as_ref().map(|a| a.worst.clone()).unwrap_or_default());
+    let worst = move || {
+        let m = measure.get();
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|a| a.worst_by(m).to_vec())
+                .unwrap_or_default()
+        })
+    };
     let stmts = move || {
         analysed.with(|k| {
             k.as_ref()
@@ -100,7 +108,7 @@ pub(super) fn Warps(
     view! {
         <section class="kernel-warps" aria-labelledby="kernel-worst-title">
             <h3 id="kernel-worst-title">"Worst warp instructions"</h3>
-            <p class="hint">"The 10 warp instructions with the most sectors, ties in execution order. Each opens in the calculator."</p>
+            <p class="hint">{move || format!("The 10 warp instructions with the most {}, ties in execution order. Each opens in the calculator.", measure.get().unit())}</p>
             <WarpTable rows=Signal::derive(worst) testid="kernel-worst" state=state analysed=analysed caption="The 10 worst warp instructions" />
             <h3 id="kernel-warp-title">"Every warp of one instruction"</h3>
             <div class="pick">
@@ -194,7 +202,7 @@ fn WarpTable(
                         <th scope="col">"i"</th>
                         <th scope="col">"Lane 0 address"</th>
                         <th scope="col">"Active"</th>
-                        <th scope="col">"Sectors"</th>
+                        <th scope="col">"Sectors or wavefronts"</th>
                         <th scope="col">"Useful"</th>
                         <th scope="col">"Calculator"</th>
                     </tr>
@@ -225,18 +233,31 @@ fn WarpTable(
                                 data-sectors=if row.wavefronts.is_some() { String::new() } else { row.sectors.to_string() }
                                 data-wavefronts=row.wavefronts.map(|w| w.wavefronts.to_string())
                                 data-bank-conflicts=row.wavefronts.map(|w| w.conflicts().to_string())
+                                data-excess-sectors=if row.wavefronts.is_some() { String::new() } else { row.excess_sectors().to_string() }
                             >
                                 <td class="mono">{row.block}</td>
                                 <td class="mono">{format!("({x},{y},{z})")}</td>
                                 <td class="mono">{row.warp}</td>
-                                <td class="mono">{format!("a{}", row.stmt)}</td>
+                                <td class="mono">{analysed.with_untracked(|k| {
+                                    let name = k.as_ref().and_then(|k| k.statements.iter().find(|s| s.number == row.stmt)).map(|s| s.name.clone());
+                                    match name {
+                                        Some(name) if name != format!("a{}", row.stmt) => format!("a{}: {name}", row.stmt),
+                                        _ => format!("a{}", row.stmt),
+                                    }
+                                })}</td>
                                 <td class="mono">{row.iter}</td>
                                 <td class="mono">{lane0_text(&row)}</td>
                                 <td class="mono">{row.active_lanes}</td>
                                 <td class="mono">
                                     {match row.wavefronts {
-                                        Some(w) => format!("{} wavefront{} (shared)", w.wavefronts, crate::model::format::plural(w.wavefronts)),
-                                        None => row.sectors.to_string(),
+                                        Some(w) => format!(
+                                            "{} wavefront{} (shared), {} conflict{}",
+                                            w.wavefronts,
+                                            crate::model::format::plural(w.wavefronts),
+                                            w.conflicts(),
+                                            crate::model::format::plural(w.conflicts())
+                                        ),
+                                        None => format!("{} ({} excess)", row.sectors, row.excess_sectors()),
                                     }}
                                 </td>
                                 <td class="mono">

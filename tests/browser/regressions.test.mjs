@@ -1,0 +1,130 @@
+// Regressions of the hostile and newcomer pass (shared/reviews/hostile-newcomer-pass.md) that
+// only a page can show: each test names its finding and failed before its fix. The model's
+// side of each is pinned natively in tests/hostile.rs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { By, until } from 'selenium-webdriver';
+import { serveStatic, startBrowser, openApp, valueOf, errors, pageErrors } from './harness.mjs';
+
+const lanes = (base, step) => Array.from({ length: 32 }, (_, t) => `0x${(base + step * t).toString(16).padStart(16, '0')}`).join(' ');
+const launchLine = (launch) => `MEMTRACE: CTX 0x0000000000000001 - LAUNCH - Kernel pc 0x0000000000000000 - Kernel name k - grid launch id ${launch} - grid size 1,1,1 - block size 32,1,1 - nregs 16 - shmem 0 - cuda stream id 0`;
+const nvbitLine = (launch) => `${launchLine(launch)}\nMEMTRACE: CTX 0x1 - grid_launch_id ${launch} - CTA 0,0,0 - warp 0 - LDG.E - ${lanes(0x1000, 4)}`;
+
+let site;
+let browser;
+let driver;
+
+before(async () => {
+  site = await serveStatic(undefined, {
+    '/__two-launches.txt': `${nvbitLine(0)}\n${nvbitLine(1)}\n`,
+    '/__garbage.txt': 'hello\nthis is not a trace\n',
+  });
+  browser = await startBrowser();
+  driver = browser.driver;
+});
+
+after(async () => {
+  await browser?.quit();
+  await site?.close();
+});
+
+const status = () => driver.findElement(By.css('[data-testid="kernel-status"]')).getAttribute('data-value');
+
+async function openKernel(query) {
+  await driver.get(`${site.url}/?tab=kernel${query}`);
+  await driver.wait(until.elementLocated(By.css('[data-testid="kernel-status"]')), 30000);
+  await driver.wait(async () => (await status()) === 'done', 60000);
+}
+
+test('H4: a shared warp row carries wavefronts and conflicts, and no sectors', async () => {
+  await openKernel('&block=64&a1.space=shared&a1.elem=16&a1.idx=threadIdx.x*2&a2.idx=threadIdx.x&a2.name=g');
+  const row = await driver.findElement(By.css('[data-testid="kernel-warp"][data-warp="0"]'));
+  assert.equal(await row.getAttribute('data-sectors'), '');
+  assert.equal(await row.getAttribute('data-wavefronts'), '8');
+  assert.equal(await row.getAttribute('data-bank-conflicts'), '4');
+});
+
+test('M5: the tiled transpose ranks its worst warps by bank conflicts; the naive one by sectors', async () => {
+  await openKernel('');
+  await driver.findElement(By.css('[data-testid="kernel-preset"] option[value="transpose-tiled"]')).click();
+  await driver.wait(async () => (await valueOf(driver, 'k-requests')) === '2097152' && (await status()) === 'done', 90000);
+  assert.equal(await driver.findElement(By.css('[data-testid="kernel-measure"]')).getAttribute('value'), 'conflicts');
+  const worst = await driver.findElements(By.css('[data-testid="kernel-worst"]'));
+  assert.equal(worst.length, 10);
+  for (const row of worst) assert.equal(await row.getAttribute('data-bank-conflicts'), '31');
+  assert.match(await driver.findElement(By.css('[data-testid="kernel-heat-description"]')).getText(), /^Heat map of bank conflicts per warp/);
+  // Picked by hand, sectors rank the global rows again.
+  await driver.findElement(By.css('[data-testid="kernel-measure"] option[value="sectors"]')).click();
+  await driver.wait(async () => (await driver.findElement(By.css('[data-testid="kernel-worst"]')).getAttribute('data-sectors')) === '4', 5000);
+});
+
+test('M6: while a run goes on and after Cancel, the figures say which kernel they are of', async () => {
+  await openKernel('');
+  await driver.findElement(By.css('[data-testid="kernel-preset"] option[value="transpose-naive"]')).click();
+  // The progress row is rebuilt as the run goes; press Cancel as soon as it is there.
+  await driver.wait(
+    () => driver.executeScript("const b = document.querySelector('[data-testid=\"kernel-cancel\"]'); if (b) b.click(); return !!b;"),
+    10000,
+  );
+  await driver.wait(async () => (await status()) === 'cancelled', 5000);
+  const label = () => driver.executeScript("return document.querySelector('[data-testid=\"kernel-results-of\"]')?.dataset.value");
+  assert.equal(await label(), 'grid 1×1×1, block 32×1×1, statement a1');
+  assert.equal(await valueOf(driver, 'k-requests'), '1');
+});
+
+test('M7: a base near 2^64 is blamed on the base, which falls back, and the launch runs', async () => {
+  await openKernel('&a1.base=18446744073709551600');
+  const shown = await errors(driver);
+  assert.deepEqual(Object.keys(shown), ['a1.base']);
+  assert.match(shown['a1.base'], /is past 2\^64/);
+  assert.equal(await valueOf(driver, 'k-sectors'), '4', 'the kernel ran with base 0');
+});
+
+test('M8: an empty loop says so and the pickers stay quiet; so does a barrier', async () => {
+  for (const query of ['&loop=10:0', '&loop=5:5']) {
+    await openKernel(query);
+    assert.deepEqual(await errors(driver), {}, `${query}: no field error`);
+    assert.match(await driver.findElement(By.css('[data-testid="kernel-note"]')).getText(), /runs no iteration/);
+  }
+  await openKernel('&a1.idx=threadIdx.x&a2.kind=sync');
+  assert.deepEqual(await errors(driver), {}, 'a barrier is no picker error');
+  const options = await driver.findElements(By.css('[data-testid="kernel-pick-stmt"] option'));
+  assert.equal(options.length, 1, 'only the memory statement can be picked');
+});
+
+test('M2: the machine-mode cursor stops at the chart, and Enter never counts a rejected point', async () => {
+  await openApp(driver, site.url, '?tab=roofline&machine=A100');
+  const chart = await driver.wait(until.elementLocated(By.css('[data-testid="roofline-machine-chart"]')), 10000);
+  await driver.executeScript('arguments[0].focus()', chart);
+  for (let k = 0; k < 201; k++) await chart.sendKeys('\uE014');
+  for (let k = 0; k < 200; k++) await chart.sendKeys('\uE015');
+  const cursor = await driver.findElement(By.css('[data-testid="roofline-cursor"]')).getAttribute('textContent');
+  const [, oi] = cursor.match(/I = ([0-9.]+) FLOP\/byte/);
+  assert.ok(Number(oi) <= 1048576, cursor);
+  await chart.sendKeys('\uE007');
+  await driver.wait(async () => (await driver.findElement(By.css('[data-testid="point-added"]')).getText()) !== '', 3000);
+  const said = await driver.findElement(By.css('[data-testid="point-added"]')).getText();
+  const points = await driver.findElements(By.css('[data-testid="roof-point"]'));
+  const inUrl = (await driver.getCurrentUrl()).match(/pt\.\d+=/g) ?? [];
+  // Whatever Enter did, the table, the URL and the sentence agree.
+  assert.equal(points.length, inUrl.length, `${said} / ${await driver.getCurrentUrl()}`);
+  if (said.startsWith('Added')) assert.equal(points.length, 1);
+  else assert.match(said, /^Not added: /);
+});
+
+test('M10 and L8: two launches are said to be counted together, in correct plurals', async () => {
+  await driver.get(`${site.url}/?tab=trace&trace=__two-launches.txt`);
+  const summary = await driver.wait(until.elementLocated(By.css('[data-testid="trace-summary"]')), 30000);
+  assert.equal(
+    await summary.getText(),
+    'NVBit mem_trace: 4 lines, 2 memory-instruction executions, 1 static instruction; 2 kernel launches, counted together as one, with the cache kept from one to the next.',
+  );
+});
+
+test('L14: a file with no trace in it says so instead of "Trace read."', async () => {
+  await driver.get(`${site.url}/?tab=trace&trace=__garbage.txt`);
+  const status = await driver.wait(until.elementLocated(By.css('[data-testid="trace-status"]')), 30000);
+  await driver.wait(async () => (await status.getAttribute('data-value')) === 'done', 10000);
+  assert.match(await status.getAttribute('textContent'), /^No trace found/);
+  assert.deepEqual(await pageErrors(driver), []);
+});
