@@ -1,5 +1,5 @@
 //! The kernel view's pictures: a heat map of a chosen measure per warp over the launch,
-//! and per-statement bars of request-level, unique and DRAM bytes.
+//! and per-statement bars of request-level, unique and DRAM bytes, in binary units.
 
 use super::Theme;
 use crate::model::format::number;
@@ -94,13 +94,18 @@ pub fn draw_bars<DB: DrawingBackend>(
         .max()
         .unwrap_or(0)
         .max(1);
+    // The axis in MiB (or GiB, KiB), as the page's sentences and cards write sizes.
+    let (unit, scale) = binary_unit(most);
     let n = groups.len().max(1) as u32;
     let mut chart = ChartBuilder::on(area)
         .margin(theme.px_u32(10.0))
         .margin_right(theme.px_u32(20.0))
         .x_label_area_size(theme.px_u32(40.0))
         .y_label_area_size(theme.px_u32(64.0))
-        .build_cartesian_2d(0f64..most as f64 * 1.05, (0u32..n * 4).into_segmented())?;
+        .build_cartesian_2d(
+            0f64..most as f64 / scale * 1.05,
+            (0u32..n * 4).into_segmented(),
+        )?;
     let names: Vec<String> = groups.iter().map(|(name, _)| name.clone()).collect();
     let name_label = |v: &SegmentValue<u32>| match v {
         SegmentValue::CenterOf(k) if k % 4 == 1 => {
@@ -108,14 +113,14 @@ pub fn draw_bars<DB: DrawingBackend>(
         }
         _ => String::new(),
     };
-    let byte_label = |v: &f64| decimal_bytes(*v);
+    let byte_label = |v: &f64| number(*v);
     let mut mesh = chart.configure_mesh();
     mesh.disable_y_mesh()
         .x_labels(5)
         .x_label_formatter(&byte_label)
         .y_labels((n * 4) as usize)
         .y_label_formatter(&name_label)
-        .x_desc("bytes");
+        .x_desc(unit);
     super::style_axes(&mut mesh, theme);
     mesh.draw()?;
     let colors = [theme.warn, theme.muted, theme.accent];
@@ -126,7 +131,7 @@ pub fn draw_bars<DB: DrawingBackend>(
             chart.draw_series(std::iter::once(Rectangle::new(
                 [
                     (0.0, SegmentValue::Exact(row)),
-                    (*value as f64, SegmentValue::Exact(row + 1)),
+                    (*value as f64 / scale, SegmentValue::Exact(row + 1)),
                 ],
                 colors[k].filled(),
             )))?;
@@ -155,25 +160,26 @@ pub fn draw_bars<DB: DrawingBackend>(
     area.present()
 }
 
-/// An axis label in decimal units, as linear ticks fall: `500 B`, `2 kB`, `1.5 MB`.
-fn decimal_bytes(value: f64) -> String {
-    for (scale, unit) in [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")] {
-        if value >= scale {
-            return format!("{} {unit}", number(value / scale));
+/// The binary unit the byte axis counts in, as the page's sentences write sizes (MiB, not
+/// MB): the largest that `most` bytes reach, and its size.
+fn binary_unit(most: u64) -> (&'static str, f64) {
+    for (size, unit) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if most >= size {
+            return (unit, size as f64);
         }
     }
-    format!("{} B", number(value.max(0.0)))
+    ("bytes", 1.0)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::decimal_bytes;
+    use super::binary_unit;
 
     #[test]
-    fn byte_ticks_read_in_decimal_units() {
-        assert_eq!(decimal_bytes(0.0), "0 B");
-        assert_eq!(decimal_bytes(2000.0), "2 kB");
-        assert_eq!(decimal_bytes(1.5e6), "1.5 MB");
-        assert_eq!(decimal_bytes(5.0e8), "500 MB");
+    fn the_byte_axis_counts_in_the_units_the_sentences_use() {
+        assert_eq!(binary_unit(0), ("bytes", 1.0));
+        assert_eq!(binary_unit(2048), ("KiB", 1024.0));
+        assert_eq!(binary_unit(512 << 20), ("MiB", 1048576.0));
+        assert_eq!(binary_unit(3 << 30), ("GiB", 1073741824.0));
     }
 }

@@ -186,6 +186,44 @@ pub fn size_text(bytes: u64) -> String {
     format!("{bytes} B")
 }
 
+/// Bytes exactly, as people read them: in KiB, MiB or GiB when that unit writes the count
+/// exactly (with at most one decimal), otherwise the bytes with their thousands grouped.
+///
+/// ```
+/// use coalescing_lab::model::format::bytes_text;
+/// assert_eq!(bytes_text(134_217_728), "128 MiB");
+/// assert_eq!(bytes_text(3 << 29), "1.5 GiB");
+/// assert_eq!(bytes_text(528_128), "528\u{202f}128 B");
+/// assert_eq!(bytes_text(4000), "4000 B");
+/// assert_eq!(bytes_text(0), "0 B");
+/// ```
+pub fn bytes_text(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, unit) in UNITS {
+        if bytes >= size && (u128::from(bytes) * 10).is_multiple_of(u128::from(size)) {
+            let tenths = u128::from(bytes) * 10 / u128::from(size);
+            return if tenths.is_multiple_of(10) {
+                format!("{} {unit}", tenths / 10)
+            } else {
+                format!("{}.{} {unit}", tenths / 10, tenths % 10)
+            };
+        }
+    }
+    let digits = bytes.to_string();
+    if digits.len() <= 4 {
+        return format!("{digits} B");
+    }
+    // Groups of three from the right, joined by a narrow no-break space.
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push('\u{202f}');
+        }
+        out.push(c);
+    }
+    out + " B"
+}
+
 /// `text` with its first letter in capitals, for our own sentences and labels (ASCII: the
 /// Unicode case tables would cost the first load 7 KB gzip).
 ///

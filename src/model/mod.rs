@@ -22,6 +22,7 @@ pub mod expr;
 pub mod format;
 pub mod inputs;
 pub mod kernel;
+pub mod lessons;
 pub mod permalink;
 pub mod predict;
 pub mod presets;

@@ -144,6 +144,33 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The headline in a few words, for a bar that stays in sight on a phone: sectors and
+    /// efficiency in global memory, wavefronts and conflicts in shared memory.
+    ///
+    /// ```
+    /// use coalescing_lab::model::{inputs::Inputs, sectors::analyze};
+    /// assert_eq!(analyze(&Inputs::default()).unwrap().headline(), "N_tx = 4 sectors · efficiency 100 %");
+    /// let shared = Inputs { space: "shared".into(), idx: "32*t".into(), ..Inputs::default() };
+    /// assert_eq!(analyze(&shared).unwrap().headline(), "32 wavefronts · 31 bank conflicts");
+    /// ```
+    pub fn headline(&self) -> String {
+        match &self.banks {
+            Some(b) => format!(
+                "{} wavefront{} · {} bank conflict{}",
+                b.totals.wavefronts,
+                super::format::plural(b.totals.wavefronts),
+                b.totals.conflicts(),
+                super::format::plural(b.totals.conflicts())
+            ),
+            None => format!(
+                "N_tx = {} sector{} · efficiency {}",
+                self.totals.sectors,
+                super::format::plural(self.totals.sectors),
+                super::format::percent(self.totals.efficiency())
+            ),
+        }
+    }
+
     /// The 4-byte words lane access `access` covers.
     pub fn words(&self, access: &Access) -> Span {
         words(access.address, access.address + (self.elem - 1))

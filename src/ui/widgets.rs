@@ -101,9 +101,22 @@ pub fn ReadoutList(
                     .get()
                     .into_iter()
                     .map(|r| {
+                        // A term explains itself on hover and on keyboard focus.
+                        let term = crate::model::lessons::term_of_readout(r.id).map(|t| {
+                            let tip = format!("tip-{prefix}{}", r.id);
+                            (tip, t.definition)
+                        });
+                        let label = match term {
+                            Some((tip, definition)) => view! {
+                                <span class="term" tabindex="0" aria-describedby=tip.clone()>{r.label}</span>
+                                <span class="tip" role="tooltip" id=tip>{definition}</span>
+                            }
+                            .into_any(),
+                            None => r.label.into_any(),
+                        };
                         view! {
                             <div class="readout" class:headline=r.headline>
-                                <dt>{r.label}</dt>
+                                <dt>{label}</dt>
                                 <dd data-testid=format!("{prefix}{}", r.id) data-value=r.value>{r.text}</dd>
                                 <dd class="detail">{r.detail}</dd>
                             </div>

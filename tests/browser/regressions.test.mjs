@@ -128,3 +128,68 @@ test('L14: a file with no trace in it says so instead of "Trace read."', async (
   assert.match(await status.getAttribute('textContent'), /^No trace found/);
   assert.deepEqual(await pageErrors(driver), []);
 });
+
+test('L11: at 1280 px no results table is wider than its region', async () => {
+  const overflowing = () =>
+    driver.executeScript(`return [...document.querySelectorAll('[role=tabpanel]:not([hidden]) .lane-table, [role=tabpanel]:not([hidden]) .machine table')]
+      .filter((e) => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+      .map((e) => (e.querySelector('caption')?.textContent ?? e.className) + ' ' + e.scrollWidth + '/' + e.clientWidth)`);
+  await openKernel('');
+  await driver.findElement(By.css('[data-testid="kernel-preset"] option[value="transpose-tiled"]')).click();
+  await driver.wait(async () => (await valueOf(driver, 'k-requests')) === '2097152' && (await status()) === 'done', 90000);
+  assert.deepEqual(await overflowing(), [], 'kernel view');
+  await driver.get(`${site.url}/?tab=trace&trace=samples/synthetic-transpose-tiled.traceg`);
+  await driver.wait(until.elementLocated(By.css('[data-testid="trace-instr"]')), 30000);
+  assert.deepEqual(await overflowing(), [], 'trace');
+  await openApp(driver, site.url, '?tab=roofline&machine=A100&pt.1=saxpy:0.125:150&pt.2=gemm:50:15000');
+  await driver.wait(until.elementLocated(By.css('[data-testid="roof-point"]')), 10000);
+  assert.deepEqual(await overflowing(), [], 'machine mode');
+});
+
+test('M9: a newcomer finds the introduction, a lesson per example, and terms that explain themselves', async () => {
+  await openApp(driver, site.url, '?idx=t*1024');
+  const intro = await driver.findElement(By.css('[data-testid="intro"]'));
+  await intro.findElement(By.css('summary')).click();
+  assert.match(await intro.getText(), /an efficiency of 12\.5 %/);
+  assert.equal((await driver.findElements(By.css('[data-testid="glossary"] dt'))).length, 20);
+  assert.match(await driver.findElement(By.css('[data-testid="preset-lesson"]')).getText(), /^A warp walks down a column/);
+  // A term explains itself on keyboard focus.
+  const term = await driver.findElement(By.css('.readout .term'));
+  const tip = await driver.findElement(By.css(`#${await term.getAttribute('aria-describedby')}`));
+  assert.equal(await tip.isDisplayed(), false);
+  await driver.executeScript('arguments[0].focus()', term);
+  assert.equal(await tip.isDisplayed(), true);
+  assert.match(await tip.getText(), /distinct sectors/);
+  // In predict mode the lesson, which names the answer, waits for Reveal.
+  await openApp(driver, site.url, '?idx=t*1024&predict=1');
+  assert.match(await driver.findElement(By.css('[data-testid="preset-lesson"]')).getText(), /appears once you reveal/);
+});
+
+test('M9: on a phone the headline stays in sight while a field is edited', async () => {
+  const phone = await startBrowser({ width: 390, height: 800 });
+  try {
+    await openApp(phone.driver, site.url, '?idx=1024*t');
+    const bar = await phone.driver.findElement(By.css('[data-testid="headline-bar"]'));
+    assert.equal(await bar.getText(), 'N_tx = 32 sectors · efficiency 12.5 %');
+    const inView = await phone.driver.executeScript(
+      'const r = arguments[0].getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight + 1;',
+      bar,
+    );
+    assert.equal(inView, true, 'the bar is on screen at the top of the page');
+  } finally {
+    await phone.quit();
+  }
+});
+
+test('M9: at 1280 px, ticking Predict keeps the prediction field in view', async () => {
+  await openApp(driver, site.url, '');
+  const box = await driver.findElement(By.css('[data-testid="predict-mode"]'));
+  await driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', box);
+  await box.click();
+  await driver.wait(until.elementLocated(By.css('#predict-ntx')), 5000);
+  await driver.sleep(200);
+  const visible = await driver.executeScript(
+    "const r = document.getElementById('predict-ntx').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight;",
+  );
+  assert.equal(visible, true);
+});

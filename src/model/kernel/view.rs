@@ -3,7 +3,7 @@
 //!
 //! The panel lays these out; it computes nothing. Knows nothing of the browser.
 
-use super::super::format::{hex, number, percent, plural, ratio_value, size_text};
+use super::super::format::{bytes_text, hex, number, percent, plural, ratio_value, size_text};
 use super::super::inputs::Space;
 use super::super::readouts::Readout;
 use super::analysis::{Figures, KernelAnalysis, Measure, WarpRow, HEAT_BANDS};
@@ -43,7 +43,7 @@ pub fn figure_readouts(t: &Figures, machine: Machine, cache_bytes: u64) -> Vec<R
         Readout {
             id: "k-requested-bytes",
             label: "Requested",
-            text: format!("{} B", t.requested_bytes),
+            text: bytes_text(t.requested_bytes),
             value: t.requested_bytes.to_string(),
             detail: "elem × active lanes, summed".into(),
             headline: false,
@@ -53,7 +53,10 @@ pub fn figure_readouts(t: &Figures, machine: Machine, cache_bytes: u64) -> Vec<R
             label: "Sectors (request level)",
             text: t.sectors.to_string(),
             value: t.sectors.to_string(),
-            detail: format!("each instruction counted cold, {} B", t.transferred_bytes),
+            detail: format!(
+                "each instruction counted cold, {}",
+                bytes_text(t.transferred_bytes)
+            ),
             headline: true,
         },
         Readout {
@@ -79,17 +82,18 @@ pub fn figure_readouts(t: &Figures, machine: Machine, cache_bytes: u64) -> Vec<R
             label: "Unique sectors",
             text: t.unique_sectors.to_string(),
             value: t.unique_sectors.to_string(),
-            detail: format!("a perfect cache: {} B", t.unique_sectors * sector),
+            detail: format!("a perfect cache: {}", bytes_text(t.unique_sectors * sector)),
             headline: false,
         },
         Readout {
             id: "k-dram-bytes",
             label: "DRAM traffic",
-            text: format!("{} B", t.dram_bytes()),
+            text: bytes_text(t.dram_bytes()),
             value: t.dram_bytes().to_string(),
             detail: format!(
-                "{} B read, {} B written back",
-                t.dram_read_bytes, t.dram_write_bytes
+                "{} read, {} written back",
+                bytes_text(t.dram_read_bytes),
+                bytes_text(t.dram_write_bytes)
             ),
             headline: true,
         },

@@ -3,6 +3,7 @@
 
 use crate::model::arch::{Arch, ARCHES};
 use crate::model::inputs::{Field, FieldError, Inputs, Space};
+use crate::model::lessons::lesson;
 use crate::model::predict::{count_label, read_in, PredictField, Verdict};
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::sectors::Analysis;
@@ -75,8 +76,19 @@ pub(super) fn ScenarioForm(
     errors: Memo<Vec<FieldError>>,
     state: AppState,
     verdict: RwSignal<Option<Verdict>>,
+    /// Whether the results are held back for a prediction: the lesson, which names the
+    /// answer, waits too.
+    hidden: Signal<bool>,
 ) -> impl IntoView {
     let preset = move || inputs.with(Preset::matching).map(|p| p.id).unwrap_or("");
+    let lesson = move || {
+        let text = inputs.with(Preset::matching).and_then(|p| lesson(p.id))?;
+        Some(if hidden.get() {
+            "The lesson of this example appears once you reveal the results."
+        } else {
+            text
+        })
+    };
     let pick = move |ev: leptos::ev::Event| {
         if let Some(p) = Preset::by_id(&event_target_value(&ev)) {
             inputs.set(p.inputs());
@@ -93,6 +105,7 @@ pub(super) fn ScenarioForm(
                         .map(|p| view! { <option value=p.id>{p.name}</option> })
                         .collect_view()}
                 </select>
+                {move || lesson().map(|text| view! { <p class="note lesson" data-testid="preset-lesson">{text}</p> })}
             </div>
             <builders::Builders
                 inputs=inputs
@@ -115,8 +128,25 @@ pub(super) fn ScenarioForm(
                     data-testid="predict-mode"
                     prop:checked=Signal::derive(move || state.predict.get())
                     on:change=move |ev| {
-                        state.predict.set(event_target_checked(&ev));
+                        let on = event_target_checked(&ev);
+                        state.predict.set(on);
                         verdict.set(None);
+                        // The page gets shorter as the results hide: bring the prediction's
+                        // own field into view, not wherever the scroll position lands.
+                        if on {
+                            request_animation_frame(|| {
+                                if let Some(field) = document().get_element_by_id("predict-ntx") {
+                                    // Above the view: align it to the top; below: to the bottom.
+                                    let top = field_top(&field);
+                                    let height = window().inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+                                    if top < 0.0 {
+                                        field.scroll_into_view_with_bool(true);
+                                    } else if top > height {
+                                        field.scroll_into_view_with_bool(false);
+                                    }
+                                }
+                            });
+                        }
                     }
                 />
                 <label for="predict-mode">"Predict before revealing " <span class="param" aria-hidden="true">"predict"</span></label>
@@ -391,4 +421,19 @@ pub(super) fn ArchField(
             <ErrorNote param=param message=error id=error_id />
         </div>
     }
+}
+
+/// An element's top edge relative to the viewport, in CSS pixels (its page offset less the
+/// scroll), without the `DomRect` binding.
+fn field_top(element: &web_sys::Element) -> f64 {
+    let mut top = 0.0;
+    let mut at: Option<web_sys::HtmlElement> =
+        wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(element).cloned();
+    while let Some(e) = at {
+        top += f64::from(e.offset_top());
+        at = e
+            .offset_parent()
+            .and_then(|p| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(p).ok());
+    }
+    top - window().scroll_y().unwrap_or(0.0)
 }

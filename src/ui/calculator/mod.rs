@@ -78,11 +78,12 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                 <code>"[A(t), A(t)+elem)"</code> " with " <code>"A(t) = base + elem·idx(t)"</code>
                 ". The memory system moves whole aligned sectors; count them."
             </p>
+            <Introduction />
             // Comparing is one of the calculator's main uses: its bar comes first, not after
             // the lane table.
             <Comparison state=state a=a hidden=hidden />
             <div class="layout">
-                <ScenarioForm inputs=inputs errors=errors state=state verdict=verdict />
+                <ScenarioForm inputs=inputs errors=errors state=state verdict=verdict hidden=hidden />
                 <div class="outputs">
                     <Show
                         when=move || !hidden.get()
@@ -102,6 +103,42 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                     <LaneTable shown=shown inputs=inputs hidden=hidden highlighted=highlighted />
                 </div>
             </div>
+            // On a phone the results are far below the fields: the headline stays in sight
+            // at the bottom of the screen while a field is edited (CSS shows it there only).
+            <p class="headline-bar" data-testid="headline-bar" aria-hidden="true">
+                {move || if hidden.get() {
+                    "Predict, then reveal".to_string()
+                } else {
+                    shown.with(|a| a.headline())
+                }}
+            </p>
         </section>
+    }
+}
+
+/// What coalescing is, in the course's terms, with the strided column read as its worked
+/// example, and the glossary of every term the page uses. Folded, so it costs a newcomer one
+/// click and everyone else one line.
+#[component]
+fn Introduction() -> impl IntoView {
+    use crate::model::lessons::{GLOSSARY, INTRODUCTION};
+    view! {
+        <details class="intro" data-testid="intro">
+            <summary>"New to coalescing? What a warp, a lane and a sector are"</summary>
+            {INTRODUCTION.map(|p| view! { <p>{p}</p> }).collect_view()}
+            <p>
+                "Try it: " <a href="?idx=t" data-testid="intro-rows">"32 consecutive floats"</a>
+                " against " <a href="?idx=t*1024" data-testid="intro-column">"a column of 1024-float rows"</a> "."
+            </p>
+            <h3 id="glossary-title">"Glossary"</h3>
+            <dl class="glossary" aria-labelledby="glossary-title" data-testid="glossary">
+                {GLOSSARY
+                    .map(|t| view! {
+                        <dt id=format!("gloss-{}", t.key)>{t.term}</dt>
+                        <dd>{t.definition}</dd>
+                    })
+                    .collect_view()}
+            </dl>
+        </details>
     }
 }

@@ -161,12 +161,12 @@ pub(super) fn Results(
                                         }}
                                     </th>
                                     <td class="mono">{r.requests}</td>
-                                    <td class="mono">{format!("{} B", r.requested_bytes)}</td>
+                                    <td class="mono" title=format!("{} bytes", r.requested_bytes)>{crate::model::format::bytes_text(r.requested_bytes)}</td>
                                     <td class="mono">{r.sectors}</td>
                                     <td class="mono">{r.sectors_per_request}</td>
                                     <td class="mono">{r.useful}</td>
                                     <td class="mono">{r.unique_sectors}</td>
-                                    <td class="mono">{r.dram_bytes}</td>
+                                    <td class="mono" title=format!("{} bytes", r.dram_bytes)>{crate::model::format::bytes_text(r.dram_bytes)}</td>
                                     <td class="mono">{r.hit_rate}</td>
                                     <td class="mono">{r.wavefronts}</td>
                                     <td class="mono" class:conflicted=r.bank_conflicts != 0>{r.bank_conflicts}</td>
