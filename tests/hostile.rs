@@ -306,3 +306,31 @@ fn l4_l16_l17_link_notices_are_short_consistent_and_name_repeats() {
         ["`grid` is given 2 times; the last, `grid=5`, is used."]
     );
 }
+
+#[test]
+fn l1_l2_the_bank_map_text_counts_every_lane_and_names_only_active_ones() {
+    use coalescing_lab::model::bank_map::{describe, layout};
+    use coalescing_lab::model::inputs::Inputs;
+    use coalescing_lab::model::sectors::analyze;
+    // 64 lanes on 64 rows: only 40 are drawn, but all 64 are counted.
+    let wide = Inputs {
+        space: "shared".into(),
+        warp: "64".into(),
+        idx: "32*t".into(),
+        ..Inputs::default()
+    };
+    let text = describe(&layout(&analyze(&wide).unwrap()).unwrap());
+    assert!(
+        text.starts_with("Bank map: 64 lanes on 64 rows of 128 B"),
+        "{text}"
+    );
+    // Half a warp active: the busiest bank serves lanes 0–15, not 0–31.
+    let half = Inputs {
+        space: "shared".into(),
+        idx: "16*t".into(),
+        active: "t<16".into(),
+        ..Inputs::default()
+    };
+    let text = describe(&layout(&analyze(&half).unwrap()).unwrap());
+    assert!(text.contains("distinct words to lanes 0–15 "), "{text}");
+}

@@ -46,6 +46,8 @@ pub struct BankMap {
     pub ideal: u64,
     /// Lanes that take no part, ascending.
     pub inactive: Vec<u32>,
+    /// Lanes that take part, drawn or not.
+    pub active_lanes: u32,
 }
 
 /// Lays out the words a shared-memory analysis touches; `None` for global memory.
@@ -112,6 +114,7 @@ pub fn layout(a: &Analysis) -> Option<BankMap> {
         group_lanes: report.group_lanes,
         wavefronts: report.totals.wavefronts,
         ideal: report.totals.ideal,
+        active_lanes: a.totals.active_lanes,
         inactive,
     })
 }
@@ -128,16 +131,8 @@ pub fn layout(a: &Analysis) -> Option<BankMap> {
 /// );
 /// ```
 pub fn describe(map: &BankMap) -> String {
-    let lanes: usize = {
-        let mut all: Vec<u32> = map
-            .rows
-            .iter()
-            .flat_map(|r| r.cells.iter().flat_map(|c| c.lanes.iter().copied()))
-            .collect();
-        all.sort_unstable();
-        all.dedup();
-        all.len()
-    };
+    // Every active lane, not only those on the drawn rows (hostile pass L1).
+    let lanes = map.active_lanes as usize;
     let rows = map.rows.len() + map.hidden_rows;
     let groups = map.ideal;
     let mut text = if lanes == 0 {
@@ -157,11 +152,17 @@ pub fn describe(map: &BankMap) -> String {
     };
     match map.busiest {
         Some((group, bank, words)) if words > 1 => {
-            let first = group as u64 * u64::from(map.group_lanes);
+            // The group's active lanes, not its whole span (hostile pass L2).
+            let first = group as u32 * map.group_lanes;
+            let warp = map.active_lanes + map.inactive.len() as u32;
+            let served: Vec<u32> = (first..(first + map.group_lanes).min(warp))
+                .filter(|l| !map.inactive.contains(l))
+                .collect();
             text.push_str(&format!(
-                " Busiest: bank {bank} delivers {words} distinct words to lanes {first}–{} \
+                " Busiest: bank {bank} delivers {words} distinct words to lane{} {} \
                  ({words}-way conflict): {} wavefronts for an ideal of {}.",
-                first + u64::from(map.group_lanes) - 1,
+                plural(served.len() as u64),
+                lane_list(&served),
                 map.wavefronts,
                 map.ideal
             ));
