@@ -334,3 +334,44 @@ fn l1_l2_the_bank_map_text_counts_every_lane_and_names_only_active_ones() {
     let text = describe(&layout(&analyze(&half).unwrap()).unwrap());
     assert!(text.contains("distinct words to lanes 0–15 "), "{text}");
 }
+
+#[test]
+fn l14_cr_only_crlf_and_lf_traces_read_the_same_and_utf16_is_named() {
+    let lanes: String = (0..32)
+        .map(|t| format!("0x{:016x} ", 0x1000 + 4 * t))
+        .collect();
+    let line =
+        format!("MEMTRACE: CTX 0x1 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - LDG.E - {lanes}");
+    let lf = format!("{line}\n{line}\n");
+    let want = analyze_trace(lf.as_bytes(), TraceOptions::default());
+    assert_eq!((want.total.requests, want.lines, want.malformed), (2, 2, 0));
+    for text in [format!("{line}\r{line}\r"), format!("{line}\r\n{line}\r\n")] {
+        let a = analyze_trace(text.as_bytes(), TraceOptions::default());
+        assert_eq!(
+            (a.total, a.lines, a.malformed),
+            (want.total, 2, 0),
+            "{:?}",
+            &text[..4]
+        );
+        // Any split of the bytes, a `\r\n` cut in two among them, reads the same.
+        for cut in [line.len(), line.len() + 1, line.len() + 2] {
+            let mut importer = coalescing_lab::model::trace::Importer::new(TraceOptions::default());
+            let (a, b) = text.as_bytes().split_at(cut);
+            importer.feed(a);
+            importer.feed(b);
+            let split = importer.finish();
+            assert_eq!((split.total, split.lines), (want.total, 2), "cut at {cut}");
+        }
+    }
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(lf.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let a = analyze_trace(&utf16, TraceOptions::default());
+    assert_eq!(a.format, None);
+    assert!(
+        a.notes[0].starts_with("The file is UTF-16 text"),
+        "{:?}",
+        a.notes
+    );
+}

@@ -22,13 +22,16 @@ export const WHOLE_APP_GOAL = 450_000;
  * `make bench` reports the verdict against the goals above.
  */
 export const GUARDS = {
-  first: 350_000,
+  // first 350_000 → 360_000: the newcomer's way in (hostile pass M9) adds 11 KB gzip to the
+  // calculator's load: the folded introduction and glossary 2.7 KB, the lessons of the 18
+  // worked examples, the terms' tooltips, the phone's headline bar and exact byte units.
+  first: 360_000,
   // kernel_trace 165_000 → 176_000: the hostile-pass fixes add 12.2 KB gzip to that chunk
   // (a paged trace table, the label on stale figures, sparse distinct-sector pages: 6.3 KB;
   // the heat map and worst lists by sectors, excess, wavefronts or conflicts: 5.9 KB).
   panels: { kernel_trace: 176_000, roofline: 90_000, probe: 82_000 },
-  // whole 665_000 → 680_000: the kernel_trace chunk's 12.2 KB above, and 1.3 KB on the first load.
-  whole: 680_000,
+  // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
+  whole: 692_000,
 };
 
 /**

@@ -178,6 +178,10 @@ pub struct Importer {
     pending: Vec<u8>,
     /// Skipping the rest of an over-long line.
     skipping: bool,
+    /// The last line ended at a `\r`: a `\n` right after it ends nothing.
+    after_cr: bool,
+    /// The file is UTF-16, which is not read.
+    utf16: bool,
     reader: accelsim::Reader,
     held: Vec<Vec<Held>>,
     held_count: usize,
@@ -191,6 +195,8 @@ impl Importer {
             format: options.format,
             pending: Vec::new(),
             skipping: false,
+            after_cr: false,
+            utf16: false,
             reader: accelsim::Reader::default(),
             held: Vec::new(),
             held_count: 0,
@@ -219,13 +225,36 @@ impl Importer {
         self.analysis.bytes
     }
 
-    /// Reads the next bytes of the trace.
+    /// Reads the next bytes of the trace. Lines end at `\n`, `\r\n` or a lone `\r` (old Mac
+    /// files); a UTF-16 file is recognised by its byte-order mark and not read.
     pub fn feed(&mut self, chunk: &[u8]) {
+        if self.analysis.bytes == 0
+            && (chunk.starts_with(&[0xff, 0xfe]) || chunk.starts_with(&[0xfe, 0xff]))
+        {
+            self.utf16 = true;
+            self.analysis.notes.push(
+                "The file is UTF-16 text; traces are read as UTF-8 or ASCII: convert it first \
+                 (e.g. iconv -f UTF-16 -t UTF-8)."
+                    .into(),
+            );
+        }
         self.analysis.bytes += chunk.len() as u64;
+        if self.utf16 {
+            return;
+        }
         let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
             let (head, tail) = rest.split_at(end);
+            let was_cr = tail[0] == b'\r';
             rest = &tail[1..];
+            // The `\n` of a `\r\n` that a chunk boundary split, or of one in this chunk.
+            if std::mem::replace(&mut self.after_cr, was_cr)
+                && !was_cr
+                && head.is_empty()
+                && self.pending.is_empty()
+            {
+                continue;
+            }
             if self.skipping {
                 self.skipping = false;
                 self.pending.clear();
@@ -240,6 +269,9 @@ impl Importer {
                 line.clear();
                 self.pending = line;
             }
+        }
+        if !rest.is_empty() {
+            self.after_cr = false;
         }
         if self.skipping {
             return;

@@ -25,8 +25,8 @@ pub(super) fn LaunchFields(inputs: RwSignal<KernelInputs>, error_for: Errors) ->
         (
             KernelField::Loop,
             "Loop",
-            "START:END[:STEP] over i; empty for one pass with i = 0",
-            "e.g. 0:4",
+            "START:END[:STEP] over i, e.g. 0:4; empty for one pass with i = 0",
+            "",
         ),
         (
             KernelField::Cache,
@@ -37,8 +37,8 @@ pub(super) fn LaunchFields(inputs: RwSignal<KernelInputs>, error_for: Errors) ->
         (
             KernelField::Flops,
             "FLOPs",
-            "per thread per iteration, for the Roofline lab",
-            "0",
+            "per thread per iteration, for the Roofline lab; empty for none",
+            "",
         ),
     ];
     specs
