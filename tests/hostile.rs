@@ -374,4 +374,29 @@ fn l14_cr_only_crlf_and_lf_traces_read_the_same_and_utf16_is_named() {
         "{:?}",
         a.notes
     );
+    // The byte-order mark split across two chunks is still seen.
+    let mut importer = coalescing_lab::model::trace::Importer::new(TraceOptions::default());
+    importer.feed(&utf16[..1]);
+    importer.feed(&utf16[1..]);
+    assert_eq!(importer.finish(), a);
+}
+
+#[test]
+fn fuzz_a_huge_accelsim_warp_number_is_a_malformed_line_not_an_allocation() {
+    // Found by the trace_accelsim fuzzer: `warp = 773000000` sized the replay's queues at
+    // 18 GB.
+    let text = "-kernel name = k\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 773000000\ninsts = 1\n0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x1000 4 0\n#END_TB\n";
+    let a = analyze_trace(text.as_bytes(), TraceOptions::default());
+    assert_eq!(
+        a.first_malformed[0],
+        (
+            4,
+            "warp 773000000 is past the 32 warps of 32 threads a block of 1024 holds".to_string()
+        )
+    );
+    let text = text.replace("773000000", "31");
+    assert_eq!(
+        analyze_trace(text.as_bytes(), TraceOptions::default()).malformed,
+        0
+    );
 }

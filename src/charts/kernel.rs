@@ -99,6 +99,8 @@ pub fn draw_bars<DB: DrawingBackend>(
     let n = groups.len().max(1) as u32;
     let mut chart = ChartBuilder::on(area)
         .margin(theme.px_u32(10.0))
+        // Room for the three-row legend above the bars: on a phone it covered the top bars.
+        .margin_top(theme.px_u32(56.0))
         .margin_right(theme.px_u32(20.0))
         .x_label_area_size(theme.px_u32(40.0))
         .y_label_area_size(theme.px_u32(64.0))

@@ -343,7 +343,10 @@ fn PointForm(roofs: RwSignal<MachineInputs>, added: RwSignal<String>) -> impl In
     view! {
         <form class="point-form" aria-label="Add a point" on:submit=submit>
             <fieldset>
-                <legend>"Add a point " <span class="hint">"(or click the chart; on the chart, arrow keys and Enter)"</span></legend>
+                // The how-to sits under the legend, not in it: a long legend wraps over the
+                // fieldset's border on a phone (hostile pass L20).
+                <legend>"Add a point"</legend>
+                <p class="hint">"Or click the chart; on the chart, arrow keys and Enter."</p>
                 {field("point-name", "Name", "empty: P1, P2, …", name)}
                 {field("point-oi", "Intensity I (FLOP/byte)", "against the traffic of the bandwidth below", oi)}
                 {field("point-p", "Measured P (GFLOP/s)", "what the kernel achieved", p)}

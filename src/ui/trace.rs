@@ -505,13 +505,13 @@ fn row(
             </td>
             <td class="mono">{format!("{} ({})", i.executions, i.requests)}</td>
             <td class="mono">{i.active_lanes}</td>
-            <td class="mono">{format!("{} B", i.requested_bytes)}</td>
+            <td class="mono" title=format!("{} bytes", i.requested_bytes)>{crate::model::format::bytes_text(i.requested_bytes)}</td>
             <td class="mono">{if shared { format!("{} wavefronts", i.wavefronts.wavefronts) } else { i.sectors.to_string() }}</td>
             <td class="mono">{if shared { "—".to_string() } else { per(i.sectors) }}</td>
             <td class="mono">{if shared { "—".to_string() } else { per(i.ideal_sectors) }}</td>
             <td class="mono">{if shared { format!("{} conflicts", i.wavefronts.conflicts()) } else { i.excess_sectors().to_string() }}</td>
             <td class="mono">{if shared { "—".to_string() } else { useful }}</td>
-            <td class="mono">{(i.read_sectors + i.write_sectors) * sector}</td>
+            <td class="mono" title=format!("{} bytes", (i.read_sectors + i.write_sectors) * sector)>{crate::model::format::bytes_text((i.read_sectors + i.write_sectors) * sector)}</td>
             <td>
                 <a href=href data-testid="trace-open" on:click=go>"Open in the calculator"</a>
             </td>

@@ -3,29 +3,17 @@
 // WebDriver's set-value) cannot see a field that is rebuilt, and so blurred, by its own edit:
 // the kernel view's statement fields lost focus after every key (hostile pass H1), and no
 // value-setting test saw it.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
+import { session } from './session.mjs';
 import assert from 'node:assert/strict';
 import { By, Key } from 'selenium-webdriver';
-import { serveStatic, startBrowser, openApp, panelSettled } from './harness.mjs';
+import { openApp, panelSettled } from './harness.mjs';
 
-let site;
-let browser;
-let driver;
-
-before(async () => {
-  site = await serveStatic();
-  browser = await startBrowser();
-  driver = browser.driver;
-});
-
-after(async () => {
-  await browser?.quit();
-  await site?.close();
-});
+const s = session();
 
 /** Every visible text field of the panel on show, by test id, with its folded parts opened. */
 async function visibleFields() {
-  return driver.executeScript(`
+  return s.driver.executeScript(`
     for (const d of document.querySelectorAll('[role="tabpanel"]:not([hidden]) details')) d.open = true;
     return [...document.querySelectorAll('[role="tabpanel"]:not([hidden]) input[type="text"], [role="tabpanel"]:not([hidden]) textarea')]
       .filter((e) => e.checkVisibility() && !e.disabled && e.dataset.testid)
@@ -34,7 +22,7 @@ async function visibleFields() {
 
 /** What the page says about the element with focus and the field's value. */
 async function look(testid) {
-  return driver.executeScript(
+  return s.driver.executeScript(
     `const e = document.querySelector('[data-testid="' + arguments[0] + '"]');
      return { value: e.value, focused: document.activeElement === e };`,
     testid,
@@ -46,24 +34,24 @@ async function look(testid) {
  * then deletes them again with Backspace, checking each step, so the panel ends as it began.
  */
 async function typeOneByOne(testid, keys) {
-  const field = await driver.findElement(By.css(`[data-testid="${testid}"]`));
-  await driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', field);
+  const field = await s.driver.findElement(By.css(`[data-testid="${testid}"]`));
+  await s.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', field);
   await field.click();
   await field.sendKeys(Key.END);
   const start = (await look(testid)).value;
   let expected = start;
   for (const key of keys) {
-    await driver.switchTo().activeElement().sendKeys(key);
+    await s.driver.switchTo().activeElement().sendKeys(key);
     expected += key;
     // The page answers an edit in the same task or the next frame; give it both.
-    await driver.executeAsyncScript('requestAnimationFrame(() => setTimeout(arguments[0], 0))');
+    await s.driver.executeAsyncScript('requestAnimationFrame(() => setTimeout(arguments[0], 0))');
     const seen = await look(testid);
     assert.deepEqual(seen, { value: expected, focused: true }, `${testid}: after typing '${expected}'`);
   }
   for (let k = 0; k < keys.length; k++) {
-    await driver.switchTo().activeElement().sendKeys(Key.BACK_SPACE);
+    await s.driver.switchTo().activeElement().sendKeys(Key.BACK_SPACE);
     expected = expected.slice(0, -1);
-    await driver.executeAsyncScript('requestAnimationFrame(() => setTimeout(arguments[0], 0))');
+    await s.driver.executeAsyncScript('requestAnimationFrame(() => setTimeout(arguments[0], 0))');
     const seen = await look(testid);
     assert.deepEqual(seen, { value: expected, focused: true }, `${testid}: after Backspace to '${expected}'`);
   }
@@ -71,8 +59,8 @@ async function typeOneByOne(testid, keys) {
 
 /** Opens `query`, waits for its panel, and types into every text field it shows. */
 async function everyField(query, atLeast) {
-  await openApp(driver, site.url, query);
-  await panelSettled(driver);
+  await openApp(s.driver, s.site.url, query);
+  await panelSettled(s.driver);
   const fields = await visibleFields();
   assert.ok(fields.length >= atLeast, `${query}: ${fields.length} text fields: ${fields.join(' ')}`);
   for (const testid of fields) {

@@ -2,10 +2,11 @@
 // sector lies on a page of its own, a trace of 10^5 distinct instructions, and hundreds of
 // kernel edits. Sizes are asserted (bytes, not times); each bound is far below what the
 // findings measured before their fixes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
+import { session } from './session.mjs';
 import assert from 'node:assert/strict';
 import { By, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, valueOf, pasteInto, pageErrors } from './harness.mjs';
+import { valueOf, pasteInto, pageErrors } from './harness.mjs';
 
 const MiB = 1 << 20;
 
@@ -19,68 +20,55 @@ function manyInstructions(n) {
   return lines.join('\n');
 }
 
-let site;
-let browser;
-let driver;
+const s = session({ '/__many.traceg': manyInstructions(100_000) });
 
-before(async () => {
-  site = await serveStatic(undefined, { '/__many.traceg': manyInstructions(100_000) });
-  browser = await startBrowser();
-  driver = browser.driver;
-});
-
-after(async () => {
-  await browser?.quit();
-  await site?.close();
-});
-
-const wasmBytes = () => driver.executeScript('return window.coalescingLab.wasmMemoryBytes()');
-const kernelStatus = () => driver.findElement(By.css('[data-testid="kernel-status"]')).getAttribute('data-value');
+const wasmBytes = () => s.driver.executeScript('return window.coalescingLab.wasmMemoryBytes()');
+const kernelStatus = () => s.driver.findElement(By.css('[data-testid="kernel-status"]')).getAttribute('data-value');
 
 test('a launch with every sector 4 MiB apart is counted exactly in bounded memory', async (t) => {
   // The finding's link: 2^20 threads, one load each, 4 MiB apart. It took all 4 GiB of wasm
   // memory and trapped; a sector now costs tens of bytes.
-  await driver.get(`${site.url}/?tab=kernel&grid=4096&block=256&a1.idx=(blockIdx.x*256%2BthreadIdx.x)*1048576`);
-  await driver.wait(until.elementLocated(By.css('[data-testid="k-sectors"]')), 30000);
-  await driver.wait(async () => (await kernelStatus()) === 'done', 120000);
-  assert.equal(await valueOf(driver, 'k-unique-sectors'), String(1 << 20));
-  assert.equal(await valueOf(driver, 'k-requests'), String(1 << 15));
+  await s.driver.get(`${s.site.url}/?tab=kernel&grid=4096&block=256&a1.idx=(blockIdx.x*256%2BthreadIdx.x)*1048576`);
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="k-sectors"]')), 30000);
+  await s.driver.wait(async () => (await kernelStatus()) === 'done', 120000);
+  assert.equal(await valueOf(s.driver, 'k-unique-sectors'), String(1 << 20));
+  assert.equal(await valueOf(s.driver, 'k-requests'), String(1 << 15));
   const bytes = await wasmBytes();
   t.diagnostic(`wasm memory: ${bytes / MiB} MiB`);
   assert.ok(bytes < 400 * MiB, `wasm memory ${bytes / MiB} MiB after 2^20 isolated sectors`);
   // The other panels still work.
-  await driver.findElement(By.css('[data-testid="tab-calculator"]')).click();
-  await driver.wait(until.elementLocated(By.css('[data-testid="sectors"]')), 10000);
-  assert.deepEqual(await pageErrors(driver), []);
+  await s.driver.findElement(By.css('[data-testid="tab-calculator"]')).click();
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="sectors"]')), 10000);
+  assert.deepEqual(await pageErrors(s.driver), []);
 });
 
 test('a trace of 10^5 distinct instructions shows a bounded table and the CSV has every row', async (t) => {
-  await driver.get(`${site.url}/?tab=trace&trace=__many.traceg`);
-  const status = () => driver.findElement(By.css('[data-testid="trace-status"]')).getAttribute('data-value');
-  await driver.wait(until.elementLocated(By.css('[data-testid="trace-status"]')), 30000);
-  await driver.wait(async () => (await status()) === 'done', 120000);
-  assert.equal(await valueOf(driver, 'k-requests'), '100000');
-  const rows = async () => (await driver.findElements(By.css('[data-testid="trace-instr"]'))).length;
+  await s.driver.get(`${s.site.url}/?tab=trace&trace=__many.traceg`);
+  const status = () => s.driver.findElement(By.css('[data-testid="trace-status"]')).getAttribute('data-value');
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="trace-status"]')), 30000);
+  await s.driver.wait(async () => (await status()) === 'done', 120000);
+  assert.equal(await valueOf(s.driver, 'k-requests'), '100000');
+  const rows = async () => (await s.driver.findElements(By.css('[data-testid="trace-instr"]'))).length;
   assert.equal(await rows(), 100, 'the first 100 rows, not 10^5');
-  const shown = await driver.findElement(By.css('[data-testid="trace-rows-shown"]'));
+  const shown = await s.driver.findElement(By.css('[data-testid="trace-rows-shown"]'));
   assert.equal(await shown.getAttribute('data-total'), '100000');
-  await driver.findElement(By.css('[data-testid="trace-more"]')).click();
-  await driver.wait(async () => (await rows()) === 200, 5000);
+  await s.driver.findElement(By.css('[data-testid="trace-more"]')).click();
+  await s.driver.wait(async () => (await rows()) === 200, 5000);
   const bytes = await wasmBytes();
   // Before: 525 MB at 10^5 instructions, about 5 KB each.
   t.diagnostic(`wasm memory: ${bytes / MiB} MiB`);
   assert.ok(bytes < 160 * MiB, `wasm memory ${bytes / MiB} MiB after 10^5 instructions`);
-  assert.deepEqual(await pageErrors(driver), []);
+  assert.deepEqual(await pageErrors(s.driver), []);
 });
 
 test('kernel edits do not grow memory', async (t) => {
   // About 6 KB leaked per edit of a small kernel (1.4 → 11.6 MB over 2000 edits).
-  await driver.get(`${site.url}/?tab=kernel&grid=8&block=256&loop=0:2`);
-  await driver.wait(until.elementLocated(By.css('[data-testid="kernel-status"]')), 30000);
-  await driver.wait(async () => (await kernelStatus()) === 'done', 30000);
+  await s.driver.get(`${s.site.url}/?tab=kernel&grid=8&block=256&loop=0:2`);
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="kernel-status"]')), 30000);
+  await s.driver.wait(async () => (await kernelStatus()) === 'done', 30000);
   const edit = async (k) => {
-    await pasteInto(driver, 'a1.idx', k % 2 ? 'threadIdx.x * 2' : 'threadIdx.x');
-    await driver.executeAsyncScript('requestAnimationFrame(() => setTimeout(arguments[0], 0))');
+    await pasteInto(s.driver, 'a1.idx', k % 2 ? 'threadIdx.x * 2' : 'threadIdx.x');
+    await s.driver.executeAsyncScript('requestAnimationFrame(() => setTimeout(arguments[0], 0))');
   };
   for (let k = 0; k < 100; k++) await edit(k);
   const warm = await wasmBytes();

@@ -243,19 +243,8 @@ impl Job {
             k.wavefronts.add(wavefronts);
         }
         let row = WarpRow {
-            block: c.block,
-            block_idx: site.block_idx,
-            warp: c.warp,
-            stmt: stmt.number,
-            iteration: c.iteration,
-            iter: site.i,
-            lane0_address: instruction.lane0,
-            active_lanes: instruction.active_lanes,
-            sectors: 0,
-            ideal_sectors: 0,
-            requested_bytes: requested,
-            transferred_bytes: 0,
             wavefronts: Some(wavefronts),
+            ..warp_row(c, site, stmt.number, &instruction, requested)
         };
         self.offer(row);
     }
@@ -343,19 +332,10 @@ impl Job {
         }
         let ideal_sectors = evaluator.distinct_bytes(stmt.elem).div_ceil(sector_bytes);
         let row = WarpRow {
-            block: c.block,
-            block_idx: site.block_idx,
-            warp: c.warp,
-            stmt: stmt.number,
-            iteration: c.iteration,
-            iter: site.i,
-            lane0_address: instruction.lane0,
-            active_lanes: instruction.active_lanes,
             sectors: instruction.sectors,
             ideal_sectors,
-            requested_bytes,
             transferred_bytes: instruction.sectors * sector_bytes,
-            wavefronts: None,
+            ..warp_row(c, site, stmt.number, &instruction, requested_bytes)
         };
         self.offer(row);
     }
@@ -447,6 +427,32 @@ impl Job {
             total_flops,
             notes: k.notes.clone(),
         }
+    }
+}
+
+/// The row of the warp instruction under cursor `c`, with no sector and no wavefront: the
+/// callers fill in their memory's figures.
+fn warp_row(
+    c: Cursor,
+    site: Site,
+    stmt: u8,
+    instruction: &Instruction,
+    requested_bytes: u64,
+) -> WarpRow {
+    WarpRow {
+        block: c.block,
+        block_idx: site.block_idx,
+        warp: c.warp,
+        stmt,
+        iteration: c.iteration,
+        iter: site.i,
+        lane0_address: instruction.lane0,
+        active_lanes: instruction.active_lanes,
+        sectors: 0,
+        ideal_sectors: 0,
+        requested_bytes,
+        transferred_bytes: 0,
+        wavefronts: None,
     }
 }
 

@@ -21,6 +21,9 @@
 use super::nvbit::{parse_hex, parse_triple};
 use super::Record;
 
+/// Warps a thread block can hold: 1024 threads in warps of 32, as Accel-Sim traces them.
+pub const MAX_WARPS_PER_BLOCK: u32 = 32;
+
 /// What one line of a `.traceg` file is.
 // One line at a time, on the stack: boxing the record would allocate for every line.
 #[allow(clippy::large_enum_variant)]
@@ -106,10 +109,18 @@ impl Reader {
             return Ok(Line::Block(self.block));
         }
         if let Some(warp) = line.strip_prefix("warp = ") {
-            self.warp = warp
+            let n: u32 = warp
                 .trim()
                 .parse()
                 .map_err(|_| format!("warp '{warp}' is not a whole number"))?;
+            // The replay keeps a queue per warp: a hostile number must not size it (the
+            // fuzzer's `warp = 773000000` asked for 18 GB).
+            if n >= MAX_WARPS_PER_BLOCK {
+                return Err(format!(
+                    "warp {n} is past the {MAX_WARPS_PER_BLOCK} warps of 32 threads a block of 1024 holds"
+                ));
+            }
+            self.warp = n;
             return Ok(Line::Warp(self.warp));
         }
         self.instruction(line)

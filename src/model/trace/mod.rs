@@ -228,20 +228,7 @@ impl Importer {
     /// Reads the next bytes of the trace. Lines end at `\n`, `\r\n` or a lone `\r` (old Mac
     /// files); a UTF-16 file is recognised by its byte-order mark and not read.
     pub fn feed(&mut self, chunk: &[u8]) {
-        if self.analysis.bytes == 0
-            && (chunk.starts_with(&[0xff, 0xfe]) || chunk.starts_with(&[0xfe, 0xff]))
-        {
-            self.utf16 = true;
-            self.analysis.notes.push(
-                "The file is UTF-16 text; traces are read as UTF-8 or ASCII: convert it first \
-                 (e.g. iconv -f UTF-16 -t UTF-8)."
-                    .into(),
-            );
-        }
         self.analysis.bytes += chunk.len() as u64;
-        if self.utf16 {
-            return;
-        }
         let mut rest = chunk;
         while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
             let (head, tail) = rest.split_at(end);
@@ -331,6 +318,19 @@ impl Importer {
     fn line(&mut self, bytes: &[u8]) {
         self.analysis.lines += 1;
         let n = self.analysis.lines;
+        // A UTF-16 file starts with its byte-order mark: seen on the first line, however
+        // the bytes arrive, and nothing of it is read.
+        if n == 1 && (bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff])) {
+            self.utf16 = true;
+            self.analysis.notes.push(
+                "The file is UTF-16 text; traces are read as UTF-8 or ASCII: convert it first \
+                 (e.g. iconv -f UTF-16 -t UTF-8)."
+                    .into(),
+            );
+        }
+        if self.utf16 {
+            return;
+        }
         if bytes.len() > MAX_LINE_BYTES {
             self.malformed(n, format!("longer than {MAX_LINE_BYTES} bytes"));
             return;
