@@ -93,6 +93,8 @@ pub(crate) struct Evaluator {
     /// The last instruction's sectors as merged runs, ascending: `runs[..run_count]`.
     runs: [Span; LANES],
     run_count: usize,
+    /// The last instruction's distinct requested bytes, when its addresses ascended.
+    distinct: Option<u64>,
 }
 
 impl Evaluator {
@@ -106,6 +108,7 @@ impl Evaluator {
             spans: [Span { first: 0, last: 0 }; LANES],
             runs: [Span { first: 0, last: 0 }; LANES],
             run_count: 0,
+            distinct: Some(0),
         }
     }
 
@@ -122,27 +125,32 @@ impl Evaluator {
     }
 
     /// The distinct bytes the last instruction's taking-part lanes request, `elem` each from
-    /// their addresses: lanes that repeat or overlap bytes count them once. One pass when
-    /// the addresses ascend, as in most kernels; a sort of a copy otherwise.
+    /// their addresses: lanes that repeat or overlap bytes count them once. Counted during
+    /// [`Evaluator::run`] when the addresses ascend, as in most kernels; from a sorted copy
+    /// otherwise.
     pub(crate) fn distinct_bytes(&self, elem: u64) -> u64 {
+        match self.distinct {
+            Some(bytes) => bytes,
+            None => self.distinct_bytes_sorted(elem),
+        }
+    }
+
+    /// [`Evaluator::distinct_bytes`] for addresses that do not ascend: a sorted copy.
+    #[cold]
+    fn distinct_bytes_sorted(&self, elem: u64) -> u64 {
         let mut sorted = [0u64; LANES];
         let mut n = 0;
-        let mut ascending = true;
-        for t in 0..LANES {
-            if self.mask & (1u64 << t) != 0 {
-                let a = self.addresses[t];
-                ascending &= n == 0 || sorted[n - 1] <= a;
-                sorted[n] = a;
-                n += 1;
-            }
+        let mut lanes = self.mask;
+        while lanes != 0 {
+            let t = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            sorted[n] = self.addresses[t];
+            n += 1;
         }
         let sorted = &mut sorted[..n];
-        if !ascending {
-            sorted.sort_unstable();
-        }
+        sorted.sort_unstable();
         let (mut total, mut covered_to) = (0u64, 0u64);
         for &a in sorted.iter() {
-            // Bytes [a, a + elem); the evaluator checked that they end below 2^64.
             let end = a.saturating_add(elem);
             let start = a.max(covered_to);
             if end > start {
@@ -206,6 +214,9 @@ impl Evaluator {
         let (active_fails, idx_fails) = (failing(&active_error), failing(&idx_error));
         let mut m = lanes.mask | mask;
         let mut taking_part = 0;
+        // Distinct requested bytes, merged as the lanes go while their addresses ascend (the
+        // usual case); `None` once one descends, and then counted from a sorted copy.
+        let (mut distinct, mut covered_to, mut previous) = (Some(0u64), 0u128, 0u64);
         while m != 0 {
             let t = m.trailing_zeros();
             m &= m - 1;
@@ -230,6 +241,19 @@ impl Evaluator {
                 }
             };
             self.addresses[t as usize] = address;
+            if let Some(d) = distinct.as_mut() {
+                if address < previous {
+                    distinct = None;
+                } else {
+                    previous = address;
+                    // In 128 bits: the bytes may end at 2^64 exactly.
+                    let (start, end) = (u128::from(address).max(covered_to), u128::from(last) + 1);
+                    if end > start {
+                        *d += (end - start) as u64;
+                        covered_to = end;
+                    }
+                }
+            }
             self.spans[taking_part as usize] = Span {
                 first: address >> sector_shift,
                 last: last >> sector_shift,
@@ -237,6 +261,7 @@ impl Evaluator {
             taking_part += 1;
         }
         self.mask = mask;
+        self.distinct = distinct;
         let spans = &mut self.spans[..taking_part as usize];
         sort_ascending(spans, |s| s.first);
         self.run_count = merge_sorted_into(spans, &mut self.runs);

@@ -242,22 +242,35 @@ impl Job {
             k.shared_requested_bytes += requested;
             k.wavefronts.add(wavefronts);
         }
-        let row = WarpRow {
+        let number = stmt.number;
+        let costs = [0, 0, wavefronts.wavefronts, wavefronts.conflicts()];
+        self.offer(c, costs, || WarpRow {
             wavefronts: Some(wavefronts),
-            ..warp_row(c, site, stmt.number, &instruction, requested)
-        };
-        self.offer(row);
+            ..warp_row(c, site, number, &instruction, requested)
+        });
     }
 
     /// Counts a warp instruction into the heat map, and into each worst list it qualifies
-    /// for: more of that measure than the last row kept, and some of it.
-    fn offer(&mut self, row: WarpRow) {
-        let costs = Measure::ALL.map(|m| row.cost(m));
-        self.heat.add(row.block, row.warp, costs);
+    /// for: more of that measure than the last row kept, and some of it. The row is built
+    /// only when it is kept, which is rare after the first few instructions.
+    #[inline]
+    fn offer(&mut self, c: Cursor, costs: [u64; 4], row: impl FnOnce() -> WarpRow) {
+        self.heat.add(c.block, c.warp, costs);
+        let qualifies = |list: &Vec<WarpRow>, cost: u64, measure: Measure| {
+            cost > 0 && (list.len() < WORST || list.last().is_some_and(|w| cost > w.cost(measure)))
+        };
+        if !self
+            .worst
+            .iter()
+            .zip(costs)
+            .zip(Measure::ALL)
+            .any(|((list, cost), m)| qualifies(list, cost, m))
+        {
+            return;
+        }
+        let row = row();
         for ((list, cost), measure) in self.worst.iter_mut().zip(costs).zip(Measure::ALL) {
-            let qualifies = cost > 0
-                && (list.len() < WORST || list.last().is_some_and(|w| cost > w.cost(measure)));
-            if qualifies {
+            if qualifies(list, cost, measure) {
                 // After every row with at least as much: ties keep execution order.
                 let at = list.partition_point(|w| w.cost(measure) >= cost);
                 list.insert(at, row);
@@ -331,13 +344,14 @@ impl Job {
             }
         }
         let ideal_sectors = evaluator.distinct_bytes(stmt.elem).div_ceil(sector_bytes);
-        let row = WarpRow {
+        let number = stmt.number;
+        let excess = instruction.sectors.saturating_sub(ideal_sectors);
+        self.offer(c, [instruction.sectors, excess, 0, 0], || WarpRow {
             sectors: instruction.sectors,
             ideal_sectors,
             transferred_bytes: instruction.sectors * sector_bytes,
-            ..warp_row(c, site, stmt.number, &instruction, requested_bytes)
-        };
-        self.offer(row);
+            ..warp_row(c, site, number, &instruction, requested_bytes)
+        });
     }
 
     fn advance(&mut self) {
