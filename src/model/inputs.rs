@@ -5,7 +5,7 @@
 //! checked [`Scenario`] or a list of [`FieldError`]s that name the field and what is accepted.
 //! Lane-by-lane evaluation lives in `sectors`.
 //!
-//! Why one file of ~620 lines: the fields, their limits, the hints worded from those limits
+//! Why one file: the fields, their limits, the hints worded from those limits
 //! and the checks that enforce them stay side by side, so a limit is changed in one place.
 
 use super::arch::Arch;

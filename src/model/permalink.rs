@@ -7,7 +7,7 @@
 //! problem a link had. Encoding writes `v=1` and only the values that differ from the
 //! default, in a fixed order. A future version bumps `v` and keeps decoding this one.
 //!
-//! Why one file of ~610 lines: decoding, encoding and the warnings must agree parameter by
+//! Why one file: decoding, encoding and the warnings must agree parameter by
 //! parameter; they stay side by side so that a new parameter is added in one place.
 
 use super::arch::Arch;

@@ -94,6 +94,10 @@ pub fn ReadoutList(
     #[prop(into, default = Signal::stored(false))]
     stale: Signal<bool>,
 ) -> impl IntoView {
+    // The kernel view and the trace panel show the same readouts at once: each list numbers
+    // its tooltips' ids, so no id is on the page twice.
+    static LISTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let list = LISTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     view! {
         <dl class="readouts" class:outdated=stale>
             {move || {
@@ -103,7 +107,7 @@ pub fn ReadoutList(
                     .map(|r| {
                         // A term explains itself on hover and on keyboard focus.
                         let term = crate::model::lessons::term_of_readout(r.id).map(|t| {
-                            let tip = format!("tip-{prefix}{}", r.id);
+                            let tip = format!("tip-{list}-{prefix}{}", r.id);
                             (tip, t.definition)
                         });
                         let label = match term {

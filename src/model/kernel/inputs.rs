@@ -428,6 +428,21 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// How a warp row names statement `n`: `a2`, or `a2: tile read` when it has a name.
+    ///
+    /// ```
+    /// use coalescing_lab::model::kernel::{KernelInputs, Machine};
+    /// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+    /// assert_eq!(kernel.statement_label(1), "a1");
+    /// ```
+    pub fn statement_label(&self, n: u8) -> String {
+        let number = format!("a{n}");
+        match self.statements.iter().find(|s| s.number == n) {
+            Some(s) if s.name != number => format!("{number}: {}", s.name),
+            _ => number,
+        }
+    }
+
     /// Threads in one block.
     pub fn threads_per_block(&self) -> u64 {
         self.block.iter().map(|&b| u64::from(b)).product()

@@ -238,13 +238,7 @@ fn WarpTable(
                                 <td class="mono">{row.block}</td>
                                 <td class="mono">{format!("({x},{y},{z})")}</td>
                                 <td class="mono">{row.warp}</td>
-                                <td class="mono">{analysed.with_untracked(|k| {
-                                    let name = k.as_ref().and_then(|k| k.statements.iter().find(|s| s.number == row.stmt)).map(|s| s.name.clone());
-                                    match name {
-                                        Some(name) if name != format!("a{}", row.stmt) => format!("a{}: {name}", row.stmt),
-                                        _ => format!("a{}", row.stmt),
-                                    }
-                                })}</td>
+                                <td class="mono">{analysed.with_untracked(|k| k.as_ref().map_or_else(|| format!("a{}", row.stmt), |k| k.statement_label(row.stmt)))}</td>
                                 <td class="mono">{row.iter}</td>
                                 <td class="mono">{lane0_text(&row)}</td>
                                 <td class="mono">{row.active_lanes}</td>
