@@ -17,7 +17,7 @@
 //! `l1tex__data_pipe_lsu_wavefronts_mem_shared` and
 //! `l1tex__data_bank_conflicts_pipe_lsu_mem_shared`.
 
-use super::sectors::Span;
+use super::span::Span;
 
 /// Banks of shared memory.
 pub const BANKS: u32 = 32;

@@ -5,7 +5,7 @@
 //!
 //! Every rounding, plural and size helper lives here and nowhere else.
 
-use super::sectors::Ratio;
+use super::ratio::Ratio;
 
 /// A ratio for `data-value`: the shortest round-tripping decimal, or empty when undefined.
 ///
@@ -59,7 +59,7 @@ pub fn hex(address: u64) -> String {
 /// assert_eq!(runs(&spans, 1), "0…3, …");
 /// assert_eq!(runs(&[], 8), "");
 /// ```
-pub fn runs(spans: &[super::sectors::Span], most: usize) -> String {
+pub fn runs(spans: &[super::span::Span], most: usize) -> String {
     let mut parts: Vec<String> = spans
         .iter()
         .take(most)

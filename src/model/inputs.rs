@@ -213,40 +213,7 @@ fn global() -> String {
     Field::Space.default_text().into()
 }
 
-/// The memory one instruction reads or writes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Space {
-    /// Device memory through the caches: sectors and lines.
-    #[default]
-    Global,
-    /// On-chip shared memory: banks and wavefronts.
-    Shared,
-}
-
-impl Space {
-    /// The space named `text` (surrounding spaces ignored), if any.
-    ///
-    /// ```
-    /// use coalescing_lab::model::inputs::Space;
-    /// assert_eq!(Space::parse(" shared "), Some(Space::Shared));
-    /// assert_eq!(Space::parse("local"), None);
-    /// ```
-    pub fn parse(text: &str) -> Option<Space> {
-        match text.trim() {
-            "global" => Some(Space::Global),
-            "shared" => Some(Space::Shared),
-            _ => None,
-        }
-    }
-
-    /// Its name in links and forms.
-    pub fn name(self) -> &'static str {
-        match self {
-            Space::Global => "global",
-            Space::Shared => "shared",
-        }
-    }
-}
+pub use super::machine::Space;
 
 /// Checked inputs: every value is in range and every expression parses.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -263,8 +230,8 @@ pub struct Scenario {
 
 /// Access sizes a lane may request, as CUDA's built-in types allow.
 pub const ELEM_SIZES: [u64; 5] = [1, 2, 4, 8, 16];
-/// Largest warp: AMD's wave64.
-pub const MAX_WARP: u32 = 64;
+/// Largest warp: AMD's wave64, [`super::machine::LANES`] lanes.
+pub const MAX_WARP: u32 = super::machine::LANES as u32;
 /// Smallest sector in bytes.
 pub const MIN_SECTOR_BYTES: u64 = 8;
 /// Largest sector in bytes.

@@ -9,6 +9,7 @@
 //!
 //! Depends on std and serde only: no leptos, web-sys or js-sys here.
 
+pub mod address;
 pub mod arch;
 pub mod bank_map;
 pub mod banks;
@@ -23,13 +24,22 @@ pub mod format;
 pub mod inputs;
 pub mod kernel;
 pub mod lessons;
+pub mod machine;
 pub mod permalink;
 pub mod predict;
 pub mod presets;
 pub mod probe;
 pub mod ramp;
+pub mod ratio;
 pub mod readouts;
 pub mod roofline;
 pub mod sector_map;
 pub mod sectors;
+pub mod span;
 pub mod trace;
+pub mod warp;
+
+pub use address::AccessError;
+pub use machine::{AccessKind, Machine, Space, LANES};
+pub use ratio::Ratio;
+pub use span::Span;

@@ -10,7 +10,8 @@ use super::banks::{bank_of, BankReport};
 use super::csv::Csv;
 use super::format::plural;
 use super::format::{hex, percent, ratio_value};
-use super::sectors::{Analysis, Span};
+use super::sectors::Analysis;
+use super::span::Span;
 
 /// One result of the calculator.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

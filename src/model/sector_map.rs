@@ -2,7 +2,8 @@
 //! the address axis breaks over untouched space, which bytes of each sector a lane asked
 //! for, and where each lane sits. Drawing turns this into pixels (`charts::sector_map`).
 
-use super::sectors::{Analysis, Span};
+use super::sectors::Analysis;
+use super::span::Span;
 
 /// One touched sector, in address order.
 #[derive(Clone, Debug, PartialEq, Eq)]

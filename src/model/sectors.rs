@@ -5,28 +5,17 @@
 //! O(lanes · log lanes) whatever the addresses. The tests check this closed form against a
 //! byte-by-byte oracle.
 //!
-//! Why one file of ~560 lines: the calculator's analysis and the address, merge and sort
-//! helpers the kernel engine shares with it are one set of formulas, kept in one place so the
-//! two panels cannot drift apart.
+//! The address arithmetic (`address`) and the span merging (`span`) it shares with the warp
+//! core are leaf modules, so the calculator and the kernel cannot drift apart.
 
+use super::address::{lane_address, last_byte};
 use super::banks::{words, BankCounter, BankReport};
 use super::expr::{EvalError, Expr, LANES};
 use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario, Space};
-
-/// An inclusive run of sector, line or byte indices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Span {
-    pub first: u64,
-    pub last: u64,
-}
-
-impl Span {
-    /// Number of indices in the span (at least 1).
-    #[allow(clippy::len_without_is_empty)] // a span always holds at least one index
-    pub fn len(self) -> u64 {
-        self.last - self.first + 1
-    }
-}
+use super::span::{merge_sorted, merged_len, sort_ascending};
+/// The span and the ratio live in their own leaf modules; re-exported where the calculator
+/// always offered them.
+pub use super::{ratio::Ratio, span::Span};
 
 /// What one active lane requests.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -48,20 +37,6 @@ pub struct Lane {
     pub lane: u32,
     /// `None` for an inactive lane.
     pub access: Option<Access>,
-}
-
-/// A fraction kept exact, shown as a decimal or a percentage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ratio {
-    pub numerator: u64,
-    pub denominator: u64,
-}
-
-impl Ratio {
-    /// The ratio as a float; the denominator is never zero.
-    pub fn value(self) -> f64 {
-        self.numerator as f64 / self.denominator as f64
-    }
 }
 
 /// The warp's totals.
@@ -417,53 +392,6 @@ fn indexed_address(base: u64, elem: u64, idx: i64, lane: u32) -> Result<u64, Fie
         .map_err(|reason| FieldError::new(Field::Idx, format!("lane {lane}: {reason}")))
 }
 
-/// `base + elem × idx` as a start address, or why it is none: "address 0 + 4 × -1 = -4 is
-/// negative". The reason names no lane; callers say whose address it is. Shared with the
-/// kernel view, so that both panels refuse the same addresses with the same words.
-// The usual cases are inlined: the kernel view calls these once per lane access from its own
-// wasm chunk, where a call into the main module goes through the function table.
-#[inline(always)]
-pub(crate) fn lane_address(base: u64, elem: u64, idx: i64) -> Result<u64, String> {
-    // The usual case in 64 bits; 128-bit arithmetic only to word an error exactly.
-    match u64::try_from(idx)
-        .ok()
-        .and_then(|i| elem.checked_mul(i))
-        .and_then(|offset| base.checked_add(offset))
-    {
-        Some(address) => Ok(address),
-        None => lane_address_wide(base, elem, idx),
-    }
-}
-
-/// [`lane_address`] when a negative index or an overflow needs 128 bits.
-#[cold]
-#[inline(never)]
-fn lane_address_wide(base: u64, elem: u64, idx: i64) -> Result<u64, String> {
-    let address = i128::from(base) + i128::from(elem) * i128::from(idx);
-    if address < 0 {
-        return Err(format!(
-            "address {base} + {elem} × {idx} = {address} is negative"
-        ));
-    }
-    u64::try_from(address)
-        .map_err(|_| format!("address {base} + {elem} × {idx} = {address} is past 2^64"))
-}
-
-/// The last byte of `elem` bytes from `address`, or why they run past 2^64 (no lane named).
-#[inline(always)]
-pub(crate) fn last_byte(address: u64, elem: u64) -> Result<u64, String> {
-    match address.checked_add(elem - 1) {
-        Some(last) => Ok(last),
-        None => Err(past_end(address, elem)),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn past_end(address: u64, elem: u64) -> String {
-    format!("{elem} bytes at address {address} run past 2^64")
-}
-
 fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
     let last = last_byte(address, s.elem).map_err(|reason| {
         let field = match s.addressing {
@@ -485,102 +413,4 @@ fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
         },
         aligned: address.is_multiple_of(s.elem),
     })
-}
-
-/// Sorts `items` by `key`, ascending. Most patterns arrive in order (or reversed): checking
-/// is cheaper than sorting.
-pub(crate) fn sort_ascending<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
-    if items.iter().rev().is_sorted_by_key(&key) {
-        items.reverse();
-    } else if !items.is_sorted_by_key(&key) {
-        items.sort_unstable_by_key(key);
-    }
-}
-
-/// Merges spans, given in ascending order of `first`, into ascending, disjoint,
-/// non-adjacent runs.
-fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {
-    let spans: Vec<Span> = spans.collect();
-    let mut runs = spans.clone();
-    let count = merge_sorted_into(&spans, &mut runs);
-    runs.truncate(count);
-    runs
-}
-
-/// [`merge_sorted`] into a buffer the caller reuses (the kernel view merges a million warps):
-/// the runs go to the front of `runs`, which must be at least as long as `spans`, and their
-/// number is returned.
-pub(crate) fn merge_sorted_into(spans: &[Span], runs: &mut [Span]) -> usize {
-    let mut count: usize = 0;
-    for span in spans {
-        match count.checked_sub(1).and_then(|at| runs.get_mut(at)) {
-            Some(run) if span.first <= run.last.saturating_add(1) => {
-                run.last = run.last.max(span.last);
-            }
-            _ => {
-                if let Some(slot) = runs.get_mut(count) {
-                    *slot = *span;
-                    count += 1;
-                }
-            }
-        }
-    }
-    count
-}
-
-/// The number of indices the spans cover together, given in ascending order of `first`:
-/// the total length of [`merge_sorted`]'s runs, without building them.
-fn merged_len(spans: impl Iterator<Item = Span>) -> u64 {
-    let mut total = 0;
-    let mut open: Option<Span> = None;
-    for span in spans {
-        match open.as_mut() {
-            Some(run) if span.first <= run.last.saturating_add(1) => {
-                run.last = run.last.max(span.last);
-            }
-            _ => {
-                total += open.map_or(0, Span::len);
-                open = Some(span);
-            }
-        }
-    }
-    total + open.map_or(0, Span::len)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merged_len_is_the_length_of_the_merged_runs() {
-        let s = |first, last| Span { first, last };
-        let spans = [
-            s(0, 1),
-            s(2, 2),
-            s(5, 6),
-            s(6, 7),
-            s(9, 9),
-            s(9, 20),
-            s(12, 13),
-        ];
-        let runs = merge_sorted(spans.into_iter());
-        assert_eq!(
-            merged_len(spans.into_iter()),
-            runs.iter().map(|r| r.len()).sum::<u64>()
-        );
-        assert_eq!(merged_len(std::iter::empty()), 0);
-    }
-
-    #[test]
-    fn merge_joins_overlapping_and_adjacent_spans_only() {
-        let s = |first, last| Span { first, last };
-        let runs = merge_sorted([s(0, 1), s(2, 2), s(5, 6), s(6, 7), s(9, 9)].into_iter());
-        assert_eq!(runs, vec![s(0, 2), s(5, 7), s(9, 9)]);
-        assert_eq!(
-            merge_sorted([s(0, 0), s(u64::MAX, u64::MAX)].into_iter()).len(),
-            2
-        );
-        // A span swallowed by an earlier, longer one.
-        assert_eq!(merge_sorted([s(0, 9), s(2, 3)].into_iter()), vec![s(0, 9)]);
-    }
 }

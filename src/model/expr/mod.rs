@@ -32,7 +32,7 @@ use std::fmt;
 /// Longest accepted expression, in characters.
 pub const MAX_CHARS: usize = 256;
 /// Lanes [`Expr::eval_lanes`] evaluates at once: the widest warp.
-pub const LANES: usize = 64;
+pub use super::machine::LANES;
 /// Deepest accepted nesting of parentheses, calls, unary operators and conditionals.
 pub const MAX_DEPTH: usize = 32;
 

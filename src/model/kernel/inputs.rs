@@ -8,7 +8,8 @@
 use super::super::error::{FieldError, FieldName};
 use super::super::exact::Exact;
 use super::super::expr::kernel::KernelExpr;
-use super::super::inputs::{Scenario, Space};
+use super::super::inputs::Space;
+pub use super::super::machine::{AccessKind, Machine};
 use super::parse::{
     keep, parse_block, parse_cache, parse_flops, parse_loop, parse_shape, parse_statement, product,
 };
@@ -29,39 +30,6 @@ pub const MAX_CACHE_BYTES: u64 = 1 << 30;
 pub const MAX_NAME_CHARS: usize = 24;
 /// Largest grid or block extent on one axis (CUDA's grid x limit, 2^31 − 1).
 pub(super) const MAX_EXTENT: u64 = (1 << 31) - 1;
-
-/// The machine the kernel runs on: the calculator's `warp`, `sector` and `line`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Machine {
-    /// Lanes per warp, 1 to 64.
-    pub warp: u32,
-    /// Bytes per sector, a power of two from 8 to 1024.
-    pub sector_bytes: u64,
-    /// Bytes per cache line, a power-of-two multiple of the sector up to 4096.
-    pub line_bytes: u64,
-}
-
-impl Machine {
-    /// The machine of a checked calculator scenario.
-    pub fn of(scenario: &Scenario) -> Machine {
-        Machine {
-            warp: scenario.warp,
-            sector_bytes: scenario.sector_bytes,
-            line_bytes: scenario.line_bytes,
-        }
-    }
-}
-
-impl Default for Machine {
-    /// NVIDIA Volta and newer: 32 lanes, 32-byte sectors, 128-byte lines.
-    fn default() -> Machine {
-        Machine {
-            warp: 32,
-            sector_bytes: 32,
-            line_bytes: 128,
-        }
-    }
-}
 
 /// One field of a statement; its URL parameter is `aN.` followed by [`StmtField::name`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -356,16 +324,6 @@ impl KernelInputs {
             notes,
         })
     }
-}
-
-/// What a statement does: read, write, or wait at a barrier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum AccessKind {
-    Load,
-    Store,
-    /// `__syncthreads()`: no memory access; counted as one barrier per block each time the
-    /// block reaches it.
-    Sync,
 }
 
 /// A checked statement.

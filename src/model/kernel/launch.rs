@@ -1,16 +1,16 @@
 //! The launch's shape and one warp instruction's lanes: which threads form each warp, and the
-//! sectors one warp instruction touches.
+//! addresses of one warp instruction, as the warp core's access.
 //!
 //! Warps are formed as CUDA forms them: thread `(x, y, z)` of a block has linear id
 //! `tid = x + y·Bx + z·Bx·By`, and warp `w` holds `tid` from `w·W` to `w·W + W − 1`; a partial
-//! last warp has inactive lanes. Blocks are numbered `bx + by·Gx + bz·Gx·Gy`. The sector
-//! arithmetic is the calculator's (`sectors`), so a launch of one warp tells the same story.
+//! last warp has inactive lanes. Blocks are numbered `bx + by·Gx + bz·Gx·Gy`. The sectors are
+//! the warp core's (`model::warp`), so a launch of one warp tells the calculator's story.
 //! Knows nothing of the cache, the order of execution or the totals.
 
-use super::super::banks::words;
+use super::super::address::{lane_address, last_byte};
 use super::super::expr::kernel::WarpVars;
 use super::super::expr::{EvalError, LANES};
-use super::super::sectors::{lane_address, last_byte, merge_sorted_into, sort_ascending, Span};
+use super::super::warp::WarpAccess;
 use super::inputs::{Kernel, KernelError, KernelField, Statement, StmtField};
 
 /// The lanes of one warp of a block: their `threadIdx` and which exist.
@@ -68,12 +68,10 @@ pub(crate) struct Site {
     pub(crate) warp: u32,
 }
 
-/// What one warp instruction requests.
+/// What one warp instruction requests, before the warp core measures it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Instruction {
     pub(crate) active_lanes: u32,
-    /// Distinct sectors, counted cold.
-    pub(crate) sectors: u64,
     /// Lane 0's address; `None` when lane 0 is inactive.
     pub(crate) lane0: Option<u64>,
 }
@@ -87,14 +85,6 @@ pub(crate) struct Evaluator {
     pub(crate) addresses: [u64; LANES],
     /// The lanes that took part in the last instruction.
     pub(crate) mask: u64,
-    /// Each taking-part lane's sector span, `spans[..taking]`; fixed arrays, since pushing to
-    /// a vector cost a call per lane at the page's size-first optimisation level.
-    spans: [Span; LANES],
-    /// The last instruction's sectors as merged runs, ascending: `runs[..run_count]`.
-    runs: [Span; LANES],
-    run_count: usize,
-    /// The last instruction's distinct requested bytes, when its addresses ascended.
-    distinct: Option<u64>,
 }
 
 impl Evaluator {
@@ -105,65 +95,27 @@ impl Evaluator {
             idx: [0; LANES],
             addresses: [0; LANES],
             mask: 0,
-            spans: [Span { first: 0, last: 0 }; LANES],
-            runs: [Span { first: 0, last: 0 }; LANES],
-            run_count: 0,
-            distinct: Some(0),
         }
     }
 
-    /// The last instruction's taking-part lanes with the 4-byte words of their `elem` bytes,
-    /// in lane order: the bank model's input.
-    pub(crate) fn lane_words(&self, elem: u64) -> impl Iterator<Item = (u32, Span)> + '_ {
-        let mask = self.mask;
-        (0..LANES as u32)
-            .filter(move |t| mask & (1u64 << t) != 0)
-            .map(move |t| {
-                let address = self.addresses[t as usize];
-                (t, words(address, address + (elem - 1)))
-            })
-    }
-
-    /// The distinct bytes the last instruction's taking-part lanes request, `elem` each from
-    /// their addresses: lanes that repeat or overlap bytes count them once. Counted during
-    /// [`Evaluator::run`] when the addresses ascend, as in most kernels; from a sorted copy
-    /// otherwise.
-    pub(crate) fn distinct_bytes(&self, elem: u64) -> u64 {
-        match self.distinct {
-            Some(bytes) => bytes,
-            None => self.distinct_bytes_sorted(elem),
+    /// The last instruction as the warp core's access.
+    pub(crate) fn access(
+        &self,
+        stmt: &Statement,
+        site: usize,
+        block: u64,
+        warp: u32,
+    ) -> WarpAccess<'_> {
+        WarpAccess {
+            site,
+            kind: stmt.kind,
+            space: stmt.space,
+            elem: stmt.elem,
+            block,
+            warp,
+            mask: self.mask,
+            addresses: &self.addresses,
         }
-    }
-
-    /// [`Evaluator::distinct_bytes`] for addresses that do not ascend: a sorted copy.
-    #[cold]
-    fn distinct_bytes_sorted(&self, elem: u64) -> u64 {
-        let mut sorted = [0u64; LANES];
-        let mut n = 0;
-        let mut lanes = self.mask;
-        while lanes != 0 {
-            let t = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            sorted[n] = self.addresses[t];
-            n += 1;
-        }
-        let sorted = &mut sorted[..n];
-        sorted.sort_unstable();
-        let (mut total, mut covered_to) = (0u64, 0u64);
-        for &a in sorted.iter() {
-            let end = a.saturating_add(elem);
-            let start = a.max(covered_to);
-            if end > start {
-                total += end - start;
-                covered_to = end;
-            }
-        }
-        total
-    }
-
-    /// The last instruction's sectors as merged runs, ascending.
-    pub(crate) fn runs(&self) -> &[Span] {
-        &self.runs[..self.run_count]
     }
 
     /// Evaluates the warp instruction at `site`: the active guard, then the index of the
@@ -178,7 +130,6 @@ impl Evaluator {
         let Some(stmt) = kernel.statements.get(site.stmt) else {
             return Ok(Instruction {
                 active_lanes: 0,
-                sectors: 0,
                 lane0: None,
             });
         };
@@ -207,16 +158,12 @@ impl Evaluator {
             }
         };
         let idx_error = stmt.idx.eval_lanes(mask, &vars, &mut self.idx).err();
-        let sector_shift = kernel.machine.sector_bytes.trailing_zeros();
         // Lane by lane, lowest first, so that the first problem met is the lowest lane's, in
         // the calculator's order: the guard, then the index, then the address.
         let failing = |e: &Option<EvalError>| e.as_ref().map_or(u32::MAX, |e| e.lane as u32);
         let (active_fails, idx_fails) = (failing(&active_error), failing(&idx_error));
         let mut m = lanes.mask | mask;
         let mut taking_part = 0;
-        // Distinct requested bytes, merged as the lanes go while their addresses ascend (the
-        // usual case); `None` once one descends, and then counted from a sorted copy.
-        let (mut distinct, mut covered_to, mut previous) = (Some(0u64), 0u128, 0u64);
         while m != 0 {
             let t = m.trailing_zeros();
             m &= m - 1;
@@ -233,41 +180,26 @@ impl Evaluator {
             }
             let address = lane_address(stmt.base, stmt.elem, self.idx[t as usize])
                 .and_then(|a| last_byte(a, stmt.elem).map(|last| (a, last)));
-            let (address, last) = match address {
-                Ok(pair) => pair,
+            let address = match address {
+                Ok((address, _)) => address,
                 Err(reason) => {
                     let blamed = blame_for_address(stmt.base, stmt.elem, self.idx[t as usize]);
-                    return Err(thread_error(kernel, stmt, blamed, site, t, &reason));
+                    return Err(thread_error(
+                        kernel,
+                        stmt,
+                        blamed,
+                        site,
+                        t,
+                        &reason.to_string(),
+                    ));
                 }
             };
             self.addresses[t as usize] = address;
-            if let Some(d) = distinct.as_mut() {
-                if address < previous {
-                    distinct = None;
-                } else {
-                    previous = address;
-                    // In 128 bits: the bytes may end at 2^64 exactly.
-                    let (start, end) = (u128::from(address).max(covered_to), u128::from(last) + 1);
-                    if end > start {
-                        *d += (end - start) as u64;
-                        covered_to = end;
-                    }
-                }
-            }
-            self.spans[taking_part as usize] = Span {
-                first: address >> sector_shift,
-                last: last >> sector_shift,
-            };
             taking_part += 1;
         }
         self.mask = mask;
-        self.distinct = distinct;
-        let spans = &mut self.spans[..taking_part as usize];
-        sort_ascending(spans, |s| s.first);
-        self.run_count = merge_sorted_into(spans, &mut self.runs);
         Ok(Instruction {
             active_lanes: taking_part,
-            sectors: self.runs().iter().map(|r| r.len()).sum(),
             lane0: (mask & 1 != 0).then_some(self.addresses[0]),
         })
     }

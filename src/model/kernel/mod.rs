@@ -3,10 +3,11 @@
 //!
 //! - `inputs`: the parameters as typed and their checks into a [`Kernel`];
 //! - `parse`: one parser per field, with its limits and messages;
-//! - `launch`: threads into warps, and one warp instruction's sectors (the calculator's rules);
-//! - `cache`: the fully associative LRU sector cache;
-//! - `run`: the resumable [`Job`] that walks the launch in execution order; shared-memory
-//!   statements go through the bank model (`model::banks`), barriers are counted per block;
+//! - `launch`: threads into warps, and one warp instruction's lane addresses;
+//! - `walk`: the execution order, written once;
+//! - `run`: the resumable [`Job`] that feeds the walk to the warp core's tally
+//!   (`model::warp`: sectors, the cache, the bank model, per-site figures), with the barrier
+//!   rule;
 //! - `analysis`: what a finished launch reports;
 //! - `warps`: one instruction's warps, and the hand-off to the calculator;
 //! - `presets`: the course's kernels;
@@ -18,7 +19,8 @@
 //! Pure: std and serde only, no browser.
 
 mod analysis;
-pub mod cache;
+/// The cache model is the warp core's; it was first written here.
+pub use super::warp::cache;
 mod compare;
 mod export;
 mod inputs;
@@ -27,10 +29,11 @@ mod parse;
 pub(crate) use parse::is_bidi_control;
 pub mod presets;
 mod run;
-mod unique;
 pub mod view;
+mod walk;
 mod warps;
 
+pub use super::warp::UNIQUE_BUDGET_BYTES;
 pub use analysis::{
     Figures, HeatBands, HeatMap, KernelAnalysis, Measure, StatementFigures, WarpRow, HEAT_BANDS,
     MAX_HEAT_CELLS,
@@ -41,6 +44,4 @@ pub use inputs::{
     MAX_THREADS_PER_BLOCK,
 };
 pub use run::{analyze_kernel, Job};
-pub(crate) use unique::UniqueSectors;
-pub use unique::UNIQUE_BUDGET_BYTES;
 pub use warps::{calculator_addrs, each_instruction, warp_rows, Executed, Pick};

@@ -4,12 +4,13 @@
 //! These recompute the instruction alone, counted cold, without the cache or the rest of the
 //! launch, so the page can show any instruction at once. Knows nothing of the job's totals.
 
-use super::super::banks::BankCounter;
 use super::super::format::plural;
-use super::super::inputs::Space;
+use super::super::machine::LANES;
+use super::super::warp::Scratch;
 use super::analysis::WarpRow;
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, StmtField};
 use super::launch::{block_idx, warps_of_block, Evaluator, Site};
+use super::walk::Walk;
 
 /// A warp instruction's statement, iteration and block, as the page picks them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,12 +39,12 @@ pub struct Pick {
 /// ```
 pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelError> {
     let (stmt_at, site) = check(kernel, pick)?;
+    let Some(stmt) = kernel.statements.get(stmt_at) else {
+        return Ok(Vec::new());
+    };
     let mut evaluator = Evaluator::new();
-    let mut banks = BankCounter::default();
-    let (elem, shared) = kernel
-        .statements
-        .get(stmt_at)
-        .map_or((0, false), |s| (s.elem, s.space == Space::Shared));
+    let mut scratch = Scratch::default();
+    let sector_shift = kernel.machine.sector_bytes.trailing_zeros();
     let mut rows = Vec::new();
     for (w, lanes) in warps_of_block(kernel).iter().enumerate() {
         let site = Site {
@@ -51,16 +52,9 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
             ..site
         };
         let instruction = evaluator.run(kernel, lanes, site)?;
-        let requested_bytes = u64::from(instruction.active_lanes) * elem;
-        // A shared access moves no sector: its cost is wavefronts.
-        let sectors = if shared { 0 } else { instruction.sectors };
-        let ideal_sectors = if shared {
-            0
-        } else {
-            evaluator
-                .distinct_bytes(elem)
-                .div_ceil(kernel.machine.sector_bytes)
-        };
+        let access = evaluator.access(stmt, stmt_at, pick.block, site.warp);
+        // The evaluator checked every lane's bytes: measuring cannot fail.
+        let cost = scratch.measure(&access, sector_shift).unwrap_or_default();
         rows.push(WarpRow {
             block: pick.block,
             block_idx: site.block_idx,
@@ -70,11 +64,11 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
             iter: site.i,
             lane0_address: instruction.lane0,
             active_lanes: instruction.active_lanes,
-            sectors,
-            ideal_sectors,
-            requested_bytes,
-            transferred_bytes: sectors * kernel.machine.sector_bytes,
-            wavefronts: shared.then(|| banks.count(elem, evaluator.lane_words(elem))),
+            sectors: cost.sectors,
+            ideal_sectors: cost.ideal_sectors,
+            requested_bytes: cost.requested_bytes,
+            transferred_bytes: cost.sectors * kernel.machine.sector_bytes,
+            wavefronts: cost.wavefronts,
         });
     }
     Ok(rows)
@@ -186,7 +180,7 @@ pub struct Executed<'a> {
     /// Lanes that take part.
     pub mask: u64,
     /// Each taking-part lane's address, by lane.
-    pub addresses: &'a [u64; 64],
+    pub addresses: &'a [u64; LANES],
 }
 
 /// Every memory instruction of the launch, in the job's execution order (blocks, iterations,
@@ -206,35 +200,24 @@ pub fn each_instruction(
     kernel: &Kernel,
     mut f: impl FnMut(Executed<'_>),
 ) -> Result<(), KernelError> {
-    let warps = warps_of_block(kernel);
-    let mut evaluator = Evaluator::new();
-    for block in 0..kernel.blocks() {
-        let idx = block_idx(kernel, block);
-        for iteration in 0..kernel.loop_range.iterations {
-            for (at, stmt) in kernel.statements.iter().enumerate() {
-                if stmt.kind == AccessKind::Sync {
-                    continue;
-                }
-                for (w, lanes) in warps.iter().enumerate() {
-                    let site = Site {
-                        block_idx: idx,
-                        i: kernel.loop_range.value(iteration),
-                        stmt: at,
-                        warp: w as u32,
-                    };
-                    evaluator.run(kernel, lanes, site)?;
-                    f(Executed {
-                        stmt,
-                        block: idx,
-                        block_number: block,
-                        warp: w as u32,
-                        iteration,
-                        mask: evaluator.mask,
-                        addresses: &evaluator.addresses,
-                    });
-                }
-            }
+    let mut walk = Walk::new(kernel);
+    while let Some(step) = walk.next(kernel) {
+        let c = step?.cursor;
+        let Some(stmt) = kernel.statements.get(c.stmt) else {
+            continue;
+        };
+        if stmt.kind == AccessKind::Sync {
+            continue;
         }
+        f(Executed {
+            stmt,
+            block: block_idx(kernel, c.block),
+            block_number: c.block,
+            warp: c.warp,
+            iteration: c.iteration,
+            mask: walk.evaluator.mask,
+            addresses: &walk.evaluator.addresses,
+        });
     }
     Ok(())
 }

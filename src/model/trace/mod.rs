@@ -16,9 +16,31 @@ pub mod opcode;
 pub mod synth;
 mod tally;
 
-pub use tally::{Instruction, Worst, POOLED_AFTER};
+pub use super::warp::POOLED_AFTER;
+pub use tally::{Instruction, Worst};
 
+use super::address::AccessError;
 use super::kernel::{Figures, Machine};
+use super::warp::RoundRobin;
+use std::fmt;
+
+/// Lanes a trace records per warp: NVIDIA's 32.
+pub const TRACE_LANES: usize = 32;
+
+/// Why a trace line could not be counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceLineError {
+    /// A lane's bytes leave the address space.
+    Lane { lane: u32, reason: AccessError },
+}
+
+impl fmt::Display for TraceLineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceLineError::Lane { lane, reason } => write!(f, "lane {lane}: {reason}"),
+        }
+    }
+}
 
 /// The longest line read; a longer one is malformed and skipped.
 pub const MAX_LINE_BYTES: usize = 1 << 16;
@@ -36,7 +58,7 @@ pub struct Record<'a> {
     /// Active lanes, bit `l` for lane `l`.
     pub mask: u64,
     /// Each lane's address; meaningless for inactive lanes.
-    pub addresses: [u64; 32],
+    pub addresses: [u64; TRACE_LANES],
     pub block: [u32; 3],
     /// NVBit: the hardware warp slot; Accel-Sim: the warp within the block.
     pub warp: u32,
@@ -152,7 +174,7 @@ struct Held {
     line: u64,
     at: usize,
     mask: u64,
-    addresses: [u64; 32],
+    addresses: [u64; TRACE_LANES],
     block: [u32; 3],
     warp: u32,
 }
@@ -183,8 +205,8 @@ pub struct Importer {
     /// The file is UTF-16, which is not read.
     utf16: bool,
     reader: accelsim::Reader,
-    held: Vec<Vec<Held>>,
-    held_count: usize,
+    /// The current Accel-Sim block's records, per warp.
+    held: RoundRobin<Held>,
     tally: tally::Tally,
     analysis: TraceAnalysis,
 }
@@ -198,8 +220,7 @@ impl Importer {
             after_cr: false,
             utf16: false,
             reader: accelsim::Reader::default(),
-            held: Vec::new(),
-            held_count: 0,
+            held: RoundRobin::default(),
             tally: tally::Tally::new(options.machine, options.cache_bytes, options.widths),
             analysis: TraceAnalysis {
                 format: options.format,
@@ -280,11 +301,12 @@ impl Importer {
             self.line(&line);
         }
         self.replay();
-        let total = self.tally.finish();
+        let over_budget = self.tally.unique_over_budget();
+        let (total, mut rows) = self.tally.finish();
         let mut a = self.analysis;
         a.total = total;
         a.format = self.format;
-        if self.tally.unique_over_budget() {
+        if over_budget {
             a.notes.push(format!(
                 "The trace touches more distinct sectors, spread more thinly, than their count \
                  can hold in {} MiB: the distinct-sector figure ({}) is a lower bound; every \
@@ -293,7 +315,6 @@ impl Importer {
                 total.unique_sectors
             ));
         }
-        let mut rows = self.tally.instructions;
         if rows.len() > POOLED_AFTER {
             a.notes.push(format!(
                 "The trace has {} memory instructions: write-backs of the instructions after \
@@ -372,6 +393,7 @@ impl Importer {
                 let at = self.tally.intern(r.pc, r.opcode);
                 self.tally
                     .execute(at, r.mask, &r.addresses, r.block, r.warp)
+                    .map_err(|e| e.to_string())
             }
             nvbit::Line::Launch => {
                 self.analysis.kernels += 1;
@@ -392,22 +414,18 @@ impl Importer {
             accelsim::Line::Access(r) => {
                 self.analysis.executions += 1;
                 let at = self.tally.intern(r.pc, r.opcode);
-                let warp = r.warp as usize;
-                if self.held.len() <= warp {
-                    self.held.resize_with(warp + 1, Vec::new);
-                }
-                if let Some(queue) = self.held.get_mut(warp) {
-                    queue.push(Held {
+                self.held.push(
+                    r.warp as usize,
+                    Held {
                         line: n,
                         at,
                         mask: r.mask,
                         addresses: r.addresses,
                         block: r.block,
                         warp: r.warp,
-                    });
-                }
-                self.held_count += 1;
-                if self.held_count >= BLOCK_BUFFER {
+                    },
+                );
+                if self.held.len() >= BLOCK_BUFFER {
                     if !self
                         .analysis
                         .notes
@@ -439,25 +457,15 @@ impl Importer {
     /// the kernel view's order when the warps run the same instructions.
     fn replay(&mut self) {
         let mut held = std::mem::take(&mut self.held);
-        let longest = held.iter().map(Vec::len).max().unwrap_or(0);
-        for k in 0..longest {
-            for queue in &held {
-                let Some(h) = queue.get(k) else {
-                    continue;
-                };
-                if let Err(why) = self
-                    .tally
-                    .execute(h.at, h.mask, &h.addresses, h.block, h.warp)
-                {
-                    self.malformed(h.line, why);
-                }
+        held.drain(|h| {
+            if let Err(why) = self
+                .tally
+                .execute(h.at, h.mask, &h.addresses, h.block, h.warp)
+            {
+                self.malformed(h.line, why.to_string());
             }
-        }
-        for queue in &mut held {
-            queue.clear();
-        }
+        });
         self.held = held;
-        self.held_count = 0;
     }
 }
 
@@ -473,7 +481,7 @@ pub fn analyze_trace(text: &[u8], options: TraceOptions) -> TraceAnalysis {
 pub fn worst_addrs(instr: &Instruction) -> Option<String> {
     let w = instr.worst.as_ref()?;
     Some(
-        (0..32)
+        (0..TRACE_LANES)
             .map(|lane| {
                 w.address(lane)
                     .map_or_else(|| "-".to_string(), |a| a.to_string())

@@ -1,17 +1,13 @@
-//! Counting a trace: each execution of each static instruction through the calculator's sector
-//! arithmetic (global and local memory) or the bank model (shared memory), and through the
-//! kernel view's cache model in the order the executions are replayed.
+//! Counting a trace: each static instruction is a site of the warp core's tally, and each
+//! execution a warp access, counted in the order the executions are replayed. What is the
+//! trace's own: interning instructions by PC and opcode, and each one's worst execution.
 
-use super::super::banks::{words, BankCounter, Wavefronts};
-use super::super::kernel::cache::SectorCache;
-use super::super::kernel::{Figures, Machine};
-use super::super::sectors::{merge_sorted_into, sort_ascending, Span};
+use super::super::banks::Wavefronts;
+use super::super::machine::{AccessKind, Machine, Space};
+use super::super::warp::{self, Figures, TallyOptions, WarpAccess};
 use super::opcode::{is_store, space_of, width_of, MemorySpace};
+use super::{TraceLineError, TRACE_LANES};
 use std::collections::HashMap;
-
-/// Write-backs of instructions from this index on share one account: the cache model keeps
-/// one byte of state per sector.
-pub const POOLED_AFTER: usize = 253;
 
 /// The worst execution of an instruction: the most sectors (or wavefronts), first met.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,13 +20,13 @@ pub struct Worst {
     pub mask: u32,
     /// Each lane's address; meaningless for an inactive lane. A fixed array: a trace may
     /// have 10^6 static instructions, and each keeps one of these.
-    pub addresses: Box<[u64; 32]>,
+    pub addresses: Box<[u64; TRACE_LANES]>,
 }
 
 impl Worst {
     /// Lane `lane`'s address, `None` when inactive or past the warp.
     pub fn address(&self, lane: usize) -> Option<u64> {
-        (lane < 32 && self.mask & (1 << lane) != 0).then(|| self.addresses[lane])
+        (lane < TRACE_LANES && self.mask & (1 << lane) != 0).then(|| self.addresses[lane])
     }
 }
 
@@ -52,7 +48,8 @@ pub struct Instruction {
     pub requested_bytes: u64,
     /// Request-level sectors (global and local memory).
     pub sectors: u64,
-    /// `ceil(active lanes × elem ÷ sector)` summed over the requests.
+    /// ⌈distinct requested bytes ÷ sector⌉ summed over the requests: lanes that repeat
+    /// bytes (a broadcast) need them once.
     pub ideal_sectors: u64,
     pub read_sectors: u64,
     pub write_sectors: u64,
@@ -69,42 +66,35 @@ impl Instruction {
     }
 }
 
-/// The running count of a trace.
+/// What a trace's static instruction is, and its worst execution so far.
+#[derive(Clone, Debug)]
+struct Site {
+    pc: Option<u64>,
+    opcode: String,
+    space: MemorySpace,
+    store: bool,
+    elem: u64,
+    worst: Option<Worst>,
+}
+
+/// The running count of a trace: its static instructions as the warp core's sites.
 #[derive(Clone, Debug)]
 pub(super) struct Tally {
     pub(super) machine: Machine,
-    cache_bytes: u64,
-    cache: Option<SectorCache>,
-    line_shift: u32,
-    unique: super::super::kernel::UniqueSectors,
+    tally: warp::Tally,
     index: HashMap<(Option<u64>, String), usize>,
-    pub(super) instructions: Vec<Instruction>,
+    sites: Vec<Site>,
     widths: Vec<(String, u64)>,
-    spans: Vec<Span>,
-    runs: Vec<Span>,
-    banks: BankCounter,
 }
 
 impl Tally {
     pub(super) fn new(machine: Machine, cache_bytes: u64, widths: Vec<(String, u64)>) -> Tally {
-        let per_line = (machine.line_bytes / machine.sector_bytes).max(1);
         Tally {
             machine,
-            cache_bytes,
-            cache: (cache_bytes > 0).then(|| {
-                SectorCache::new(
-                    (cache_bytes / machine.line_bytes) as usize,
-                    per_line as usize,
-                )
-            }),
-            line_shift: per_line.trailing_zeros(),
-            unique: Default::default(),
+            tally: warp::Tally::new(TallyOptions::new(machine, cache_bytes)),
             index: HashMap::new(),
-            instructions: Vec::new(),
+            sites: Vec::new(),
             widths,
-            spans: Vec::with_capacity(32),
-            runs: vec![Span { first: 0, last: 0 }; 32],
-            banks: BankCounter::default(),
         }
     }
 
@@ -112,9 +102,9 @@ impl Tally {
     pub(super) fn intern(&mut self, pc: Option<u64>, opcode: &str) -> usize {
         // Most traces have a handful of memory instructions: a scan finds them without the
         // allocation a map key would cost on every line.
-        if self.instructions.len() <= 32 {
+        if self.sites.len() <= 32 {
             if let Some(at) = self
-                .instructions
+                .sites
                 .iter()
                 .position(|i| i.pc == pc && i.opcode == opcode)
             {
@@ -123,28 +113,18 @@ impl Tally {
         } else if let Some(&at) = self.index.get(&(pc, opcode.to_string())) {
             return at;
         }
-        let at = self.instructions.len();
+        let at = self.sites.len();
         let elem = self
             .widths
             .iter()
             .find(|(op, _)| op == opcode)
             .map_or_else(|| width_of(opcode), |(_, w)| *w);
-        self.instructions.push(Instruction {
+        self.sites.push(Site {
             pc,
             opcode: opcode.to_string(),
             space: space_of(opcode),
             store: is_store(opcode),
             elem,
-            executions: 0,
-            requests: 0,
-            active_lanes: 0,
-            requested_bytes: 0,
-            sectors: 0,
-            ideal_sectors: 0,
-            read_sectors: 0,
-            write_sectors: 0,
-            hits: 0,
-            wavefronts: Wavefronts::default(),
             worst: None,
         });
         self.index.insert((pc, opcode.to_string()), at);
@@ -156,57 +136,41 @@ impl Tally {
         &mut self,
         at: usize,
         mask: u64,
-        addresses: &[u64; 32],
+        addresses: &[u64; TRACE_LANES],
         block: [u32; 3],
         warp: u32,
-    ) -> Result<(), String> {
-        let Some(instr) = self.instructions.get(at) else {
+    ) -> Result<(), TraceLineError> {
+        let Some(site) = self.sites.get_mut(at) else {
             return Ok(());
         };
-        let (elem, space, store) = (instr.elem, instr.space, instr.store);
-        let active = mask.count_ones() as u64;
-        self.spans.clear();
-        for (lane, &address) in addresses.iter().enumerate() {
-            if mask & (1 << lane) == 0 {
-                continue;
-            }
-            let last = address.checked_add(elem - 1).ok_or_else(|| {
-                format!("lane {lane}: {elem} bytes at address {address} run past 2^64")
-            })?;
-            self.spans.push(Span {
-                first: address,
-                last,
-            });
-        }
-        let cost = if active == 0 {
-            0
-        } else if space == MemorySpace::Shared {
-            let lanes = (0..32u32).filter(|l| mask & (1 << l) != 0).map(|l| {
-                let a = addresses[l as usize];
-                (l, words(a, a + (elem - 1)))
-            });
-            let w = self.banks.count(elem, lanes);
-            if let Some(i) = self.instructions.get_mut(at) {
-                i.wavefronts.add(w);
-            }
-            w.wavefronts
-        } else {
-            self.global(at, store)?
+        let access = WarpAccess {
+            site: at,
+            kind: if site.store {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            },
+            space: if site.space == MemorySpace::Shared {
+                Space::Shared
+            } else {
+                Space::Global
+            },
+            elem: site.elem,
+            block: 0,
+            warp,
+            mask,
+            addresses,
         };
-        let Some(instr) = self.instructions.get_mut(at) else {
-            return Ok(());
-        };
-        instr.executions += 1;
-        if active == 0 {
+        let cost = self
+            .tally
+            .access(&access, |_| ())
+            .map_err(|(lane, reason)| TraceLineError::Lane { lane, reason })?;
+        if cost.active_lanes == 0 {
             return Ok(());
         }
-        instr.requests += 1;
-        instr.active_lanes += active;
-        instr.requested_bytes += active * elem;
-        if space != MemorySpace::Shared {
-            instr.ideal_sectors += (active * elem).div_ceil(self.machine.sector_bytes);
-        }
-        match &mut instr.worst {
+        // Its sectors, or wavefronts in shared memory.
+        let cost = cost.wavefronts.map_or(cost.sectors, |w| w.wavefronts);
+        match &mut site.worst {
             Some(w) if cost <= w.cost => {}
             Some(w) => {
                 w.cost = cost;
@@ -216,7 +180,7 @@ impl Tally {
                 *w.addresses = *addresses;
             }
             None => {
-                instr.worst = Some(Worst {
+                site.worst = Some(Worst {
                     cost,
                     block,
                     warp,
@@ -228,111 +192,45 @@ impl Tally {
         Ok(())
     }
 
-    /// The sectors of the spans in `self.spans`, through the cache; returns their number.
-    fn global(&mut self, at: usize, store: bool) -> Result<u64, String> {
-        let shift = self.machine.sector_bytes.trailing_zeros();
-        for span in &mut self.spans {
-            *span = Span {
-                first: span.first >> shift,
-                last: span.last >> shift,
-            };
-        }
-        sort_ascending(&mut self.spans, |s| s.first);
-        let count = merge_sorted_into(&self.spans, &mut self.runs);
-        let Tally {
-            cache,
-            unique,
-            instructions,
-            runs,
-            line_shift,
-            ..
-        } = self;
-        let charge = |instructions: &mut Vec<Instruction>, who: u8| {
-            if let Some(i) = instructions.get_mut(usize::from(who)) {
-                i.write_sectors += 1;
-            }
-        };
-        let who = at.min(POOLED_AFTER) as u8;
-        let (mut sectors, mut hits, mut reads) = (0, 0, 0);
-        for run in &runs[..count] {
-            for sector in run.first..=run.last {
-                sectors += 1;
-                unique.insert(sector, 0);
-                let Some(cache) = cache.as_mut() else {
-                    continue;
-                };
-                let line = sector >> *line_shift;
-                let slot = cache.touch(line, |w| charge(instructions, w));
-                let within = (sector & ((1 << *line_shift) - 1)) as usize;
-                let hit = if store {
-                    cache.store(slot, within, who)
-                } else {
-                    cache.load(slot, within)
-                };
-                if hit {
-                    hits += 1;
-                } else if !store {
-                    reads += 1;
-                }
-            }
-        }
-        let no_cache = cache.is_none();
-        if let Some(i) = instructions.get_mut(at) {
-            i.sectors += sectors;
-            i.hits += hits;
-            match (no_cache, store) {
-                (true, true) => i.write_sectors += sectors,
-                (true, false) => i.read_sectors += sectors,
-                (false, _) => i.read_sectors += reads,
-            }
-        }
-        Ok(sectors)
-    }
-
     /// True when the distinct-sector count reached its memory budget: the unique figure
     /// is then a lower bound.
     pub(super) fn unique_over_budget(&self) -> bool {
-        self.unique.over_budget()
+        self.tally.over_budget()
     }
 
-    /// Writes the dirty sectors back and sums the instructions into kernel-view figures.
-    pub(super) fn finish(&mut self) -> Figures {
-        let Tally {
-            cache,
-            instructions,
-            ..
-        } = self;
-        if let Some(cache) = cache.as_mut() {
-            cache.flush(|who| {
-                if let Some(i) = instructions.get_mut(usize::from(who)) {
-                    i.write_sectors += 1;
-                }
-            });
-        }
+    /// Writes the dirty sectors back; the kernel-view figures of the whole trace, and one
+    /// row per static instruction in the order first seen.
+    pub(super) fn finish(self) -> (Figures, Vec<Instruction>) {
+        let mut tally = self.tally;
+        tally.finish();
         let s = self.machine.sector_bytes;
-        let mut f = Figures {
-            unique_sectors: self.unique.total,
-            hits: (self.cache_bytes > 0).then_some(0),
-            ..Figures::default()
-        };
-        for i in &self.instructions {
-            f.requests += i.requests;
-            f.requested_bytes += i.requested_bytes;
-            if i.space == MemorySpace::Shared {
-                f.shared_requests += i.requests;
-                f.shared_requested_bytes += i.requested_bytes;
-                f.wavefronts += i.wavefronts.wavefronts;
-                f.ideal_wavefronts += i.wavefronts.ideal;
-            } else {
-                f.sectors += i.sectors;
-                f.dram_read_bytes += i.read_sectors * s;
-                f.dram_write_bytes += i.write_sectors * s;
-                if let Some(h) = f.hits.as_mut() {
-                    *h += i.hits;
+        let rows = self
+            .sites
+            .into_iter()
+            .enumerate()
+            .map(|(at, site)| {
+                let k = tally.counts(at);
+                debug_assert_eq!(k.read_sectors * s, tally.figures(at).dram_read_bytes);
+                Instruction {
+                    pc: site.pc,
+                    opcode: site.opcode,
+                    space: site.space,
+                    store: site.store,
+                    elem: site.elem,
+                    executions: k.executions,
+                    requests: k.requests,
+                    active_lanes: k.active_lanes,
+                    requested_bytes: k.requested_bytes,
+                    sectors: k.sectors,
+                    ideal_sectors: k.ideal_sectors,
+                    read_sectors: k.read_sectors,
+                    write_sectors: k.write_sectors,
+                    hits: k.hits,
+                    wavefronts: k.wavefronts,
+                    worst: site.worst,
                 }
-            }
-        }
-        f.transferred_bytes = f.sectors * s;
-        f
+            })
+            .collect();
+        (tally.total(), rows)
     }
 }

@@ -1,0 +1,185 @@
+//! One warp access measured cold: each taking-part lane's span of sectors, sorted and merged
+//! into runs, the distinct requested bytes, or in shared memory the bank model's wavefronts.
+//! The buffers are fixed arrays reused from one access to the next: pushing to a vector cost
+//! a call per lane at the page's size-first optimisation level.
+
+use super::super::address::{last_byte, AccessError};
+use super::super::banks::{words, BankCounter, Wavefronts};
+use super::super::machine::{Space, LANES};
+use super::super::span::{merge_sorted_into, sort_ascending, Span};
+use super::access::{Cost, WarpAccess};
+
+/// A lane's address error: the lane and why.
+pub type LaneError = (u32, AccessError);
+
+/// Reusable buffers for measuring warp accesses.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    spans: [Span; LANES],
+    runs: [Span; LANES],
+    run_count: usize,
+    banks: BankCounter,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            spans: [Span { first: 0, last: 0 }; LANES],
+            runs: [Span { first: 0, last: 0 }; LANES],
+            run_count: 0,
+            banks: BankCounter::default(),
+        }
+    }
+}
+
+/// The lanes of `access` that take part: its mask, less lanes past its addresses.
+#[inline]
+pub(crate) fn taking_part(access: &WarpAccess<'_>) -> u64 {
+    match access.addresses.len() {
+        n if n >= 64 => access.mask,
+        n => access.mask & ((1u64 << n) - 1),
+    }
+}
+
+impl Scratch {
+    /// The sectors of the last global access measured, as merged runs, ascending.
+    pub fn runs(&self) -> &[Span] {
+        &self.runs[..self.run_count]
+    }
+
+    /// Measures `access` on sectors of `1 << sector_shift` bytes. An error names the lowest
+    /// lane whose bytes run past 2^64.
+    ///
+    /// ```
+    /// use coalescing_lab::model::{warp::{Scratch, WarpAccess}, AccessKind, Space};
+    /// let addresses: Vec<u64> = (0..32).map(|t| 4 * t).collect();
+    /// let access = WarpAccess { site: 0, kind: AccessKind::Load, space: Space::Global, elem: 4,
+    ///     block: 0, warp: 0, mask: u64::from(u32::MAX), addresses: &addresses };
+    /// let cost = Scratch::default().measure(&access, 5).unwrap();
+    /// assert_eq!((cost.active_lanes, cost.sectors, cost.ideal_sectors), (32, 4, 4));
+    /// // Degenerate input: every lane at one address is one sector, and ideal.
+    /// let same = [7u64; 32];
+    /// let cost = Scratch::default().measure(&WarpAccess { addresses: &same, ..access }, 5).unwrap();
+    /// assert_eq!((cost.sectors, cost.ideal_sectors, cost.requested_bytes), (1, 1, 128));
+    /// ```
+    #[inline]
+    pub fn measure(
+        &mut self,
+        access: &WarpAccess<'_>,
+        sector_shift: u32,
+    ) -> Result<Cost, LaneError> {
+        let elem = access.elem.max(1);
+        let mask = taking_part(access);
+        if access.space == Space::Shared {
+            return self.measure_shared(access, mask, elem);
+        }
+        let addresses = access.addresses;
+        let mut m = mask;
+        let mut n = 0usize;
+        // Distinct requested bytes, merged as the lanes go while their addresses ascend (the
+        // usual case); `None` once one descends, and then counted from a sorted copy.
+        let (mut distinct, mut covered_to, mut previous) = (Some(0u64), 0u128, 0u64);
+        while m != 0 {
+            let t = m.trailing_zeros();
+            m &= m - 1;
+            let address = addresses[t as usize];
+            let last = last_byte(address, elem).map_err(|e| (t, e))?;
+            if let Some(d) = distinct.as_mut() {
+                if address < previous {
+                    distinct = None;
+                } else {
+                    previous = address;
+                    // In 128 bits: the bytes may end at 2^64 exactly.
+                    let (start, end) = (u128::from(address).max(covered_to), u128::from(last) + 1);
+                    if end > start {
+                        *d += (end - start) as u64;
+                        covered_to = end;
+                    }
+                }
+            }
+            self.spans[n] = Span {
+                first: address >> sector_shift,
+                last: last >> sector_shift,
+            };
+            n += 1;
+        }
+        let spans = &mut self.spans[..n];
+        sort_ascending(spans, |s| s.first);
+        self.run_count = merge_sorted_into(spans, &mut self.runs);
+        let distinct = match distinct {
+            Some(bytes) => bytes,
+            None => distinct_bytes_sorted(addresses, mask, elem),
+        };
+        let sectors = self.runs().iter().map(|r| r.len()).sum();
+        Ok(Cost {
+            active_lanes: n as u32,
+            requested_bytes: n as u64 * elem,
+            sectors,
+            ideal_sectors: distinct.div_ceil(1u64 << sector_shift),
+            wavefronts: None,
+        })
+    }
+
+    /// A shared access: no sector, the bank model's wavefronts.
+    fn measure_shared(
+        &mut self,
+        access: &WarpAccess<'_>,
+        mask: u64,
+        elem: u64,
+    ) -> Result<Cost, LaneError> {
+        let addresses = access.addresses;
+        let mut m = mask;
+        while m != 0 {
+            let t = m.trailing_zeros();
+            m &= m - 1;
+            last_byte(addresses[t as usize], elem).map_err(|e| (t, e))?;
+        }
+        self.run_count = 0;
+        let active = mask.count_ones();
+        let wavefronts = if active == 0 {
+            Wavefronts::default()
+        } else {
+            let lanes = (0..LANES as u32)
+                .filter(move |t| mask & (1u64 << t) != 0)
+                .map(|t| {
+                    let a = addresses[t as usize];
+                    (t, words(a, a + (elem - 1)))
+                });
+            self.banks.count(elem, lanes)
+        };
+        Ok(Cost {
+            active_lanes: active,
+            requested_bytes: u64::from(active) * elem,
+            sectors: 0,
+            ideal_sectors: 0,
+            wavefronts: (active > 0).then_some(wavefronts),
+        })
+    }
+}
+
+/// The distinct bytes of `elem` from each address in `mask`, for addresses that do not
+/// ascend: a sorted copy.
+#[cold]
+fn distinct_bytes_sorted(addresses: &[u64], mask: u64, elem: u64) -> u64 {
+    let mut sorted = [0u64; LANES];
+    let mut n = 0;
+    let mut lanes = mask;
+    while lanes != 0 {
+        let t = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        sorted[n] = addresses[t];
+        n += 1;
+    }
+    let sorted = &mut sorted[..n];
+    sorted.sort_unstable();
+    let (mut total, mut covered_to) = (0u128, 0u128);
+    for &a in sorted.iter() {
+        let end = u128::from(a) + u128::from(elem);
+        let start = u128::from(a).max(covered_to);
+        if end > start {
+            total += end - start;
+            covered_to = end;
+        }
+    }
+    total as u64
+}

@@ -1,0 +1,362 @@
+//! The tally of a stream of warp accesses: request-level sectors and their ideal, distinct
+//! sectors, the cache model and its DRAM account, shared-memory wavefronts, barriers, per-site
+//! figures, the worst warp accesses and the heat map. Every front end feeds this one loop, in
+//! its execution order; only the order is theirs.
+//!
+//! Within one warp access its distinct sectors meet the cache in ascending address order. A
+//! store that misses allocates its sector without a fetch; a dirty sector is written back
+//! when its line is evicted, or at the end, and charged to the site whose store first
+//! dirtied it in that stay.
+
+use super::super::banks::Wavefronts;
+use super::super::machine::{AccessKind, Machine, Space};
+use super::access::{Cost, WarpAccess};
+use super::cache::SectorCache;
+use super::figures::{Figures, HeatMap, Measure};
+use super::sectors::{LaneError, Scratch};
+use super::unique::UniqueSectors;
+use super::worst::WorstLists;
+
+/// Write-backs of sites from this index on share one account: the cache model keeps one
+/// byte of state per sector.
+pub const POOLED_AFTER: usize = 253;
+
+/// Raw counts for one site.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SiteCounts {
+    /// Accesses offered, with an active lane or not.
+    pub executions: u64,
+    /// Accesses with an active lane (Nsight Compute's requests).
+    pub requests: u64,
+    pub active_lanes: u64,
+    /// elem × active lanes, summed over the requests.
+    pub requested_bytes: u64,
+    /// The requests to shared memory, a part of `requests`.
+    pub shared_requests: u64,
+    pub shared_requested_bytes: u64,
+    pub wavefronts: Wavefronts,
+    /// Barriers counted at this site.
+    pub barriers: u64,
+    /// Request-level sectors.
+    pub sectors: u64,
+    /// ⌈distinct requested bytes ÷ sector⌉, summed over the requests.
+    pub ideal_sectors: u64,
+    /// Sectors read from DRAM through the cache model (every sector with no cache).
+    pub read_sectors: u64,
+    /// Sectors written back, charged to this site.
+    pub write_sectors: u64,
+    pub hits: u64,
+}
+
+impl SiteCounts {
+    /// Sectors beyond the ideal.
+    pub fn excess_sectors(&self) -> u64 {
+        self.sectors.saturating_sub(self.ideal_sectors)
+    }
+}
+
+/// What a tally keeps beside the counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TallyOptions {
+    pub machine: Machine,
+    /// 0 for no cache.
+    pub cache_bytes: u64,
+    /// Distinct sectors per site for this many sites; `None` counts the whole launch only.
+    pub unique_sites: Option<usize>,
+    /// A heat map of `(blocks, warps per block)`.
+    pub heat: Option<(u64, u32)>,
+    /// Whether to keep the worst warp accesses.
+    pub worst: bool,
+}
+
+impl TallyOptions {
+    /// A tally of `machine` with a `cache_bytes` cache and nothing kept beside the counts.
+    pub fn new(machine: Machine, cache_bytes: u64) -> TallyOptions {
+        TallyOptions {
+            machine,
+            cache_bytes,
+            unique_sites: None,
+            heat: None,
+            worst: false,
+        }
+    }
+}
+
+/// The running count of a stream of warp accesses. `R` is the front end's row for a worst
+/// warp access.
+///
+/// ```
+/// use coalescing_lab::model::warp::{Tally, TallyOptions, WarpAccess};
+/// use coalescing_lab::model::{AccessKind, Machine, Space};
+/// let mut tally: Tally = Tally::new(TallyOptions::new(Machine::default(), 6 << 20));
+/// let addresses: Vec<u64> = (0..32).map(|t| 8 * t).collect();
+/// let load = WarpAccess { site: 0, kind: AccessKind::Load, space: Space::Global, elem: 4,
+///     block: 0, warp: 0, mask: u64::from(u32::MAX), addresses: &addresses };
+/// // Twice the same floats, 8 bytes apart: 8 sectors where 4 would do, then all hits.
+/// tally.access(&load, |_| ()).unwrap();
+/// tally.access(&load, |_| ()).unwrap();
+/// tally.finish();
+/// let f = tally.total();
+/// assert_eq!((f.requests, f.sectors, f.ideal_sectors, f.hits), (2, 16, 8, Some(8)));
+/// assert_eq!((f.unique_sectors, f.dram_read_bytes), (8, 256));
+/// // Degenerate input: an access with no lane taking part is executed but requests nothing.
+/// tally.access(&WarpAccess { mask: 0, ..load }, |_| ()).unwrap();
+/// assert_eq!((tally.counts(0).executions, tally.total().requests), (3, 2));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Tally<R = ()> {
+    machine: Machine,
+    sector_shift: u32,
+    /// log2 of sectors per line.
+    line_shift: u32,
+    cache: Option<SectorCache>,
+    unique: UniqueSectors,
+    scratch: Scratch,
+    sites: Vec<SiteCounts>,
+    worst: Option<WorstLists<R>>,
+    heat: Option<HeatMap>,
+    flushed: bool,
+}
+
+impl<R: Clone> Tally<R> {
+    /// An empty tally.
+    pub fn new(options: TallyOptions) -> Tally<R> {
+        let m = options.machine;
+        let sectors_per_line = (m.line_bytes / m.sector_bytes).max(1);
+        Tally {
+            machine: m,
+            sector_shift: m.sector_bytes.trailing_zeros(),
+            line_shift: sectors_per_line.trailing_zeros(),
+            cache: (options.cache_bytes > 0).then(|| {
+                SectorCache::new(
+                    (options.cache_bytes / m.line_bytes) as usize,
+                    sectors_per_line as usize,
+                )
+            }),
+            unique: UniqueSectors::new(options.unique_sites),
+            scratch: Scratch::default(),
+            sites: vec![SiteCounts::default(); options.unique_sites.unwrap_or(0)],
+            worst: options.worst.then(WorstLists::default),
+            heat: options
+                .heat
+                .map(|(blocks, warps)| HeatMap::new(blocks, warps)),
+            flushed: false,
+        }
+    }
+
+    /// The machine counted for.
+    pub fn machine(&self) -> Machine {
+        self.machine
+    }
+
+    /// Counts one warp access and returns its cold cost. `row` builds the front end's row
+    /// for the worst lists, only when one keeps it. An error names the lowest lane whose
+    /// bytes run past 2^64; nothing of the access is counted then.
+    #[inline]
+    pub fn access(
+        &mut self,
+        access: &WarpAccess<'_>,
+        row: impl FnOnce(&Cost) -> R,
+    ) -> Result<Cost, LaneError> {
+        let cost = self.scratch.measure(access, self.sector_shift)?;
+        let site = access.site;
+        if self.sites.len() <= site {
+            self.sites.resize(site + 1, SiteCounts::default());
+        }
+        let Some(k) = self.sites.get_mut(site) else {
+            return Ok(cost);
+        };
+        k.executions += 1;
+        if cost.active_lanes == 0 {
+            return Ok(cost);
+        }
+        k.requests += 1;
+        k.active_lanes += u64::from(cost.active_lanes);
+        k.requested_bytes += cost.requested_bytes;
+        if access.space == Space::Shared {
+            k.shared_requests += 1;
+            k.shared_requested_bytes += cost.requested_bytes;
+            if let Some(w) = cost.wavefronts {
+                k.wavefronts.add(w);
+            }
+        } else {
+            k.sectors += cost.sectors;
+            k.ideal_sectors += cost.ideal_sectors;
+            self.global(site, access.kind == AccessKind::Store, cost.sectors);
+        }
+        let measures = cost.measures();
+        if let Some(heat) = self.heat.as_mut() {
+            heat.add(access.block, access.warp, measures);
+        }
+        if let Some(worst) = self.worst.as_mut() {
+            worst.offer(measures, || row(&cost));
+        }
+        Ok(cost)
+    }
+
+    /// The sectors of the last access measured through the distinct count and the cache.
+    #[inline]
+    fn global(&mut self, site: usize, store: bool, sectors: u64) {
+        let line_shift = self.line_shift;
+        let owner = site.min(POOLED_AFTER) as u8;
+        let Tally {
+            scratch,
+            cache,
+            unique,
+            sites,
+            ..
+        } = self;
+        let (mut hits, mut reads) = (0, 0);
+        let mut line_slot = None;
+        for run in scratch.runs() {
+            for sector in run.first..=run.last {
+                unique.insert(sector, site);
+                let Some(cache) = cache.as_mut() else {
+                    continue;
+                };
+                let line = sector >> line_shift;
+                let slot = match line_slot {
+                    Some((l, slot)) if l == line => slot,
+                    _ => {
+                        let slot = cache.touch(line, |s| charge_write(sites, s));
+                        line_slot = Some((line, slot));
+                        slot
+                    }
+                };
+                let within = (sector & ((1 << line_shift) - 1)) as usize;
+                let hit = if store {
+                    cache.store(slot, within, owner)
+                } else {
+                    cache.load(slot, within)
+                };
+                if hit {
+                    hits += 1;
+                } else if !store {
+                    reads += 1;
+                }
+            }
+        }
+        let no_cache = cache.is_none();
+        if let Some(k) = sites.get_mut(site) {
+            k.hits += hits;
+            match (no_cache, store) {
+                (true, true) => k.write_sectors += sectors,
+                (true, false) => k.read_sectors += sectors,
+                (false, _) => k.read_sectors += reads,
+            }
+        }
+    }
+
+    /// Counts one barrier reached at `site` (once per block each time).
+    pub fn barrier(&mut self, site: usize) {
+        if self.sites.len() <= site {
+            self.sites.resize(site + 1, SiteCounts::default());
+        }
+        if let Some(k) = self.sites.get_mut(site) {
+            k.barriers += 1;
+        }
+    }
+
+    /// Writes the dirty sectors back: the end of the stream. Later calls do nothing.
+    pub fn finish(&mut self) {
+        if std::mem::replace(&mut self.flushed, true) {
+            return;
+        }
+        let Tally { cache, sites, .. } = self;
+        if let Some(cache) = cache.as_mut() {
+            cache.flush(|s| charge_write(sites, s));
+        }
+    }
+
+    /// True when the distinct-sector count reached its memory budget: the distinct figures
+    /// are then lower bounds.
+    pub fn over_budget(&self) -> bool {
+        self.unique.over_budget()
+    }
+
+    /// Distinct sectors recorded so far, over every site.
+    pub fn unique_total(&self) -> u64 {
+        self.unique.total
+    }
+
+    /// Sites seen (or declared).
+    pub fn sites(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Site `site`'s raw counts; zeros for a site never seen.
+    pub fn counts(&self, site: usize) -> SiteCounts {
+        self.sites.get(site).copied().unwrap_or_default()
+    }
+
+    /// Site `site`'s figures. Its distinct sectors are 0 unless the tally counts them per
+    /// site ([`TallyOptions::unique_sites`]).
+    pub fn figures(&self, site: usize) -> Figures {
+        let unique = self.unique.by_site.get(site).copied().unwrap_or(0);
+        self.figures_of(&self.counts(site), unique)
+    }
+
+    /// The whole stream's figures: the sum of the sites, except the distinct sectors, which
+    /// count a sector two sites touched once.
+    pub fn total(&self) -> Figures {
+        let sum = self
+            .sites
+            .iter()
+            .fold(SiteCounts::default(), |a, c| SiteCounts {
+                executions: a.executions + c.executions,
+                requests: a.requests + c.requests,
+                active_lanes: a.active_lanes + c.active_lanes,
+                requested_bytes: a.requested_bytes + c.requested_bytes,
+                shared_requests: a.shared_requests + c.shared_requests,
+                shared_requested_bytes: a.shared_requested_bytes + c.shared_requested_bytes,
+                wavefronts: Wavefronts {
+                    wavefronts: a.wavefronts.wavefronts + c.wavefronts.wavefronts,
+                    ideal: a.wavefronts.ideal + c.wavefronts.ideal,
+                },
+                barriers: a.barriers + c.barriers,
+                sectors: a.sectors + c.sectors,
+                ideal_sectors: a.ideal_sectors + c.ideal_sectors,
+                read_sectors: a.read_sectors + c.read_sectors,
+                write_sectors: a.write_sectors + c.write_sectors,
+                hits: a.hits + c.hits,
+            });
+        self.figures_of(&sum, self.unique.total)
+    }
+
+    fn figures_of(&self, c: &SiteCounts, unique: u64) -> Figures {
+        let s = self.machine.sector_bytes;
+        Figures {
+            requests: c.requests,
+            requested_bytes: c.requested_bytes,
+            shared_requests: c.shared_requests,
+            shared_requested_bytes: c.shared_requested_bytes,
+            wavefronts: c.wavefronts.wavefronts,
+            ideal_wavefronts: c.wavefronts.ideal,
+            barriers: c.barriers,
+            sectors: c.sectors,
+            ideal_sectors: c.ideal_sectors,
+            transferred_bytes: c.sectors * s,
+            unique_sectors: unique,
+            dram_read_bytes: c.read_sectors * s,
+            dram_write_bytes: c.write_sectors * s,
+            hits: self.cache.is_some().then_some(c.hits),
+        }
+    }
+
+    /// The worst warp accesses by `measure`, most first; empty unless kept.
+    pub fn worst(&self, measure: Measure) -> Vec<R> {
+        self.worst.as_ref().map_or_else(Vec::new, |w| w.by(measure))
+    }
+
+    /// The heat map, when kept.
+    pub fn heat(&self) -> Option<&HeatMap> {
+        self.heat.as_ref()
+    }
+}
+
+/// Charges one written-back sector to the site that owns it.
+fn charge_write(sites: &mut [SiteCounts], owner: u8) {
+    if let Some(k) = sites.get_mut(usize::from(owner)) {
+        k.write_sectors += 1;
+    }
+}

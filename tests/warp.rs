@@ -1,0 +1,260 @@
+//! The warp core's invariants (architecture review §4.3): the calculator equals a tally of one
+//! access; any front end's figures are the tally's; round robin is the kernel view's order
+//! for warps that run the same instructions; and a tally agrees with a brute-force oracle
+//! that walks every byte through an LRU cache of its own.
+
+use coalescing_lab::model::inputs::Inputs;
+use coalescing_lab::model::sectors::analyze;
+use coalescing_lab::model::warp::{Measure, RoundRobin, Tally, TallyOptions, WarpAccess};
+use coalescing_lab::model::{AccessKind, Machine, Space, LANES};
+use proptest::prelude::*;
+use std::collections::{BTreeSet, VecDeque};
+
+/// A warp's addresses: a strided pattern, a few addresses near one base (repeats), or
+/// anything; and which lanes take part.
+fn lanes() -> impl Strategy<Value = (Vec<u64>, u64)> {
+    lanes_below(1 << 20)
+}
+
+/// [`lanes`] with bases below `top`: a small `top` makes accesses meet again in the cache.
+fn lanes_below(top: u64) -> impl Strategy<Value = (Vec<u64>, u64)> {
+    let strided = (0u64..top, 0u64..300)
+        .prop_map(|(base, stride)| (0..32u64).map(|t| base + stride * t).collect::<Vec<_>>());
+    let clustered = (0u64..top, proptest::collection::vec(0u64..64, 32))
+        .prop_map(|(base, offsets)| offsets.into_iter().map(|o| base + o).collect());
+    let anything = proptest::collection::vec(0u64..top << 20, 32);
+    (
+        prop_oneof![strided, clustered, anything],
+        any::<u32>().prop_map(u64::from),
+    )
+}
+
+fn elem() -> impl Strategy<Value = u64> {
+    prop_oneof![Just(1u64), Just(2), Just(4), Just(8), Just(16)]
+}
+
+/// The calculator's inputs for the same warp: explicit addresses, `-` where a lane is out.
+fn calculator(addresses: &[u64], mask: u64, elem: u64, space: Space) -> Inputs {
+    let addrs: Vec<String> = addresses
+        .iter()
+        .enumerate()
+        .map(|(t, a)| {
+            if mask & (1 << t) != 0 {
+                a.to_string()
+            } else {
+                "-".into()
+            }
+        })
+        .collect();
+    Inputs {
+        space: space.name().into(),
+        elem: elem.to_string(),
+        addrs: addrs.join(","),
+        ..Inputs::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The calculator is a tally of one access: the same sectors, the same ideal
+    /// (⌈distinct bytes ÷ sector⌉), the same wavefronts and conflicts.
+    #[test]
+    fn the_calculator_is_a_tally_of_one_access(
+        (addresses, mask) in lanes(),
+        elem in elem(),
+        shared in any::<bool>(),
+    ) {
+        let space = if shared { Space::Shared } else { Space::Global };
+        let analysis = analyze(&calculator(&addresses, mask, elem, space)).unwrap();
+        let mut tally: Tally = Tally::new(TallyOptions::new(Machine::default(), 0));
+        let access = WarpAccess {
+            site: 0,
+            kind: AccessKind::Load,
+            space,
+            elem,
+            block: 0,
+            warp: 0,
+            mask,
+            addresses: &addresses,
+        };
+        let cost = tally.access(&access, |_| ()).unwrap();
+        tally.finish();
+        let f = tally.total();
+        prop_assert_eq!(u64::from(cost.active_lanes), u64::from(analysis.totals.active_lanes));
+        prop_assert_eq!(f.requested_bytes, if mask == 0 { 0 } else { analysis.totals.requested_bytes });
+        match &analysis.banks {
+            Some(banks) => {
+                let wavefronts = if mask == 0 { 0 } else { banks.totals.wavefronts };
+                prop_assert_eq!(f.wavefronts, wavefronts);
+                prop_assert_eq!(f.bank_conflicts(), banks.totals.conflicts());
+                prop_assert_eq!(f.sectors, 0);
+            }
+            None => {
+                prop_assert_eq!(f.sectors, analysis.totals.sectors);
+                prop_assert_eq!(f.ideal_sectors, analysis.totals.distinct_bytes.div_ceil(32));
+                prop_assert_eq!(f.unique_sectors, analysis.totals.sectors);
+                prop_assert_eq!(f.dram_read_bytes, analysis.totals.transferred_bytes);
+            }
+        }
+    }
+
+    /// A stream of accesses through the tally against an oracle that walks every byte: the
+    /// sectors of each access as a set, a line-granular LRU cache of per-sector states, the
+    /// distinct sectors per site as sets, and the worst list by sectors.
+    #[test]
+    fn a_tally_agrees_with_a_byte_walking_oracle(
+        stream in proptest::collection::vec((lanes_below(2048), elem(), 0usize..12, any::<bool>()), 1..40),
+        cache_lines in 0u64..8,
+    ) {
+        let machine = Machine::default();
+        let cache_bytes = cache_lines * machine.line_bytes;
+        let mut tally: Tally<usize> = Tally::new(TallyOptions {
+            unique_sites: Some(12),
+            worst: true,
+            ..TallyOptions::new(machine, cache_bytes)
+        });
+        let mut oracle = Oracle::new(cache_lines as usize, 12);
+        let mut costs = Vec::new();
+        for (n, ((addresses, mask), elem, site, store)) in stream.iter().enumerate() {
+            let access = WarpAccess {
+                site: *site,
+                kind: if *store { AccessKind::Store } else { AccessKind::Load },
+                space: Space::Global,
+                elem: *elem,
+                block: 0,
+                warp: 0,
+                mask: *mask,
+                addresses,
+            };
+            let cost = tally.access(&access, |_| n).unwrap();
+            let sectors = oracle.access(addresses, *mask, *elem, *site, *store);
+            prop_assert_eq!(cost.sectors, sectors);
+            costs.push(sectors);
+        }
+        tally.finish();
+        oracle.flush();
+        let f = tally.total();
+        prop_assert_eq!(f.sectors, costs.iter().sum::<u64>());
+        prop_assert_eq!(f.unique_sectors, oracle.all.len() as u64);
+        prop_assert_eq!(f.dram_read_bytes, oracle.reads * 32);
+        prop_assert_eq!(f.dram_write_bytes, oracle.writes.iter().sum::<u64>() * 32);
+        for site in 0..12 {
+            prop_assert_eq!(tally.figures(site).unique_sectors, oracle.by_site[site].len() as u64);
+            prop_assert_eq!(tally.figures(site).dram_write_bytes, oracle.writes[site] * 32);
+        }
+        // The worst list: the 10 most sectors, ties in the order they ran.
+        let mut ranked: Vec<usize> = (0..costs.len()).filter(|&n| costs[n] > 0).collect();
+        ranked.sort_by_key(|&n| std::cmp::Reverse(costs[n]));
+        ranked.truncate(10);
+        prop_assert_eq!(tally.worst(Measure::Sectors), ranked);
+    }
+
+    /// Round robin hands over every item once, each warp's in its own order, the k-th of
+    /// every warp before any warp's (k+1)-th.
+    #[test]
+    fn round_robin_is_the_kernel_views_order(items in proptest::collection::vec(0usize..6, 0..60)) {
+        let mut order = RoundRobin::default();
+        let mut seq = [0usize; 6];
+        for &warp in &items {
+            order.push(warp, (warp, seq[warp]));
+            seq[warp] += 1;
+        }
+        let mut seen = Vec::new();
+        order.drain(|item| seen.push(item));
+        let mut expected: Vec<(usize, usize)> = (0..6).flat_map(|w| (0..seq[w]).map(move |k| (w, k))).collect();
+        expected.sort_by_key(|&(w, k)| (k, w));
+        prop_assert_eq!(seen, expected);
+    }
+}
+
+/// Per-sector cache state in the oracle: clean, or dirtied by a site.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Clean,
+    Dirty(usize),
+}
+
+/// The byte-walking reference: sets and a list, nothing clever.
+struct Oracle {
+    capacity: usize,
+    /// Most recent first: (line, the state of each of its 4 sectors).
+    lines: VecDeque<(u64, [Option<State>; 4])>,
+    reads: u64,
+    writes: Vec<u64>,
+    all: BTreeSet<u64>,
+    by_site: Vec<BTreeSet<u64>>,
+}
+
+impl Oracle {
+    fn new(capacity: usize, sites: usize) -> Oracle {
+        Oracle {
+            capacity,
+            lines: VecDeque::new(),
+            reads: 0,
+            writes: vec![0; sites],
+            all: BTreeSet::new(),
+            by_site: vec![BTreeSet::new(); sites],
+        }
+    }
+
+    /// One access: its sectors from every byte, in ascending order through the cache.
+    fn access(&mut self, addresses: &[u64], mask: u64, elem: u64, site: usize, store: bool) -> u64 {
+        let mut sectors = BTreeSet::new();
+        for (t, &a) in addresses.iter().enumerate().take(LANES) {
+            if mask & (1 << t) != 0 {
+                for byte in a..a + elem {
+                    sectors.insert(byte / 32);
+                }
+            }
+        }
+        for &sector in &sectors {
+            self.all.insert(sector);
+            self.by_site[site].insert(sector);
+            if self.capacity == 0 {
+                if store {
+                    self.writes[site] += 1;
+                } else {
+                    self.reads += 1;
+                }
+                continue;
+            }
+            let (line, within) = (sector / 4, (sector % 4) as usize);
+            let mut entry = match self.lines.iter().position(|(l, _)| *l == line) {
+                Some(at) => self.lines.remove(at).unwrap(),
+                None => {
+                    if self.lines.len() == self.capacity {
+                        let (_, states) = self.lines.pop_back().unwrap();
+                        self.write_back(&states);
+                    }
+                    (line, [None; 4])
+                }
+            };
+            match (entry.1[within], store) {
+                (Some(_), false) => {}
+                (None, false) => {
+                    self.reads += 1;
+                    entry.1[within] = Some(State::Clean);
+                }
+                (Some(State::Dirty(_)), true) => {}
+                (_, true) => entry.1[within] = Some(State::Dirty(site)),
+            }
+            self.lines.push_front(entry);
+        }
+        sectors.len() as u64
+    }
+
+    fn write_back(&mut self, states: &[Option<State>; 4]) {
+        for state in states.iter().flatten() {
+            if let State::Dirty(site) = state {
+                self.writes[*site] += 1;
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        while let Some((_, states)) = self.lines.pop_back() {
+            self.write_back(&states);
+        }
+    }
+}
