@@ -2,7 +2,7 @@
 //! undefined case an error that names the values and the column. The binary operators' rule
 //! lives here once; the all-lanes evaluator calls it for the cases it does not inline.
 
-use super::kernel::VARS;
+use super::env::VARS;
 use super::{BinaryOp, EvalError, EvalErrorKind, Node, UnaryOp};
 
 /// The error is boxed so that the common, successful result stays two words wide on every

@@ -1,8 +1,8 @@
 //! Evaluation for a whole warp at once: one walk of the tree, each node a loop over the lanes
 //! of a 64-bit mask, with the same values and the same first error as lane by lane.
 
+use super::env::LaneVars;
 use super::eval::{binary, eval};
-use super::kernel::LaneVars;
 use super::{BinaryOp, EvalError, EvalErrorKind, Node, UnaryOp, LANES};
 
 /// The lanes that failed so far, and the error of the lowest one.

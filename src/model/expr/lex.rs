@@ -1,7 +1,7 @@
 //! Lexing: the expression's text into tokens, each with its column, and integers checked to
 //! fit 64 bits. Names are resolved here: the dialect decides which are known.
 
-use super::kernel::Var;
+use super::env::Var;
 use super::{Func, Names, ParseError, ParseErrorKind};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,9 +13,10 @@
 //! Knows nothing about lanes' addresses, sectors or fields; callers attach those.
 //!
 //! Split by phase: `lex` (text to tokens), `parse` (tokens to the tree), `eval` (one lane, or
-//! one thread), `lanes` (a whole warp at once); this file holds the tree, the errors and the
-//! public entry points.
+//! one thread), `lanes` (a whole warp at once); `env` holds the names a dialect adds and their
+//! environments; this file holds the tree, the errors and the public entry points.
 
+mod env;
 mod eval;
 pub mod kernel;
 mod lanes;
@@ -26,7 +27,7 @@ use eval::eval;
 use lanes::eval_lanes_checked;
 use parse::parse;
 
-use kernel::{LaneVars, Var, VARS};
+use env::{LaneVars, Var, VARS};
 use std::fmt;
 
 /// Longest accepted expression, in characters.
