@@ -22,6 +22,7 @@ pub mod exact;
 pub mod expr;
 pub mod format;
 pub mod inputs;
+pub mod job;
 pub mod kernel;
 pub mod lessons;
 pub mod machine;
