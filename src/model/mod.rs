@@ -16,6 +16,7 @@ pub mod banks;
 pub mod builders;
 pub mod compare;
 pub mod csv;
+pub mod cuda;
 pub mod derivation;
 pub mod error;
 pub mod exact;

@@ -1,0 +1,142 @@
+//! Where a problem is in the source, and what it is: every error of the CUDA front end names
+//! its line and column, as data, and words itself once here.
+
+use std::fmt;
+
+/// A position in the file as given: lines and columns count from 1, columns in characters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// An error in the source, at `pos`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CudaError {
+    pub pos: Pos,
+    pub kind: ErrorKind,
+}
+
+impl CudaError {
+    /// The error `kind` at `pos`.
+    pub fn new(pos: Pos, kind: ErrorKind) -> CudaError {
+        CudaError { pos, kind }
+    }
+}
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The source is longer than [`super::lex::MAX_SOURCE_BYTES`].
+    SourceTooLong {
+        bytes: usize,
+    },
+    UnclosedComment,
+    UnexpectedChar(char),
+    BadNumber(String),
+    NumberTooLarge(String),
+    UnclosedLiteral,
+    BadCharLiteral,
+    /// A directive the preprocessor does not know.
+    UnknownDirective(String),
+    /// A directive without what it needs, e.g. `#define` with no name.
+    BadDirective {
+        directive: &'static str,
+        why: &'static str,
+    },
+    /// `#else`, `#elif` or `#endif` with no `#if`.
+    Unmatched(&'static str),
+    /// An `#if` the file never closes.
+    UnterminatedIf,
+    /// `#error` in a branch that is read.
+    ErrorDirective(String),
+    /// A function-like macro called with the wrong number of arguments.
+    MacroArguments {
+        name: String,
+        expected: usize,
+        found: usize,
+    },
+    /// A function-like macro's call whose `)` never comes.
+    UnclosedMacroCall(String),
+    /// Macros that expand into each other too deeply.
+    MacroDepth(String),
+    /// Macros whose expansions pass [`super::pre::MAX_TOKENS`] tokens.
+    MacroTooLarge(String),
+    /// An `#if` condition that is not an integer constant expression.
+    BadCondition(String),
+    /// A token the grammar does not allow here.
+    Expected {
+        what: &'static str,
+        found: String,
+    },
+    /// A construct outside the supported subset.
+    Unsupported {
+        construct: &'static str,
+    },
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::SourceTooLong { bytes } => write!(
+                f,
+                "the source is {bytes} bytes; at most {} are read",
+                super::lex::MAX_SOURCE_BYTES
+            ),
+            ErrorKind::UnclosedComment => write!(f, "the comment never ends"),
+            ErrorKind::UnexpectedChar(c) => {
+                write!(f, "'{}' is not part of CUDA C++", c.escape_default())
+            }
+            ErrorKind::BadNumber(text) => write!(f, "'{text}' is not a number"),
+            ErrorKind::NumberTooLarge(text) => {
+                write!(f, "{text} does not fit in 64 bits")
+            }
+            ErrorKind::UnclosedLiteral => write!(f, "the quoted text never ends on its line"),
+            ErrorKind::BadCharLiteral => {
+                write!(f, "a character literal holds exactly one character")
+            }
+            ErrorKind::UnknownDirective(name) => write!(f, "#{name} is not a directive"),
+            ErrorKind::BadDirective { directive, why } => write!(f, "#{directive}: {why}"),
+            ErrorKind::Unmatched(directive) => write!(f, "#{directive} without an #if"),
+            ErrorKind::UnterminatedIf => write!(f, "this #if has no #endif"),
+            ErrorKind::ErrorDirective(text) => write!(f, "#error {text}"),
+            ErrorKind::MacroArguments {
+                name,
+                expected,
+                found,
+            } => write!(
+                f,
+                "macro {name} takes {expected} argument{}, given {found}",
+                if *expected == 1 { "" } else { "s" }
+            ),
+            ErrorKind::UnclosedMacroCall(name) => {
+                write!(f, "the call of macro {name} has no closing ')'")
+            }
+            ErrorKind::MacroDepth(name) => {
+                write!(f, "macro {name} expands too deeply (more than 64 levels)")
+            }
+            ErrorKind::MacroTooLarge(name) => write!(
+                f,
+                "macro {name} expands to more than {} tokens",
+                super::pre::MAX_TOKENS
+            ),
+            ErrorKind::BadCondition(why) => write!(f, "#if: {why}"),
+            ErrorKind::Expected { what, found } => write!(f, "expected {what}, found '{found}'"),
+            ErrorKind::Unsupported { construct } => {
+                write!(f, "{construct} is outside the CUDA subset this page reads")
+            }
+        }
+    }
+}
+
+impl fmt::Display for CudaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.pos.line, self.pos.column, self.kind
+        )
+    }
+}
+
+impl std::error::Error for CudaError {}

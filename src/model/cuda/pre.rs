@@ -1,0 +1,730 @@
+//! The preprocessor, as much of it as device code needs: `#define` (object-like and
+//! function-like, with `#`, `##` and `__VA_ARGS__`), `#undef`, the conditionals with
+//! `defined`, and `#include` lines skipped and listed. `#pragma` (`unroll` included), `#line`
+//! and `#warning` are ignored. `__CUDACC__`, `__NVCC__`, `__cplusplus` (C++17) and
+//! `__linux__` are defined, and `__CUDA_ARCH__` is the machine's.
+//!
+//! A macro's tokens take the position of its use, so an error inside an expansion points at
+//! the line that wrote the macro's name.
+
+use super::error::{CudaError, ErrorKind, Pos};
+use super::lex::{Punct, Tok, Token};
+use std::collections::HashMap;
+
+/// How deep macros may expand into each other.
+const MAX_DEPTH: usize = 64;
+/// Most tokens the expansions of a source may produce, against exponential macros.
+pub const MAX_TOKENS: usize = 1 << 21;
+
+#[derive(Clone, Debug)]
+struct Macro {
+    /// `None` for an object-like macro.
+    params: Option<Vec<String>>,
+    variadic: bool,
+    body: Vec<Token>,
+}
+
+/// What the preprocessor read beside the tokens.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Preprocessed {
+    /// The tokens of the branches read, macros expanded.
+    pub tokens: Vec<Token>,
+    /// Each `#include`: its line and what it names.
+    pub includes: Vec<(u32, String)>,
+}
+
+/// Preprocesses `tokens` for a device compiled for `arch` (`__CUDA_ARCH__`, e.g. 700).
+///
+/// ```
+/// use coalescing_lab::model::cuda::{lex::tokenize, pre::preprocess};
+/// let source = "#include <cstdio>\n#define TILE 32\n#define IDX(r, c) ((r) * TILE + (c))\n\
+///               #if __CUDA_ARCH__ >= 700 && defined(TILE)\nint a = IDX(y, x);\n#else\nint b;\n#endif\n";
+/// let out = preprocess(tokenize(source).unwrap(), 700).unwrap();
+/// let text: Vec<String> = out.tokens.iter().map(|t| t.tok.spelling()).collect();
+/// assert_eq!(text.join(" "), "int a = ( ( y ) * 32 + ( x ) ) ;");
+/// assert_eq!(out.includes, [(1, "<cstdio>".to_string())]);
+/// // Every expanded token stands where the macro was used.
+/// assert_eq!(out.tokens[3].pos.line, 5);
+/// ```
+pub fn preprocess(tokens: Vec<Token>, arch: u32) -> Result<Preprocessed, CudaError> {
+    let mut pre = Pre {
+        macros: HashMap::new(),
+        out: Preprocessed::default(),
+        produced: 0,
+    };
+    let number = |value: u128, pos: Pos| Token {
+        tok: Tok::Int {
+            value,
+            suffix: Default::default(),
+            decimal: true,
+        },
+        pos,
+        line_start: false,
+        space_before: true,
+    };
+    for (name, value) in [
+        ("__CUDACC__", 1),
+        ("__NVCC__", 1),
+        ("__CUDA_ARCH__", u128::from(arch)),
+        ("__cplusplus", 201703),
+        // The host is taken to be Linux, where most courses run nvcc: samples check it.
+        ("__linux__", 1),
+    ] {
+        pre.macros.insert(
+            name.to_string(),
+            Macro {
+                params: None,
+                variadic: false,
+                body: vec![number(value, Pos::default())],
+            },
+        );
+    }
+    pre.run(tokens)?;
+    Ok(pre.out)
+}
+
+/// One open conditional: whether its current branch is read, whether any branch was, and
+/// whether it is inside a branch that is not read at all.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    pos: Pos,
+    reading: bool,
+    taken: bool,
+    outer_skipped: bool,
+    seen_else: bool,
+}
+
+struct Pre {
+    macros: HashMap<String, Macro>,
+    out: Preprocessed,
+    produced: usize,
+}
+
+impl Pre {
+    fn run(&mut self, tokens: Vec<Token>) -> Result<(), CudaError> {
+        let mut stack: Vec<Open> = Vec::new();
+        let mut line: Vec<Token> = Vec::new();
+        let mut at = 0;
+        while at < tokens.len() {
+            let start = at;
+            at += 1;
+            while at < tokens.len() && !tokens[at].line_start {
+                at += 1;
+            }
+            let logical = &tokens[start..at];
+            let reading = stack.last().is_none_or(|o| o.reading);
+            if logical[0].tok.is(Punct::Hash) && logical[0].line_start {
+                if !line.is_empty() {
+                    self.expand_into_out(std::mem::take(&mut line))?;
+                }
+                self.directive(logical, &mut stack, reading)?;
+            } else if reading {
+                line.extend_from_slice(logical);
+            }
+        }
+        if !line.is_empty() {
+            self.expand_into_out(line)?;
+        }
+        if let Some(open) = stack.last() {
+            return Err(CudaError::new(open.pos, ErrorKind::UnterminatedIf));
+        }
+        Ok(())
+    }
+
+    /// Expands `tokens` (lines between directives, so that a macro call may span lines).
+    fn expand_into_out(&mut self, tokens: Vec<Token>) -> Result<(), CudaError> {
+        let expanded = self.expand(&tokens, &mut Vec::new())?;
+        self.out.tokens.extend(expanded);
+        Ok(())
+    }
+
+    fn directive(
+        &mut self,
+        line: &[Token],
+        stack: &mut Vec<Open>,
+        reading: bool,
+    ) -> Result<(), CudaError> {
+        let hash = line[0].pos;
+        let Some(name_token) = line.get(1) else {
+            return Ok(()); // The null directive.
+        };
+        let name = match &name_token.tok {
+            Tok::Ident(name) => name.as_str(),
+            // `#` followed by a line number is a line marker (`# 12 "file"`).
+            Tok::Int { .. } => return Ok(()),
+            other => {
+                return Err(CudaError::new(
+                    name_token.pos,
+                    ErrorKind::UnknownDirective(other.spelling()),
+                ))
+            }
+        };
+        let rest = &line[2..];
+        match name {
+            "if" | "ifdef" | "ifndef" => {
+                let cond = if !reading {
+                    false
+                } else {
+                    match name {
+                        "if" => self.condition(rest, hash)?,
+                        _ => {
+                            let m = self.macro_name(rest, name_token, "ifdef")?;
+                            self.macros.contains_key(m) == (name == "ifdef")
+                        }
+                    }
+                };
+                stack.push(Open {
+                    pos: hash,
+                    reading: cond,
+                    taken: cond,
+                    outer_skipped: !reading,
+                    seen_else: false,
+                });
+            }
+            "elif" | "else" => {
+                let Some(mut open) = stack.pop() else {
+                    let which = if name == "elif" { "elif" } else { "else" };
+                    return Err(CudaError::new(hash, ErrorKind::Unmatched(which)));
+                };
+                if open.seen_else {
+                    return Err(CudaError::new(
+                        hash,
+                        ErrorKind::BadDirective {
+                            directive: if name == "elif" { "elif" } else { "else" },
+                            why: "comes after this #if's #else",
+                        },
+                    ));
+                }
+                let cond = if open.outer_skipped || open.taken {
+                    false
+                } else if name == "elif" {
+                    self.condition(rest, hash)?
+                } else {
+                    true
+                };
+                open.seen_else = name == "else";
+                open.reading = cond;
+                open.taken |= cond;
+                stack.push(open);
+            }
+            "endif" => {
+                if stack.pop().is_none() {
+                    return Err(CudaError::new(hash, ErrorKind::Unmatched("endif")));
+                }
+            }
+            _ if !reading => {}
+            "define" => self.define(rest, name_token)?,
+            "undef" => {
+                let m = self.macro_name(rest, name_token, "undef")?.to_string();
+                self.macros.remove(&m);
+            }
+            "include" => {
+                let text: String = rest
+                    .iter()
+                    .map(|t| match &t.tok {
+                        Tok::Str(s) => format!("\"{s}\""),
+                        other => other.spelling(),
+                    })
+                    .collect();
+                self.out.includes.push((hash.line, text));
+            }
+            "error" => {
+                let text: Vec<String> = rest.iter().map(|t| t.tok.spelling()).collect();
+                return Err(CudaError::new(
+                    hash,
+                    ErrorKind::ErrorDirective(text.join(" ")),
+                ));
+            }
+            "pragma" | "line" | "warning" | "ident" => {}
+            other => {
+                return Err(CudaError::new(
+                    name_token.pos,
+                    ErrorKind::UnknownDirective(other.to_string()),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The one name after `#ifdef`, `#ifndef` or `#undef`.
+    fn macro_name<'t>(
+        &self,
+        rest: &'t [Token],
+        directive: &Token,
+        which: &'static str,
+    ) -> Result<&'t str, CudaError> {
+        match rest.first().map(|t| &t.tok) {
+            Some(Tok::Ident(name)) => Ok(name),
+            _ => Err(CudaError::new(
+                directive.pos,
+                ErrorKind::BadDirective {
+                    directive: which,
+                    why: "needs a macro name",
+                },
+            )),
+        }
+    }
+
+    fn define(&mut self, rest: &[Token], directive: &Token) -> Result<(), CudaError> {
+        let Some(Tok::Ident(name)) = rest.first().map(|t| &t.tok) else {
+            return Err(CudaError::new(
+                directive.pos,
+                ErrorKind::BadDirective {
+                    directive: "define",
+                    why: "needs a macro name",
+                },
+            ));
+        };
+        let function_like = rest
+            .get(1)
+            .is_some_and(|t| t.tok.is(Punct::LParen) && !t.space_before);
+        let bad = |pos| {
+            CudaError::new(
+                pos,
+                ErrorKind::BadDirective {
+                    directive: "define",
+                    why: "its parameters are names separated by commas, then ')'",
+                },
+            )
+        };
+        let (params, variadic, body_at) = if function_like {
+            let mut params = Vec::new();
+            let mut variadic = false;
+            let mut at = 2;
+            loop {
+                let Some(t) = rest.get(at) else {
+                    return Err(bad(directive.pos));
+                };
+                match &t.tok {
+                    Tok::Punct(Punct::RParen) if params.is_empty() && !variadic => {
+                        at += 1;
+                        break;
+                    }
+                    Tok::Ident(p) if !variadic => params.push(p.clone()),
+                    Tok::Punct(Punct::Ellipsis) if !variadic => variadic = true,
+                    _ => return Err(bad(t.pos)),
+                }
+                at += 1;
+                match rest.get(at).map(|t| &t.tok) {
+                    Some(Tok::Punct(Punct::Comma)) if !variadic => at += 1,
+                    Some(Tok::Punct(Punct::RParen)) => {
+                        at += 1;
+                        break;
+                    }
+                    _ => return Err(bad(rest.get(at).map_or(directive.pos, |t| t.pos))),
+                }
+            }
+            (Some(params), variadic, at)
+        } else {
+            (None, false, 1)
+        };
+        self.macros.insert(
+            name.clone(),
+            Macro {
+                params,
+                variadic,
+                body: rest[body_at.min(rest.len())..].to_vec(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Expands every macro in `tokens`; `active` holds the macros being expanded, which are
+    /// not expanded again inside themselves.
+    fn expand(
+        &mut self,
+        tokens: &[Token],
+        active: &mut Vec<String>,
+    ) -> Result<Vec<Token>, CudaError> {
+        let mut out = Vec::with_capacity(tokens.len());
+        let mut at = 0;
+        while at < tokens.len() {
+            let token = &tokens[at];
+            at += 1;
+            let Tok::Ident(name) = &token.tok else {
+                out.push(token.clone());
+                continue;
+            };
+            if active.contains(name) {
+                out.push(token.clone());
+                continue;
+            }
+            let Some(m) = self.macros.get(name).cloned() else {
+                out.push(token.clone());
+                continue;
+            };
+            if active.len() >= MAX_DEPTH {
+                return Err(CudaError::new(
+                    token.pos,
+                    ErrorKind::MacroDepth(name.clone()),
+                ));
+            }
+            let body = match &m.params {
+                None => m.body.clone(),
+                Some(params) => {
+                    // A function-like macro's name without `(` is just a name.
+                    if !tokens.get(at).is_some_and(|t| t.tok.is(Punct::LParen)) {
+                        out.push(token.clone());
+                        continue;
+                    }
+                    let (args, next) = arguments(tokens, at, token, name)?;
+                    at = next;
+                    let wanted = params.len();
+                    let fits = if m.variadic {
+                        args.len() >= wanted
+                    } else {
+                        args.len() == wanted
+                            || (wanted == 0 && args.len() == 1 && args[0].is_empty())
+                    };
+                    if !fits {
+                        return Err(CudaError::new(
+                            token.pos,
+                            ErrorKind::MacroArguments {
+                                name: name.clone(),
+                                expected: wanted,
+                                found: args.len(),
+                            },
+                        ));
+                    }
+                    self.substitute(&m, params, &args, active)?
+                }
+            };
+            active.push(name.clone());
+            let inner = self.expand(&body, active);
+            active.pop();
+            // An error inside the expansion stands where this macro was used, and a runaway
+            // expansion is named by its outermost macro.
+            let mut expanded = inner.map_err(|e| {
+                let kind = match e.kind {
+                    ErrorKind::MacroDepth(_) => ErrorKind::MacroDepth(name.clone()),
+                    ErrorKind::MacroTooLarge(_) => ErrorKind::MacroTooLarge(name.clone()),
+                    other => other,
+                };
+                CudaError::new(token.pos, kind)
+            })?;
+            for (k, t) in expanded.iter_mut().enumerate() {
+                t.pos = token.pos;
+                t.line_start = k == 0 && token.line_start;
+                if k == 0 {
+                    t.space_before = token.space_before;
+                }
+            }
+            self.produced += expanded.len();
+            if self.produced > MAX_TOKENS {
+                return Err(CudaError::new(
+                    token.pos,
+                    ErrorKind::MacroTooLarge(name.clone()),
+                ));
+            }
+            out.extend(expanded);
+        }
+        Ok(out)
+    }
+
+    /// A function-like macro's body with its parameters replaced: `#p` by the argument's
+    /// text, `a ## b` by one pasted token, any other `p` by the argument expanded.
+    fn substitute(
+        &mut self,
+        m: &Macro,
+        params: &[String],
+        args: &[Vec<Token>],
+        active: &mut Vec<String>,
+    ) -> Result<Vec<Token>, CudaError> {
+        let arg_of = |name: &str| -> Option<Vec<Token>> {
+            if m.variadic && name == "__VA_ARGS__" {
+                let mut joined = Vec::new();
+                for (k, a) in args.iter().enumerate().skip(params.len()) {
+                    if k > params.len() {
+                        if let Some(first) = a.first() {
+                            joined.push(Token {
+                                tok: Tok::Punct(Punct::Comma),
+                                ..first.clone()
+                            });
+                        }
+                    }
+                    joined.extend(a.iter().cloned());
+                }
+                return Some(joined);
+            }
+            params
+                .iter()
+                .position(|p| p == name)
+                .map(|k| args[k].clone())
+        };
+        let body = &m.body;
+        let mut out: Vec<Token> = Vec::new();
+        let mut k = 0;
+        while k < body.len() {
+            let t = &body[k];
+            // `# param`: the argument as a string.
+            if t.tok.is(Punct::Hash) {
+                if let Some(arg) = body.get(k + 1).and_then(|n| n.tok.ident()).and_then(arg_of) {
+                    let text: Vec<String> = arg.iter().map(|a| a.tok.spelling()).collect();
+                    out.push(Token {
+                        tok: Tok::Str(text.join(" ")),
+                        ..t.clone()
+                    });
+                    k += 2;
+                    continue;
+                }
+            }
+            let pasting = body.get(k + 1).is_some_and(|n| n.tok.is(Punct::HashHash))
+                || k > 0 && body[k - 1].tok.is(Punct::HashHash);
+            if t.tok.is(Punct::HashHash) {
+                k += 1;
+                continue;
+            }
+            let replacement = match t.tok.ident().and_then(arg_of) {
+                Some(arg) if pasting => arg,
+                Some(arg) => self.expand(&arg, active)?,
+                None => vec![t.clone()],
+            };
+            if k > 0 && body[k - 1].tok.is(Punct::HashHash) {
+                // Paste the last token so far with the first of the replacement.
+                let mut rest = replacement.into_iter();
+                match (out.pop(), rest.next()) {
+                    (Some(left), Some(right)) => out.push(paste(&left, &right)?),
+                    (Some(left), None) => out.push(left),
+                    (None, Some(right)) => out.push(right),
+                    (None, None) => {}
+                }
+                out.extend(rest);
+            } else {
+                out.extend(replacement);
+            }
+            k += 1;
+        }
+        Ok(out)
+    }
+
+    /// Evaluates an `#if` or `#elif` condition.
+    fn condition(&mut self, rest: &[Token], at: Pos) -> Result<bool, CudaError> {
+        // `defined X` and `defined(X)` first, before any macro is expanded.
+        let mut resolved = Vec::new();
+        let mut k = 0;
+        while k < rest.len() {
+            let t = &rest[k];
+            if t.tok.ident() == Some("defined") {
+                let (name, next) = match (rest.get(k + 1), rest.get(k + 2), rest.get(k + 3)) {
+                    (Some(open), Some(n), Some(close))
+                        if open.tok.is(Punct::LParen) && close.tok.is(Punct::RParen) =>
+                    {
+                        (n.tok.ident(), k + 4)
+                    }
+                    (Some(n), _, _) => (n.tok.ident(), k + 2),
+                    _ => (None, k + 1),
+                };
+                let Some(name) = name else {
+                    return Err(CudaError::new(
+                        t.pos,
+                        ErrorKind::BadCondition("defined needs a macro name".into()),
+                    ));
+                };
+                resolved.push(Token {
+                    tok: Tok::Int {
+                        value: u128::from(self.macros.contains_key(name)),
+                        suffix: Default::default(),
+                        decimal: true,
+                    },
+                    ..t.clone()
+                });
+                k = next;
+                continue;
+            }
+            resolved.push(t.clone());
+            k += 1;
+        }
+        let expanded = self.expand(&resolved, &mut Vec::new())?;
+        let mut eval = Condition {
+            tokens: &expanded,
+            at: 0,
+            pos: at,
+        };
+        let value = eval.ternary()?;
+        if let Some(extra) = expanded.get(eval.at) {
+            return Err(CudaError::new(
+                extra.pos,
+                ErrorKind::BadCondition(format!("'{}' after the condition", extra.tok.spelling())),
+            ));
+        }
+        Ok(value != 0)
+    }
+}
+
+/// The arguments of a call whose `(` is at `open`: top-level commas split them. Returns them
+/// and the position after the `)`.
+fn arguments(
+    tokens: &[Token],
+    open: usize,
+    name_token: &Token,
+    name: &str,
+) -> Result<(Vec<Vec<Token>>, usize), CudaError> {
+    let mut args = vec![Vec::new()];
+    let mut depth = 0usize;
+    let mut at = open + 1;
+    while let Some(t) = tokens.get(at) {
+        at += 1;
+        match &t.tok {
+            Tok::Punct(Punct::LParen) => depth += 1,
+            Tok::Punct(Punct::RParen) if depth == 0 => return Ok((args, at)),
+            Tok::Punct(Punct::RParen) => depth -= 1,
+            Tok::Punct(Punct::Comma) if depth == 0 => {
+                args.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = args.last_mut() {
+            last.push(t.clone());
+        }
+    }
+    Err(CudaError::new(
+        name_token.pos,
+        ErrorKind::UnclosedMacroCall(name.to_string()),
+    ))
+}
+
+/// Two tokens pasted by `##` into one: names and numbers join; anything else must make a
+/// punctuator.
+fn paste(left: &Token, right: &Token) -> Result<Token, CudaError> {
+    let text = format!("{}{}", left.tok.spelling(), right.tok.spelling());
+    let mut tokens = super::lex::tokenize(&text).map_err(|e| CudaError::new(left.pos, e.kind))?;
+    match (tokens.len(), tokens.pop()) {
+        (1, Some(t)) => Ok(Token {
+            tok: t.tok,
+            ..left.clone()
+        }),
+        _ => Err(CudaError::new(
+            left.pos,
+            ErrorKind::BadDirective {
+                directive: "define",
+                why: "## must make one token",
+            },
+        )),
+    }
+}
+
+/// An `#if` condition's integer constant expression, evaluated as `long long`: names left
+/// after expansion are 0, `true` is 1.
+struct Condition<'a> {
+    tokens: &'a [Token],
+    at: usize,
+    pos: Pos,
+}
+
+impl Condition<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.at).map(|t| &t.tok)
+    }
+
+    fn error(&self, why: &str) -> CudaError {
+        let pos = self.tokens.get(self.at).map_or(self.pos, |t| t.pos);
+        CudaError::new(pos, ErrorKind::BadCondition(why.to_string()))
+    }
+
+    fn eat(&mut self, p: Punct) -> bool {
+        if self.peek().is_some_and(|t| t.is(p)) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn ternary(&mut self) -> Result<i128, CudaError> {
+        let cond = self.binary(1)?;
+        if !self.eat(Punct::Question) {
+            return Ok(cond);
+        }
+        let a = self.ternary()?;
+        if !self.eat(Punct::Colon) {
+            return Err(self.error("expected ':' in the conditional"));
+        }
+        let b = self.ternary()?;
+        Ok(if cond != 0 { a } else { b })
+    }
+
+    fn binary(&mut self, min: u8) -> Result<i128, CudaError> {
+        let mut lhs = self.unary()?;
+        loop {
+            let Some(Tok::Punct(p)) = self.peek() else {
+                return Ok(lhs);
+            };
+            let p = *p;
+            let Some(prec) = precedence(p).filter(|&q| q >= min) else {
+                return Ok(lhs);
+            };
+            let op_at = self.at;
+            self.at += 1;
+            let rhs = self.binary(prec + 1)?;
+            lhs = match p {
+                Punct::OrOr => i128::from(lhs != 0 || rhs != 0),
+                Punct::AndAnd => i128::from(lhs != 0 && rhs != 0),
+                Punct::Pipe => lhs | rhs,
+                Punct::Caret => lhs ^ rhs,
+                Punct::Amp => lhs & rhs,
+                Punct::EqEq => i128::from(lhs == rhs),
+                Punct::Ne => i128::from(lhs != rhs),
+                Punct::Lt => i128::from(lhs < rhs),
+                Punct::Gt => i128::from(lhs > rhs),
+                Punct::Le => i128::from(lhs <= rhs),
+                Punct::Ge => i128::from(lhs >= rhs),
+                Punct::Shl => lhs.checked_shl(rhs.clamp(0, 127) as u32).unwrap_or(0),
+                Punct::Shr => lhs >> rhs.clamp(0, 127),
+                Punct::Plus => lhs.wrapping_add(rhs),
+                Punct::Minus => lhs.wrapping_sub(rhs),
+                Punct::Star => lhs.wrapping_mul(rhs),
+                Punct::Slash | Punct::Percent if rhs == 0 => {
+                    self.at = op_at;
+                    return Err(self.error("division by zero"));
+                }
+                Punct::Slash => lhs.wrapping_div(rhs),
+                _ => lhs.wrapping_rem(rhs),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> Result<i128, CudaError> {
+        let Some(tok) = self.peek().cloned() else {
+            return Err(self.error("the condition ends too soon"));
+        };
+        self.at += 1;
+        match tok {
+            Tok::Int { value, .. } => Ok(value as i128),
+            Tok::Char(c) => Ok(i128::from(c)),
+            Tok::Ident(name) => Ok(i128::from(name == "true")),
+            Tok::Punct(Punct::Minus) => Ok(self.unary()?.wrapping_neg()),
+            Tok::Punct(Punct::Plus) => self.unary(),
+            Tok::Punct(Punct::Bang) => Ok(i128::from(self.unary()? == 0)),
+            Tok::Punct(Punct::Tilde) => Ok(!self.unary()?),
+            Tok::Punct(Punct::LParen) => {
+                let v = self.ternary()?;
+                if !self.eat(Punct::RParen) {
+                    return Err(self.error("expected ')'"));
+                }
+                Ok(v)
+            }
+            other => {
+                self.at -= 1;
+                Err(self.error(&format!("'{}' cannot start a value", other.spelling())))
+            }
+        }
+    }
+}
+
+/// C's binding strength of a binary operator in a condition.
+fn precedence(p: Punct) -> Option<u8> {
+    Some(match p {
+        Punct::OrOr => 1,
+        Punct::AndAnd => 2,
+        Punct::Pipe => 3,
+        Punct::Caret => 4,
+        Punct::Amp => 5,
+        Punct::EqEq | Punct::Ne => 6,
+        Punct::Lt | Punct::Gt | Punct::Le | Punct::Ge => 7,
+        Punct::Shl | Punct::Shr => 8,
+        Punct::Plus | Punct::Minus => 9,
+        Punct::Star | Punct::Slash | Punct::Percent => 10,
+        _ => return None,
+    })
+}
