@@ -301,3 +301,235 @@ fn hostile_macros_stop_with_a_message() {
         "line 1, column 1: the source is 1048577 bytes; at most 1048576 are read"
     );
 }
+
+mod parse {
+    use coalescing_lab::model::cuda::ast::{
+        Base, ExprKind, Init, Item, Member, Skipped, StmtKind, TemplateArg, UnaryOp,
+    };
+    use coalescing_lab::model::cuda::parse::parse;
+
+    /// The one error of the device item named `name`, or panics.
+    fn unread(source: &str, name: &str) -> String {
+        let unit = parse(source, 700).unwrap();
+        unit.skipped
+            .iter()
+            .find_map(|s| match s {
+                Skipped::Unread { name: n, error } if n == name => Some(error.to_string()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{name} was read: {:?}", unit.skipped))
+    }
+
+    #[test]
+    fn a_whole_file_keeps_device_code_and_lists_the_host_s() {
+        let source = "#include <cstdio>\n#include \"helper_cuda.h\"\nusing namespace std;\n\
+            static int hostCount = 0;\n\
+            __device__ float twice(float x) { return 2.0f * x; }\n\
+            __global__ void scale(float* __restrict__ out, const float* in, int n) {\n\
+              int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+              if (i < n) out[i] = twice(in[i]);\n\
+            }\n\
+            void launch(float* d) { scale<<<4, 256>>>(d, d, 1024); }\n\
+            int main(int argc, char** argv) {\n  std::vector<int> v{1, 2};\n  return 0;\n}\n";
+        let unit = parse(source, 700).unwrap();
+        assert_eq!(
+            unit.kernels().map(|k| k.name.as_str()).collect::<Vec<_>>(),
+            ["scale"]
+        );
+        assert!(unit.function("twice").is_some_and(|f| f.spaces.device));
+        assert_eq!(
+            format!("{:?}", unit.skipped),
+            r#"[HostDecl { line: 4 }, Host { name: "launch", line: 10 }, Host { name: "main", line: 11 }]"#
+        );
+        assert_eq!(unit.includes.len(), 2);
+        let scale = unit.kernels().next().unwrap();
+        assert_eq!(scale.params[0].ty.pointers, 1);
+        assert!(scale.params[1].ty.is_const);
+        // `out[i]` begins at `out`: line 8, column 12 (the `\` continuation drops the
+        // literal's indentation).
+        let StmtKind::If { then, .. } = &scale.body[1].kind else {
+            panic!("{:?}", scale.body[1]);
+        };
+        let StmtKind::Expr(e) = &then.kind else {
+            panic!()
+        };
+        let ExprKind::Assign { lhs, .. } = &e.kind else {
+            panic!()
+        };
+        assert_eq!((lhs.pos.line, lhs.pos.column), (8, 12));
+    }
+
+    #[test]
+    fn the_tiled_transpose_reads_with_its_shared_tile_and_barrier() {
+        let source = "#define TILE_DIM 32\n#define BLOCK_ROWS 8\n\
+            __global__ void transposeCoalesced(float *odata, const float *idata)\n{\n\
+              __shared__ float tile[TILE_DIM][TILE_DIM+1];\n\
+              int x = blockIdx.x * TILE_DIM + threadIdx.x;\n\
+              int y = blockIdx.y * TILE_DIM + threadIdx.y;\n\
+              int width = gridDim.x * TILE_DIM;\n\
+              for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)\n\
+                 tile[threadIdx.y+j][threadIdx.x] = idata[(y+j)*width + x];\n\
+              __syncthreads();\n\
+              x = blockIdx.y * TILE_DIM + threadIdx.x;  // transpose block offset\n\
+              y = blockIdx.x * TILE_DIM + threadIdx.y;\n\
+              for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)\n\
+                 odata[(y+j)*width + x] = tile[threadIdx.x][threadIdx.y + j];\n}\n";
+        let unit = parse(source, 700).unwrap();
+        assert!(unit.skipped.is_empty(), "{:?}", unit.skipped);
+        let k = unit.kernels().next().unwrap();
+        assert_eq!(k.body.len(), 9);
+        let StmtKind::Decl(tile) = &k.body[0].kind else {
+            panic!()
+        };
+        assert!(tile.storage.shared);
+        assert_eq!(tile.declarators[0].dims.len(), 2);
+        assert!(
+            matches!(k.body[5].kind, StmtKind::Expr(ref e) if matches!(e.kind, ExprKind::Call { .. }))
+        );
+        assert!(matches!(k.body[4].kind, StmtKind::For { .. }));
+    }
+
+    #[test]
+    fn templates_structs_and_casts_of_nvidia_s_samples_read() {
+        // The shapes of cuda-samples' reduction (SharedMemory<T> with its specialisation and
+        // conversion operator), a float4 cast, cooperative groups and brace initialisation.
+        let source = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\
+            template <class T> struct SharedMemory {\n\
+              __device__ inline operator T *() { extern __shared__ int __smem[]; return (T *)__smem; }\n\
+            };\n\
+            template <> struct SharedMemory<double> {\n\
+              __device__ inline operator double *() { extern __shared__ double __smem_d[]; return (double *)__smem_d; }\n\
+            };\n\
+            template <class T, unsigned int blockSize>\n\
+            __global__ void reduce4(T *g_idata, T *g_odata, unsigned int n) {\n\
+              cg::thread_block cta = cg::this_thread_block();\n\
+              T *sdata = SharedMemory<T>();\n\
+              unsigned int tid = threadIdx.x;\n\
+              T mySum = (tid < n) ? g_idata[tid] : 0;\n\
+              sdata[tid] = mySum;\n\
+              cg::sync(cta);\n\
+              for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {\n\
+                if (tid < s) sdata[tid] = mySum = mySum + sdata[tid + s];\n\
+                cg::sync(cta);\n\
+              }\n\
+              size_t const col{blockIdx.x * blockDim.x + threadIdx.x};\n\
+              float4 v = reinterpret_cast<float4 *>(g_idata)[col];\n\
+              g_odata[static_cast<int>(col)] = v.x;\n\
+            }\n";
+        let unit = parse(source, 700).unwrap();
+        assert!(unit.skipped.is_empty(), "{:?}", unit.skipped);
+        let structs: Vec<_> = unit
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Struct(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(structs.len(), 2);
+        assert!(matches!(structs[0].members[0], Member::Conversion(ref f) if f.ret.pointers == 1));
+        assert!(
+            matches!(structs[1].specialises.as_deref(), Some([TemplateArg::Type(t)]) if t.base == Base::Double)
+        );
+        let k = unit.kernels().next().unwrap();
+        assert_eq!(k.template.as_ref().map(Vec::len), Some(2));
+        let StmtKind::Decl(col) = &k.body[7].kind else {
+            panic!("{:?}", k.body[7])
+        };
+        assert!(matches!(col.declarators[0].init, Some(Init::List(_))));
+        assert_eq!(
+            col.declarators[0].ty.base,
+            Base::Int {
+                bytes: 8,
+                signed: false
+            }
+        );
+    }
+
+    #[test]
+    fn pointers_members_and_operators_keep_their_shape() {
+        let source = "struct P { float x; int2 v[4]; };\n\
+            __device__ int f(P* p, int* q) { return p->v[1].y + *q++ + sizeof(P) + (int)p[2].x; }\n";
+        let unit = parse(source, 700).unwrap();
+        assert!(unit.skipped.is_empty(), "{:?}", unit.skipped);
+        let f = unit.function("f").unwrap();
+        let StmtKind::Return(Some(e)) = &f.body[0].kind else {
+            panic!()
+        };
+        // ((p->v[1].y + *q++) + sizeof(P)) + (int)p[2].x
+        let ExprKind::Binary { lhs, .. } = &e.kind else {
+            panic!()
+        };
+        let ExprKind::Binary { lhs, rhs: size, .. } = &lhs.kind else {
+            panic!()
+        };
+        assert!(matches!(size.kind, ExprKind::SizeofType(_)));
+        let ExprKind::Binary { rhs: deref, .. } = &lhs.kind else {
+            panic!()
+        };
+        // `*q++` is `*(q++)`, and it begins at the `*`: column 53.
+        let ExprKind::Unary {
+            op: UnaryOp::Deref,
+            operand,
+        } = &deref.kind
+        else {
+            panic!("{deref:?}")
+        };
+        assert!(matches!(
+            operand.kind,
+            ExprKind::Unary {
+                op: UnaryOp::PostInc,
+                ..
+            }
+        ));
+        assert_eq!((deref.pos.line, deref.pos.column), (2, 53));
+    }
+
+    #[test]
+    fn what_the_subset_leaves_out_is_named_with_its_line() {
+        let k = |body: &str| format!("__global__ void k(int* a) {{\n{body}\n}}\n");
+        assert_eq!(
+            unread(&k("  goto done;"), "k"),
+            "line 2, column 3: the CUDA subset this page reads leaves out goto"
+        );
+        assert_eq!(
+            unread(&k("  asm(\"nop\");"), "k"),
+            "line 2, column 3: the CUDA subset this page reads leaves out inline asm"
+        );
+        assert_eq!(
+            unread(&k("  auto f = [](int x) { return x; };"), "k"),
+            "line 2, column 12: the CUDA subset this page reads leaves out a lambda"
+        );
+        assert_eq!(
+            unread(&k("  int* p = new int[4];"), "k"),
+            "line 2, column 12: the CUDA subset this page reads leaves out new and delete"
+        );
+        assert_eq!(unread(&k("  k<<<1, 1>>>(a);"), "k"), "line 2, column 4: the CUDA subset this page reads leaves out dynamic parallelism (a launch inside a kernel)");
+        assert_eq!(
+            unread("__global__ void t(cudaTextureObject_t tex) {}\n", "t"),
+            "line 1, column 19: the CUDA subset this page reads leaves out textures and surfaces"
+        );
+        assert_eq!(
+            unread("struct B : A { int x; };\n__device__ int g;\n", "B"),
+            "line 1, column 10: the CUDA subset this page reads leaves out inheritance"
+        );
+        assert_eq!(
+            unread(&k("  a[0] = 1"), "k"),
+            "line 3, column 1: expected ';' after the expression, found '}'"
+        );
+        assert_eq!(
+            unread(&k("  if (a[0] > 0 { }"), "k"),
+            "line 2, column 16: expected ')' after the condition, found '{'"
+        );
+        // One kernel outside the subset does not keep the others from being read.
+        let two = format!(
+            "{}__global__ void ok(int* a) {{ a[0] = 1; }}\n",
+            k("  goto x;")
+        );
+        let unit = parse(&two, 700).unwrap();
+        assert_eq!(
+            unit.kernels().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            ["ok"]
+        );
+    }
+}

@@ -123,7 +123,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BadCondition(why) => write!(f, "#if: {why}"),
             ErrorKind::Expected { what, found } => write!(f, "expected {what}, found '{found}'"),
             ErrorKind::Unsupported { construct } => {
-                write!(f, "{construct} is outside the CUDA subset this page reads")
+                write!(f, "the CUDA subset this page reads leaves out {construct}")
             }
         }
     }
