@@ -20,10 +20,12 @@ mod url;
 mod widgets;
 
 use crate::model::inputs::Inputs;
+use crate::model::kernel::presets::KernelPreset;
 use crate::model::kernel::KernelInputs;
 use crate::model::permalink::{self, State, Tab};
 use crate::model::probe::ProbeInputs;
 use crate::model::roofline::{Lab, LabNote, MachineInputs};
+use crate::model::trace::Format;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -49,12 +51,12 @@ struct AppState {
     probe: RwSignal<ProbeInputs>,
     /// The kernel view's launch and statements.
     kernel: RwSignal<KernelInputs>,
-    /// `kcompare`: the kernel preset beside the kernel view's kernel; empty for none.
-    kernel_compare: RwSignal<String>,
+    /// `kcompare`: the kernel preset beside the kernel view's kernel, if any.
+    kernel_compare: RwSignal<Option<&'static KernelPreset>>,
     /// `trace`: a same-origin trace path to load; empty for none (a picked file is not).
     trace: RwSignal<String>,
-    /// `tformat`: the trace format override; empty: detect.
-    trace_format: RwSignal<String>,
+    /// `tformat`: the trace format override; `None`: detect.
+    trace_format: RwSignal<Option<Format>>,
     /// The Roofline lab's machine mode (`roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`).
     roofs: RwSignal<MachineInputs>,
 }
@@ -93,9 +95,9 @@ pub fn App() -> impl IntoView {
         b: RwSignal::new(initial.compare.clone().unwrap_or_default()),
         probe: RwSignal::new(initial.probe.clone()),
         kernel: RwSignal::new(initial.kernel.clone()),
-        kernel_compare: RwSignal::new(initial.kernel_compare.clone()),
+        kernel_compare: RwSignal::new(initial.kernel_compare),
         trace: RwSignal::new(initial.trace.clone()),
-        trace_format: RwSignal::new(initial.trace_format.clone()),
+        trace_format: RwSignal::new(initial.trace_format),
         roofs: RwSignal::new(initial.roofs.clone()),
     };
     // A memo, so the readers (the URL, the share bar, the full-page link) share one copy.
