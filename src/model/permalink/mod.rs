@@ -28,46 +28,63 @@ pub use trace::same_origin_path;
 
 use super::error::FieldError;
 use super::inputs::Inputs;
-use super::kernel::presets::KernelPreset;
-use super::kernel::KernelInputs;
-use super::probe::ProbeInputs;
-use super::roofline::{Lab, MachineInputs};
-use super::trace::Format;
 
 /// The permalink format this build writes and reads.
 pub const VERSION: u32 = 1;
 
-/// Everything a permalink carries.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct State {
-    /// `tab`: the panel on show.
-    pub tab: Tab,
-    /// The sector calculator's inputs.
-    pub calc: Inputs,
-    /// The Roofline lab: `oi`, `bw` and `trail`. The prediction in progress is not carried;
-    /// a stepped prediction travels inside its trail entry.
-    pub lab: Lab,
-    /// `embed=1`: just the panel, for an iframe in course material.
-    pub embed: bool,
-    /// `predict=1`: the calculator hides its results until the learner predicts N_tx.
-    pub predict: bool,
-    /// Scenario B beside A: `compare=1` and the calculator's parameters prefixed `b.`.
-    pub compare: Option<Inputs>,
-    /// The probe's configuration: `strides` and `n`. Its results are never in the URL, and
-    /// a link never starts the probe.
-    pub probe: ProbeInputs,
-    /// The kernel view: `grid`, `block`, `loop`, `cache`, `flops` and the statements'
-    /// `aN.*`. Its machine is the calculator's `arch`, `warp`, `sector` and `line`.
-    pub kernel: KernelInputs,
-    /// `kcompare`: the kernel preset shown beside the kernel view's own kernel, if any.
-    pub kernel_compare: Option<&'static KernelPreset>,
-    /// `trace`: a trace to load from the page's own site (a relative path); empty for none.
-    pub trace: String,
-    /// `tformat`: the trace format, overriding the one detected; `None`: detect.
-    pub trace_format: Option<Format>,
-    /// The Roofline lab's machine mode: `roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`.
-    pub roofs: MachineInputs,
+/// Hands the list of [`State`]'s parts to the macro `$then`: `State` is written from it here,
+/// and the page's signals (`ui::AppState`, one per part) there, so that a new part is one
+/// line of this list. `embed` and `compare` are the two fields outside it: the page keeps
+/// `embed` fixed, and B's inputs while B is hidden.
+macro_rules! state_parts {
+    ($then:ident) => {
+        $then! {
+            /// `tab`: the panel on show.
+            tab: $crate::model::permalink::Tab,
+            /// The sector calculator's inputs.
+            calc: $crate::model::inputs::Inputs,
+            /// The Roofline lab: `oi`, `bw` and `trail`. The prediction in progress is not
+            /// carried; a stepped prediction travels inside its trail entry.
+            lab: $crate::model::roofline::Lab,
+            /// `predict=1`: the calculator hides its results until the learner predicts N_tx.
+            predict: bool,
+            /// The probe's configuration: `strides` and `n`. Its results are never in the URL,
+            /// and a link never starts the probe.
+            probe: $crate::model::probe::ProbeInputs,
+            /// The kernel view: `grid`, `block`, `loop`, `cache`, `flops` and the statements'
+            /// `aN.*`. Its machine is the calculator's `arch`, `warp`, `sector` and `line`.
+            kernel: $crate::model::kernel::KernelInputs,
+            /// `kcompare`: the kernel preset shown beside the kernel view's own kernel, if any.
+            kernel_compare: Option<&'static $crate::model::kernel::presets::KernelPreset>,
+            /// `trace`: a trace to load from the page's own site (a relative path); empty for
+            /// none.
+            trace: String,
+            /// `tformat`: the trace format, overriding the one detected; `None`: detect.
+            trace_format: Option<$crate::model::trace::Format>,
+            /// The Roofline lab's machine mode: `roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`.
+            roofs: $crate::model::roofline::MachineInputs,
+        }
+    };
 }
+// The page (wasm32 only) writes its signals from the list.
+#[cfg(target_arch = "wasm32")]
+pub(crate) use state_parts;
+
+/// Writes [`State`] from [`state_parts!`].
+macro_rules! define_state {
+    ($($(#[$doc:meta])* $part:ident: $type:ty,)*) => {
+        /// Everything a permalink carries.
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        pub struct State {
+            $($(#[$doc])* pub $part: $type,)*
+            /// `embed=1`: just the panel, for an iframe in course material.
+            pub embed: bool,
+            /// Scenario B beside A: `compare=1` and the calculator's parameters prefixed `b.`.
+            pub compare: Option<Inputs>,
+        }
+    };
+}
+state_parts!(define_state);
 
 /// One panel's permalink parameters: which keys are its own, how its part of [`State`] is
 /// read from a link and written back, and what can be wrong with them.
