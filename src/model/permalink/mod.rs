@@ -383,3 +383,28 @@ pub fn embed_snippet(page: &str, state: &State) -> String {
         src.replace('&', "&amp;").replace('"', "&quot;")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Two panels claiming one key would read it twice and word its notice by whichever panel
+    // comes first: every key a full link writes belongs to exactly one panel.
+    #[test]
+    fn every_parameter_belongs_to_exactly_one_panel() {
+        let query = "tab=kernel&embed=1&predict=1&compare=1&arch=cdna3&idx=2*t&b.base=8&oi=2&bw=80\
+                     &trail=2:80&prev=1:80&strides=4,256&n=2048&grid=2&loop=0:4&a2.kind=store\
+                     &kcompare=transpose-naive&trace=samples/t.txt&tformat=nvbit&machine=A100\
+                     &bw.1=L2:5000&peak.1=FP64:9000&pt.1=k:1:10";
+        let state = decode(query);
+        let mut written = Vec::new();
+        for panel in PANELS {
+            panel.encode(&state, &mut written);
+        }
+        assert!(written.len() > 20, "{written:?}");
+        for (key, _) in &written {
+            let owners = PANELS.iter().filter(|p| p.is_param(key)).count();
+            assert_eq!(owners, 1, "`{key}` is claimed by {owners} panels");
+        }
+    }
+}
