@@ -7,7 +7,7 @@
 //! problem a link had. Encoding writes `v=1` and only the values that differ from the
 //! default, in a fixed order. A future version bumps `v` and keeps decoding this one.
 //!
-//! Each panel's parameters are one module behind one interface, [`Params`]: which keys are
+//! Each panel's parameters are one module behind one interface, `Params`: which keys are
 //! its own, how they are read and written, and what can be wrong with them. Decoding,
 //! encoding and the warnings must agree parameter by parameter, so they sit side by side in
 //! that module; a new parameter is that module and the panel's part of [`State`]. This file
