@@ -190,3 +190,46 @@ fn a_width_override_changes_the_instruction_s_bytes_per_lane() {
     let row = csv.lines().find(|l| l.starts_with("LDG.E.64,")).unwrap();
     assert_eq!(row.split(',').nth(3), Some("4"));
 }
+
+// The CLI checks `--cache` with the kernel view's own parser on the trace's 128-byte line
+// (it once hard-coded 128 and 1 GiB beside the model's MAX_CACHE_BYTES).
+#[test]
+fn a_cache_size_is_checked_as_the_kernel_view_checks_it() {
+    let trace = fixture("widths.nvbit.txt");
+    for bad in ["100", "2147483648", "-128", "lots"] {
+        let o = cli(&["trace", &trace, "--cache", bad]);
+        assert_eq!(o.status.code(), Some(2), "--cache {bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(&format!(
+                "--cache: must be 0 (no cache) or a multiple of the 128-byte line from 128 to 1073741824 bytes (1 GiB), found '{bad}'"
+            )),
+            "--cache {bad}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    for good in ["0", "128", "1073741824"] {
+        let o = cli(&["trace", &trace, "--cache", good]);
+        assert_eq!(o.status.code(), Some(0), "--cache {good}");
+    }
+}
+
+// A typed query is percent-encoded by the page's own encoder: what the page would read from
+// the same text, the CLI reads too, whatever characters the values hold.
+#[test]
+fn a_typed_query_means_what_the_page_s_link_means() {
+    let typed = cli(&[
+        "analyze",
+        "idx=t<16 ? t : 1000+64*(t-16)&active=t>2 && t!=9&base=0x10",
+        "--format",
+        "json",
+    ]);
+    let linked = cli(&[
+        "analyze",
+        "?idx=t%3C16%20?%20t%20:%201000%2B64*(t-16)&active=t%3E2%20%26%26%20t!%3D9&base=0x10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(typed.status.code(), Some(0));
+    assert_eq!(stdout(&typed), stdout(&linked));
+    assert!(typed.stderr.is_empty() && linked.stderr.is_empty());
+}

@@ -20,62 +20,62 @@ mod url;
 mod widgets;
 
 use crate::model::inputs::Inputs;
-use crate::model::kernel::KernelInputs;
 use crate::model::permalink::{self, State, Tab};
-use crate::model::probe::ProbeInputs;
-use crate::model::roofline::{Lab, LabNote, MachineInputs};
+use crate::model::roofline::LabNote;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 pub use lazy::take_shell;
 pub use panic::install_panic_hook;
 
-/// The page's state, one signal per part of [`State`], handed to the panels as a prop.
-#[derive(Clone, Copy)]
-struct AppState {
-    tab: RwSignal<Tab>,
-    calc: RwSignal<Inputs>,
-    lab: RwSignal<Lab>,
-    /// Why the lab's intensity just changed, when the calculator sent it; not part of the URL.
-    /// It retires itself once the lab's intensity or bandwidth changes.
-    lab_note: RwSignal<Option<LabNote>>,
-    /// `predict=1`: the calculator asks for a prediction before it shows results.
-    predict: RwSignal<bool>,
-    /// `compare=1`: scenario B is shown beside A.
-    comparing: RwSignal<bool>,
-    /// Scenario B's inputs (`b.` parameters); kept while not comparing, written only while comparing.
-    b: RwSignal<Inputs>,
-    /// The probe's configuration (`strides`, `n`); its results stay in the panel.
-    probe: RwSignal<ProbeInputs>,
-    /// The kernel view's launch and statements.
-    kernel: RwSignal<KernelInputs>,
-    /// `kcompare`: the kernel preset beside the kernel view's kernel; empty for none.
-    kernel_compare: RwSignal<String>,
-    /// `trace`: a same-origin trace path to load; empty for none (a picked file is not).
-    trace: RwSignal<String>,
-    /// `tformat`: the trace format override; empty: detect.
-    trace_format: RwSignal<String>,
-    /// The Roofline lab's machine mode (`roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`).
-    roofs: RwSignal<MachineInputs>,
-}
+/// Writes [`AppState`] from the list of [`State`]'s parts (`permalink::state_parts!`), so
+/// that a new part of the state needs no edit here.
+macro_rules! app_state {
+    ($($(#[$doc:meta])* $part:ident: $type:ty,)*) => {
+        /// The page's state, one signal per part of [`State`], handed to the panels as a prop.
+        #[derive(Clone, Copy)]
+        struct AppState {
+            $($(#[$doc])* $part: RwSignal<$type>,)*
+            /// Why the lab's intensity just changed, when the calculator sent it; not part of
+            /// the URL. It retires itself once the lab's intensity or bandwidth changes.
+            lab_note: RwSignal<Option<LabNote>>,
+            /// `compare=1`: scenario B is shown beside A.
+            comparing: RwSignal<bool>,
+            /// Scenario B's inputs (`b.` parameters); kept while not comparing, written only
+            /// while comparing.
+            b: RwSignal<Inputs>,
+        }
 
-impl AppState {
-    /// Loads `state` into the signals, e.g. when Back restores an earlier tab.
-    fn load(&self, state: State) {
-        self.tab.set(state.tab);
-        self.calc.set(state.calc);
-        self.lab.set(state.lab);
-        self.predict.set(state.predict);
-        self.comparing.set(state.compare.is_some());
-        self.b.set(state.compare.unwrap_or_default());
-        self.probe.set(state.probe);
-        self.kernel.set(state.kernel);
-        self.kernel_compare.set(state.kernel_compare);
-        self.trace.set(state.trace);
-        self.trace_format.set(state.trace_format);
-        self.roofs.set(state.roofs);
-    }
+        impl AppState {
+            /// One signal per part, holding `state`.
+            fn new(state: State) -> AppState {
+                AppState {
+                    $($part: RwSignal::new(state.$part),)*
+                    lab_note: RwSignal::new(None),
+                    comparing: RwSignal::new(state.compare.is_some()),
+                    b: RwSignal::new(state.compare.unwrap_or_default()),
+                }
+            }
+
+            /// Loads `state` into the signals, e.g. when Back restores an earlier tab.
+            fn load(&self, state: State) {
+                $(self.$part.set(state.$part);)*
+                self.comparing.set(state.compare.is_some());
+                self.b.set(state.compare.unwrap_or_default());
+            }
+
+            /// The state the signals hold; `embed` is the page's, fixed when it loaded.
+            fn current(&self, embed: bool) -> State {
+                State {
+                    $($part: self.$part.get(),)*
+                    embed,
+                    compare: self.comparing.get().then(|| self.b.get()),
+                }
+            }
+        }
+    };
 }
+permalink::state_parts!(app_state);
 
 /// The whole page.
 #[component]
@@ -83,36 +83,9 @@ pub fn App() -> impl IntoView {
     let opening = url::query();
     let initial = permalink::decode(&opening);
     let embed = initial.embed;
-    let state = AppState {
-        tab: RwSignal::new(initial.tab),
-        calc: RwSignal::new(initial.calc),
-        lab: RwSignal::new(initial.lab),
-        lab_note: RwSignal::new(None),
-        predict: RwSignal::new(initial.predict),
-        comparing: RwSignal::new(initial.compare.is_some()),
-        b: RwSignal::new(initial.compare.clone().unwrap_or_default()),
-        probe: RwSignal::new(initial.probe.clone()),
-        kernel: RwSignal::new(initial.kernel.clone()),
-        kernel_compare: RwSignal::new(initial.kernel_compare.clone()),
-        trace: RwSignal::new(initial.trace.clone()),
-        trace_format: RwSignal::new(initial.trace_format.clone()),
-        roofs: RwSignal::new(initial.roofs.clone()),
-    };
+    let state = AppState::new(initial);
     // A memo, so the readers (the URL, the share bar, the full-page link) share one copy.
-    let current = Memo::new(move |_| State {
-        tab: state.tab.get(),
-        calc: state.calc.get(),
-        lab: state.lab.get(),
-        embed,
-        predict: state.predict.get(),
-        compare: state.comparing.get().then(|| state.b.get()),
-        probe: state.probe.get(),
-        kernel: state.kernel.get(),
-        kernel_compare: state.kernel_compare.get(),
-        trace: state.trace.get(),
-        trace_format: state.trace_format.get(),
-        roofs: state.roofs.get(),
-    });
+    let current = Memo::new(move |_| state.current(embed));
     // Every change rewrites the URL in place; a tab switch gets its own history entry.
     Effect::new(move |previous_tab: Option<Tab>| {
         let now = current.get();
@@ -132,7 +105,7 @@ pub fn App() -> impl IntoView {
     // A panel is built when it is first shown, and kept after: the first load mounts only the
     // panel on screen, so its code runs before the others' (less work before the first result,
     // and no long task for panels nobody opened).
-    let visited = RwSignal::new(tab_bit(initial.tab));
+    let visited = RwSignal::new(tab_bit(state.tab.get_untracked()));
     Effect::new(move |_| {
         let bit = tab_bit(state.tab.get());
         if visited.get_untracked() & bit == 0 {

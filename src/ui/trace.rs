@@ -155,7 +155,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
         source.set_value(Some(from.clone()));
         status.set(Status::Reading(0.0, None));
         let options = TraceOptions {
-            format: state.trace_format.with_untracked(|f| Format::parse(f)),
+            format: state.trace_format.get_untracked(),
             widths: widths.get_untracked(),
             machine: machine.get_untracked(),
             ..TraceOptions::default()
@@ -262,8 +262,8 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                     <select
                         id="trace-format"
                         data-testid="trace-format"
-                        prop:value=move || state.trace_format.get()
-                        on:change=move |ev| state.trace_format.set(event_target_value(&ev))
+                        prop:value=move || state.trace_format.get().map_or("", Format::name)
+                        on:change=move |ev| state.trace_format.set(Format::parse(&event_target_value(&ev)))
                     >
                         <option value="">"Detect from the content"</option>
                         <option value="nvbit">"NVBit mem_trace"</option>

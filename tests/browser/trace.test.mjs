@@ -7,7 +7,7 @@ import { writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { By, until } from 'selenium-webdriver';
-import { serveStatic, startBrowser, pageErrors, valueOf, foreignRequests, axe } from './harness.mjs';
+import { serveStatic, startBrowser, pageErrors, valueOf, foreignRequests, axe, expectUrl } from './harness.mjs';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 let site;
@@ -62,6 +62,26 @@ test("an instruction's worst execution opens in the calculator", async () => {
   await driver.wait(async () => (await driver.findElements(By.css('[data-testid="sectors"]'))).length === 1, 5000);
   assert.equal(await valueOf(driver, 'sectors'), '32');
   assert.equal(await driver.findElement(By.css('[data-testid="input-elem"]')).getAttribute('value'), '4');
+});
+
+// `tformat` is typed once read (#24): the picker shows the link's format, and a pick writes
+// the link's words back, or nothing for "detect".
+test('the format override travels with the link and the picker writes it back', async () => {
+  await driver.get(`${site.url}/?tab=trace&tformat=+accelsim+&trace=samples/synthetic-transpose-tiled.traceg`);
+  await driver.wait(until.elementLocated(By.css('[data-testid="trace-format"]')), 15000);
+  await whenDone();
+  const format = () => driver.findElement(By.css('[data-testid="trace-format"]'));
+  assert.equal(await format().getAttribute('value'), 'accelsim');
+  await expectUrl(driver, /[?&]tformat=accelsim(&|$)/);
+  await driver.executeScript(
+    "const s = document.querySelector('[data-testid=\"trace-format\"]'); s.value = ''; s.dispatchEvent(new Event('change'));",
+  );
+  await expectUrl(driver, /^(?!.*tformat)/);
+  await driver.executeScript(
+    "const s = document.querySelector('[data-testid=\"trace-format\"]'); s.value = 'nvbit'; s.dispatchEvent(new Event('change'));",
+  );
+  await expectUrl(driver, /[?&]tformat=nvbit(&|$)/);
+  assert.deepEqual(await pageErrors(driver), []);
 });
 
 test('a picked Accel-Sim file: PCs, every address mode, a malformed line named and skipped', async () => {

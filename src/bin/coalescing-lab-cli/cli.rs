@@ -3,9 +3,9 @@
 use crate::link::state_of;
 use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
 use coalescing_lab::model::derivation::derive;
-use coalescing_lab::model::inputs::Inputs;
+use coalescing_lab::model::inputs::{Inputs, ELEM_SIZES};
 use coalescing_lab::model::kernel::view::{figure_readouts, statement_csv, statement_rows};
-use coalescing_lab::model::kernel::{analyze_kernel, Kernel, Machine};
+use coalescing_lab::model::kernel::{analyze_kernel, Kernel, KernelInputs, Machine};
 use coalescing_lab::model::permalink::State;
 use coalescing_lab::model::presets::Preset;
 use coalescing_lab::model::readouts::{lane_csv, lane_rows, readouts};
@@ -105,22 +105,16 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
                 let bytes: u64 = bytes
                     .parse()
                     .ok()
-                    .filter(|b| [1, 2, 4, 8, 16].contains(b))
+                    .filter(|b| ELEM_SIZES.contains(b))
                     .ok_or_else(|| {
                         bad(format!(
-                            "--width: {op}'s bytes must be 1, 2, 4, 8 or 16, found '{bytes}'"
+                            "--width: {op}'s bytes must be {}, found '{bytes}'",
+                            elem_sizes_text()
                         ))
                     })?;
                 out.trace.widths.push((op.to_string(), bytes));
             }
-            "--cache" => {
-                let v = value()?;
-                out.trace.cache_bytes = v
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|b| *b == 0 || (b % 128 == 0 && *b <= 1 << 30))
-                    .ok_or_else(|| bad(format!("--cache: must be 0 or a multiple of 128 bytes up to 1 GiB, found '{v}'")))?;
-            }
+            "--cache" => out.trace.cache_bytes = cache_bytes(value()?, out.trace.machine)?,
             "--help" | "-h" => {
                 return Err(Failure {
                     code: 0,
@@ -132,6 +126,34 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
         }
     }
     Ok(out)
+}
+
+/// The element sizes a width may take, as a sentence says them: "1, 2, 4, 8 or 16".
+fn elem_sizes_text() -> String {
+    let sizes: Vec<String> = ELEM_SIZES.iter().map(u64::to_string).collect();
+    match sizes.split_last() {
+        Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
+        _ => sizes.join(""),
+    }
+}
+
+/// The cache size `text` gives, checked as the kernel view checks its `cache` field on the
+/// trace's machine: 0, or a multiple of its line up to `MAX_CACHE_BYTES`.
+fn cache_bytes(text: String, machine: Machine) -> Result<u64, Failure> {
+    let inputs = KernelInputs {
+        cache: text,
+        ..KernelInputs::default()
+    };
+    inputs
+        .kernel(machine)
+        .map(|k| k.cache_bytes)
+        .map_err(|errors| {
+            bad(errors
+                .iter()
+                .map(|e| format!("--cache: {}", e.message()))
+                .collect::<Vec<_>>()
+                .join("\n"))
+        })
 }
 
 /// Runs one command line, writing its output to `out`.

@@ -1,6 +1,6 @@
 //! Reading a link or a typed query string into the page's state.
 
-use coalescing_lab::model::permalink::{decode, warnings, State};
+use coalescing_lab::model::permalink::{decode, escape, warnings, State};
 
 /// A permalink or query string as the page's state; its problems go to standard error.
 ///
@@ -50,23 +50,9 @@ fn literal_query(text: &str) -> String {
         .iter()
         .filter(|p| !p.is_empty())
         .map(|p| match p.split_once('=') {
-            Some((k, v)) => format!("{k}={}", percent_encode(v)),
-            None => percent_encode(p),
+            Some((k, v)) => format!("{k}={}", escape(v)),
+            None => escape(p),
         })
         .collect::<Vec<_>>()
         .join("&")
-}
-
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'_' | b'.' | b'~' | b'*' | b'(' | b')' | b',')
-        {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }

@@ -230,6 +230,22 @@ impl Default for KernelInputs {
 }
 
 impl KernelInputs {
+    /// The default text of `field`: what a field in error falls back to.
+    ///
+    /// ```
+    /// use coalescing_lab::model::kernel::{KernelField, KernelInputs, StmtField};
+    /// assert_eq!(KernelInputs::default_for(KernelField::Grid), "1,1,1");
+    /// assert_eq!(KernelInputs::default_for(KernelField::Stmt(3, StmtField::Space)), "global");
+    /// // Degenerate input: a field whose default is empty.
+    /// assert_eq!(KernelInputs::default_for(KernelField::Loop), "");
+    /// ```
+    pub fn default_for(field: KernelField) -> String {
+        match field {
+            KernelField::Stmt(..) => StmtInputs::default_for(field),
+            field => KernelInputs::default().get(field),
+        }
+    }
+
     /// The raw text of `field`; a field of an absent statement reads as its default.
     pub fn get(&self, field: KernelField) -> String {
         match field {

@@ -419,11 +419,7 @@ pub fn repair(inputs: &KernelInputs, machine: Machine) -> (Option<Kernel>, Vec<K
             Err(errors) => {
                 let before = repaired.clone();
                 for e in &errors {
-                    let default = match e.field {
-                        KernelField::Stmt(..) => super::inputs::StmtInputs::default_for(e.field),
-                        field => defaults.get(field),
-                    };
-                    repaired.set(e.field, default);
+                    repaired.set(e.field, KernelInputs::default_for(e.field));
                 }
                 met.extend(errors);
                 if repaired == before {

@@ -45,7 +45,7 @@ pub(super) fn Compare(
     let job = StoredValue::new_local(None::<Job>);
     let target = Memo::new(move |_| {
         picked
-            .with(|id| KernelPreset::by_id(id))
+            .get()
             .and_then(|p| p.inputs().kernel(machine.get()).ok())
     });
     Effect::new(move |_| {
@@ -72,10 +72,9 @@ pub(super) fn Compare(
             Duration::from_millis(0),
         );
     });
-    let pick = move |ev: leptos::ev::Event| picked.set(event_target_value(&ev));
-    let name = move || {
-        picked.with(|id| KernelPreset::by_id(id).map_or(String::new(), |p| p.name.to_string()))
-    };
+    let pick =
+        move |ev: leptos::ev::Event| picked.set(KernelPreset::by_id(&event_target_value(&ev)));
+    let name = move || picked.get().map_or("", |p| p.name);
     let sentence = move || {
         analysis.with(|a| {
             b_analysis.with(|b| match (a, b) {
@@ -88,7 +87,7 @@ pub(super) fn Compare(
     view! {
         <div class="compare-bar">
             <label for="kernel-compare">"Compare with a preset"</label>
-            <select id="kernel-compare" data-testid="kernel-compare" on:change=pick prop:value=move || picked.get()>
+            <select id="kernel-compare" data-testid="kernel-compare" on:change=pick prop:value=move || picked.get().map_or("", |p| p.id)>
                 <option value="">"Nothing"</option>
                 {KERNEL_PRESETS
                     .iter()
@@ -96,7 +95,7 @@ pub(super) fn Compare(
                     .collect_view()}
             </select>
         </div>
-        <Show when=move || picked.with(|p| !p.is_empty())>
+        <Show when=move || picked.with(Option::is_some)>
             <section class="comparison" aria-labelledby="kernel-comparison-title">
                 <h3 id="kernel-comparison-title">"Side by side"</h3>
                 <Show when=running>
@@ -106,7 +105,7 @@ pub(super) fn Compare(
                             value=move || status.with(|s| match s { Status::Running { done, .. } => *done, _ => 0 }).to_string()
                             aria-label="Kernel B analysis progress"
                         ></progress>
-                        <button type="button" data-testid="kernel-compare-cancel" on:click=move |_| picked.set(String::new())>"Cancel"</button>
+                        <button type="button" data-testid="kernel-compare-cancel" on:click=move |_| picked.set(None)>"Cancel"</button>
                     </div>
                 </Show>
                 <p class="note broadcast" data-testid="kernel-comparison" aria-live="polite">{sentence}</p>

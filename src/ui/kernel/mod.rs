@@ -23,7 +23,7 @@ use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::view::{assumptions, kernel_label, repair, EXECUTION_ORDER};
 use crate::model::kernel::{
     Job, Kernel, KernelAnalysis, KernelError, KernelField, KernelInputs, Machine, Measure,
-    StmtField, StmtInputs, MAX_STATEMENTS,
+    StmtField, MAX_STATEMENTS,
 };
 use crate::model::permalink::Tab;
 use crate::model::sectors::analyze_repaired;
@@ -352,10 +352,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
         let mut repaired = repairing
             .get_value()
             .unwrap_or_else(|| inputs.get_untracked());
-        let default = match error.field {
-            KernelField::Stmt(..) => StmtInputs::default_for(error.field),
-            field => KernelInputs::default().get(field),
-        };
+        let default = KernelInputs::default_for(error.field);
         if repaired.get(error.field) == default {
             // Already at its default: nothing left to try.
             return;
