@@ -414,3 +414,25 @@ fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
         aligned: address.is_multiple_of(s.elem),
     })
 }
+
+impl super::machine::Machine {
+    /// The machine the calculator shows for `inputs`: its warp, sector and line, with any
+    /// field in error at its default, as the kernel view and the trace import read it.
+    ///
+    /// ```
+    /// use coalescing_lab::model::{inputs::Inputs, Machine};
+    /// let wave64 = Inputs { warp: "64".into(), ..Inputs::default() };
+    /// assert_eq!(Machine::shown_by(&wave64).warp, 64);
+    /// // Degenerate input: a bad sector falls back to the default 32 bytes.
+    /// let bad = Inputs { sector: "33".into(), ..Inputs::default() };
+    /// assert_eq!(Machine::shown_by(&bad), Machine::default());
+    /// ```
+    pub fn shown_by(inputs: &Inputs) -> super::machine::Machine {
+        let a = analyze_repaired(inputs);
+        super::machine::Machine {
+            warp: a.warp,
+            sector_bytes: a.sector_bytes,
+            line_bytes: a.line_bytes,
+        }
+    }
+}

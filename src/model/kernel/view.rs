@@ -26,119 +26,179 @@ pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
     figure_readouts(&a.total, a.machine, a.cache_bytes)
 }
 
+/// One whole-kernel figure, in the order the panel shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelFigure {
+    Requests,
+    RequestedBytes,
+    Sectors,
+    SectorsPerRequest,
+    Useful,
+    UniqueSectors,
+    DramBytes,
+    HitRate,
+    Wavefronts,
+    BankConflicts,
+    Barriers,
+}
+
+impl KernelFigure {
+    /// Every figure, in the panel's order.
+    pub const ALL: [KernelFigure; 11] = [
+        KernelFigure::Requests,
+        KernelFigure::RequestedBytes,
+        KernelFigure::Sectors,
+        KernelFigure::SectorsPerRequest,
+        KernelFigure::Useful,
+        KernelFigure::UniqueSectors,
+        KernelFigure::DramBytes,
+        KernelFigure::HitRate,
+        KernelFigure::Wavefronts,
+        KernelFigure::BankConflicts,
+        KernelFigure::Barriers,
+    ];
+
+    /// The figures the kernel comparison sets side by side.
+    pub const SIDE_BY_SIDE: [KernelFigure; 7] = [
+        KernelFigure::Requests,
+        KernelFigure::Sectors,
+        KernelFigure::SectorsPerRequest,
+        KernelFigure::DramBytes,
+        KernelFigure::Wavefronts,
+        KernelFigure::BankConflicts,
+        KernelFigure::Barriers,
+    ];
+
+    /// The figure's readout, with its `data-testid` (`k-…`) and `data-value`.
+    pub fn readout(self, t: &Figures, machine: Machine, cache_bytes: u64) -> Readout {
+        let sector = machine.sector_bytes;
+        let hit_rate = t.hit_rate();
+        match self {
+            KernelFigure::Requests => Readout {
+                id: "k-requests",
+                label: "Requests",
+                text: t.requests.to_string(),
+                value: t.requests.to_string(),
+                detail: "warp instructions with an active lane, global and shared".into(),
+                headline: false,
+            },
+            KernelFigure::RequestedBytes => Readout {
+                id: "k-requested-bytes",
+                label: "Requested",
+                text: bytes_text(t.requested_bytes),
+                value: t.requested_bytes.to_string(),
+                detail: "elem × active lanes, summed".into(),
+                headline: false,
+            },
+            KernelFigure::Sectors => Readout {
+                id: "k-sectors",
+                label: "Sectors (request level)",
+                text: t.sectors.to_string(),
+                value: t.sectors.to_string(),
+                detail: format!(
+                    "each instruction counted cold, {}",
+                    bytes_text(t.transferred_bytes)
+                ),
+                headline: true,
+            },
+            KernelFigure::SectorsPerRequest => Readout {
+                id: "k-sectors-per-request",
+                label: "Sectors per request",
+                text: t
+                    .sectors_per_request()
+                    .map_or("n/a".into(), |r| super::super::format::number(r.value())),
+                value: ratio_value(t.sectors_per_request()),
+                detail: "NCU's sectors/request, global requests".into(),
+                headline: false,
+            },
+            KernelFigure::Useful => Readout {
+                id: "k-useful",
+                label: "Useful fraction",
+                text: percent(t.useful_fraction()),
+                value: ratio_value(t.useful_fraction()),
+                detail: "requested ÷ request-level bytes".into(),
+                headline: false,
+            },
+            KernelFigure::UniqueSectors => Readout {
+                id: "k-unique-sectors",
+                label: "Unique sectors",
+                text: t.unique_sectors.to_string(),
+                value: t.unique_sectors.to_string(),
+                detail: format!("a perfect cache: {}", bytes_text(t.unique_sectors * sector)),
+                headline: false,
+            },
+            KernelFigure::DramBytes => Readout {
+                id: "k-dram-bytes",
+                label: "DRAM traffic",
+                text: bytes_text(t.dram_bytes()),
+                value: t.dram_bytes().to_string(),
+                detail: format!(
+                    "{} read, {} written back",
+                    bytes_text(t.dram_read_bytes),
+                    bytes_text(t.dram_write_bytes)
+                ),
+                headline: true,
+            },
+            KernelFigure::HitRate => Readout {
+                id: "k-hit-rate",
+                label: "Cache hit rate",
+                text: if cache_bytes == 0 {
+                    "no cache".into()
+                } else {
+                    percent(hit_rate)
+                },
+                value: ratio_value(hit_rate),
+                detail: "sector accesses that found their sector".into(),
+                headline: false,
+            },
+            KernelFigure::Wavefronts => Readout {
+                id: "k-wavefronts",
+                label: "Shared wavefronts",
+                text: t.wavefronts.to_string(),
+                value: t.wavefronts.to_string(),
+                detail: format!(
+                    "{} shared request{}, ideal {}",
+                    t.shared_requests,
+                    plural(t.shared_requests),
+                    t.ideal_wavefronts
+                ),
+                headline: false,
+            },
+            KernelFigure::BankConflicts => Readout {
+                id: "k-bank-conflicts",
+                label: "Bank conflicts",
+                text: t.bank_conflicts().to_string(),
+                value: t.bank_conflicts().to_string(),
+                detail: "shared wavefronts − ideal".into(),
+                headline: false,
+            },
+            KernelFigure::Barriers => Readout {
+                id: "k-barriers",
+                label: "Barriers",
+                text: t.barriers.to_string(),
+                value: t.barriers.to_string(),
+                detail: "__syncthreads() reached, once per block each time".into(),
+                headline: false,
+            },
+        }
+    }
+}
+
 /// The `k-…` readouts of any figures on `machine` with a cache of `cache_bytes` (0 for
 /// none): a launch's, or a trace's.
 pub fn figure_readouts(t: &Figures, machine: Machine, cache_bytes: u64) -> Vec<Readout> {
-    let sector = machine.sector_bytes;
-    let hit_rate = t.hit_rate();
-    vec![
-        Readout {
-            id: "k-requests",
-            label: "Requests",
-            text: t.requests.to_string(),
-            value: t.requests.to_string(),
-            detail: "warp instructions with an active lane, global and shared".into(),
-            headline: false,
-        },
-        Readout {
-            id: "k-requested-bytes",
-            label: "Requested",
-            text: bytes_text(t.requested_bytes),
-            value: t.requested_bytes.to_string(),
-            detail: "elem × active lanes, summed".into(),
-            headline: false,
-        },
-        Readout {
-            id: "k-sectors",
-            label: "Sectors (request level)",
-            text: t.sectors.to_string(),
-            value: t.sectors.to_string(),
-            detail: format!(
-                "each instruction counted cold, {}",
-                bytes_text(t.transferred_bytes)
-            ),
-            headline: true,
-        },
-        Readout {
-            id: "k-sectors-per-request",
-            label: "Sectors per request",
-            text: t
-                .sectors_per_request()
-                .map_or("n/a".into(), |r| super::super::format::number(r.value())),
-            value: ratio_value(t.sectors_per_request()),
-            detail: "NCU's sectors/request, global requests".into(),
-            headline: false,
-        },
-        Readout {
-            id: "k-useful",
-            label: "Useful fraction",
-            text: percent(t.useful_fraction()),
-            value: ratio_value(t.useful_fraction()),
-            detail: "requested ÷ request-level bytes".into(),
-            headline: false,
-        },
-        Readout {
-            id: "k-unique-sectors",
-            label: "Unique sectors",
-            text: t.unique_sectors.to_string(),
-            value: t.unique_sectors.to_string(),
-            detail: format!("a perfect cache: {}", bytes_text(t.unique_sectors * sector)),
-            headline: false,
-        },
-        Readout {
-            id: "k-dram-bytes",
-            label: "DRAM traffic",
-            text: bytes_text(t.dram_bytes()),
-            value: t.dram_bytes().to_string(),
-            detail: format!(
-                "{} read, {} written back",
-                bytes_text(t.dram_read_bytes),
-                bytes_text(t.dram_write_bytes)
-            ),
-            headline: true,
-        },
-        Readout {
-            id: "k-hit-rate",
-            label: "Cache hit rate",
-            text: if cache_bytes == 0 {
-                "no cache".into()
-            } else {
-                percent(hit_rate)
-            },
-            value: ratio_value(hit_rate),
-            detail: "sector accesses that found their sector".into(),
-            headline: false,
-        },
-        Readout {
-            id: "k-wavefronts",
-            label: "Shared wavefronts",
-            text: t.wavefronts.to_string(),
-            value: t.wavefronts.to_string(),
-            detail: format!(
-                "{} shared request{}, ideal {}",
-                t.shared_requests,
-                plural(t.shared_requests),
-                t.ideal_wavefronts
-            ),
-            headline: false,
-        },
-        Readout {
-            id: "k-bank-conflicts",
-            label: "Bank conflicts",
-            text: t.bank_conflicts().to_string(),
-            value: t.bank_conflicts().to_string(),
-            detail: "shared wavefronts − ideal".into(),
-            headline: false,
-        },
-        Readout {
-            id: "k-barriers",
-            label: "Barriers",
-            text: t.barriers.to_string(),
-            value: t.barriers.to_string(),
-            detail: "__syncthreads() reached, once per block each time".into(),
-            headline: false,
-        },
-    ]
+    KernelFigure::ALL
+        .iter()
+        .map(|f| f.readout(t, machine, cache_bytes))
+        .collect()
+}
+
+/// The figures the comparison sets side by side, for one launch.
+pub fn side_by_side(a: &KernelAnalysis) -> Vec<Readout> {
+    KernelFigure::SIDE_BY_SIDE
+        .iter()
+        .map(|f| f.readout(&a.total, a.machine, a.cache_bytes))
+        .collect()
 }
 
 /// One statement's row of the table, worded.

@@ -5,7 +5,6 @@
 use super::{fallback_notice, first_per_field, Link, Params, State};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::{view, KernelField, KernelInputs, Machine, StmtField, StmtInputs};
-use crate::model::sectors::analyze_repaired;
 
 /// The launch, the statements and `kcompare`.
 pub(super) struct Kernel;
@@ -62,12 +61,7 @@ impl Params for Kernel {
 
     fn warnings(&self, link: &Link, state: &State, out: &mut Vec<String>) {
         // The kernel's machine is the calculator's, as shown (bad fields at their defaults).
-        let calc = analyze_repaired(&state.calc);
-        let machine = Machine {
-            warp: calc.warp,
-            sector_bytes: calc.sector_bytes,
-            line_bytes: calc.line_bytes,
-        };
+        let machine = Machine::shown_by(&state.calc);
         let (_, errors) = view::repair(&state.kernel, machine);
         for error in first_per_field(errors) {
             let param = error.field.param();

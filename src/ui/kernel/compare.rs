@@ -4,31 +4,12 @@
 
 use super::{slice, Status};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
-use crate::model::kernel::view::{compare_sentence, readouts};
+use crate::model::kernel::view::{compare_sentence, side_by_side};
 use crate::model::kernel::{Job, Kernel, KernelAnalysis, Machine};
-use crate::model::readouts::Readout;
 use crate::ui::widgets::ReadoutList;
 use crate::ui::AppState;
 use leptos::prelude::*;
 use std::time::Duration;
-
-/// The figures set side by side, by `data-testid`.
-const SIDE_BY_SIDE: [&str; 7] = [
-    "k-requests",
-    "k-sectors",
-    "k-sectors-per-request",
-    "k-dram-bytes",
-    "k-wavefronts",
-    "k-bank-conflicts",
-    "k-barriers",
-];
-
-fn side_by_side(a: &KernelAnalysis) -> Vec<Readout> {
-    readouts(a)
-        .into_iter()
-        .filter(|r| SIDE_BY_SIDE.contains(&r.id))
-        .collect()
-}
 
 #[component]
 pub(super) fn Compare(

@@ -26,7 +26,6 @@ use crate::model::kernel::{
     StmtField, MAX_STATEMENTS,
 };
 use crate::model::permalink::Tab;
-use crate::model::sectors::analyze_repaired;
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -272,14 +271,7 @@ pub(super) fn slice(
 pub fn KernelPanel(state: AppState) -> impl IntoView {
     let inputs = state.kernel;
     // The machine is the calculator's, as it shows it (bad fields at their defaults).
-    let machine = Memo::new(move |_| {
-        let a = state.calc.with(analyze_repaired);
-        Machine {
-            warp: a.warp,
-            sector_bytes: a.sector_bytes,
-            line_bytes: a.line_bytes,
-        }
-    });
+    let machine = Memo::new(move |_| state.calc.with(Machine::shown_by));
     let checked = Memo::new(move |_| inputs.with(|i| i.kernel(machine.get())));
     let errors =
         Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
