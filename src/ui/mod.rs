@@ -7,6 +7,7 @@
 mod builders;
 mod calculator;
 mod canvas;
+mod job;
 mod kernel;
 mod lazy;
 mod panic;

@@ -3,11 +3,12 @@
 //! chunk by chunk through the model's importer with progress and Cancel, and shown as the
 //! kernel view's figures plus one row per static instruction.
 
+use super::job::{next_turn, now_ms};
 use super::AppState;
+use crate::model::job::SLICE_MS;
 use crate::model::kernel::view::figure_readouts;
 use crate::model::kernel::Machine;
 use crate::model::permalink::Tab;
-use crate::model::sectors::analyze_repaired;
 use crate::model::trace::opcode::MemorySpace;
 use crate::model::trace::{
     instruction_csv, worst_addrs, Format, Importer, Instruction, TraceAnalysis, TraceOptions,
@@ -18,8 +19,6 @@ use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-/// The longest stretch of reading before the page gets a turn, in milliseconds.
-const SLICE_MS: f64 = 35.0;
 /// Bytes fed to the importer between two looks at the clock: a few milliseconds of work.
 const PIECE_BYTES: usize = 64 * 1024;
 /// Table rows shown at first, and added by each "Show more".
@@ -40,18 +39,6 @@ enum Status {
     Done,
     Cancelled,
     Failed(String),
-}
-
-fn now_ms() -> f64 {
-    window().performance().map_or(0.0, |p| p.now())
-}
-
-/// A promise that resolves in a task of its own, so the page can paint and respond.
-async fn next_task() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback(&resolve);
-    });
-    let _ = JsFuture::from(promise).await;
 }
 
 fn js_error(e: JsValue) -> String {
@@ -122,7 +109,7 @@ async fn read(
             importer.feed(piece);
             if now_ms() - slice >= SLICE_MS {
                 let _ = status.try_set(Status::Reading(importer.bytes() as f64, total));
-                next_task().await;
+                next_turn().await;
                 if generation.try_get_value() != Some(ticket) {
                     let _ = reader.cancel();
                     return Ok(None);
@@ -141,14 +128,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
     let generation = StoredValue::new(0u64);
     let source = StoredValue::new_local(None::<Source>);
     let widths = RwSignal::new(Vec::<(String, u64)>::new());
-    let machine = Memo::new(move |_| {
-        let a = state.calc.with(analyze_repaired);
-        Machine {
-            warp: a.warp,
-            sector_bytes: a.sector_bytes,
-            line_bytes: a.line_bytes,
-        }
-    });
+    let machine = Memo::new(move |_| state.calc.with(Machine::shown_by));
     let start = move |from: Source| {
         let ticket = generation.get_value() + 1;
         generation.set_value(ticket);

@@ -22,11 +22,7 @@ thread_local! {
     static LAST_WRITE: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
 }
 
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
+use super::job::now_ms;
 
 /// The current query string, with its `?`, or empty.
 pub fn query() -> String {

@@ -18,7 +18,9 @@ use form::{LaunchFields, Statements};
 use results::Results;
 use warps::Warps;
 
+use super::job::{now_ms, soon};
 use super::AppState;
+use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::view::{assumptions, kernel_label, repair, EXECUTION_ORDER};
 use crate::model::kernel::{
@@ -29,8 +31,6 @@ use crate::model::permalink::Tab;
 use leptos::prelude::*;
 use std::time::Duration;
 
-/// The longest slice of work between two chances for the page to respond, in milliseconds.
-const SLICE_MS: f64 = 35.0;
 /// Launches up to this many warp instructions run at once, in the task of the edit, so that
 /// small kernels show their results without a flicker; bigger ones start in a task of their own.
 const AT_ONCE: u64 = 4096;
@@ -127,26 +127,6 @@ pub(super) fn param_of(field: KernelField) -> &'static str {
     }
 }
 
-/// Runs `f` in a task of its own as soon as the page has had its turn: a message to ourselves,
-/// which browsers do not clamp to 4 ms after a few nested calls as they clamp a zero timeout
-/// (that clamp alone cost about a tenth of a long run).
-fn soon(f: impl FnOnce() + 'static) {
-    let Ok(channel) = web_sys::MessageChannel::new() else {
-        set_timeout(f, Duration::from_millis(0));
-        return;
-    };
-    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
-    channel
-        .port1()
-        .set_onmessage(Some(wasm_bindgen::JsCast::unchecked_ref(&callback)));
-    // Posting `null` cannot fail: it is always cloneable.
-    let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
-}
-
-fn now_ms() -> f64 {
-    window().performance().map_or(0.0, |p| p.now())
-}
-
 /// Field errors, and the run's error on the statement it names.
 #[derive(Clone, Copy)]
 pub(super) struct Errors {
@@ -202,30 +182,14 @@ pub(super) fn slice(
         return;
     }
     let start = now_ms();
-    let mut budget = 64u64;
     let outcome = job
         .try_update_value(|slot| {
             let job = slot.as_mut()?;
-            loop {
-                let before = now_ms();
-                match job.step(budget) {
-                    Ok(true) => return Some(Ok(true)),
-                    Ok(false) => {}
-                    Err(e) => return Some(Err(e)),
-                }
-                let after = now_ms();
-                if after - start >= SLICE_MS {
-                    return Some(Ok(false));
-                }
-                // Grow the chunk while it is cheap, so the clock is read rarely.
-                if after - before < 2.0 {
-                    budget = budget.saturating_mul(2).min(1 << 20);
-                }
-            }
+            Some(Slicer::default().run(job, &mut now_ms))
         })
         .flatten();
     match outcome {
-        Some(Ok(true)) => {
+        Some(Ok(Slice::Done)) => {
             let finished = job
                 .try_update_value(Option::take)
                 .flatten()
@@ -253,7 +217,7 @@ pub(super) fn slice(
                 show();
             }
         }
-        Some(Ok(false)) => {
+        Some(Ok(Slice::Yield)) => {
             if let Some((done, total)) = job.with_value(|j| j.as_ref().map(Job::progress)) {
                 status.set(Status::Running { done, total });
             }
