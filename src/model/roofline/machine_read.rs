@@ -6,7 +6,7 @@ use super::super::exact::Exact;
 use super::machine::{
     Ceiling, CeilingKind, MachineChecked, MachinePoint, BW_RANGE, FLOPS_RANGE, MAX_NAME, OI_RANGE,
 };
-use super::range_text;
+use super::{in_range, range_text};
 
 /// A name as the URL can carry it: separators replaced, trimmed to [`MAX_NAME`] characters.
 ///
@@ -75,10 +75,6 @@ fn outside_as_decimal(
         }
     };
     compare(lo_n, lo_d) == Some(Ordering::Less) || compare(hi_n, hi_d) == Some(Ordering::Greater)
-}
-
-fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> bool {
-    x.cmp_ratio(lo_n, lo_d).is_ge() && x.cmp_ratio(hi_n, hi_d).is_le()
 }
 
 /// A number of the machine mode, or a message naming what it is and what is accepted.

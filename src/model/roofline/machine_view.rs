@@ -132,7 +132,7 @@ pub fn ridge_rows(machine: &MachineChecked) -> Vec<(String, String, String)> {
             rows.push((
                 bw.name.clone(),
                 peak.name.clone(),
-                number(super::machine::ridge_between(bw, peak).value()),
+                number(super::Roof::of(bw, peak).ridge().value()),
             ));
         }
     }

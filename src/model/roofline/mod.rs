@@ -7,6 +7,8 @@
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
 //!
+//! - `roof`: one roof (a bandwidth under a compute ceiling): bound, attainable P and ridge, exact,
+//!   for the course's point and machine mode's alike;
 //! - `trail`: the stepped points read from their text, capped and with bad entries named;
 //! - `handoff`: the lab opened from the calculator or the kernel view, or refused with why;
 //! - `wording`: the Step's readouts, the trail table's rows and the chart's description;
@@ -19,10 +21,12 @@ mod machine;
 mod machine_link;
 mod machine_read;
 mod machine_view;
+mod roof;
 mod trail;
 mod wording;
 pub use self::{gpus::*, machine::*, machine_view::*};
 pub use handoff::{HandOffRefusal, LabNote};
+pub use roof::{Bound, Roof};
 use trail::read_points;
 pub use trail::{parse_trail, read_trail, Trail, MAX_TRAIL};
 pub use wording::{chart_description, step_readouts, trail_rows, TrailRow};
@@ -33,33 +37,6 @@ use std::fmt;
 
 /// The synthetic compute ceiling, GFLOP/s. Fixed by the course: the model does not benchmark.
 pub const PEAK_GFLOPS: u64 = 1000;
-
-/// Which roof limits a point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
-    /// I × B < peak: the bandwidth diagonal.
-    Memory,
-    /// I × B ≥ peak: the flat compute roof. At the ridge both roofs meet; it counts here.
-    Compute,
-}
-
-impl Bound {
-    /// `data-value` of the `bound` result.
-    pub fn value(self) -> &'static str {
-        match self {
-            Bound::Memory => "memory",
-            Bound::Compute => "compute",
-        }
-    }
-
-    /// For people.
-    pub fn text(self) -> &'static str {
-        match self {
-            Bound::Memory => "memory-bound",
-            Bound::Compute => "compute-bound",
-        }
-    }
-}
 
 /// One evaluated point of the lab.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,17 +62,19 @@ impl Point {
         self.attainable().value()
     }
 
+    /// The course's roof at this point's bandwidth: B under the synthetic [`PEAK_GFLOPS`].
+    pub fn roof(&self) -> Roof {
+        Roof::course(self.bw)
+    }
+
     /// Memory-bound below the ridge, compute-bound at or beyond it, decided exactly.
     pub fn bound(&self) -> Bound {
-        match self.oi.times(self.bw).cmp_ratio(u128::from(PEAK_GFLOPS), 1) {
-            std::cmp::Ordering::Less => Bound::Memory,
-            _ => Bound::Compute,
-        }
+        self.roof().bound(self.oi)
     }
 
     /// The ridge point peak / B, FLOP/byte: the intensity where the roofs meet.
     pub fn ridge_flop_per_byte(&self) -> f64 {
-        ridge(self.bw)
+        self.roof().ridge().value()
     }
 
     /// How far the prediction was from the answer, in words; `None` without a prediction.
@@ -126,10 +105,7 @@ impl Point {
 
     /// P = min(peak, I × B), exactly.
     fn attainable(&self) -> Exact {
-        match self.bound() {
-            Bound::Compute => Exact::new(u128::from(PEAK_GFLOPS), 1),
-            Bound::Memory => self.oi.times(self.bw),
-        }
+        self.roof().attainable(self.oi)
     }
 
     /// The sentence announced to screen readers after a Step.
@@ -148,12 +124,6 @@ impl Point {
         }
         text
     }
-}
-
-/// peak / B in FLOP/byte.
-pub fn ridge(bw: Exact) -> f64 {
-    let (numerator, denominator) = bw.parts();
-    Exact::new(u128::from(PEAK_GFLOPS) * denominator, numerator.max(1)).value()
 }
 
 /// One input of the lab, named by its URL parameter (the prediction has none of its own:
@@ -257,8 +227,9 @@ const OI_RANGE: ((u128, u128), (u128, u128)) = ((1, 64), (1024, 1));
 /// Bandwidth bounds, GB/s: 1 to 100000.
 const BW_RANGE: ((u128, u128), (u128, u128)) = ((1, 1), (100_000, 1));
 
+/// Whether `x` lies in `range`, bounds included, decided exactly.
 fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> bool {
-    x.cmp_ratio(lo_n, lo_d).is_ge() && x.cmp_ratio(hi_n, hi_d).is_le()
+    Exact::new(lo_n, lo_d) <= x && x <= Exact::new(hi_n, hi_d)
 }
 
 /// Reads a number of the lab: what is wrong with its syntax comes first, then its range.
