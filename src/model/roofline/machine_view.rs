@@ -9,6 +9,7 @@ use super::machine::{
     MAX_POINTS,
 };
 pub use super::machine_read::{clean_name, short_decimal, typeable};
+use std::fmt;
 
 /// One ceiling as a row: `data-kind`, `data-name`, `data-value` and its text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -283,18 +284,45 @@ pub fn probe_ceiling_name(info: &super::super::probe::AdapterInfo) -> String {
     }
 }
 
+/// Why a probe run gives no bandwidth ceiling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeGap {
+    /// No probe run has finished.
+    NoRun,
+    /// The run measured no 4-byte stride.
+    NoContiguousStride,
+    /// The 4-byte stride's checksum failed, so it has no GB/s.
+    ChecksumFailed,
+}
+
+impl fmt::Display for ProbeGap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProbeGap::NoRun => "no probe run has finished",
+            ProbeGap::NoContiguousStride => {
+                "the run has no contiguous stride (4 B) to measure bandwidth with"
+            }
+            ProbeGap::ChecksumFailed => {
+                "the contiguous stride's checksum failed, so it has no GB/s"
+            }
+        })
+    }
+}
+
+impl std::error::Error for ProbeGap {}
+
 /// The contiguous (4-byte stride) row's useful GB/s from a probe run, as text the fields
 /// accept; or why there is none.
-pub fn probe_contiguous_gbps(report: &super::super::probe::Report) -> Result<String, String> {
+pub fn probe_contiguous_gbps(report: &super::super::probe::Report) -> Result<String, ProbeGap> {
     report
         .rows
         .iter()
         .find(|r| r.measurement.stride == 4)
-        .ok_or("the run has no contiguous stride (4 B) to measure bandwidth with")?
+        .ok_or(ProbeGap::NoContiguousStride)?
         .useful_gbps
         .filter(|g| *g > 0.0)
         .map(short_decimal)
-        .ok_or_else(|| "the contiguous stride's checksum failed, so it has no GB/s".to_string())
+        .ok_or(ProbeGap::ChecksumFailed)
 }
 
 impl MachineInputs {
