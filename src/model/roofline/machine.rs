@@ -13,7 +13,7 @@ use super::super::error::{FieldError, FieldName};
 use super::super::exact::Exact;
 use super::gpus::GpuPreset;
 use super::machine_read::{read_ceiling, read_point};
-use super::{Bound, Roof};
+use super::{Bound, Range, Roof};
 use std::fmt;
 
 /// Most bandwidth ceilings (`bw.1` … `bw.6`).
@@ -24,11 +24,11 @@ pub const MAX_PEAK: usize = 6;
 pub const MAX_POINTS: usize = 12;
 
 /// Bandwidths, GB/s: 1/1000 to 10^7 (a phone's DRAM to beyond any HBM).
-pub(super) const BW_RANGE: ((u128, u128), (u128, u128)) = ((1, 1000), (10_000_000, 1));
+pub(super) const BW_RANGE: Range = ((1, 1000), (10_000_000, 1));
 /// Compute ceilings and measured performance, GFLOP/s: 1/1000 to 10^8.
-pub(super) const FLOPS_RANGE: ((u128, u128), (u128, u128)) = ((1, 1000), (100_000_000, 1));
+pub(super) const FLOPS_RANGE: Range = ((1, 1000), (100_000_000, 1));
 /// A point's intensity, FLOP/byte: 1/4096 to 2^20.
-pub(super) const OI_RANGE: ((u128, u128), (u128, u128)) = ((1, 4096), (1_048_576, 1));
+pub(super) const OI_RANGE: Range = ((1, 4096), (1_048_576, 1));
 /// Longest ceiling or point name.
 pub(super) const MAX_NAME: usize = 24;
 
@@ -409,7 +409,7 @@ impl MachineInputs {
                         CeilingKind::Bandwidth => out.bandwidths.push(c),
                         CeilingKind::Compute => out.peaks.push(c),
                     },
-                    Err(why) => out.errors.push(MachineError::new(field, why)),
+                    Err(why) => out.errors.push(MachineError::new(field, why.to_string())),
                 }
             }
         }
@@ -424,8 +424,10 @@ impl MachineInputs {
                 Err(why) => notes.push(why),
             }
             for why in notes {
-                out.errors
-                    .push(MachineError::new(MachineField::Point(slot), why));
+                out.errors.push(MachineError::new(
+                    MachineField::Point(slot),
+                    why.to_string(),
+                ));
             }
         }
         out

@@ -190,7 +190,7 @@ impl Default for Lab {
 }
 
 /// A range as people write it, from the same bounds the checks use: `1/64 to 1024`.
-fn range_text(((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> String {
+fn range_text(((lo_n, lo_d), (hi_n, hi_d)): Range) -> String {
     let bound = |n: u128, d: u128| {
         if d == 1 {
             n.to_string()
@@ -222,67 +222,121 @@ impl Knob {
     }
 }
 
+/// A closed range of exact numbers, as `((low numerator, low denominator), (high …, …))`.
+type Range = ((u128, u128), (u128, u128));
+
 /// Operational intensity bounds, FLOP/byte: 1/64 to 1024.
-const OI_RANGE: ((u128, u128), (u128, u128)) = ((1, 64), (1024, 1));
+const OI_RANGE: Range = ((1, 64), (1024, 1));
 /// Bandwidth bounds, GB/s: 1 to 100000.
-const BW_RANGE: ((u128, u128), (u128, u128)) = ((1, 1), (100_000, 1));
+const BW_RANGE: Range = ((1, 1), (100_000, 1));
 
 /// Whether `x` lies in `range`, bounds included, decided exactly.
-fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> bool {
+fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): Range) -> bool {
     Exact::new(lo_n, lo_d) <= x && x <= Exact::new(hi_n, hi_d)
 }
 
-/// Reads a number of the lab: what is wrong with its syntax comes first, then its range.
-fn parse_in(
-    text: &str,
-    range: ((u128, u128), (u128, u128)),
-    what: &str,
-    example: &str,
-) -> Result<Exact, String> {
-    match Exact::read(text) {
-        Ok(x) if in_range(x, range) => Ok(x),
-        Ok(_) | Err(NumberError::Negative) => {
-            Err(format!("must be {what}, found '{}'", text.trim()))
+/// Why the text of one of the lab's numbers is refused: the knob it was typed in, the text as
+/// typed, and what is wrong with it. `Display` gives the knob's message, without the knob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ReadError {
+    knob: Knob,
+    text: String,
+    problem: Problem,
+}
+
+/// What is wrong with a number of the lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Problem {
+    /// A number, but outside the knob's range.
+    OutOfRange,
+    /// Not a number the page reads.
+    Number(NumberError),
+}
+
+impl ReadError {
+    fn new(knob: Knob, text: &str, problem: Problem) -> ReadError {
+        ReadError {
+            knob,
+            text: text.trim().to_string(),
+            problem,
         }
-        Err(NumberError::Empty) => Err(format!("is empty; enter {example}")),
-        Err(e) => Err(format!("'{}' {e}; enter {example}", text.trim())),
     }
 }
 
-fn parse_oi(text: &str) -> Result<Exact, String> {
-    parse_in(
-        text,
-        OI_RANGE,
-        &format!(
-            "an intensity from {} FLOP/byte (a decimal or a fraction such as 1/8)",
-            range_text(OI_RANGE)
-        ),
-        &format!(
-            "an intensity from {} FLOP/byte, such as 2 or 1/8",
-            range_text(OI_RANGE)
-        ),
-    )
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = &self.text;
+        let (what, example) = match self.knob {
+            Knob::Bw => (
+                format!("a bandwidth from {} GB/s", range_text(BW_RANGE)),
+                format!("a bandwidth from {} GB/s, such as 80", range_text(BW_RANGE)),
+            ),
+            // A prediction has no range: any number of GFLOP/s is a prediction.
+            Knob::Prediction => {
+                return match self.problem {
+                    Problem::Number(e) => write!(
+                        f,
+                        "must be empty or a number of GFLOP/s such as 160: '{text}' {e}"
+                    ),
+                    Problem::OutOfRange => write!(
+                        f,
+                        "must be empty or a number of GFLOP/s such as 160, found '{text}'"
+                    ),
+                };
+            }
+            Knob::Oi | Knob::Trail | Knob::Previous => (
+                format!(
+                    "an intensity from {} FLOP/byte (a decimal or a fraction such as 1/8)",
+                    range_text(OI_RANGE)
+                ),
+                format!(
+                    "an intensity from {} FLOP/byte, such as 2 or 1/8",
+                    range_text(OI_RANGE)
+                ),
+            ),
+        };
+        match self.problem {
+            Problem::OutOfRange | Problem::Number(NumberError::Negative) => {
+                write!(f, "must be {what}, found '{text}'")
+            }
+            Problem::Number(NumberError::Empty) => write!(f, "is empty; enter {example}"),
+            Problem::Number(e) => write!(f, "'{text}' {e}; enter {example}"),
+        }
+    }
 }
 
-fn parse_bw(text: &str) -> Result<Exact, String> {
-    parse_in(
-        text,
-        BW_RANGE,
-        &format!("a bandwidth from {} GB/s", range_text(BW_RANGE)),
-        &format!("a bandwidth from {} GB/s, such as 80", range_text(BW_RANGE)),
-    )
+impl std::error::Error for ReadError {}
+
+impl From<ReadError> for KnobError {
+    fn from(e: ReadError) -> KnobError {
+        KnobError::new(e.knob, e.to_string())
+    }
 }
 
-fn parse_prediction(text: &str) -> Result<Option<Exact>, String> {
+/// Reads a number of the lab: what is wrong with its syntax comes first, then its range.
+fn parse_in(text: &str, knob: Knob, range: Range) -> Result<Exact, ReadError> {
+    match Exact::read(text) {
+        Ok(x) if in_range(x, range) => Ok(x),
+        Ok(_) => Err(ReadError::new(knob, text, Problem::OutOfRange)),
+        Err(e) => Err(ReadError::new(knob, text, Problem::Number(e))),
+    }
+}
+
+fn parse_oi(text: &str) -> Result<Exact, ReadError> {
+    parse_in(text, Knob::Oi, OI_RANGE)
+}
+
+fn parse_bw(text: &str) -> Result<Exact, ReadError> {
+    parse_in(text, Knob::Bw, BW_RANGE)
+}
+
+fn parse_prediction(text: &str) -> Result<Option<Exact>, ReadError> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    Exact::read(text).map(Some).map_err(|e| {
-        format!(
-            "must be empty or a number of GFLOP/s such as 160: '{}' {e}",
-            text.trim()
-        )
-    })
+    Exact::read(text)
+        .map(Some)
+        .map_err(|e| ReadError::new(Knob::Prediction, text, Problem::Number(e)))
 }
 
 /// The lab checked: the point the inputs describe now, and the trail already stepped.
@@ -338,13 +392,10 @@ impl Lab {
     /// ```
     pub fn check(&self) -> Checked {
         let mut errors = Vec::new();
-        let mut keep = |knob: Knob, r: Result<_, String>| {
-            r.map_err(|message| errors.push(KnobError::new(knob, message)))
-                .ok()
-        };
-        let oi = keep(Knob::Oi, parse_oi(&self.oi).map(Some));
-        let bw = keep(Knob::Bw, parse_bw(&self.bw).map(Some));
-        let prediction = keep(Knob::Prediction, parse_prediction(&self.prediction));
+        let mut keep = |r: Result<_, ReadError>| r.map_err(|e| errors.push(e.into())).ok();
+        let oi = keep(parse_oi(&self.oi).map(Some));
+        let bw = keep(parse_bw(&self.bw).map(Some));
+        let prediction = keep(parse_prediction(&self.prediction));
         let current = match (oi, bw, prediction) {
             (Some(Some(oi)), Some(Some(bw)), Some(prediction)) => {
                 Some(Point { oi, bw, prediction })
