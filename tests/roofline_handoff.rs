@@ -6,7 +6,7 @@ use coalescing_lab::model::inputs::Inputs;
 use coalescing_lab::model::kernel::{analyze_kernel, KernelInputs, Machine};
 use coalescing_lab::model::probe::*;
 use coalescing_lab::model::roofline::{
-    kernel_points, on_roof, HandOff, HandOffRefusal, Lab, MachineInputs, Opened, Source,
+    kernel_points, on_roof, HandOff, HandOffRefusal, Lab, MachineInputs, Opened,
 };
 use coalescing_lab::model::sectors::{analyze, Ratio};
 
@@ -28,11 +28,7 @@ fn strided(stride: &str) -> coalescing_lab::model::sectors::Analysis {
 #[test]
 fn the_calculator_scales_the_course_labs_intensity_and_leaves_machine_mode_alone() {
     let shown = strided("2");
-    let from = Source::Calculator {
-        shown: &shown,
-        valid: true,
-    };
-    let h = HandOff::new(from, &lab("2"), &MachineInputs::default());
+    let h = HandOff::calculator(&shown, true, &lab("2"), &MachineInputs::default());
     let expected = lab("2").hand_off(shown.totals.efficiency()).unwrap();
     assert_eq!(
         h.opened,
@@ -50,12 +46,10 @@ fn the_calculator_scales_the_course_labs_intensity_and_leaves_machine_mode_alone
 #[test]
 fn in_machine_mode_the_calculator_also_places_its_point_on_the_roof() {
     let shown = strided("2");
-    let from = Source::Calculator {
-        shown: &shown,
-        valid: true,
-    };
     let roofs = MachineInputs::from_preset("A100");
-    let opened = HandOff::new(from, &lab("2"), &roofs).opened.unwrap();
+    let opened = HandOff::calculator(&shown, true, &lab("2"), &roofs)
+        .opened
+        .unwrap();
     let (scaled, _) = opened.lab.unwrap();
     assert_eq!(scaled.oi, "1");
     let mut expected = roofs.clone();
@@ -74,14 +68,7 @@ fn the_calculator_refuses_shared_memory_first_then_a_field_in_error() {
     .unwrap();
     assert!(shared.banks.is_some());
     for valid in [true, false] {
-        let h = HandOff::new(
-            Source::Calculator {
-                shown: &shared,
-                valid,
-            },
-            &lab("2"),
-            &MachineInputs::default(),
-        );
+        let h = HandOff::calculator(&shared, valid, &lab("2"), &MachineInputs::default());
         assert_eq!(h.opened, None);
         assert_eq!(
             h.hint,
@@ -89,14 +76,7 @@ fn the_calculator_refuses_shared_memory_first_then_a_field_in_error() {
         );
     }
     let global = strided("1");
-    let h = HandOff::new(
-        Source::Calculator {
-            shown: &global,
-            valid: false,
-        },
-        &lab("2"),
-        &MachineInputs::default(),
-    );
+    let h = HandOff::calculator(&global, false, &lab("2"), &MachineInputs::default());
     assert_eq!(
         h.hint,
         "Not available: Fix the calculator's field marked in red first."
@@ -120,11 +100,7 @@ fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
         a.total_flops,
         a.total.dram_bytes()
     );
-    let course = HandOff::new(
-        Source::Kernel(Some(&a)),
-        &lab("2"),
-        &MachineInputs::default(),
-    );
+    let course = HandOff::kernel(Some(&a), &lab("2"), &MachineInputs::default());
     match lab("2").with_kernel_intensity(a.intensity_flop_per_byte, &counted) {
         Ok(opened) => {
             assert_eq!(
@@ -139,7 +115,7 @@ fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
         Err(why) => assert_eq!(course.hint, format!("Not available: {why}")),
     }
     let roofs = MachineInputs::from_preset("A100");
-    let machine = HandOff::new(Source::Kernel(Some(&a)), &lab("2"), &roofs);
+    let machine = HandOff::kernel(Some(&a), &lab("2"), &roofs);
     let points = kernel_points(
         &roofs,
         "kernel",
@@ -161,7 +137,7 @@ fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
         Err(why) => assert_eq!(machine.hint, format!("Not available: {why}.")),
     }
     // Degenerate input: no analysis yet disables the button, and says what it would do.
-    let waiting = HandOff::new(Source::Kernel(None), &lab("2"), &roofs);
+    let waiting = HandOff::kernel(None, &lab("2"), &roofs);
     assert_eq!(waiting.opened, None);
     assert!(waiting.hint.starts_with("Machine mode: adds two points"));
 }
@@ -200,11 +176,7 @@ fn report(description: &str, software: bool, contiguous_ok: bool) -> Report {
 #[test]
 fn the_probe_adds_its_bandwidth_to_machine_mode_started_from_the_course() {
     let r = report("SwiftShader Device (Subzero)", true, true);
-    let h = HandOff::new(
-        Source::Probe(Some(&r)),
-        &lab("2"),
-        &MachineInputs::default(),
-    );
+    let h = HandOff::probe(Some(&r), &lab("2"), &MachineInputs::default());
     let roofs = h.opened.unwrap().roofs.unwrap();
     assert!(roofs.custom);
     assert_eq!(
@@ -223,22 +195,14 @@ fn the_probe_adds_its_bandwidth_to_machine_mode_started_from_the_course() {
     );
     // A machine already set up keeps its ceilings and gains one.
     let a100 = MachineInputs::from_preset("A100");
-    let h = HandOff::new(
-        Source::Probe(Some(&report("NVIDIA A100", false, true))),
-        &lab("2"),
-        &a100,
-    );
+    let h = HandOff::probe(Some(&report("NVIDIA A100", false, true)), &lab("2"), &a100);
     let roofs = h.opened.unwrap().roofs.unwrap();
     assert_eq!(
         (roofs.bw[0].as_str(), roofs.bw[1].as_str()),
         ("DRAM:1555", "NVIDIA A100:16.4")
     );
     // A failed checksum has no GB/s.
-    let h = HandOff::new(
-        Source::Probe(Some(&report("NVIDIA A100", false, false))),
-        &lab("2"),
-        &a100,
-    );
+    let h = HandOff::probe(Some(&report("NVIDIA A100", false, false)), &lab("2"), &a100);
     assert_eq!(
         (h.opened, h.hint.as_str()),
         (

@@ -8,7 +8,7 @@ use crate::model::inputs::FieldError;
 use crate::model::kernel::KernelAnalysis;
 use crate::model::permalink::Tab;
 use crate::model::probe::Report;
-use crate::model::roofline::{HandOff, Source};
+use crate::model::roofline::{HandOff, Lab, MachineInputs};
 use crate::model::sectors::Analysis;
 use leptos::prelude::*;
 
@@ -22,7 +22,11 @@ pub(super) fn UseInRoofline(
 ) -> impl IntoView {
     let hand_off = Memo::new(move |_| {
         let valid = errors.with(Vec::is_empty);
-        shown.with(|shown| work_out(state, Source::Calculator { shown, valid }))
+        shown.with(|shown| {
+            work_out(state, |lab, roofs| {
+                HandOff::calculator(shown, valid, lab, roofs)
+            })
+        })
     });
     view! {
         <HandOffButton state=state hand_off=hand_off testid="use-efficiency" label="Use this efficiency in the Roofline lab" />
@@ -36,8 +40,9 @@ pub(super) fn KernelToRoofline(
     state: AppState,
     analysis: RwSignal<Option<KernelAnalysis>>,
 ) -> impl IntoView {
-    let hand_off =
-        Memo::new(move |_| analysis.with(|a| work_out(state, Source::Kernel(a.as_ref()))));
+    let hand_off = Memo::new(move |_| {
+        analysis.with(|a| work_out(state, |lab, roofs| HandOff::kernel(a.as_ref(), lab, roofs)))
+    });
     view! {
         <HandOffButton state=state hand_off=hand_off testid="kernel-to-roofline" label="Use this kernel in the Roofline lab" />
     }
@@ -47,17 +52,19 @@ pub(super) fn KernelToRoofline(
 /// of the lab's machine mode.
 #[component]
 pub(super) fn AddToRoofline(state: AppState, report: RwSignal<Option<Report>>) -> impl IntoView {
-    let hand_off = Memo::new(move |_| report.with(|r| work_out(state, Source::Probe(r.as_ref()))));
+    let hand_off = Memo::new(move |_| {
+        report.with(|r| work_out(state, |lab, roofs| HandOff::probe(r.as_ref(), lab, roofs)))
+    });
     view! {
         <HandOffButton state=state hand_off=hand_off testid="probe-to-roofline" label="Add my GPU's bandwidth to the Roofline lab" />
     }
 }
 
-/// The hand-off from `from` against the lab's inputs now, in either mode.
-fn work_out(state: AppState, from: Source<'_>) -> HandOff {
+/// A hand-off worked out against the lab's inputs now, in either mode.
+fn work_out(state: AppState, hand_off: impl FnOnce(&Lab, &MachineInputs) -> HandOff) -> HandOff {
     state
         .lab
-        .with(|lab| state.roofs.with(|roofs| HandOff::new(from, lab, roofs)))
+        .with(|lab| state.roofs.with(|roofs| hand_off(lab, roofs)))
 }
 
 /// A hand-off's button and the sentence beside it (`{testid}-why`). Pressing it applies what

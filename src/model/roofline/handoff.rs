@@ -1,8 +1,8 @@
 //! Opening the lab from another panel, in either mode: the calculator's useful fraction scales
 //! the lab's intensity, the kernel view's FLOPs over DRAM bytes sets it (in machine mode: two
 //! named points), and the probe's contiguous GB/s becomes a bandwidth ceiling. [`HandOff`] is
-//! the one path: what pressing a panel's button changes, or why it is refused, and the
-//! sentence beside the button. A course-lab hand-off leaves a note that retires itself once
+//! each panel's one path for both modes: what pressing its button changes, or why it is
+//! refused, and the sentence beside the button. A course-lab hand-off leaves a note that retires itself once
 //! the learner changes I or B.
 
 use super::super::exact::Exact;
@@ -200,18 +200,6 @@ impl Lab {
     }
 }
 
-/// Where a hand-off into the lab comes from.
-#[derive(Clone, Copy, Debug)]
-pub enum Source<'a> {
-    /// The calculator's results on show; `valid` is false while one of its fields is in error
-    /// (the results on show are then the last valid scenario's).
-    Calculator { shown: &'a Analysis, valid: bool },
-    /// The kernel view's finished analysis; `None` until one has finished.
-    Kernel(Option<&'a KernelAnalysis>),
-    /// The probe's finished run; `None` until one has finished.
-    Probe(Option<&'a Report>),
-}
-
 /// What pressing a hand-off changes; the page then shows the lab.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Opened {
@@ -221,19 +209,20 @@ pub struct Opened {
     pub roofs: Option<MachineInputs>,
 }
 
-/// A hand-off worked out against the lab as it is now, in whichever mode it is in.
+/// A hand-off worked out against the lab as it is now, in whichever mode it is in. Each panel
+/// has its own constructor, so the calculator's first load carries only its own.
 ///
 /// ```
 /// use coalescing_lab::model::inputs::Inputs;
-/// use coalescing_lab::model::roofline::{HandOff, Lab, MachineInputs, Source};
+/// use coalescing_lab::model::roofline::{HandOff, Lab, MachineInputs};
 /// use coalescing_lab::model::sectors::analyze;
 /// let shown = analyze(&Inputs { idx: "2*t".into(), ..Inputs::default() }).unwrap();
 /// let lab = Lab { oi: "2".into(), ..Lab::default() };
-/// let h = HandOff::new(Source::Calculator { shown: &shown, valid: true }, &lab, &MachineInputs::default());
+/// let h = HandOff::calculator(&shown, true, &lab, &MachineInputs::default());
 /// let (scaled, _) = h.opened.unwrap().lab.unwrap();
 /// assert_eq!(scaled.oi, "1");
 /// // Degenerate input: a field in error refuses, and says why.
-/// let h = HandOff::new(Source::Calculator { shown: &shown, valid: false }, &lab, &MachineInputs::default());
+/// let h = HandOff::calculator(&shown, false, &lab, &MachineInputs::default());
 /// assert_eq!((h.opened, h.hint.as_str()), (None, "Not available: Fix the calculator's field marked in red first."));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -254,12 +243,134 @@ const KERNEL_MACHINE_HINT: &str = "Machine mode: adds two points, I = FLOPs ÷ D
                                    I = FLOPs ÷ request-level bytes, each on its roof.";
 
 impl HandOff {
-    /// The hand-off from `from` into the lab (`lab`, and machine mode's `roofs`).
-    pub fn new(from: Source<'_>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
-        match from {
-            Source::Calculator { shown, valid } => from_calculator(shown, valid, lab, roofs),
-            Source::Kernel(analysis) => from_kernel(analysis, lab, roofs),
-            Source::Probe(report) => from_probe(report, lab, roofs),
+    /// From the calculator: `shown` is the results on show, and `valid` is false while one of
+    /// its fields is in error (the results on show are then the last valid scenario's).
+    ///
+    /// The calculator's scenario scales the lab's intensity; in machine mode the scaled intensity
+    /// also becomes the point `calculator` on its roof (when there is room for it).
+    pub fn calculator(shown: &Analysis, valid: bool, lab: &Lab, roofs: &MachineInputs) -> HandOff {
+        // Shared memory moves no DRAM bytes: the lab's intensity is not the calculator's to change.
+        let scaled = if shown.banks.is_some() {
+            Err(HandOffRefusal::SharedMemory)
+        } else {
+            let useful = valid.then(|| {
+                shown.totals.efficiency().unwrap_or(Ratio {
+                    numerator: 0,
+                    denominator: 1,
+                })
+            });
+            lab.hand_off(useful)
+        };
+        let (scaled, note) = match scaled {
+            Ok(opened) => opened,
+            Err(why) => return HandOff::refused(why),
+        };
+        let roofs = roofs.custom.then(|| {
+            let mut roofs = roofs.clone();
+            if let Ok(point) = on_roof(&roofs, "calculator", Exact::parse(&scaled.oi)) {
+                // Twelve points already: the lab's intensity still changes.
+                let _ = roofs.add_point(point);
+            }
+            roofs
+        });
+        HandOff {
+            opened: Some(Opened {
+                lab: Some((scaled, note)),
+                roofs,
+            }),
+            hint: CALCULATOR_HINT.into(),
+        }
+    }
+
+    /// From the kernel view: its finished analysis, `None` until one has finished.
+    ///
+    /// The kernel's FLOPs over DRAM bytes sets the lab's intensity; in machine mode the kernel
+    /// becomes two named points instead: its intensity against DRAM bytes and against
+    /// request-level bytes, which is what coalescing changes.
+    pub fn kernel(analysis: Option<&KernelAnalysis>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
+        let waiting = |hint: &str| HandOff {
+            opened: None,
+            hint: hint.into(),
+        };
+        let Some(a) = analysis else {
+            return waiting(if roofs.custom {
+                KERNEL_MACHINE_HINT
+            } else {
+                KERNEL_HINT
+            });
+        };
+        if roofs.custom {
+            let dram = a.total.dram_bytes();
+            return match kernel_points(
+                roofs,
+                "kernel",
+                a.total_flops,
+                dram,
+                a.total.transferred_bytes,
+            ) {
+                Ok(machine) => HandOff {
+                    opened: Some(Opened {
+                        lab: None,
+                        roofs: Some(machine),
+                    }),
+                    hint: KERNEL_MACHINE_HINT.into(),
+                },
+                Err(why) => HandOff::refused(format!("{why}.")),
+            };
+        }
+        let counted = format!(
+            "{} FLOPs over {} DRAM bytes",
+            a.total_flops,
+            a.total.dram_bytes()
+        );
+        match lab.with_kernel_intensity(a.intensity_flop_per_byte, &counted) {
+            Ok(opened) => HandOff {
+                opened: Some(Opened {
+                    lab: Some(opened),
+                    roofs: None,
+                }),
+                hint: KERNEL_HINT.into(),
+            },
+            Err(why) => HandOff::refused(why),
+        }
+    }
+
+    /// From the probe: its finished run, `None` until one has finished.
+    ///
+    /// The probe's contiguous GB/s becomes a bandwidth ceiling named after the adapter (a
+    /// software adapter's name says so: it measures the CPU, not a GPU), and the lab switches to
+    /// machine mode, started from the course's roof if it was never set up.
+    pub fn probe(report: Option<&Report>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
+        let Some(report) = report else {
+            return HandOff::refused(format!("{}.", ProbeGap::NoRun));
+        };
+        let gbps = match probe_contiguous_gbps(report) {
+            Ok(gbps) => gbps,
+            Err(why) => return HandOff::refused(format!("{why}.")),
+        };
+        let name = probe_ceiling_name(&report.adapter);
+        let mut machine = if *roofs == MachineInputs::default() {
+            MachineInputs::from_course(lab)
+        } else {
+            roofs.clone()
+        };
+        machine.custom = true;
+        // Full: nothing is added, and the hint still says what the button would add.
+        let _ = machine.add_bandwidth(&name, &gbps);
+        let software = if report.adapter.is_software() {
+            " A software adapter is not a GPU: this is your CPU's memory through an emulator."
+        } else {
+            ""
+        };
+        HandOff {
+            opened: Some(Opened {
+                lab: None,
+                roofs: Some(machine),
+            }),
+            hint: format!(
+                "Adds '{name}' at {gbps} GB/s (the 4 B stride's useful bandwidth) to the Roofline \
+                 lab's machine mode.{software}"
+            ),
         }
     }
 
@@ -268,129 +379,5 @@ impl HandOff {
             opened: None,
             hint: format!("Not available: {why}"),
         }
-    }
-}
-
-/// The calculator's scenario scales the lab's intensity; in machine mode the scaled intensity
-/// also becomes the point `calculator` on its roof (when there is room for it).
-fn from_calculator(shown: &Analysis, valid: bool, lab: &Lab, roofs: &MachineInputs) -> HandOff {
-    // Shared memory moves no DRAM bytes: the lab's intensity is not the calculator's to change.
-    let scaled = if shown.banks.is_some() {
-        Err(HandOffRefusal::SharedMemory)
-    } else {
-        let useful = valid.then(|| {
-            shown.totals.efficiency().unwrap_or(Ratio {
-                numerator: 0,
-                denominator: 1,
-            })
-        });
-        lab.hand_off(useful)
-    };
-    let (scaled, note) = match scaled {
-        Ok(opened) => opened,
-        Err(why) => return HandOff::refused(why),
-    };
-    let roofs = roofs.custom.then(|| {
-        let mut roofs = roofs.clone();
-        if let Ok(point) = on_roof(&roofs, "calculator", Exact::parse(&scaled.oi)) {
-            // Twelve points already: the lab's intensity still changes.
-            let _ = roofs.add_point(point);
-        }
-        roofs
-    });
-    HandOff {
-        opened: Some(Opened {
-            lab: Some((scaled, note)),
-            roofs,
-        }),
-        hint: CALCULATOR_HINT.into(),
-    }
-}
-
-/// The kernel's FLOPs over DRAM bytes sets the lab's intensity; in machine mode the kernel
-/// becomes two named points instead: its intensity against DRAM bytes and against
-/// request-level bytes, which is what coalescing changes.
-fn from_kernel(analysis: Option<&KernelAnalysis>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
-    let waiting = |hint: &str| HandOff {
-        opened: None,
-        hint: hint.into(),
-    };
-    let Some(a) = analysis else {
-        return waiting(if roofs.custom {
-            KERNEL_MACHINE_HINT
-        } else {
-            KERNEL_HINT
-        });
-    };
-    if roofs.custom {
-        let dram = a.total.dram_bytes();
-        return match kernel_points(
-            roofs,
-            "kernel",
-            a.total_flops,
-            dram,
-            a.total.transferred_bytes,
-        ) {
-            Ok(machine) => HandOff {
-                opened: Some(Opened {
-                    lab: None,
-                    roofs: Some(machine),
-                }),
-                hint: KERNEL_MACHINE_HINT.into(),
-            },
-            Err(why) => HandOff::refused(format!("{why}.")),
-        };
-    }
-    let counted = format!(
-        "{} FLOPs over {} DRAM bytes",
-        a.total_flops,
-        a.total.dram_bytes()
-    );
-    match lab.with_kernel_intensity(a.intensity_flop_per_byte, &counted) {
-        Ok(opened) => HandOff {
-            opened: Some(Opened {
-                lab: Some(opened),
-                roofs: None,
-            }),
-            hint: KERNEL_HINT.into(),
-        },
-        Err(why) => HandOff::refused(why),
-    }
-}
-
-/// The probe's contiguous GB/s becomes a bandwidth ceiling named after the adapter (a
-/// software adapter's name says so: it measures the CPU, not a GPU), and the lab switches to
-/// machine mode, started from the course's roof if it was never set up.
-fn from_probe(report: Option<&Report>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
-    let Some(report) = report else {
-        return HandOff::refused(format!("{}.", ProbeGap::NoRun));
-    };
-    let gbps = match probe_contiguous_gbps(report) {
-        Ok(gbps) => gbps,
-        Err(why) => return HandOff::refused(format!("{why}.")),
-    };
-    let name = probe_ceiling_name(&report.adapter);
-    let mut machine = if *roofs == MachineInputs::default() {
-        MachineInputs::from_course(lab)
-    } else {
-        roofs.clone()
-    };
-    machine.custom = true;
-    // Full: nothing is added, and the hint still says what the button would add.
-    let _ = machine.add_bandwidth(&name, &gbps);
-    let software = if report.adapter.is_software() {
-        " A software adapter is not a GPU: this is your CPU's memory through an emulator."
-    } else {
-        ""
-    };
-    HandOff {
-        opened: Some(Opened {
-            lab: None,
-            roofs: Some(machine),
-        }),
-        hint: format!(
-            "Adds '{name}' at {gbps} GB/s (the 4 B stride's useful bandwidth) to the Roofline \
-             lab's machine mode.{software}"
-        ),
     }
 }
