@@ -28,27 +28,9 @@ pub fn draw<DB: DrawingBackend>(
     previous: &[Point],
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    area.fill(&theme.background)?;
     let font =
         |size: f64, color: RGBColor| ("sans-serif", theme.px(size)).into_font().color(&color);
-    let mut chart = ChartBuilder::on(area)
-        .margin(theme.px_u32(14.0))
-        .margin_right(theme.px_u32(24.0))
-        .x_label_area_size(theme.px_u32(48.0))
-        .y_label_area_size(theme.px_u32(72.0))
-        .build_cartesian_2d(
-            (I_AXIS.0..I_AXIS.1).log_scale(),
-            (P_AXIS.0..P_AXIS.1).log_scale(),
-        )?;
-    let mut mesh = chart.configure_mesh();
-    mesh.x_labels(7)
-        .y_labels(7)
-        .x_label_formatter(&|v| decade_label(*v))
-        .y_label_formatter(&|v| decade_label(*v))
-        .x_desc("Operational intensity I (FLOP/byte)")
-        .y_desc("Attainable P (GFLOP/s)");
-    super::style_axes(&mut mesh, theme);
-    mesh.draw()?;
+    let mut chart = log_log_frame(area, theme, (I_AXIS, P_AXIS), 7, "Attainable P (GFLOP/s)")?;
 
     // Earlier bandwidths' roofs, faint, so earlier points sit on a visible line.
     let mut earlier: Vec<f64> = trail
@@ -176,6 +158,37 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
     }
     area.present()
+}
+
+/// The log–log chart both of the lab's modes draw on.
+pub(crate) type LogLog<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+/// The frame both of the lab's modes draw in: the background, then log–log axes over
+/// intensity × performance (`ranges`), `labels` decade labels a side, and the axis titles.
+pub(crate) fn log_log_frame<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    theme: &Theme,
+    (oi, p): ((f64, f64), (f64, f64)),
+    labels: usize,
+    y_desc: &str,
+) -> Result<LogLog<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let mut chart = ChartBuilder::on(area)
+        .margin(theme.px_u32(14.0))
+        .margin_right(theme.px_u32(24.0))
+        .x_label_area_size(theme.px_u32(48.0))
+        .y_label_area_size(theme.px_u32(72.0))
+        .build_cartesian_2d((oi.0..oi.1).log_scale(), (p.0..p.1).log_scale())?;
+    let mut mesh = chart.configure_mesh();
+    mesh.x_labels(labels)
+        .y_labels(labels)
+        .x_label_formatter(&|v| decade_label(*v))
+        .y_label_formatter(&|v| decade_label(*v))
+        .x_desc("Operational intensity I (FLOP/byte)")
+        .y_desc(y_desc);
+    super::style_axes(&mut mesh, theme);
+    mesh.draw()?;
+    Ok(chart)
 }
 
 /// The roof for one bandwidth: the diagonal from the axis floor up to the ridge, then flat.

@@ -2,7 +2,7 @@
 //! and every compute ceiling, each labelled with labels pushed apart so none overlap, the
 //! named points, and the keyboard cursor. Also maps a pixel back to (I, P) for clicks.
 
-use super::roofline::decade_label;
+use super::roofline::log_log_frame;
 use super::Theme;
 use crate::model::format::number;
 use crate::model::roofline::MachineChecked;
@@ -155,28 +155,10 @@ pub fn draw<DB: DrawingBackend>(
     cursor: Option<(f64, f64)>,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    area.fill(&theme.background)?;
     let axes = axes(machine);
     let font =
         |size: f64, color: RGBColor| ("sans-serif", theme.px(size)).into_font().color(&color);
-    let mut chart = ChartBuilder::on(area)
-        .margin(theme.px_u32(14.0))
-        .margin_right(theme.px_u32(24.0))
-        .x_label_area_size(theme.px_u32(48.0))
-        .y_label_area_size(theme.px_u32(72.0))
-        .build_cartesian_2d(
-            (axes.oi.0..axes.oi.1).log_scale(),
-            (axes.p.0..axes.p.1).log_scale(),
-        )?;
-    let mut mesh = chart.configure_mesh();
-    mesh.x_labels(8)
-        .y_labels(8)
-        .x_label_formatter(&|v| decade_label(*v))
-        .y_label_formatter(&|v| decade_label(*v))
-        .x_desc("Operational intensity I (FLOP/byte)")
-        .y_desc("Performance P (GFLOP/s)");
-    super::style_axes(&mut mesh, theme);
-    mesh.draw()?;
+    let mut chart = log_log_frame(area, theme, (axes.oi, axes.p), 8, "Performance P (GFLOP/s)")?;
 
     let top_peak = machine.default_peak().map(|c| c.value.value());
     let top_bw = machine

@@ -5,6 +5,7 @@
 //! Reading says precisely what is wrong with a number (its syntax, an exponent, a sign, too
 //! many digits), so callers can add the field and the accepted range. Knows nothing of fields.
 
+use std::cmp::Ordering;
 use std::fmt;
 
 /// A non-negative number kept exactly as `numerator / denominator`, in lowest terms.
@@ -162,11 +163,6 @@ impl Exact {
         )
     }
 
-    /// Compares `self` with `numerator / denominator` exactly.
-    pub(crate) fn cmp_ratio(self, numerator: u128, denominator: u128) -> std::cmp::Ordering {
-        (self.numerator * denominator).cmp(&(numerator * self.denominator))
-    }
-
     /// `(numerator, denominator)` in lowest terms.
     pub(crate) fn parts(self) -> (u128, u128) {
         (self.numerator, self.denominator)
@@ -194,6 +190,42 @@ impl Exact {
         }
         format!("{}/{}", self.numerator, self.denominator)
     }
+}
+
+/// The one exact order of the page's numbers: `a/b` against `c/d` as `a·d` against `c·b`, each
+/// product carried in full 256 bits, so no pair of parts can overflow (a product of two
+/// numbers as typed, against a third, needs up to 150 bits).
+///
+/// ```
+/// use coalescing_lab::model::exact::Exact;
+/// let third = Exact::parse("1/3").unwrap();
+/// assert!(Exact::parse("0.33333333333333").unwrap() < third);
+/// assert_eq!(third.max(Exact::ONE), Exact::ONE);
+/// // Degenerate input: zero is below every positive number.
+/// assert!(Exact::ZERO < Exact::parse("1/999999999999999").unwrap());
+/// ```
+impl Ord for Exact {
+    fn cmp(&self, other: &Exact) -> Ordering {
+        wide_mul(self.numerator, other.denominator)
+            .cmp(&wide_mul(other.numerator, self.denominator))
+    }
+}
+
+impl PartialOrd for Exact {
+    fn partial_cmp(&self, other: &Exact) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The full 256-bit product as (high, low) halves.
+fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+    const LOW: u128 = u64::MAX as u128;
+    let (a1, a0, b1, b0) = (a >> 64, a & LOW, b >> 64, b & LOW);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 64) + (p01 & LOW) + (p10 & LOW);
+    let low = (p00 & LOW) | (mid << 64);
+    let high = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+    (high, low)
 }
 
 impl fmt::Display for Exact {
@@ -259,6 +291,26 @@ mod tests {
         assert_eq!(text("160.0000000001"), "160.0000000001");
         let huge = Exact::new(u128::MAX / 3, 7);
         assert!(huge.to_string().contains('/'), "no overflow when scaling");
+    }
+
+    #[test]
+    fn the_order_holds_where_products_need_more_than_128_bits() {
+        // 10^30 / 1 against (10^30 + 1) / (10^15 + 1): cross products near 10^45.
+        let big = Exact::new(10u128.pow(30), 1);
+        let near = Exact::new(10u128.pow(30) + 1, 10u128.pow(15) + 1);
+        assert_eq!(big.cmp(&near), Ordering::Greater);
+        assert_eq!(near.cmp(&big), Ordering::Less);
+        assert_eq!(big.cmp(&big), Ordering::Equal);
+        let huge = Exact::new(u128::MAX, 1);
+        assert!(Exact::new(u128::MAX - 1, 1) < huge);
+        assert!(Exact::new(u128::MAX, u128::MAX - 1) > Exact::ONE);
+    }
+
+    #[test]
+    fn wide_products_match_exact_halves() {
+        assert_eq!(wide_mul(u128::MAX, u128::MAX), (u128::MAX - 1, 1));
+        assert_eq!(wide_mul(1 << 64, 1 << 64), (1, 0));
+        assert_eq!(wide_mul(0, u128::MAX), (0, 0));
     }
 
     #[test]

@@ -1,64 +1,111 @@
-//! The hand-offs into the Roofline lab's machine mode that live on other panels: the probe's
-//! "Add my GPU's bandwidth". The model (`roofline::machine_view`) words and computes them.
+//! The hand-offs into the Roofline lab, one button for every panel and both of the lab's modes:
+//! the calculator's "Use this efficiency", the kernel view's "Use this kernel" and the probe's
+//! "Add my GPU's bandwidth". The model (`roofline::HandOff`) decides what each changes and
+//! words why it may not; this file wires.
 
 use super::AppState;
+use crate::model::inputs::FieldError;
+use crate::model::kernel::KernelAnalysis;
 use crate::model::permalink::Tab;
 use crate::model::probe::Report;
-use crate::model::roofline::{probe_ceiling_name, probe_contiguous_gbps, MachineInputs};
+use crate::model::roofline::{HandOff, Lab, MachineInputs};
+use crate::model::sectors::Analysis;
 use leptos::prelude::*;
 
-/// "Add my GPU's bandwidth": the contiguous stride's useful GB/s becomes a bandwidth ceiling
-/// of the Roofline lab's machine mode, named after the adapter (a software adapter's name says
-/// so: it measures the CPU, not a GPU).
+/// "Use this efficiency": opens the Roofline lab with its intensity scaled by this scenario's
+/// useful fraction (in machine mode, also as the point `calculator`).
 #[component]
-pub(super) fn AddToRoofline(state: AppState, report: RwSignal<Option<Report>>) -> impl IntoView {
-    let ceiling = Memo::new(move |_| -> Result<(String, String, bool), String> {
-        report.with(|r| {
-            let r = r.as_ref().ok_or_else(String::new)?;
-            Ok((
-                probe_ceiling_name(&r.adapter),
-                probe_contiguous_gbps(r)?,
-                r.adapter.is_software(),
-            ))
+pub(super) fn UseInRoofline(
+    shown: Memo<Analysis>,
+    errors: Memo<Vec<FieldError>>,
+    state: AppState,
+) -> impl IntoView {
+    let hand_off = Memo::new(move |_| {
+        let valid = errors.with(Vec::is_empty);
+        shown.with(|shown| {
+            work_out(state, |lab, roofs| {
+                HandOff::calculator(shown, valid, lab, roofs)
+            })
         })
     });
-    let add = move |_| {
-        let Ok((name, gbps, _)) = ceiling.get_untracked() else {
+    view! {
+        <HandOffButton state=state hand_off=hand_off testid="use-efficiency" label="Use this efficiency in the Roofline lab" />
+    }
+}
+
+/// "Use this kernel": its FLOPs over DRAM bytes become the lab's intensity (in machine mode,
+/// two named points).
+#[component]
+pub(super) fn KernelToRoofline(
+    state: AppState,
+    analysis: RwSignal<Option<KernelAnalysis>>,
+) -> impl IntoView {
+    let hand_off = Memo::new(move |_| {
+        analysis.with(|a| work_out(state, |lab, roofs| HandOff::kernel(a.as_ref(), lab, roofs)))
+    });
+    view! {
+        <HandOffButton state=state hand_off=hand_off testid="kernel-to-roofline" label="Use this kernel in the Roofline lab" />
+    }
+}
+
+/// "Add my GPU's bandwidth": the contiguous stride's useful GB/s becomes a bandwidth ceiling
+/// of the lab's machine mode.
+#[component]
+pub(super) fn AddToRoofline(state: AppState, report: RwSignal<Option<Report>>) -> impl IntoView {
+    let hand_off = Memo::new(move |_| {
+        report.with(|r| work_out(state, |lab, roofs| HandOff::probe(r.as_ref(), lab, roofs)))
+    });
+    view! {
+        <HandOffButton state=state hand_off=hand_off testid="probe-to-roofline" label="Add my GPU's bandwidth to the Roofline lab" />
+    }
+}
+
+/// A hand-off worked out against the lab's inputs now, in either mode.
+fn work_out(state: AppState, hand_off: impl FnOnce(&Lab, &MachineInputs) -> HandOff) -> HandOff {
+    state
+        .lab
+        .with(|lab| state.roofs.with(|roofs| hand_off(lab, roofs)))
+}
+
+/// A hand-off's button and the sentence beside it (`{testid}-why`). Pressing it applies what
+/// the model worked out and shows the lab; while it is refused the button is disabled.
+#[component]
+fn HandOffButton(
+    state: AppState,
+    hand_off: Memo<HandOff>,
+    testid: &'static str,
+    label: &'static str,
+) -> impl IntoView {
+    let apply = move |_| {
+        let Some(opened) = hand_off.with_untracked(|h| h.opened.clone()) else {
             return;
         };
-        let course = state.lab.with_untracked(MachineInputs::from_course);
-        state.roofs.update(|m| {
-            if *m == MachineInputs::default() {
-                *m = course;
-            }
-            m.custom = true;
-            // Full: the button's note says so, and nothing changes.
-            let _ = m.add_bandwidth(&name, &gbps);
-        });
+        if let Some(roofs) = opened.roofs {
+            state.roofs.set(roofs);
+        }
+        if let Some((lab, note)) = opened.lab {
+            state.lab.set(lab);
+            state.lab_note.set(Some(note));
+        }
         state.tab.set(Tab::Roofline);
     };
-    let why = move || {
-        match ceiling.get() {
-        Ok((name, gbps, software)) => format!(
-            " Adds '{name}' at {gbps} GB/s (the 4 B stride's useful bandwidth) to the Roofline lab's machine mode.{}",
-            if software { " A software adapter is not a GPU: this is your CPU's memory through an emulator." } else { "" }
-        ),
-        Err(why) => format!(" Not available: {why}."),
-    }
-    };
+    let why = format!("{testid}-why");
     view! {
         <p class="use-efficiency">
             <button
                 type="button"
                 class="secondary"
-                data-testid="probe-to-roofline"
-                on:click=add
-                disabled=move || ceiling.with(Result::is_err)
-                aria-describedby="probe-to-roofline-why"
+                data-testid=testid
+                on:click=apply
+                disabled=move || hand_off.with(|h| h.opened.is_none())
+                aria-describedby=why.clone()
             >
-                "Add my GPU's bandwidth to the Roofline lab"
+                {label}
             </button>
-            <span class="hint" id="probe-to-roofline-why" data-testid="probe-to-roofline-why">{why}</span>
+            // The leading space keeps the sentence apart from the button in the text flow.
+            <span class="hint" id=why.clone() data-testid=why>
+                {move || hand_off.with(|h| format!(" {}", h.hint))}
+            </span>
         </p>
     }
 }

@@ -1,12 +1,19 @@
-//! Opening the lab from another panel: the calculator's useful fraction scales the lab's
-//! intensity, and the kernel view's FLOPs over DRAM bytes sets it. Each hand-off is refused,
-//! with its reason, whenever the lab would not open on a valid intensity, and leaves a note
-//! that retires itself once the learner changes I or B.
+//! Opening the lab from another panel, in either mode: the calculator's useful fraction scales
+//! the lab's intensity, the kernel view's FLOPs over DRAM bytes sets it (in machine mode: two
+//! named points), and the probe's contiguous GB/s becomes a bandwidth ceiling. [`HandOff`] is
+//! each panel's one path for both modes: what pressing its button changes, or why it is
+//! refused, and the sentence beside the button. A course-lab hand-off leaves a note that retires itself once
+//! the learner changes I or B.
 
 use super::super::exact::Exact;
 use super::super::format::number;
-use super::super::sectors::Ratio;
-use super::{in_range, parse_oi, Lab, OI_RANGE};
+use super::super::kernel::KernelAnalysis;
+use super::super::probe::Report;
+use super::super::sectors::{Analysis, Ratio};
+use super::{
+    in_range, kernel_points, on_roof, parse_oi, probe_ceiling_name, probe_contiguous_gbps, Lab,
+    MachineInputs, ProbeGap, OI_RANGE,
+};
 use std::fmt;
 
 /// Why "Use this efficiency" cannot hand the calculator's scenario to the lab.
@@ -190,5 +197,187 @@ impl Lab {
             ),
         };
         Ok((lab, note))
+    }
+}
+
+/// What pressing a hand-off changes; the page then shows the lab.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opened {
+    /// The lab's new inputs and the note that explains them; `None` leaves the lab as it is.
+    pub lab: Option<(Lab, LabNote)>,
+    /// Machine mode's new inputs; `None` leaves them as they are.
+    pub roofs: Option<MachineInputs>,
+}
+
+/// A hand-off worked out against the lab as it is now, in whichever mode it is in. Each panel
+/// has its own constructor, so the calculator's first load carries only its own.
+///
+/// ```
+/// use coalescing_lab::model::inputs::Inputs;
+/// use coalescing_lab::model::roofline::{HandOff, Lab, MachineInputs};
+/// use coalescing_lab::model::sectors::analyze;
+/// let shown = analyze(&Inputs { idx: "2*t".into(), ..Inputs::default() }).unwrap();
+/// let lab = Lab { oi: "2".into(), ..Lab::default() };
+/// let h = HandOff::calculator(&shown, true, &lab, &MachineInputs::default());
+/// let (scaled, _) = h.opened.unwrap().lab.unwrap();
+/// assert_eq!(scaled.oi, "1");
+/// // Degenerate input: a field in error refuses, and says why.
+/// let h = HandOff::calculator(&shown, false, &lab, &MachineInputs::default());
+/// assert_eq!((h.opened, h.hint.as_str()), (None, "Not available: Fix the calculator's field marked in red first."));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandOff {
+    /// What pressing the button does; `None` while it is refused (the button is disabled).
+    pub opened: Option<Opened>,
+    /// The sentence beside the button: what it does, or why it is not available.
+    pub hint: String,
+}
+
+/// What "Use this efficiency" does.
+const CALCULATOR_HINT: &str =
+    "Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs.";
+/// What "Use this kernel" does in the course's lab.
+const KERNEL_HINT: &str = "I = total FLOPs ÷ DRAM bytes.";
+/// What "Use this kernel" does in machine mode.
+const KERNEL_MACHINE_HINT: &str = "Machine mode: adds two points, I = FLOPs ÷ DRAM bytes and \
+                                   I = FLOPs ÷ request-level bytes, each on its roof.";
+
+impl HandOff {
+    /// From the calculator: `shown` is the results on show, and `valid` is false while one of
+    /// its fields is in error (the results on show are then the last valid scenario's).
+    ///
+    /// The calculator's scenario scales the lab's intensity; in machine mode the scaled intensity
+    /// also becomes the point `calculator` on its roof (when there is room for it).
+    pub fn calculator(shown: &Analysis, valid: bool, lab: &Lab, roofs: &MachineInputs) -> HandOff {
+        // Shared memory moves no DRAM bytes: the lab's intensity is not the calculator's to change.
+        let scaled = if shown.banks.is_some() {
+            Err(HandOffRefusal::SharedMemory)
+        } else {
+            let useful = valid.then(|| {
+                shown.totals.efficiency().unwrap_or(Ratio {
+                    numerator: 0,
+                    denominator: 1,
+                })
+            });
+            lab.hand_off(useful)
+        };
+        let (scaled, note) = match scaled {
+            Ok(opened) => opened,
+            Err(why) => return HandOff::refused(why),
+        };
+        let roofs = roofs.custom.then(|| {
+            let mut roofs = roofs.clone();
+            if let Ok(point) = on_roof(&roofs, "calculator", Exact::parse(&scaled.oi)) {
+                // Twelve points already: the lab's intensity still changes.
+                let _ = roofs.add_point(point);
+            }
+            roofs
+        });
+        HandOff {
+            opened: Some(Opened {
+                lab: Some((scaled, note)),
+                roofs,
+            }),
+            hint: CALCULATOR_HINT.into(),
+        }
+    }
+
+    /// From the kernel view: its finished analysis, `None` until one has finished.
+    ///
+    /// The kernel's FLOPs over DRAM bytes sets the lab's intensity; in machine mode the kernel
+    /// becomes two named points instead: its intensity against DRAM bytes and against
+    /// request-level bytes, which is what coalescing changes.
+    pub fn kernel(analysis: Option<&KernelAnalysis>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
+        let waiting = |hint: &str| HandOff {
+            opened: None,
+            hint: hint.into(),
+        };
+        let Some(a) = analysis else {
+            return waiting(if roofs.custom {
+                KERNEL_MACHINE_HINT
+            } else {
+                KERNEL_HINT
+            });
+        };
+        if roofs.custom {
+            let dram = a.total.dram_bytes();
+            return match kernel_points(
+                roofs,
+                "kernel",
+                a.total_flops,
+                dram,
+                a.total.transferred_bytes,
+            ) {
+                Ok(machine) => HandOff {
+                    opened: Some(Opened {
+                        lab: None,
+                        roofs: Some(machine),
+                    }),
+                    hint: KERNEL_MACHINE_HINT.into(),
+                },
+                Err(why) => HandOff::refused(format!("{why}.")),
+            };
+        }
+        let counted = format!(
+            "{} FLOPs over {} DRAM bytes",
+            a.total_flops,
+            a.total.dram_bytes()
+        );
+        match lab.with_kernel_intensity(a.intensity_flop_per_byte, &counted) {
+            Ok(opened) => HandOff {
+                opened: Some(Opened {
+                    lab: Some(opened),
+                    roofs: None,
+                }),
+                hint: KERNEL_HINT.into(),
+            },
+            Err(why) => HandOff::refused(why),
+        }
+    }
+
+    /// From the probe: its finished run, `None` until one has finished.
+    ///
+    /// The probe's contiguous GB/s becomes a bandwidth ceiling named after the adapter (a
+    /// software adapter's name says so: it measures the CPU, not a GPU), and the lab switches to
+    /// machine mode, started from the course's roof if it was never set up.
+    pub fn probe(report: Option<&Report>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
+        let Some(report) = report else {
+            return HandOff::refused(format!("{}.", ProbeGap::NoRun));
+        };
+        let gbps = match probe_contiguous_gbps(report) {
+            Ok(gbps) => gbps,
+            Err(why) => return HandOff::refused(format!("{why}.")),
+        };
+        let name = probe_ceiling_name(&report.adapter);
+        let mut machine = if *roofs == MachineInputs::default() {
+            MachineInputs::from_course(lab)
+        } else {
+            roofs.clone()
+        };
+        machine.custom = true;
+        // Full: nothing is added, and the hint still says what the button would add.
+        let _ = machine.add_bandwidth(&name, &gbps);
+        let software = if report.adapter.is_software() {
+            " A software adapter is not a GPU: this is your CPU's memory through an emulator."
+        } else {
+            ""
+        };
+        HandOff {
+            opened: Some(Opened {
+                lab: None,
+                roofs: Some(machine),
+            }),
+            hint: format!(
+                "Adds '{name}' at {gbps} GB/s (the 4 B stride's useful bandwidth) to the Roofline \
+                 lab's machine mode.{software}"
+            ),
+        }
+    }
+
+    fn refused(why: impl fmt::Display) -> HandOff {
+        HandOff {
+            opened: None,
+            hint: format!("Not available: {why}"),
+        }
     }
 }

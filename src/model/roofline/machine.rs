@@ -13,8 +13,7 @@ use super::super::error::{FieldError, FieldName};
 use super::super::exact::Exact;
 use super::gpus::GpuPreset;
 use super::machine_read::{read_ceiling, read_point};
-use super::Bound;
-use std::cmp::Ordering;
+use super::{Bound, Range, Roof};
 use std::fmt;
 
 /// Most bandwidth ceilings (`bw.1` … `bw.6`).
@@ -25,11 +24,11 @@ pub const MAX_PEAK: usize = 6;
 pub const MAX_POINTS: usize = 12;
 
 /// Bandwidths, GB/s: 1/1000 to 10^7 (a phone's DRAM to beyond any HBM).
-pub(super) const BW_RANGE: ((u128, u128), (u128, u128)) = ((1, 1000), (10_000_000, 1));
+pub(super) const BW_RANGE: Range = ((1, 1000), (10_000_000, 1));
 /// Compute ceilings and measured performance, GFLOP/s: 1/1000 to 10^8.
-pub(super) const FLOPS_RANGE: ((u128, u128), (u128, u128)) = ((1, 1000), (100_000_000, 1));
+pub(super) const FLOPS_RANGE: Range = ((1, 1000), (100_000_000, 1));
 /// A point's intensity, FLOP/byte: 1/4096 to 2^20.
-pub(super) const OI_RANGE: ((u128, u128), (u128, u128)) = ((1, 4096), (1_048_576, 1));
+pub(super) const OI_RANGE: Range = ((1, 4096), (1_048_576, 1));
 /// Longest ceiling or point name.
 pub(super) const MAX_NAME: usize = 24;
 
@@ -164,20 +163,19 @@ pub struct MachinePoint {
 }
 
 impl MachinePoint {
+    /// The roof of its two ceilings: its bandwidth under its compute ceiling.
+    pub fn ceilings(&self) -> Roof {
+        Roof::of(&self.bw, &self.peak)
+    }
+
     /// Memory-bound while I × B < P_PEAK, compute-bound at or beyond the ridge; exact.
     pub fn bound(&self) -> Bound {
-        match cmp_product(self.oi, self.bw.value, self.peak.value) {
-            Ordering::Less => Bound::Memory,
-            _ => Bound::Compute,
-        }
+        self.ceilings().bound(self.oi)
     }
 
     /// The roof min(P_PEAK, I × B_BW), GFLOP/s, exactly: the attainable performance.
     pub fn roof(&self) -> Exact {
-        match self.bound() {
-            Bound::Memory => self.oi.times(self.bw.value),
-            Bound::Compute => self.peak.value,
-        }
+        self.ceilings().attainable(self.oi)
     }
 
     /// The binding ceiling's name.
@@ -195,11 +193,22 @@ impl MachinePoint {
 
     /// The ridge P_PEAK ÷ B_BW, FLOP/byte, exactly.
     pub fn ridge(&self) -> Exact {
-        ridge(&self.bw, &self.peak)
+        self.ceilings().ridge()
     }
 }
 
-/// The ridge between a bandwidth ceiling and a compute ceiling: P_PEAK ÷ B_BW, FLOP/byte.
+impl Roof {
+    /// The roof of a bandwidth ceiling under a compute ceiling.
+    pub fn of(bw: &Ceiling, peak: &Ceiling) -> Roof {
+        Roof {
+            bw_gbps: bw.value,
+            peak_gflops: peak.value,
+        }
+    }
+}
+
+/// The ridge between a bandwidth ceiling and a compute ceiling: P_PEAK ÷ B_BW, FLOP/byte;
+/// [`Roof::ridge`] of [`Roof::of`] the two, under the name the ridge table and its tests use.
 ///
 /// ```
 /// use coalescing_lab::model::roofline::{ridge_between, MachineInputs};
@@ -208,32 +217,7 @@ impl MachinePoint {
 /// assert_eq!(ridge_between(&m.bandwidths[0], &m.peaks[1]).to_string(), "3900/311");
 /// ```
 pub fn ridge_between(bw: &Ceiling, peak: &Ceiling) -> Exact {
-    ridge(bw, peak)
-}
-
-fn ridge(bw: &Ceiling, peak: &Ceiling) -> Exact {
-    let (pn, pd) = peak.value.parts();
-    let (bn, bd) = bw.value.parts();
-    // Both in lowest terms below 10^15 (Exact::read), so the products fit in 128 bits.
-    Exact::new(pn * bd, pd * bn.max(1))
-}
-
-/// Compares a × b with c exactly. Each part is below 10^15, so a product of three needs up to
-/// 150 bits: the two sides are multiplied out in 256.
-fn cmp_product(a: Exact, b: Exact, c: Exact) -> Ordering {
-    let ((an, ad), (bn, bd), (cn, cd)) = (a.parts(), b.parts(), c.parts());
-    wide_mul(an * bn, cd).cmp(&wide_mul(cn, ad * bd))
-}
-
-/// The full 256-bit product as (high, low) halves.
-fn wide_mul(a: u128, b: u128) -> (u128, u128) {
-    const LOW: u128 = u64::MAX as u128;
-    let (a1, a0, b1, b0) = (a >> 64, a & LOW, b >> 64, b & LOW);
-    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    let mid = (p00 >> 64) + (p01 & LOW) + (p10 & LOW);
-    let low = (p00 & LOW) | (mid << 64);
-    let high = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
-    (high, low)
+    Roof::of(bw, peak).ridge()
 }
 
 /// The machine mode checked: the valid ceilings and points, and every problem.
@@ -258,7 +242,7 @@ impl MachineChecked {
     pub fn default_bw(&self) -> Option<&Ceiling> {
         let mut best: Option<&Ceiling> = None;
         for c in &self.bandwidths {
-            if best.is_none_or(|b| c.value.cmp_ratio_exact(b.value) == Ordering::Less) {
+            if best.is_none_or(|b| c.value < b.value) {
                 best = Some(c);
             }
         }
@@ -269,22 +253,11 @@ impl MachineChecked {
     pub fn default_peak(&self) -> Option<&Ceiling> {
         let mut best: Option<&Ceiling> = None;
         for c in &self.peaks {
-            if best.is_none_or(|b| c.value.cmp_ratio_exact(b.value) == Ordering::Greater) {
+            if best.is_none_or(|b| c.value > b.value) {
                 best = Some(c);
             }
         }
         best
-    }
-}
-
-trait ExactOrder {
-    fn cmp_ratio_exact(self, other: Exact) -> Ordering;
-}
-
-impl ExactOrder for Exact {
-    fn cmp_ratio_exact(self, other: Exact) -> Ordering {
-        let (n, d) = other.parts();
-        self.cmp_ratio(n, d)
     }
 }
 
@@ -436,7 +409,7 @@ impl MachineInputs {
                         CeilingKind::Bandwidth => out.bandwidths.push(c),
                         CeilingKind::Compute => out.peaks.push(c),
                     },
-                    Err(why) => out.errors.push(MachineError::new(field, why)),
+                    Err(why) => out.errors.push(MachineError::new(field, why.to_string())),
                 }
             }
         }
@@ -451,8 +424,10 @@ impl MachineInputs {
                 Err(why) => notes.push(why),
             }
             for why in notes {
-                out.errors
-                    .push(MachineError::new(MachineField::Point(slot), why));
+                out.errors.push(MachineError::new(
+                    MachineField::Point(slot),
+                    why.to_string(),
+                ));
             }
         }
         out

@@ -9,6 +9,7 @@ use super::machine::{
     MAX_POINTS,
 };
 pub use super::machine_read::{clean_name, short_decimal, typeable};
+use std::fmt;
 
 /// One ceiling as a row: `data-kind`, `data-name`, `data-value` and its text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -132,7 +133,7 @@ pub fn ridge_rows(machine: &MachineChecked) -> Vec<(String, String, String)> {
             rows.push((
                 bw.name.clone(),
                 peak.name.clone(),
-                number(super::machine::ridge_between(bw, peak).value()),
+                number(super::Roof::of(bw, peak).ridge().value()),
             ));
         }
     }
@@ -236,7 +237,7 @@ pub fn kernel_points(
     flops: Exact,
     dram_bytes: u64,
     request_bytes: u64,
-) -> Result<MachineInputs, String> {
+) -> Result<MachineInputs, KernelPointError> {
     let mut out = machine.clone();
     let name = clean_name(name);
     let name: String = name.chars().take(15).collect();
@@ -246,11 +247,57 @@ pub fn kernel_points(
             &format!("{name} {level}"),
             flops.times_ratio(1, u128::from(bytes)),
         )
-        .map_err(|why| format!("the {level} point {why}"))?;
-        out.add_point(point)?;
+        .map_err(|why| KernelPointError::Placed { level, why })?;
+        out.add_point(point)
+            .map_err(|why| KernelPointError::Added { level, why })?;
     }
     Ok(out)
 }
+
+/// Why the kernel view's points cannot be added to machine mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelPointError {
+    /// The point read against `level`'s traffic (`DRAM` or `requests`) has no place on its
+    /// roof: why, as [`on_roof`] says it.
+    Placed { level: &'static str, why: String },
+    /// The point read against `level`'s traffic could not be added: why, as
+    /// [`MachineInputs::add_point`] says it.
+    Added { level: &'static str, why: String },
+}
+
+impl fmt::Display for KernelPointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelPointError::Placed { level, why } => write!(f, "the {level} point {why}"),
+            KernelPointError::Added { why, .. } => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for KernelPointError {}
+
+/// Every slot of one kind is in use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Full {
+    /// All [`MAX_POINTS`] points.
+    Points,
+    /// All [`MAX_BW`] bandwidth ceilings.
+    Bandwidths,
+}
+
+impl fmt::Display for Full {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Full::Points => write!(f, "all {MAX_POINTS} points are in use; remove one first"),
+            Full::Bandwidths => write!(
+                f,
+                "all {MAX_BW} bandwidth ceilings are in use; remove one first"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Full {}
 
 /// The probe's contribution: a bandwidth ceiling named after the adapter (marked `(software)`
 /// for a software adapter, which measures the CPU, not a GPU) at the contiguous stride's
@@ -283,18 +330,45 @@ pub fn probe_ceiling_name(info: &super::super::probe::AdapterInfo) -> String {
     }
 }
 
+/// Why a probe run gives no bandwidth ceiling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeGap {
+    /// No probe run has finished.
+    NoRun,
+    /// The run measured no 4-byte stride.
+    NoContiguousStride,
+    /// The 4-byte stride's checksum failed, so it has no GB/s.
+    ChecksumFailed,
+}
+
+impl fmt::Display for ProbeGap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProbeGap::NoRun => "no probe run has finished",
+            ProbeGap::NoContiguousStride => {
+                "the run has no contiguous stride (4 B) to measure bandwidth with"
+            }
+            ProbeGap::ChecksumFailed => {
+                "the contiguous stride's checksum failed, so it has no GB/s"
+            }
+        })
+    }
+}
+
+impl std::error::Error for ProbeGap {}
+
 /// The contiguous (4-byte stride) row's useful GB/s from a probe run, as text the fields
 /// accept; or why there is none.
-pub fn probe_contiguous_gbps(report: &super::super::probe::Report) -> Result<String, String> {
+pub fn probe_contiguous_gbps(report: &super::super::probe::Report) -> Result<String, ProbeGap> {
     report
         .rows
         .iter()
         .find(|r| r.measurement.stride == 4)
-        .ok_or("the run has no contiguous stride (4 B) to measure bandwidth with")?
+        .ok_or(ProbeGap::NoContiguousStride)?
         .useful_gbps
         .filter(|g| *g > 0.0)
         .map(short_decimal)
-        .ok_or_else(|| "the contiguous stride's checksum failed, so it has no GB/s".to_string())
+        .ok_or(ProbeGap::ChecksumFailed)
 }
 
 impl MachineInputs {
@@ -324,9 +398,7 @@ impl MachineInputs {
             .position(|t| !name.is_empty() && same(t))
             .or_else(|| self.points.iter().position(|p| p.trim().is_empty()))
         else {
-            return Err(format!(
-                "all {MAX_POINTS} points are in use; remove one first"
-            ));
+            return Err(Full::Points.to_string());
         };
         let before = std::mem::replace(&mut self.points[i], text);
         let slot = i as u8 + 1;
@@ -344,7 +416,7 @@ impl MachineInputs {
 
     /// Adds a bandwidth ceiling `name` (replacing the value of one already so named), in the
     /// first free slot otherwise; returns its slot, or why not.
-    pub fn add_bandwidth(&mut self, name: &str, gbps: &str) -> Result<u8, String> {
+    pub fn add_bandwidth(&mut self, name: &str, gbps: &str) -> Result<u8, Full> {
         let name = clean_name(name);
         let text = format!("{name}:{gbps}");
         let same = |t: &String| t.split_once(':').is_some_and(|(n, _)| n.trim() == name);
@@ -354,9 +426,7 @@ impl MachineInputs {
             .position(same)
             .or_else(|| self.bw.iter().position(|t| t.trim().is_empty()))
         else {
-            return Err(format!(
-                "all {MAX_BW} bandwidth ceilings are in use; remove one first"
-            ));
+            return Err(Full::Bandwidths);
         };
         self.bw[i] = text;
         Ok(i as u8 + 1)

@@ -7,6 +7,8 @@
 //! comma separated), so the URL carries it unchanged.
 //! Knows nothing of charts or the browser.
 //!
+//! - `roof`: one roof (a bandwidth under a compute ceiling): bound, attainable P and ridge, exact,
+//!   for the course's point and machine mode's alike;
 //! - `trail`: the stepped points read from their text, capped and with bad entries named;
 //! - `handoff`: the lab opened from the calculator or the kernel view, or refused with why;
 //! - `wording`: the Step's readouts, the trail table's rows and the chart's description;
@@ -19,10 +21,12 @@ mod machine;
 mod machine_link;
 mod machine_read;
 mod machine_view;
+mod roof;
 mod trail;
 mod wording;
 pub use self::{gpus::*, machine::*, machine_view::*};
-pub use handoff::{HandOffRefusal, LabNote};
+pub use handoff::{HandOff, HandOffRefusal, LabNote, Opened};
+pub use roof::{Bound, Roof};
 use trail::read_points;
 pub use trail::{parse_trail, read_trail, Trail, MAX_TRAIL};
 pub use wording::{chart_description, step_readouts, trail_rows, TrailRow};
@@ -33,33 +37,6 @@ use std::fmt;
 
 /// The synthetic compute ceiling, GFLOP/s. Fixed by the course: the model does not benchmark.
 pub const PEAK_GFLOPS: u64 = 1000;
-
-/// Which roof limits a point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
-    /// I × B < peak: the bandwidth diagonal.
-    Memory,
-    /// I × B ≥ peak: the flat compute roof. At the ridge both roofs meet; it counts here.
-    Compute,
-}
-
-impl Bound {
-    /// `data-value` of the `bound` result.
-    pub fn value(self) -> &'static str {
-        match self {
-            Bound::Memory => "memory",
-            Bound::Compute => "compute",
-        }
-    }
-
-    /// For people.
-    pub fn text(self) -> &'static str {
-        match self {
-            Bound::Memory => "memory-bound",
-            Bound::Compute => "compute-bound",
-        }
-    }
-}
 
 /// One evaluated point of the lab.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,17 +62,19 @@ impl Point {
         self.attainable().value()
     }
 
+    /// The course's roof at this point's bandwidth: B under the synthetic [`PEAK_GFLOPS`].
+    pub fn roof(&self) -> Roof {
+        Roof::course(self.bw)
+    }
+
     /// Memory-bound below the ridge, compute-bound at or beyond it, decided exactly.
     pub fn bound(&self) -> Bound {
-        match self.oi.times(self.bw).cmp_ratio(u128::from(PEAK_GFLOPS), 1) {
-            std::cmp::Ordering::Less => Bound::Memory,
-            _ => Bound::Compute,
-        }
+        self.roof().bound(self.oi)
     }
 
     /// The ridge point peak / B, FLOP/byte: the intensity where the roofs meet.
     pub fn ridge_flop_per_byte(&self) -> f64 {
-        ridge(self.bw)
+        self.roof().ridge().value()
     }
 
     /// How far the prediction was from the answer, in words; `None` without a prediction.
@@ -126,10 +105,7 @@ impl Point {
 
     /// P = min(peak, I × B), exactly.
     fn attainable(&self) -> Exact {
-        match self.bound() {
-            Bound::Compute => Exact::new(u128::from(PEAK_GFLOPS), 1),
-            Bound::Memory => self.oi.times(self.bw),
-        }
+        self.roof().attainable(self.oi)
     }
 
     /// The sentence announced to screen readers after a Step.
@@ -148,12 +124,6 @@ impl Point {
         }
         text
     }
-}
-
-/// peak / B in FLOP/byte.
-pub fn ridge(bw: Exact) -> f64 {
-    let (numerator, denominator) = bw.parts();
-    Exact::new(u128::from(PEAK_GFLOPS) * denominator, numerator.max(1)).value()
 }
 
 /// One input of the lab, named by its URL parameter (the prediction has none of its own:
@@ -220,7 +190,7 @@ impl Default for Lab {
 }
 
 /// A range as people write it, from the same bounds the checks use: `1/64 to 1024`.
-fn range_text(((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> String {
+fn range_text(((lo_n, lo_d), (hi_n, hi_d)): Range) -> String {
     let bound = |n: u128, d: u128| {
         if d == 1 {
             n.to_string()
@@ -252,66 +222,121 @@ impl Knob {
     }
 }
 
-/// Operational intensity bounds, FLOP/byte: 1/64 to 1024.
-const OI_RANGE: ((u128, u128), (u128, u128)) = ((1, 64), (1024, 1));
-/// Bandwidth bounds, GB/s: 1 to 100000.
-const BW_RANGE: ((u128, u128), (u128, u128)) = ((1, 1), (100_000, 1));
+/// A closed range of exact numbers, as `((low numerator, low denominator), (high …, …))`.
+type Range = ((u128, u128), (u128, u128));
 
-fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): ((u128, u128), (u128, u128))) -> bool {
-    x.cmp_ratio(lo_n, lo_d).is_ge() && x.cmp_ratio(hi_n, hi_d).is_le()
+/// Operational intensity bounds, FLOP/byte: 1/64 to 1024.
+const OI_RANGE: Range = ((1, 64), (1024, 1));
+/// Bandwidth bounds, GB/s: 1 to 100000.
+const BW_RANGE: Range = ((1, 1), (100_000, 1));
+
+/// Whether `x` lies in `range`, bounds included, decided exactly.
+fn in_range(x: Exact, ((lo_n, lo_d), (hi_n, hi_d)): Range) -> bool {
+    Exact::new(lo_n, lo_d) <= x && x <= Exact::new(hi_n, hi_d)
+}
+
+/// Why the text of one of the lab's numbers is refused: the knob it was typed in, the text as
+/// typed, and what is wrong with it. `Display` gives the knob's message, without the knob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ReadError {
+    knob: Knob,
+    text: String,
+    problem: Problem,
+}
+
+/// What is wrong with a number of the lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Problem {
+    /// A number, but outside the knob's range.
+    OutOfRange,
+    /// Not a number the page reads.
+    Number(NumberError),
+}
+
+impl ReadError {
+    fn new(knob: Knob, text: &str, problem: Problem) -> ReadError {
+        ReadError {
+            knob,
+            text: text.trim().to_string(),
+            problem,
+        }
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = &self.text;
+        let (what, example) = match self.knob {
+            Knob::Bw => (
+                format!("a bandwidth from {} GB/s", range_text(BW_RANGE)),
+                format!("a bandwidth from {} GB/s, such as 80", range_text(BW_RANGE)),
+            ),
+            // A prediction has no range: any number of GFLOP/s is a prediction.
+            Knob::Prediction => {
+                return match self.problem {
+                    Problem::Number(e) => write!(
+                        f,
+                        "must be empty or a number of GFLOP/s such as 160: '{text}' {e}"
+                    ),
+                    Problem::OutOfRange => write!(
+                        f,
+                        "must be empty or a number of GFLOP/s such as 160, found '{text}'"
+                    ),
+                };
+            }
+            Knob::Oi | Knob::Trail | Knob::Previous => (
+                format!(
+                    "an intensity from {} FLOP/byte (a decimal or a fraction such as 1/8)",
+                    range_text(OI_RANGE)
+                ),
+                format!(
+                    "an intensity from {} FLOP/byte, such as 2 or 1/8",
+                    range_text(OI_RANGE)
+                ),
+            ),
+        };
+        match self.problem {
+            Problem::OutOfRange | Problem::Number(NumberError::Negative) => {
+                write!(f, "must be {what}, found '{text}'")
+            }
+            Problem::Number(NumberError::Empty) => write!(f, "is empty; enter {example}"),
+            Problem::Number(e) => write!(f, "'{text}' {e}; enter {example}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl From<ReadError> for KnobError {
+    fn from(e: ReadError) -> KnobError {
+        KnobError::new(e.knob, e.to_string())
+    }
 }
 
 /// Reads a number of the lab: what is wrong with its syntax comes first, then its range.
-fn parse_in(
-    text: &str,
-    range: ((u128, u128), (u128, u128)),
-    what: &str,
-    example: &str,
-) -> Result<Exact, String> {
+fn parse_in(text: &str, knob: Knob, range: Range) -> Result<Exact, ReadError> {
     match Exact::read(text) {
         Ok(x) if in_range(x, range) => Ok(x),
-        Ok(_) | Err(NumberError::Negative) => {
-            Err(format!("must be {what}, found '{}'", text.trim()))
-        }
-        Err(NumberError::Empty) => Err(format!("is empty; enter {example}")),
-        Err(e) => Err(format!("'{}' {e}; enter {example}", text.trim())),
+        Ok(_) => Err(ReadError::new(knob, text, Problem::OutOfRange)),
+        Err(e) => Err(ReadError::new(knob, text, Problem::Number(e))),
     }
 }
 
-fn parse_oi(text: &str) -> Result<Exact, String> {
-    parse_in(
-        text,
-        OI_RANGE,
-        &format!(
-            "an intensity from {} FLOP/byte (a decimal or a fraction such as 1/8)",
-            range_text(OI_RANGE)
-        ),
-        &format!(
-            "an intensity from {} FLOP/byte, such as 2 or 1/8",
-            range_text(OI_RANGE)
-        ),
-    )
+fn parse_oi(text: &str) -> Result<Exact, ReadError> {
+    parse_in(text, Knob::Oi, OI_RANGE)
 }
 
-fn parse_bw(text: &str) -> Result<Exact, String> {
-    parse_in(
-        text,
-        BW_RANGE,
-        &format!("a bandwidth from {} GB/s", range_text(BW_RANGE)),
-        &format!("a bandwidth from {} GB/s, such as 80", range_text(BW_RANGE)),
-    )
+fn parse_bw(text: &str) -> Result<Exact, ReadError> {
+    parse_in(text, Knob::Bw, BW_RANGE)
 }
 
-fn parse_prediction(text: &str) -> Result<Option<Exact>, String> {
+fn parse_prediction(text: &str) -> Result<Option<Exact>, ReadError> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    Exact::read(text).map(Some).map_err(|e| {
-        format!(
-            "must be empty or a number of GFLOP/s such as 160: '{}' {e}",
-            text.trim()
-        )
-    })
+    Exact::read(text)
+        .map(Some)
+        .map_err(|e| ReadError::new(Knob::Prediction, text, Problem::Number(e)))
 }
 
 /// The lab checked: the point the inputs describe now, and the trail already stepped.
@@ -367,13 +392,10 @@ impl Lab {
     /// ```
     pub fn check(&self) -> Checked {
         let mut errors = Vec::new();
-        let mut keep = |knob: Knob, r: Result<_, String>| {
-            r.map_err(|message| errors.push(KnobError::new(knob, message)))
-                .ok()
-        };
-        let oi = keep(Knob::Oi, parse_oi(&self.oi).map(Some));
-        let bw = keep(Knob::Bw, parse_bw(&self.bw).map(Some));
-        let prediction = keep(Knob::Prediction, parse_prediction(&self.prediction));
+        let mut keep = |r: Result<_, ReadError>| r.map_err(|e| errors.push(e.into())).ok();
+        let oi = keep(parse_oi(&self.oi).map(Some));
+        let bw = keep(parse_bw(&self.bw).map(Some));
+        let prediction = keep(parse_prediction(&self.prediction));
         let current = match (oi, bw, prediction) {
             (Some(Some(oi)), Some(Some(bw)), Some(prediction)) => {
                 Some(Point { oi, bw, prediction })

@@ -4,7 +4,7 @@
 use super::super::exact::Exact;
 use super::super::format::number;
 use super::super::readouts::Readout;
-use super::{ridge, Point, PEAK_GFLOPS};
+use super::{Point, Roof, PEAK_GFLOPS};
 
 /// The results of the latest Step: attainable P, the bound and the ridge. Before the first
 /// Step the values are empty and the text says to Step.
@@ -117,7 +117,7 @@ pub fn chart_description(bw: Exact, trail: &[Point]) -> String {
     let mut text = format!(
         "Log–log roofline for B = {bw} GB/s: the memory roof rises along P = {bw} × I up to the \
          ridge at {} FLOP/byte, then the flat compute roof at {PEAK_GFLOPS} GFLOP/s.",
-        number(ridge(bw))
+        number(Roof::course(bw).ridge().value())
     );
     if trail.is_empty() {
         text.push_str(" No point stepped yet.");

@@ -3,13 +3,11 @@
 
 use super::figures::{MapFigure, RampFigure};
 use crate::model::derivation::derive;
-use crate::model::exact::Exact;
 use crate::model::inputs::FieldError;
-use crate::model::permalink::Tab;
 use crate::model::predict::Verdict;
 use crate::model::readouts::{alignment_note, broadcast_note, readouts, summary};
-use crate::model::roofline::{on_roof, HandOffRefusal};
-use crate::model::sectors::{Analysis, Ratio};
+use crate::model::sectors::Analysis;
+use crate::ui::roofline_handoffs::UseInRoofline;
 use crate::ui::widgets::ReadoutList;
 use crate::ui::AppState;
 use leptos::prelude::*;
@@ -93,71 +91,5 @@ pub(super) fn Results(
                 }}
             </ol>
         </div>
-    }
-}
-
-/// "Use this efficiency": opens the Roofline lab with its intensity scaled by this scenario's
-/// useful fraction, and says why in words. Enabled only when both sides are valid; otherwise
-/// it says why not.
-#[component]
-pub(super) fn UseInRoofline(
-    shown: Memo<Analysis>,
-    errors: Memo<Vec<FieldError>>,
-    state: AppState,
-) -> impl IntoView {
-    let hand_off = Memo::new(move |_| {
-        if shown.with(|a| a.banks.is_some()) {
-            return Err(HandOffRefusal::SharedMemory);
-        }
-        let useful = errors
-            .with(Vec::is_empty)
-            .then(|| shown.with(|a| a.totals.efficiency()))
-            .map(|e| {
-                e.unwrap_or(Ratio {
-                    numerator: 0,
-                    denominator: 1,
-                })
-            });
-        state.lab.with(|lab| lab.hand_off(useful))
-    });
-    let apply = move |_| {
-        let Ok((scaled, note)) = hand_off.get_untracked() else {
-            return;
-        };
-        // In the lab's machine mode the scaled intensity also becomes a named point.
-        if state.roofs.with_untracked(|m| m.custom) {
-            let oi = Exact::parse(&scaled.oi);
-            state.roofs.update(|m| {
-                if let Ok(point) = on_roof(m, "calculator", oi) {
-                    // Twelve points already: the lab's intensity still changes.
-                    let _ = m.add_point(point);
-                }
-            });
-        }
-        state.lab.set(scaled);
-        state.lab_note.set(Some(note));
-        state.tab.set(Tab::Roofline);
-    };
-    let refusal = move || hand_off.with(|h| h.as_ref().err().map(ToString::to_string));
-    view! {
-        <p class="use-efficiency">
-            <button
-                type="button"
-                class="secondary"
-                data-testid="use-efficiency"
-                on:click=apply
-                disabled=Signal::derive(move || hand_off.with(Result::is_err))
-                aria-describedby="use-efficiency-why"
-            >
-                "Use this efficiency in the Roofline lab"
-            </button>
-            <span class="hint" id="use-efficiency-why" data-testid="use-efficiency-why">
-                {move || {
-                    refusal()
-                        .map(|why| format!(" Not available: {why}"))
-                        .unwrap_or_else(|| " Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs.".to_string())
-                }}
-            </span>
-        </p>
     }
 }

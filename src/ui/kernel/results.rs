@@ -2,6 +2,7 @@
 //! heat map and the byte bars, and the hand-off to the Roofline lab.
 
 use super::super::canvas::{ChartCanvas, Shape};
+use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
 use super::super::widgets::ReadoutList;
 use super::super::AppState;
@@ -11,8 +12,6 @@ use crate::model::kernel::view::{
     bars_description, heat_description, readouts, statement_csv, statement_rows,
 };
 use crate::model::kernel::{KernelAnalysis, Measure};
-use crate::model::permalink::Tab;
-use crate::model::roofline::kernel_points;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::{
@@ -31,57 +30,6 @@ pub(super) fn Results(
     measure: Signal<Measure>,
     chosen: RwSignal<Option<Measure>>,
 ) -> impl IntoView {
-    let hand_off = Memo::new(move |_| {
-        analysis.with(|a| {
-            let a = a.as_ref()?;
-            let counted = format!(
-                "{} FLOPs over {} DRAM bytes",
-                a.total_flops,
-                a.total.dram_bytes()
-            );
-            Some(
-                state
-                    .lab
-                    .with(|lab| lab.with_kernel_intensity(a.intensity_flop_per_byte, &counted)),
-            )
-        })
-    });
-    // In the lab's machine mode the kernel becomes two named points instead: its intensity
-    // against DRAM bytes and against request-level bytes, which is what coalescing changes.
-    let custom = Signal::derive(move || state.roofs.with(|m| m.custom));
-    let machine_hand_off = Memo::new(move |_| {
-        analysis.with(|a| {
-            let a = a.as_ref()?;
-            Some(state.roofs.with(|m| {
-                kernel_points(
-                    m,
-                    "kernel",
-                    a.total_flops,
-                    a.total.dram_bytes(),
-                    a.total.transferred_bytes,
-                )
-            }))
-        })
-    });
-    let available = move || {
-        if custom.get() {
-            matches!(machine_hand_off.get(), Some(Ok(_)))
-        } else {
-            matches!(hand_off.get(), Some(Ok(_)))
-        }
-    };
-    let to_roofline = move |_| {
-        if custom.get_untracked() {
-            if let Some(Ok(machine)) = machine_hand_off.get_untracked() {
-                state.roofs.set(machine);
-                state.tab.set(Tab::Roofline);
-            }
-        } else if let Some(Ok((lab, note))) = hand_off.get_untracked() {
-            state.lab.set(lab);
-            state.lab_note.set(Some(note));
-            state.tab.set(Tab::Roofline);
-        }
-    };
     let export = move |_| {
         let text = analysis.with_untracked(|a| a.as_ref().map(statement_csv).unwrap_or_default());
         download_text(
@@ -96,26 +44,7 @@ pub(super) fn Results(
             .into_iter()
             .map(|note| view! { <p class="note warning" data-testid="kernel-note">{note}</p> })
             .collect_view()}
-        <p class="use-efficiency">
-            <button
-                type="button"
-                class="secondary"
-                data-testid="kernel-to-roofline"
-                on:click=to_roofline
-                disabled=move || !available()
-                aria-describedby="kernel-to-roofline-why"
-            >
-                "Use this kernel in the Roofline lab"
-            </button>
-            <span class="hint" id="kernel-to-roofline-why" data-testid="kernel-to-roofline-why">
-                {move || match (custom.get(), hand_off.get(), machine_hand_off.get()) {
-                    (true, _, Some(Err(why))) => format!(" Not available: {why}."),
-                    (true, _, _) => " Machine mode: adds two points, I = FLOPs ÷ DRAM bytes and I = FLOPs ÷ request-level bytes, each on its roof.".to_string(),
-                    (false, Some(Err(why)), _) => format!(" Not available: {why}"),
-                    _ => " I = total FLOPs ÷ DRAM bytes.".to_string(),
-                }}
-            </span>
-        </p>
+        <KernelToRoofline state=state analysis=analysis />
         <div class="lane-table" role="region" aria-labelledby="kernel-stmt-title" tabindex="0">
             <table>
                 <caption id="kernel-stmt-title">"Per statement"</caption>
