@@ -210,7 +210,7 @@ fn the_kernel_hand_off_shows_what_coalescing_does_to_intensity() {
         ]
     );
     assert_eq!(
-        on_roof(&MachineInputs::default(), "k", Exact::parse("1")),
+        on_roof(&MachineInputs::default(), "k", Exact::parse("1")).map_err(|e| e.to_string()),
         Err("needs at least one bandwidth ceiling (bw.1) and one compute ceiling (peak.1), or a machine preset".into())
     );
 }

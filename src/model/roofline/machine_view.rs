@@ -2,6 +2,7 @@
 //! `data-*` values, the ridges between every bandwidth and every peak, the chart's text
 //! alternative, and the points handed over by the kernel view and the calculator.
 
+use super::super::error::FieldError;
 use super::super::exact::Exact;
 use super::super::format::{number, percent_tenths};
 use super::machine::{
@@ -199,8 +200,12 @@ pub fn machine_description(machine: &MachineChecked) -> String {
 /// // Degenerate input: no DRAM traffic, no intensity.
 /// assert!(on_roof(&m, "k", None).is_err());
 /// ```
-pub fn on_roof(machine: &MachineInputs, name: &str, oi: Option<Exact>) -> Result<String, String> {
-    let oi = oi.ok_or("moves no byte, so it has no intensity")?;
+pub fn on_roof(
+    machine: &MachineInputs,
+    name: &str,
+    oi: Option<Exact>,
+) -> Result<String, PointError> {
+    let oi = oi.ok_or(PointError::NoIntensity)?;
     let oi_text = typeable(oi);
     let probe = format!("{name}:{oi_text}:1");
     let mut trial = machine.clone();
@@ -208,13 +213,16 @@ pub fn on_roof(machine: &MachineInputs, name: &str, oi: Option<Exact>) -> Result
     trial.points[0] = probe;
     let checked = trial.check();
     let Some(point) = checked.points.first() else {
-        return Err(checked
+        // The point's own problem: the first clause of its field's message.
+        let field = super::machine::MachineField::Point(1);
+        let message = checked
             .errors
             .iter()
-            .find(|e| e.field == super::machine::MachineField::Point(1))
+            .find(|e| e.field == field)
             .and_then(|e| e.message().split("; ").next())
-            .map(str::to_string)
-            .unwrap_or_default());
+            .unwrap_or_default()
+            .to_string();
+        return Err(PointError::Refused(FieldError::new(field, message)));
     };
     Ok(format!("{name}:{oi_text}:{}", typeable(point.roof())))
 }
@@ -259,17 +267,23 @@ pub fn kernel_points(
 pub enum KernelPointError {
     /// The point read against `level`'s traffic (`DRAM` or `requests`) has no place on its
     /// roof: why, as [`on_roof`] says it.
-    Placed { level: &'static str, why: String },
+    Placed {
+        level: &'static str,
+        why: PointError,
+    },
     /// The point read against `level`'s traffic could not be added: why, as
     /// [`MachineInputs::add_point`] says it.
-    Added { level: &'static str, why: String },
+    Added {
+        level: &'static str,
+        why: PointError,
+    },
 }
 
 impl fmt::Display for KernelPointError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KernelPointError::Placed { level, why } => write!(f, "the {level} point {why}"),
-            KernelPointError::Added { why, .. } => f.write_str(why),
+            KernelPointError::Added { why, .. } => write!(f, "{why}"),
         }
     }
 }
@@ -298,6 +312,29 @@ impl fmt::Display for Full {
 }
 
 impl std::error::Error for Full {}
+
+/// Why a point was not put on the chart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PointError {
+    /// The kernel or scenario moves no byte: it has no intensity to place.
+    NoIntensity,
+    /// Every point slot is taken.
+    Full(Full),
+    /// The point's field refuses it; the text is the field's message.
+    Refused(FieldError<MachineField>),
+}
+
+impl fmt::Display for PointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PointError::NoIntensity => write!(f, "moves no byte, so it has no intensity"),
+            PointError::Full(full) => write!(f, "{full}"),
+            PointError::Refused(e) => write!(f, "{}", e.message()),
+        }
+    }
+}
+
+impl std::error::Error for PointError {}
 
 /// The probe's contribution: a bandwidth ceiling named after the adapter (marked `(software)`
 /// for a software adapter, which measures the CPU, not a GPU) at the contiguous stride's
@@ -383,13 +420,13 @@ impl MachineInputs {
     /// assert_eq!(m.add_point("k:1:10".into()), Ok(1));
     /// assert_eq!(m.add_point("k:2:10".into()), Ok(1), "the same name: replaced");
     /// assert_eq!(m.points[0], "k:2:10");
-    /// let out = m.add_point("far:126000000000000000000:1".into()).unwrap_err();
+    /// let out = m.add_point("far:126000000000000000000:1".into()).unwrap_err().to_string();
     /// assert!(out.contains("outside 1/4096 to 1048576 FLOP/byte"), "{out}");
     /// assert!(m.points[1].is_empty(), "a rejected point takes no slot");
     /// m.points = std::array::from_fn(|k| format!("k{k}:1:1"));
-    /// assert_eq!(m.add_point("k:1:10".into()), Err("all 12 points are in use; remove one first".to_string()));
+    /// assert_eq!(m.add_point("k:1:10".into()).unwrap_err().to_string(), "all 12 points are in use; remove one first");
     /// ```
-    pub fn add_point(&mut self, text: String) -> Result<u8, String> {
+    pub fn add_point(&mut self, text: String) -> Result<u8, PointError> {
         let name = text.split(':').next().unwrap_or("").trim().to_string();
         let same = |t: &String| t.split(':').next().is_some_and(|n| n.trim() == name);
         let Some(i) = self
@@ -398,7 +435,7 @@ impl MachineInputs {
             .position(|t| !name.is_empty() && same(t))
             .or_else(|| self.points.iter().position(|p| p.trim().is_empty()))
         else {
-            return Err(Full::Points.to_string());
+            return Err(PointError::Full(Full::Points));
         };
         let before = std::mem::replace(&mut self.points[i], text);
         let slot = i as u8 + 1;
@@ -409,7 +446,7 @@ impl MachineInputs {
             .find(|e| e.field == MachineField::Point(slot))
         {
             self.points[i] = before;
-            return Err(e.message().to_string());
+            return Err(PointError::Refused(e));
         }
         Ok(slot)
     }
