@@ -5,6 +5,9 @@
 //! - `gpu`: the WebGPU strided-load probe (wasm32 only).
 //! - `ui`: Leptos components that wire signals to the model (wasm32 only).
 
+// No panic reaches a user: outside tests, a missing value is handled, never unwrapped.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod charts;
 pub mod model;
 

@@ -1,5 +1,8 @@
 //! Mounts the app and installs the panic hook; nothing else.
 
+// No panic reaches a user: outside tests, a missing value is handled, never unwrapped.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 #[cfg(target_arch = "wasm32")]
 fn main() {
     coalescing_lab::ui::install_panic_hook();

@@ -13,6 +13,9 @@
 //! Every subcommand takes `--format text|json|csv|markdown`. Exit status: 0 success, 1 an I/O
 //! error, 2 bad input (the message names the parameter, as the page's do).
 
+// No panic reaches a user: outside tests, a missing value is handled, never unwrapped.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod cli;
 mod link;
 mod out;

@@ -25,8 +25,10 @@ use super::Record;
 pub const MAX_WARPS_PER_BLOCK: u32 = 32;
 
 /// What one line of a `.traceg` file is.
-// One line at a time, on the stack: boxing the record would allocate for every line.
-#[allow(clippy::large_enum_variant)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one line at a time, on the stack: boxing the record would allocate for every line"
+)]
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line<'a> {
     /// A header line, comment, `insts =` or blank line.

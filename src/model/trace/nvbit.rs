@@ -17,8 +17,10 @@
 use super::Record;
 
 /// What one line of a `mem_trace` file is.
-// One line at a time, on the stack: boxing the record would allocate for every line.
-#[allow(clippy::large_enum_variant)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one line at a time, on the stack: boxing the record would allocate for every line"
+)]
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line<'a> {
     /// A warp memory instruction.
