@@ -36,7 +36,10 @@ const TABLE: [Row; 12] = [
     row("ex2-128b-transactions", "t",                          "8", "128", 2,   128, 128, 256,  0.5,    0.5,    2),
 ];
 
-#[expect(clippy::too_many_arguments, reason = "a table row: one argument per column of the course's table")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a table row: one argument per column of the course's table"
+)]
 const fn row(
     preset: &'static str,
     idx: &'static str,

@@ -2,8 +2,8 @@
 //! `A(t) = 8 + 4·t` → `sector(t) = ⌊A(t)/32⌋` → `lanes span sectors 0…4` → `N_tx = 5` →
 //! `128 / 160 = 80 %`.
 
-use super::banks::{BankReport, BANKS, WORD_BYTES};
-use super::format::{percent, plural, runs};
+use super::super::banks::{BankReport, BANKS, WORD_BYTES};
+use super::super::format::{percent, plural, runs};
 use super::sectors::{Analysis, Formula};
 
 /// Most lane groups written out one by one (a 64-lane warp of 16-byte accesses has 8).

@@ -6,12 +6,12 @@
 //! Why one file of ~520 lines: every readout, lane row and lane CSV of the calculator, in
 //! global and in shared memory, worded side by side so the two modes read alike.
 
-use super::banks::{bank_of, BankReport};
-use super::csv::Csv;
-use super::format::plural;
-use super::format::{hex, percent, ratio_value};
+use super::super::banks::{bank_of, BankReport};
+use super::super::csv::Csv;
+use super::super::format::plural;
+use super::super::format::{hex, percent, ratio_value};
+use super::super::span::Span;
 use super::sectors::Analysis;
-use super::span::Span;
 
 /// One result of the calculator.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -2,8 +2,8 @@
 //! (word `w` sits in row `w / 32`, column `w mod 32`), with each active lane on the words it
 //! covers. Drawing turns this into pixels (`charts::bank_map`).
 
-use super::banks::{bank_of, BankReport, BANKS};
-use super::format::plural;
+use super::super::banks::{bank_of, BankReport, BANKS};
+use super::super::format::plural;
 use super::sector_map::lane_list;
 use super::sectors::Analysis;
 

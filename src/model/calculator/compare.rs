@@ -1,9 +1,9 @@
 //! Side-by-side comparison: scenario B against scenario A, as ratios of sectors and bytes
 //! moved, and the course's pairs as presets.
 
+use super::super::format::round_to;
 use super::arch::Arch;
 use super::builders::Layout;
-use super::format::round_to;
 use super::inputs::Inputs;
 use super::sectors::Analysis;
 
@@ -138,9 +138,9 @@ pub fn sentence(a_name: &str, a: &Analysis, b_name: &str, b: &Analysis) -> Strin
 /// ```
 fn shared_sentence(
     a_name: &str,
-    a: super::banks::Wavefronts,
+    a: super::super::banks::Wavefronts,
     b_name: &str,
-    b: super::banks::Wavefronts,
+    b: super::super::banks::Wavefronts,
 ) -> String {
     let wavefronts = match compare(b.wavefronts, a.wavefronts) {
         None => format!(
@@ -155,7 +155,7 @@ fn shared_sentence(
     format!(
         "{wavefronts}, with {} bank conflict{} against {}.",
         b.conflicts(),
-        super::format::plural(b.conflicts()),
+        super::super::format::plural(b.conflicts()),
         a.conflicts()
     )
 }

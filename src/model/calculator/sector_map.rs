@@ -2,8 +2,8 @@
 //! the address axis breaks over untouched space, which bytes of each sector a lane asked
 //! for, and where each lane sits. Drawing turns this into pixels (`charts::sector_map`).
 
+use super::super::span::Span;
 use super::sectors::Analysis;
-use super::span::Span;
 
 /// One touched sector, in address order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,7 +193,10 @@ pub fn describe(map: &SectorMap) -> String {
     }
     if !map.inactive.is_empty() {
         let n = map.inactive.len() as u64;
-        text.push_str(&format!(" {n} lane{} inactive.", super::format::plural(n)));
+        text.push_str(&format!(
+            " {n} lane{} inactive.",
+            super::super::format::plural(n)
+        ));
     }
     text
 }

@@ -4,9 +4,9 @@
 //! A [`Verdict`] belongs to the scenario it was made for: once the scenario changes, it no
 //! longer speaks about what is on screen, and the page asks for a new prediction.
 
-use super::exact::Exact;
-use super::format::plural;
-use super::format::{percent, percent_tenths};
+use super::super::exact::Exact;
+use super::super::format::plural;
+use super::super::format::{percent, percent_tenths};
 use super::inputs::{Inputs, Space};
 use super::sectors::Analysis;
 use std::fmt;
@@ -209,7 +209,7 @@ fn judged(verb: &str, actual: u64, unit: &str, predicted: u64, after: &str) -> S
 ///     "Not quite: the warp needs 32 wavefronts, 31 more than your 1 (31 of them bank conflicts)."
 /// );
 /// ```
-fn shared_feedback(t: super::banks::Wavefronts, p: Prediction) -> String {
+fn shared_feedback(t: super::super::banks::Wavefronts, p: Prediction) -> String {
     let conflicts = match t.conflicts() {
         0 => " (no bank conflict)".to_string(),
         n => format!(" ({n} of them bank conflict{})", plural(n)),

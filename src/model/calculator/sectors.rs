@@ -8,14 +8,14 @@
 //! The address arithmetic (`address`) and the span merging (`span`) it shares with the warp
 //! core are leaf modules, so the calculator and the kernel cannot drift apart.
 
-use super::address::{lane_address, last_byte};
-use super::banks::{words, BankCounter, BankReport};
-use super::expr::{EvalError, Expr, LANES};
-use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario, Space};
-use super::span::{merge_sorted, merged_len, sort_ascending};
+use super::super::address::{lane_address, last_byte};
+use super::super::banks::{words, BankCounter, BankReport};
+use super::super::expr::{EvalError, Expr, LANES};
+use super::super::span::{merge_sorted, merged_len, sort_ascending};
 /// The span and the ratio live in their own leaf modules; re-exported where the calculator
 /// always offered them.
-pub use super::{ratio::Ratio, span::Span};
+pub use super::super::{ratio::Ratio, span::Span};
+use super::inputs::{Addressing, Field, FieldError, Inputs, Scenario, Space};
 
 /// What one active lane requests.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -133,15 +133,15 @@ impl Analysis {
             Some(b) => format!(
                 "{} wavefront{} · {} bank conflict{}",
                 b.totals.wavefronts,
-                super::format::plural(b.totals.wavefronts),
+                super::super::format::plural(b.totals.wavefronts),
                 b.totals.conflicts(),
-                super::format::plural(b.totals.conflicts())
+                super::super::format::plural(b.totals.conflicts())
             ),
             None => format!(
                 "N_tx = {} sector{} · efficiency {}",
                 self.totals.sectors,
-                super::format::plural(self.totals.sectors),
-                super::format::percent(self.totals.efficiency())
+                super::super::format::plural(self.totals.sectors),
+                super::super::format::percent(self.totals.efficiency())
             ),
         }
     }
@@ -242,7 +242,7 @@ pub fn repair(inputs: &Inputs) -> (Analysis, Vec<FieldError>) {
                     culprit,
                     format!(
                         "cannot be evaluated with {} ({})",
-                        super::format::list_and(&others),
+                        super::super::format::list_and(&others),
                         first.message()
                     ),
                 ));
@@ -415,7 +415,7 @@ fn access(address: u64, s: &Scenario, lane: u32) -> Result<Access, FieldError> {
     })
 }
 
-impl super::machine::Machine {
+impl super::super::machine::Machine {
     /// The machine the calculator shows for `inputs`: its warp, sector and line, with any
     /// field in error at its default, as the kernel view and the trace import read it.
     ///
@@ -427,9 +427,9 @@ impl super::machine::Machine {
     /// let bad = Inputs { sector: "33".into(), ..Inputs::default() };
     /// assert_eq!(Machine::shown_by(&bad), Machine::default());
     /// ```
-    pub fn shown_by(inputs: &Inputs) -> super::machine::Machine {
+    pub fn shown_by(inputs: &Inputs) -> super::super::machine::Machine {
         let a = analyze_repaired(inputs);
-        super::machine::Machine {
+        super::super::machine::Machine {
             warp: a.warp,
             sector_bytes: a.sector_bytes,
             line_bytes: a.line_bytes,

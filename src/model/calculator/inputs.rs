@@ -8,9 +8,9 @@
 //! Why one file: the fields, their limits, the hints worded from those limits
 //! and the checks that enforce them stay side by side, so a limit is changed in one place.
 
+use super::super::error::FieldName;
+use super::super::expr::Expr;
 use super::arch::Arch;
-use super::error::FieldName;
-use super::expr::Expr;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -144,7 +144,7 @@ impl Field {
 }
 
 /// A problem with one calculator field.
-pub type FieldError = super::error::FieldError<Field>;
+pub type FieldError = super::super::error::FieldError<Field>;
 
 /// The calculator's inputs as text, exactly as typed or as found in the URL.
 ///
@@ -213,7 +213,7 @@ fn global() -> String {
     Field::Space.default_text().into()
 }
 
-pub use super::machine::Space;
+pub use super::super::machine::Space;
 
 /// Checked inputs: every value is in range and every expression parses.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -230,8 +230,8 @@ pub struct Scenario {
 
 /// Access sizes a lane may request, as CUDA's built-in types allow.
 pub const ELEM_SIZES: [u64; 5] = [1, 2, 4, 8, 16];
-/// Largest warp: AMD's wave64, [`super::machine::LANES`] lanes.
-pub const MAX_WARP: u32 = super::machine::LANES as u32;
+/// Largest warp: AMD's wave64, [`super::super::machine::LANES`] lanes.
+pub const MAX_WARP: u32 = super::super::machine::LANES as u32;
 /// Smallest sector in bytes.
 pub const MIN_SECTOR_BYTES: u64 = 8;
 /// Largest sector in bytes.
