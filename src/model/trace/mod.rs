@@ -22,23 +22,59 @@ pub use tally::{Instruction, Worst};
 use super::address::AccessError;
 use super::kernel::{Figures, Machine};
 use super::warp::RoundRobin;
+use accelsim::AccelSimError;
+use nvbit::NvbitError;
 use std::fmt;
 
 /// Lanes a trace records per warp: NVIDIA's 32.
 pub const TRACE_LANES: usize = 32;
 
-/// Why a trace line could not be counted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a trace line could not be counted; [`TraceAnalysis::first_malformed`] pairs it, worded,
+/// with its line number.
+///
+/// ```
+/// use coalescing_lab::model::trace::{nvbit::NvbitError, TraceLineError};
+/// assert_eq!(TraceLineError::TooLong.to_string(), "longer than 65536 bytes");
+/// let e = TraceLineError::Nvbit(NvbitError::NotHex { lane: 0, token: "0xZZ".into() });
+/// assert_eq!(e.to_string(), "lane 0: '0xZZ' is not a 0x hex address");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraceLineError {
     /// A lane's bytes leave the address space.
     Lane { lane: u32, reason: AccessError },
+    /// The line is longer than [`MAX_LINE_BYTES`].
+    TooLong,
+    /// The line is not UTF-8.
+    NotUtf8,
+    /// NVBit's reader refused the line.
+    Nvbit(NvbitError),
+    /// Accel-Sim's reader refused the line.
+    AccelSim(AccelSimError),
 }
 
 impl fmt::Display for TraceLineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TraceLineError::Lane { lane, reason } => write!(f, "lane {lane}: {reason}"),
+            TraceLineError::TooLong => write!(f, "longer than {MAX_LINE_BYTES} bytes"),
+            TraceLineError::NotUtf8 => f.write_str("not UTF-8 text"),
+            TraceLineError::Nvbit(e) => write!(f, "{e}"),
+            TraceLineError::AccelSim(e) => write!(f, "{e}"),
         }
+    }
+}
+
+impl std::error::Error for TraceLineError {}
+
+impl From<NvbitError> for TraceLineError {
+    fn from(e: NvbitError) -> TraceLineError {
+        TraceLineError::Nvbit(e)
+    }
+}
+
+impl From<AccelSimError> for TraceLineError {
+    fn from(e: AccelSimError) -> TraceLineError {
+        TraceLineError::AccelSim(e)
     }
 }
 
@@ -162,7 +198,7 @@ pub struct TraceAnalysis {
     /// Lines that are not trace output, e.g. the application's own prints.
     pub other_lines: u64,
     pub malformed: u64,
-    /// The first [`MALFORMED_SHOWN`] malformed lines: (line number, why).
+    /// The first [`MALFORMED_SHOWN`] malformed lines: (line number, a [`TraceLineError`] worded).
     pub first_malformed: Vec<(u64, String)>,
     /// Remarks for the page: pooled write-backs, blocks replayed in parts.
     pub notes: Vec<String>,
@@ -288,7 +324,7 @@ impl Importer {
         if self.pending.len() > MAX_LINE_BYTES {
             self.analysis.lines += 1;
             let n = self.analysis.lines;
-            self.malformed(n, format!("longer than {MAX_LINE_BYTES} bytes"));
+            self.malformed(n, TraceLineError::TooLong);
             self.pending.clear();
             self.skipping = true;
         }
@@ -329,10 +365,10 @@ impl Importer {
         a
     }
 
-    fn malformed(&mut self, line: u64, why: String) {
+    fn malformed(&mut self, line: u64, why: TraceLineError) {
         self.analysis.malformed += 1;
         if self.analysis.first_malformed.len() < MALFORMED_SHOWN {
-            self.analysis.first_malformed.push((line, why));
+            self.analysis.first_malformed.push((line, why.to_string()));
         }
     }
 
@@ -353,11 +389,11 @@ impl Importer {
             return;
         }
         if bytes.len() > MAX_LINE_BYTES {
-            self.malformed(n, format!("longer than {MAX_LINE_BYTES} bytes"));
+            self.malformed(n, TraceLineError::TooLong);
             return;
         }
         let Ok(text) = std::str::from_utf8(bytes) else {
-            self.malformed(n, "not UTF-8 text".into());
+            self.malformed(n, TraceLineError::NotUtf8);
             return;
         };
         let text = text.strip_suffix('\r').unwrap_or(text);
@@ -386,14 +422,13 @@ impl Importer {
         }
     }
 
-    fn nvbit(&mut self, text: &str) -> Result<(), String> {
+    fn nvbit(&mut self, text: &str) -> Result<(), TraceLineError> {
         match nvbit::parse(text)? {
             nvbit::Line::Access(r) => {
                 self.analysis.executions += 1;
                 let at = self.tally.intern(r.pc, r.opcode);
                 self.tally
                     .execute(at, r.mask, &r.addresses, r.block, r.warp)
-                    .map_err(|e| e.to_string())
             }
             nvbit::Line::Launch => {
                 self.analysis.kernels += 1;
@@ -406,7 +441,7 @@ impl Importer {
         }
     }
 
-    fn accelsim(&mut self, text: &str, n: u64) -> Result<(), String> {
+    fn accelsim(&mut self, text: &str, n: u64) -> Result<(), TraceLineError> {
         if text.starts_with("-kernel name") {
             self.analysis.kernels += 1;
         }
@@ -462,7 +497,7 @@ impl Importer {
                 .tally
                 .execute(h.at, h.mask, &h.addresses, h.block, h.warp)
             {
-                self.malformed(h.line, why.to_string());
+                self.malformed(h.line, why);
             }
         });
         self.held = held;
