@@ -5,7 +5,8 @@
 //! - `opcode`: memory space and width from a SASS opcode;
 //! - `nvbit`, `accelsim`: one line of each format;
 //! - `tally`: the counting;
-//! - `synth`: writing either format from a model kernel (samples and round-trip tests).
+//! - `synth`: writing either format from a model kernel (samples and round-trip tests);
+//! - `view`: the per-instruction table, worded once for the page, the CLI and the CSV.
 //!
 //! [`Importer`] takes bytes as they come ([`Importer::feed`]), keeps only an unfinished line
 //! and, for Accel-Sim, the current thread block, and never the file. Pure: std only.
@@ -15,9 +16,11 @@ pub mod nvbit;
 pub mod opcode;
 pub mod synth;
 mod tally;
+pub mod view;
 
 pub use super::warp::POOLED_AFTER;
 pub use tally::{Instruction, Worst};
+pub use view::{instruction_csv, instruction_rows, worst_addrs, InstructionRow};
 
 use super::address::AccessError;
 use super::kernel::{Figures, Machine};
@@ -509,72 +512,4 @@ pub fn analyze_trace(text: &[u8], options: TraceOptions) -> TraceAnalysis {
     let mut importer = Importer::new(options);
     importer.feed(text);
     importer.finish()
-}
-
-/// The calculator's `addrs=` text of an instruction's worst execution: one address per lane,
-/// `-` for an inactive lane.
-pub fn worst_addrs(instr: &Instruction) -> Option<String> {
-    let w = instr.worst.as_ref()?;
-    Some(
-        (0..TRACE_LANES)
-            .map(|lane| {
-                w.address(lane)
-                    .map_or_else(|| "-".to_string(), |a| a.to_string())
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-    )
-}
-
-/// The per-instruction table as CSV (RFC 4180, CRLF), in the page's row order, with the
-/// columns named as the rows' `data-` attributes.
-///
-/// ```
-/// use coalescing_lab::model::trace::{analyze_trace, instruction_csv, TraceOptions};
-/// let lanes: String = (0..32).map(|t| format!("0x{:016x} ", 0x1000 + 8 * t)).collect();
-/// let text = format!("MEMTRACE: CTX 0x1 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - LDG.E - {lanes}\n");
-/// let csv = instruction_csv(&analyze_trace(text.as_bytes(), TraceOptions::default()));
-/// // 32 floats 8 bytes apart: 8 sectors where 4 would do; 256 bytes read from DRAM.
-/// assert_eq!(csv.lines().nth(1), Some("LDG.E,,global,4,1,1,32,128,8,4,4,256,0,0,0"));
-/// ```
-pub fn instruction_csv(a: &TraceAnalysis) -> String {
-    let mut csv = super::csv::Csv::default();
-    csv.row([
-        "opcode",
-        "pc",
-        "space",
-        "elem",
-        "executions",
-        "requests",
-        "active_lanes",
-        "requested_bytes",
-        "sectors",
-        "ideal_sectors",
-        "excess_sectors",
-        "dram_read_bytes",
-        "dram_write_bytes",
-        "wavefronts",
-        "bank_conflicts",
-    ]);
-    let s = a.machine.sector_bytes;
-    for i in &a.instructions {
-        csv.row([
-            i.opcode.clone(),
-            i.pc.map_or(String::new(), |pc| format!("0x{pc:x}")),
-            i.space.name().to_string(),
-            i.elem.to_string(),
-            i.executions.to_string(),
-            i.requests.to_string(),
-            i.active_lanes.to_string(),
-            i.requested_bytes.to_string(),
-            i.sectors.to_string(),
-            i.ideal_sectors.to_string(),
-            i.excess_sectors().to_string(),
-            (i.read_sectors * s).to_string(),
-            (i.write_sectors * s).to_string(),
-            i.wavefronts.wavefronts.to_string(),
-            i.wavefronts.conflicts().to_string(),
-        ]);
-    }
-    csv.finish()
 }
