@@ -61,8 +61,8 @@ impl fmt::Display for TraceLineError {
             TraceLineError::Lane { lane, reason } => write!(f, "lane {lane}: {reason}"),
             TraceLineError::TooLong => write!(f, "longer than {MAX_LINE_BYTES} bytes"),
             TraceLineError::NotUtf8 => f.write_str("not UTF-8 text"),
-            TraceLineError::Nvbit(e) => write!(f, "{e}"),
-            TraceLineError::AccelSim(e) => write!(f, "{e}"),
+            TraceLineError::Nvbit(e) => fmt::Display::fmt(e, f),
+            TraceLineError::AccelSim(e) => fmt::Display::fmt(e, f),
         }
     }
 }

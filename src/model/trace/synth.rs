@@ -31,7 +31,7 @@ impl fmt::Display for SynthError {
                 f,
                 "warp: traces hold {TRACE_LANES} lanes per warp, the machine has {lanes}"
             ),
-            SynthError::Kernel(e) => write!(f, "{e}"),
+            SynthError::Kernel(e) => fmt::Display::fmt(e, f),
             SynthError::ZeroAddress {
                 stmt,
                 block: [x, y, z],
