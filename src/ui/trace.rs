@@ -9,7 +9,7 @@ use crate::model::job::SLICE_MS;
 use crate::model::kernel::view::figure_readouts;
 use crate::model::kernel::Machine;
 use crate::model::permalink::Tab;
-use crate::model::trace::opcode::MemorySpace;
+use crate::model::trace::view::{instruction_row, InstructionRow};
 use crate::model::trace::{
     instruction_csv, worst_addrs, Format, Importer, Instruction, TraceAnalysis, TraceOptions,
 };
@@ -315,7 +315,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                                 a.instructions
                                     .iter()
                                     .take(shown_rows.get())
-                                    .map(|i| row(i, s, state, set_width))
+                                    .map(|i| row(i, instruction_row(i, s), state, set_width))
                                     .collect_view()
                             }))}
                         </tbody>
@@ -404,25 +404,13 @@ fn summary(a: &TraceAnalysis) -> impl IntoView {
     }
 }
 
+/// Instruction `i`'s row `r`, with its worst execution's way into the calculator.
 fn row(
     i: &Instruction,
-    sector: u64,
+    r: InstructionRow,
     state: AppState,
     set_width: impl Fn(String, u64) + Copy + 'static,
 ) -> impl IntoView {
-    let per = |n: u64| {
-        if i.requests == 0 {
-            "n/a".to_string()
-        } else {
-            crate::model::format::number(n as f64 / i.requests as f64)
-        }
-    };
-    let useful =
-        crate::model::format::percent((i.sectors > 0).then_some(crate::model::sectors::Ratio {
-            numerator: i.requested_bytes,
-            denominator: i.sectors * sector,
-        }));
-    let shared = i.space == MemorySpace::Shared;
     let calc = worst_addrs(i).map(|addrs| crate::model::inputs::Inputs {
         addrs,
         warp: "32".into(),
@@ -448,50 +436,46 @@ fn row(
             state.tab.set(Tab::Calculator);
         }
     };
-    let opcode = i.opcode.clone();
-    let name = match i.pc {
-        Some(pc) => format!("{} @ 0x{pc:x} ({})", i.opcode, i.space.name()),
-        None => format!("{} ({})", i.opcode, i.space.name()),
-    };
-    let label = format!("Bytes per lane of {}", i.opcode);
+    let opcode = r.opcode.clone();
+    let label = format!("Bytes per lane of {}", r.opcode);
     view! {
         <tr
             data-testid="trace-instr"
-            data-opcode=i.opcode.clone()
-            data-pc=i.pc.map_or(String::new(), |pc| format!("0x{pc:x}"))
-            data-space=i.space.name()
-            data-executions=i.executions
-            data-requests=i.requests
-            data-sectors=i.sectors
-            data-ideal-sectors=i.ideal_sectors
-            data-elem=i.elem
-            data-wavefronts=i.wavefronts.wavefronts
-            data-bank-conflicts=i.wavefronts.conflicts()
+            data-opcode=r.opcode
+            data-pc=r.pc_hex
+            data-space=r.space
+            data-executions=r.executions
+            data-requests=r.requests
+            data-sectors=r.sectors
+            data-ideal-sectors=r.ideal_sectors
+            data-elem=r.elem
+            data-wavefronts=r.wavefronts
+            data-bank-conflicts=r.bank_conflicts
         >
-            <th scope="row" class="mono">{name}</th>
+            <th scope="row" class="mono">{r.name}</th>
             <td>
                 <select
                     aria-label=label
                     data-testid="trace-width"
-                    prop:value=i.elem.to_string()
+                    prop:value=r.elem.to_string()
                     on:change=move |ev| {
                         if let Ok(bytes) = event_target_value(&ev).parse::<u64>() {
                             set_width(opcode.clone(), bytes);
                         }
                     }
                 >
-                    {[1u64, 2, 4, 8, 16].map(|b| view! { <option value=b.to_string()>{b.to_string()}</option> }).collect_view()}
+                    {crate::model::inputs::ELEM_SIZES.map(|b| view! { <option value=b.to_string()>{b.to_string()}</option> }).collect_view()}
                 </select>
             </td>
-            <td class="mono">{format!("{} ({})", i.executions, i.requests)}</td>
-            <td class="mono">{i.active_lanes}</td>
-            <td class="mono" title=format!("{} bytes", i.requested_bytes)>{crate::model::format::bytes_text(i.requested_bytes)}</td>
-            <td class="mono">{if shared { format!("{} wavefronts", i.wavefronts.wavefronts) } else { i.sectors.to_string() }}</td>
-            <td class="mono">{if shared { "—".to_string() } else { per(i.sectors) }}</td>
-            <td class="mono">{if shared { "—".to_string() } else { per(i.ideal_sectors) }}</td>
-            <td class="mono">{if shared { format!("{} conflicts", i.wavefronts.conflicts()) } else { i.excess_sectors().to_string() }}</td>
-            <td class="mono">{if shared { "—".to_string() } else { useful }}</td>
-            <td class="mono" title=format!("{} bytes", (i.read_sectors + i.write_sectors) * sector)>{crate::model::format::bytes_text((i.read_sectors + i.write_sectors) * sector)}</td>
+            <td class="mono">{r.executions_requests}</td>
+            <td class="mono">{r.active_lanes}</td>
+            <td class="mono" title=format!("{} bytes", r.requested_bytes)>{r.requested}</td>
+            <td class="mono">{r.sectors_cell}</td>
+            <td class="mono">{r.sectors_per_request}</td>
+            <td class="mono">{r.ideal_per_request}</td>
+            <td class="mono">{r.excess_cell}</td>
+            <td class="mono">{r.useful}</td>
+            <td class="mono" title=format!("{} bytes", r.dram_bytes)>{r.dram}</td>
             <td>
                 <a href=href data-testid="trace-open" on:click=go>"Open in the calculator"</a>
             </td>

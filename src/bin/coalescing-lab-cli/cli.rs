@@ -447,5 +447,5 @@ fn cmd_synth(a: &Args) -> Result<String, Failure> {
             )))
         }
     }
-    .map_err(bad)
+    .map_err(|e| bad(e.to_string()))
 }

@@ -4,8 +4,9 @@
 use crate::cli::{bad, io, one, Args, Failure, Style};
 use crate::out::{json_readouts, json_string, markdown_readouts, table, text_readouts};
 use coalescing_lab::model::kernel::view::figure_readouts;
+use coalescing_lab::model::trace::view::instruction_row;
 use coalescing_lab::model::trace::{
-    instruction_csv, worst_addrs, Format, Importer, TraceAnalysis, TraceOptions,
+    instruction_csv, instruction_rows, worst_addrs, Format, Importer, TraceAnalysis, TraceOptions,
 };
 use std::io::Read;
 
@@ -52,13 +53,14 @@ pub(crate) fn cmd_trace(a: &Args) -> Result<String, Failure> {
                 .instructions
                 .iter()
                 .map(|i| {
+                    let r = instruction_row(i, s);
                     format!(
                         "{{\"opcode\":{},\"pc\":{},\"space\":{},\"elem\":{},\"executions\":{},\"requests\":{},\"sectors\":{},\"ideal-sectors\":{},\"excess-sectors\":{},\"dram-bytes\":{},\"wavefronts\":{},\"bank-conflicts\":{},\"worst-addrs\":{}}}",
-                        json_string(&i.opcode),
-                        i.pc.map_or("null".into(), |p| p.to_string()),
-                        json_string(i.space.name()), i.elem, i.executions, i.requests, i.sectors,
-                        i.ideal_sectors, i.excess_sectors(), (i.read_sectors + i.write_sectors) * s,
-                        i.wavefronts.wavefronts, i.wavefronts.conflicts(),
+                        json_string(&r.opcode),
+                        r.pc.map_or("null".into(), |p| p.to_string()),
+                        json_string(r.space), r.elem, r.executions, r.requests, r.sectors,
+                        r.ideal_sectors, r.excess_sectors, r.dram_bytes,
+                        r.wavefronts, r.bank_conflicts,
                         worst_addrs(i).map_or("null".into(), |w| json_string(&w))
                     )
                 })
@@ -95,30 +97,19 @@ pub(crate) fn cmd_trace(a: &Args) -> Result<String, Failure> {
                     "DRAM bytes",
                     "conflicts",
                 ],
-                t.instructions.iter().map(|i| {
-                    let shared =
-                        i.space == coalescing_lab::model::trace::opcode::MemorySpace::Shared;
-                    let per = |n: u64| {
-                        if shared {
-                            "—".to_string()
-                        } else if i.requests == 0 {
-                            "n/a".to_string()
-                        } else {
-                            coalescing_lab::model::format::number(n as f64 / i.requests as f64)
-                        }
-                    };
+                instruction_rows(&t).map(|r| {
                     vec![
-                        i.opcode.clone(),
-                        i.pc.map_or(String::new(), |p| format!("0x{p:x}")),
-                        i.space.name().to_string(),
-                        i.elem.to_string(),
-                        i.requests.to_string(),
-                        i.sectors.to_string(),
-                        per(i.sectors),
-                        per(i.ideal_sectors),
-                        i.excess_sectors().to_string(),
-                        ((i.read_sectors + i.write_sectors) * s).to_string(),
-                        i.wavefronts.conflicts().to_string(),
+                        r.opcode,
+                        r.pc_hex,
+                        r.space.to_string(),
+                        r.elem.to_string(),
+                        r.requests.to_string(),
+                        r.sectors.to_string(),
+                        r.sectors_per_request,
+                        r.ideal_per_request,
+                        r.excess_sectors.to_string(),
+                        r.dram_bytes.to_string(),
+                        r.bank_conflicts.to_string(),
                     ]
                 }),
             ));

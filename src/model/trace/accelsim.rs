@@ -19,10 +19,132 @@
 //! `tb_x tb_y tb_z warp`. The width is read from the opcode, as Accel-Sim's parser does.
 
 use super::nvbit::{parse_hex, parse_triple};
-use super::Record;
+use super::{Record, TRACE_LANES};
+use std::fmt;
 
 /// Warps a thread block can hold: 1024 threads in warps of 32, as Accel-Sim traces them.
 pub const MAX_WARPS_PER_BLOCK: u32 = 32;
+
+/// A token of an instruction line, named as the error messages name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Token {
+    BlockX,
+    BlockY,
+    BlockZ,
+    Warp,
+    LineNumber,
+    Pc,
+    Mask,
+    DestinationCount,
+    DestinationRegister,
+    Opcode,
+    SourceCount,
+    SourceRegister,
+    MemoryWidth,
+    AddressMode,
+    LaneAddress,
+    BaseAddress,
+    Stride,
+    AddressDelta,
+}
+
+impl Token {
+    /// The token's name in a message: `memory width`, `PC`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Token::BlockX => "block x",
+            Token::BlockY => "block y",
+            Token::BlockZ => "block z",
+            Token::Warp => "warp",
+            Token::LineNumber => "line number",
+            Token::Pc => "PC",
+            Token::Mask => "mask",
+            Token::DestinationCount => "destination count",
+            Token::DestinationRegister => "destination register",
+            Token::Opcode => "opcode",
+            Token::SourceCount => "source count",
+            Token::SourceRegister => "source register",
+            Token::MemoryWidth => "memory width",
+            Token::AddressMode => "address mode",
+            Token::LaneAddress => "lane address",
+            Token::BaseAddress => "base address",
+            Token::Stride => "stride",
+            Token::AddressDelta => "address delta",
+        }
+    }
+}
+
+/// Why a `.traceg` line could not be read; the importer adds its line number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AccelSimError {
+    /// `-accelsim tracer version = …` whose whole part is not a number.
+    TracerVersion { version: String },
+    /// `thread block = …` that is not three whole numbers.
+    NotTriple { block: String },
+    /// `warp = …` that is not a whole number.
+    NotWarp { warp: String },
+    /// `warp = N` with N past the warps a block holds.
+    WarpPastBlock { warp: u32 },
+    /// The instruction line stops before this token.
+    EndsBefore { token: Token },
+    /// The PC is not hex.
+    PcNotHex { pc: String },
+    /// The mask is not 32-bit hex.
+    MaskNotHex { mask: String },
+    /// A destination or source count that is not 0 to 8.
+    NotRegisterCount { token: Token, count: String },
+    /// The memory width is not a whole number.
+    NotWidth { width: String },
+    /// An address is not `0x` hex of at most 16 digits.
+    NotHex { token: String },
+    /// Lane `lane`'s address, `from` plus `by`, leaves the address space.
+    OutsideAddresses { lane: usize, from: u64, by: i64 },
+    /// The stride is not a whole number.
+    NotStride { stride: String },
+    /// A delta is not a whole number.
+    NotDelta { delta: String },
+    /// The address mode is not 0, 1 or 2.
+    NotMode { mode: String },
+}
+
+impl fmt::Display for AccelSimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AccelSimError::TracerVersion { version } => {
+                write!(f, "tracer version '{version}' is not a number")
+            }
+            AccelSimError::NotTriple { block } => write!(f, "thread block '{block}' is not x,y,z"),
+            AccelSimError::NotWarp { warp } => write!(f, "warp '{warp}' is not a whole number"),
+            AccelSimError::WarpPastBlock { warp } => write!(
+                f,
+                "warp {warp} is past the {MAX_WARPS_PER_BLOCK} warps of 32 threads a block of 1024 holds"
+            ),
+            AccelSimError::EndsBefore { token } => {
+                write!(f, "the line ends before its {}", token.name())
+            }
+            AccelSimError::PcNotHex { pc } => write!(f, "PC '{pc}' is not hex"),
+            AccelSimError::MaskNotHex { mask } => write!(f, "mask '{mask}' is not 32-bit hex"),
+            AccelSimError::NotRegisterCount { token, count } => {
+                write!(f, "{} '{count}' is not a register count", token.name())
+            }
+            AccelSimError::NotWidth { width } => {
+                write!(f, "memory width '{width}' is not a whole number")
+            }
+            AccelSimError::NotHex { token } => write!(f, "'{token}' is not a 0x hex address"),
+            AccelSimError::OutsideAddresses { lane, from, by } => write!(
+                f,
+                "lane {lane}: address {from} {by:+} is outside 0 to 2^64−1"
+            ),
+            AccelSimError::NotStride { stride } => {
+                write!(f, "stride '{stride}' is not a whole number")
+            }
+            AccelSimError::NotDelta { delta } => write!(f, "delta '{delta}' is not a whole number"),
+            AccelSimError::NotMode { mode } => write!(f, "address mode '{mode}' is not 0, 1 or 2"),
+        }
+    }
+}
+
+impl std::error::Error for AccelSimError {}
 
 /// What one line of a `.traceg` file is.
 #[expect(
@@ -81,7 +203,7 @@ impl Reader {
     /// assert_eq!((a.block, a.warp), ([2, 0, 0], 1));
     /// assert_eq!(r.parse("0000 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0 "), Ok(Line::NonMemory));
     /// ```
-    pub fn parse<'a>(&mut self, line: &'a str) -> Result<Line<'a>, String> {
+    pub fn parse<'a>(&mut self, line: &'a str) -> Result<Line<'a>, AccelSimError> {
         let line = line.trim();
         if line.is_empty() || line.starts_with("insts") {
             return Ok(Line::Header);
@@ -90,9 +212,9 @@ impl Reader {
             if let Some(v) = header.strip_prefix("accelsim tracer version = ") {
                 // "1.2", "3", "4", "5": the whole part decides the layout.
                 let whole = v.trim().split('.').next().unwrap_or("");
-                self.version = whole
-                    .parse()
-                    .map_err(|_| format!("tracer version '{}' is not a number", v.trim()))?;
+                self.version = whole.parse().map_err(|_| AccelSimError::TracerVersion {
+                    version: v.trim().into(),
+                })?;
             } else if let Some(v) = header.strip_prefix("enable lineinfo = ") {
                 self.lineinfo = v.trim() != "0";
             }
@@ -105,8 +227,9 @@ impl Reader {
             return Ok(Line::Header);
         }
         if let Some(block) = line.strip_prefix("thread block = ") {
-            self.block = parse_triple(block)
-                .ok_or_else(|| format!("thread block '{block}' is not x,y,z"))?;
+            self.block = parse_triple(block).ok_or_else(|| AccelSimError::NotTriple {
+                block: block.into(),
+            })?;
             self.warp = 0;
             return Ok(Line::Block(self.block));
         }
@@ -114,13 +237,11 @@ impl Reader {
             let n: u32 = warp
                 .trim()
                 .parse()
-                .map_err(|_| format!("warp '{warp}' is not a whole number"))?;
+                .map_err(|_| AccelSimError::NotWarp { warp: warp.into() })?;
             // The replay keeps a queue per warp: a hostile number must not size it (the
             // fuzzer's `warp = 773000000` asked for 18 GB).
             if n >= MAX_WARPS_PER_BLOCK {
-                return Err(format!(
-                    "warp {n} is past the {MAX_WARPS_PER_BLOCK} warps of 32 threads a block of 1024 holds"
-                ));
+                return Err(AccelSimError::WarpPastBlock { warp: n });
             }
             self.warp = n;
             return Ok(Line::Warp(self.warp));
@@ -128,45 +249,45 @@ impl Reader {
         self.instruction(line)
     }
 
-    fn instruction<'a>(&self, line: &'a str) -> Result<Line<'a>, String> {
+    fn instruction<'a>(&self, line: &'a str) -> Result<Line<'a>, AccelSimError> {
         let mut tokens = line.split_ascii_whitespace();
-        let mut next = |what: &str| {
-            tokens
-                .next()
-                .ok_or_else(|| format!("the line ends before its {what}"))
-        };
+        let mut next = |token: Token| tokens.next().ok_or(AccelSimError::EndsBefore { token });
         if self.version < 3 {
-            for what in ["block x", "block y", "block z", "warp"] {
-                next(what)?;
+            for token in [Token::BlockX, Token::BlockY, Token::BlockZ, Token::Warp] {
+                next(token)?;
             }
         }
         if self.lineinfo {
-            next("line number")?;
+            next(Token::LineNumber)?;
         }
-        let pc = next("PC")?;
-        let pc = u64::from_str_radix(pc, 16).map_err(|_| format!("PC '{pc}' is not hex"))?;
-        let mask = next("mask")?;
+        let pc = next(Token::Pc)?;
+        let pc =
+            u64::from_str_radix(pc, 16).map_err(|_| AccelSimError::PcNotHex { pc: pc.into() })?;
+        let mask = next(Token::Mask)?;
         let mask = u32::from_str_radix(mask, 16)
-            .map_err(|_| format!("mask '{mask}' is not 32-bit hex"))?;
-        let count = |text: &str, what: &str| -> Result<usize, String> {
+            .map_err(|_| AccelSimError::MaskNotHex { mask: mask.into() })?;
+        let count = |text: &str, token: Token| -> Result<usize, AccelSimError> {
             text.parse::<usize>()
                 .ok()
                 .filter(|n| *n <= 8)
-                .ok_or_else(|| format!("{what} '{text}' is not a register count"))
+                .ok_or_else(|| AccelSimError::NotRegisterCount {
+                    token,
+                    count: text.into(),
+                })
         };
-        let dests = count(next("destination count")?, "destination count")?;
+        let dests = count(next(Token::DestinationCount)?, Token::DestinationCount)?;
         for _ in 0..dests {
-            next("destination register")?;
+            next(Token::DestinationRegister)?;
         }
-        let opcode = next("opcode")?;
-        let srcs = count(next("source count")?, "source count")?;
+        let opcode = next(Token::Opcode)?;
+        let srcs = count(next(Token::SourceCount)?, Token::SourceCount)?;
         for _ in 0..srcs {
-            next("source register")?;
+            next(Token::SourceRegister)?;
         }
-        let width = next("memory width")?;
-        let width: u32 = width
-            .parse()
-            .map_err(|_| format!("memory width '{width}' is not a whole number"))?;
+        let width = next(Token::MemoryWidth)?;
+        let width: u32 = width.parse().map_err(|_| AccelSimError::NotWidth {
+            width: width.into(),
+        })?;
         if width == 0 {
             return Ok(Line::NonMemory);
         }
@@ -174,31 +295,33 @@ impl Reader {
             pc: Some(pc),
             opcode,
             mask: u64::from(mask),
-            addresses: [0; 32],
+            addresses: [0; TRACE_LANES],
             block: self.block,
             warp: self.warp,
         };
-        let lanes: Vec<usize> = (0..32).filter(|l| mask & (1 << l) != 0).collect();
-        let mode = next("address mode")?;
+        let lanes: Vec<usize> = (0..TRACE_LANES).filter(|l| mask & (1 << l) != 0).collect();
+        let mode = next(Token::AddressMode)?;
         let hex = |token: &str| {
-            parse_hex(token).ok_or_else(|| format!("'{token}' is not a 0x hex address"))
+            parse_hex(token).ok_or_else(|| AccelSimError::NotHex {
+                token: token.into(),
+            })
         };
-        let step = |from: u64, by: i64, lane: usize| -> Result<u64, String> {
+        let step = |from: u64, by: i64, lane: usize| -> Result<u64, AccelSimError> {
             u64::try_from(i128::from(from) + i128::from(by))
-                .map_err(|_| format!("lane {lane}: address {from} {by:+} is outside 0 to 2^64−1"))
+                .map_err(|_| AccelSimError::OutsideAddresses { lane, from, by })
         };
         match mode {
             "0" => {
                 for &lane in &lanes {
-                    record.addresses[lane] = hex(next("lane address")?)?;
+                    record.addresses[lane] = hex(next(Token::LaneAddress)?)?;
                 }
             }
             "1" | "2" => {
-                let base = hex(next("base address")?)?;
+                let base = hex(next(Token::BaseAddress)?)?;
                 let stride: i64 = if mode == "1" {
-                    let s = next("stride")?;
+                    let s = next(Token::Stride)?;
                     s.parse()
-                        .map_err(|_| format!("stride '{s}' is not a whole number"))?
+                        .map_err(|_| AccelSimError::NotStride { stride: s.into() })?
                 } else {
                     0
                 };
@@ -208,10 +331,10 @@ impl Reader {
                         None => base,
                         Some(p) if mode == "1" => step(p, stride, lane)?,
                         Some(p) => {
-                            let d = next("address delta")?;
+                            let d = next(Token::AddressDelta)?;
                             let d: i64 = d
                                 .parse()
-                                .map_err(|_| format!("delta '{d}' is not a whole number"))?;
+                                .map_err(|_| AccelSimError::NotDelta { delta: d.into() })?;
                             step(p, d, lane)?
                         }
                     };
@@ -219,7 +342,7 @@ impl Reader {
                     previous = Some(address);
                 }
             }
-            other => return Err(format!("address mode '{other}' is not 0, 1 or 2")),
+            other => return Err(AccelSimError::NotMode { mode: other.into() }),
         }
         Ok(Line::Access(record))
     }

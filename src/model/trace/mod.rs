@@ -5,7 +5,8 @@
 //! - `opcode`: memory space and width from a SASS opcode;
 //! - `nvbit`, `accelsim`: one line of each format;
 //! - `tally`: the counting;
-//! - `synth`: writing either format from a model kernel (samples and round-trip tests).
+//! - `synth`: writing either format from a model kernel (samples and round-trip tests);
+//! - `view`: the per-instruction table, worded once for the page, the CLI and the CSV.
 //!
 //! [`Importer`] takes bytes as they come ([`Importer::feed`]), keeps only an unfinished line
 //! and, for Accel-Sim, the current thread block, and never the file. Pure: std only.
@@ -15,30 +16,68 @@ pub mod nvbit;
 pub mod opcode;
 pub mod synth;
 mod tally;
+pub mod view;
 
 pub use super::warp::POOLED_AFTER;
 pub use tally::{Instruction, Worst};
+pub use view::{instruction_csv, instruction_rows, worst_addrs, InstructionRow};
 
 use super::address::AccessError;
 use super::kernel::{Figures, Machine};
 use super::warp::RoundRobin;
+use accelsim::AccelSimError;
+use nvbit::NvbitError;
 use std::fmt;
 
 /// Lanes a trace records per warp: NVIDIA's 32.
 pub const TRACE_LANES: usize = 32;
 
-/// Why a trace line could not be counted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a trace line could not be counted; [`TraceAnalysis::first_malformed`] pairs it, worded,
+/// with its line number.
+///
+/// ```
+/// use coalescing_lab::model::trace::{nvbit::NvbitError, TraceLineError};
+/// assert_eq!(TraceLineError::TooLong.to_string(), "longer than 65536 bytes");
+/// let e = TraceLineError::Nvbit(NvbitError::NotHex { lane: 0, token: "0xZZ".into() });
+/// assert_eq!(e.to_string(), "lane 0: '0xZZ' is not a 0x hex address");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraceLineError {
     /// A lane's bytes leave the address space.
     Lane { lane: u32, reason: AccessError },
+    /// The line is longer than [`MAX_LINE_BYTES`].
+    TooLong,
+    /// The line is not UTF-8.
+    NotUtf8,
+    /// NVBit's reader refused the line.
+    Nvbit(NvbitError),
+    /// Accel-Sim's reader refused the line.
+    AccelSim(AccelSimError),
 }
 
 impl fmt::Display for TraceLineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TraceLineError::Lane { lane, reason } => write!(f, "lane {lane}: {reason}"),
+            TraceLineError::TooLong => write!(f, "longer than {MAX_LINE_BYTES} bytes"),
+            TraceLineError::NotUtf8 => f.write_str("not UTF-8 text"),
+            TraceLineError::Nvbit(e) => fmt::Display::fmt(e, f),
+            TraceLineError::AccelSim(e) => fmt::Display::fmt(e, f),
         }
+    }
+}
+
+impl std::error::Error for TraceLineError {}
+
+impl From<NvbitError> for TraceLineError {
+    fn from(e: NvbitError) -> TraceLineError {
+        TraceLineError::Nvbit(e)
+    }
+}
+
+impl From<AccelSimError> for TraceLineError {
+    fn from(e: AccelSimError) -> TraceLineError {
+        TraceLineError::AccelSim(e)
     }
 }
 
@@ -162,7 +201,7 @@ pub struct TraceAnalysis {
     /// Lines that are not trace output, e.g. the application's own prints.
     pub other_lines: u64,
     pub malformed: u64,
-    /// The first [`MALFORMED_SHOWN`] malformed lines: (line number, why).
+    /// The first [`MALFORMED_SHOWN`] malformed lines: (line number, a [`TraceLineError`] worded).
     pub first_malformed: Vec<(u64, String)>,
     /// Remarks for the page: pooled write-backs, blocks replayed in parts.
     pub notes: Vec<String>,
@@ -288,7 +327,7 @@ impl Importer {
         if self.pending.len() > MAX_LINE_BYTES {
             self.analysis.lines += 1;
             let n = self.analysis.lines;
-            self.malformed(n, format!("longer than {MAX_LINE_BYTES} bytes"));
+            self.malformed(n, TraceLineError::TooLong);
             self.pending.clear();
             self.skipping = true;
         }
@@ -329,10 +368,10 @@ impl Importer {
         a
     }
 
-    fn malformed(&mut self, line: u64, why: String) {
+    fn malformed(&mut self, line: u64, why: TraceLineError) {
         self.analysis.malformed += 1;
         if self.analysis.first_malformed.len() < MALFORMED_SHOWN {
-            self.analysis.first_malformed.push((line, why));
+            self.analysis.first_malformed.push((line, why.to_string()));
         }
     }
 
@@ -353,11 +392,11 @@ impl Importer {
             return;
         }
         if bytes.len() > MAX_LINE_BYTES {
-            self.malformed(n, format!("longer than {MAX_LINE_BYTES} bytes"));
+            self.malformed(n, TraceLineError::TooLong);
             return;
         }
         let Ok(text) = std::str::from_utf8(bytes) else {
-            self.malformed(n, "not UTF-8 text".into());
+            self.malformed(n, TraceLineError::NotUtf8);
             return;
         };
         let text = text.strip_suffix('\r').unwrap_or(text);
@@ -386,14 +425,13 @@ impl Importer {
         }
     }
 
-    fn nvbit(&mut self, text: &str) -> Result<(), String> {
+    fn nvbit(&mut self, text: &str) -> Result<(), TraceLineError> {
         match nvbit::parse(text)? {
             nvbit::Line::Access(r) => {
                 self.analysis.executions += 1;
                 let at = self.tally.intern(r.pc, r.opcode);
                 self.tally
                     .execute(at, r.mask, &r.addresses, r.block, r.warp)
-                    .map_err(|e| e.to_string())
             }
             nvbit::Line::Launch => {
                 self.analysis.kernels += 1;
@@ -406,7 +444,7 @@ impl Importer {
         }
     }
 
-    fn accelsim(&mut self, text: &str, n: u64) -> Result<(), String> {
+    fn accelsim(&mut self, text: &str, n: u64) -> Result<(), TraceLineError> {
         if text.starts_with("-kernel name") {
             self.analysis.kernels += 1;
         }
@@ -462,7 +500,7 @@ impl Importer {
                 .tally
                 .execute(h.at, h.mask, &h.addresses, h.block, h.warp)
             {
-                self.malformed(h.line, why.to_string());
+                self.malformed(h.line, why);
             }
         });
         self.held = held;
@@ -474,72 +512,4 @@ pub fn analyze_trace(text: &[u8], options: TraceOptions) -> TraceAnalysis {
     let mut importer = Importer::new(options);
     importer.feed(text);
     importer.finish()
-}
-
-/// The calculator's `addrs=` text of an instruction's worst execution: one address per lane,
-/// `-` for an inactive lane.
-pub fn worst_addrs(instr: &Instruction) -> Option<String> {
-    let w = instr.worst.as_ref()?;
-    Some(
-        (0..TRACE_LANES)
-            .map(|lane| {
-                w.address(lane)
-                    .map_or_else(|| "-".to_string(), |a| a.to_string())
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-    )
-}
-
-/// The per-instruction table as CSV (RFC 4180, CRLF), in the page's row order, with the
-/// columns named as the rows' `data-` attributes.
-///
-/// ```
-/// use coalescing_lab::model::trace::{analyze_trace, instruction_csv, TraceOptions};
-/// let lanes: String = (0..32).map(|t| format!("0x{:016x} ", 0x1000 + 8 * t)).collect();
-/// let text = format!("MEMTRACE: CTX 0x1 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - LDG.E - {lanes}\n");
-/// let csv = instruction_csv(&analyze_trace(text.as_bytes(), TraceOptions::default()));
-/// // 32 floats 8 bytes apart: 8 sectors where 4 would do; 256 bytes read from DRAM.
-/// assert_eq!(csv.lines().nth(1), Some("LDG.E,,global,4,1,1,32,128,8,4,4,256,0,0,0"));
-/// ```
-pub fn instruction_csv(a: &TraceAnalysis) -> String {
-    let mut csv = super::csv::Csv::default();
-    csv.row([
-        "opcode",
-        "pc",
-        "space",
-        "elem",
-        "executions",
-        "requests",
-        "active_lanes",
-        "requested_bytes",
-        "sectors",
-        "ideal_sectors",
-        "excess_sectors",
-        "dram_read_bytes",
-        "dram_write_bytes",
-        "wavefronts",
-        "bank_conflicts",
-    ]);
-    let s = a.machine.sector_bytes;
-    for i in &a.instructions {
-        csv.row([
-            i.opcode.clone(),
-            i.pc.map_or(String::new(), |pc| format!("0x{pc:x}")),
-            i.space.name().to_string(),
-            i.elem.to_string(),
-            i.executions.to_string(),
-            i.requests.to_string(),
-            i.active_lanes.to_string(),
-            i.requested_bytes.to_string(),
-            i.sectors.to_string(),
-            i.ideal_sectors.to_string(),
-            i.excess_sectors().to_string(),
-            (i.read_sectors * s).to_string(),
-            (i.write_sectors * s).to_string(),
-            i.wavefronts.wavefronts.to_string(),
-            i.wavefronts.conflicts().to_string(),
-        ]);
-    }
-    csv.finish()
 }

@@ -14,7 +14,72 @@
 //! inactive lanes undefined (they print as 0 in practice), so a lane printed as 0 is taken as
 //! inactive. A trace must come from a build that zeroes inactive lanes.
 
-use super::Record;
+use super::{Record, TRACE_LANES};
+use std::fmt;
+
+/// Why a `mem_trace` line could not be read; the importer adds its line number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NvbitError {
+    /// `MEMTRACE: ` without ` - ` after the context.
+    ExpectedContext,
+    /// No `grid_launch_id N` after the context.
+    ExpectedGridLaunchId,
+    /// No ` - ` after the grid launch id.
+    ExpectedCtaAfterLaunchId,
+    /// No `CTA ` where the block belongs.
+    ExpectedCta,
+    /// No ` - ` after the CTA.
+    ExpectedWarpAfterCta,
+    /// The CTA is not three whole numbers.
+    NotTriple { cta: String },
+    /// No `warp ` after the CTA.
+    ExpectedWarp,
+    /// No ` - ` after the warp.
+    ExpectedOpcode,
+    /// The warp is not a whole number.
+    NotWarp { warp: String },
+    /// No ` - ` after the opcode.
+    ExpectedAddresses,
+    /// The opcode is empty or holds a space.
+    NotOpcode { opcode: String },
+    /// A lane's address is not `0x` hex of at most 16 digits.
+    NotHex { lane: u32, token: String },
+    /// Not 32 addresses after the opcode.
+    LaneCount { found: usize },
+}
+
+impl fmt::Display for NvbitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NvbitError::ExpectedContext => f.write_str("expected 'CTX 0x… - ' after 'MEMTRACE: '"),
+            NvbitError::ExpectedGridLaunchId => {
+                f.write_str("expected 'grid_launch_id N' after the context")
+            }
+            NvbitError::ExpectedCtaAfterLaunchId => {
+                f.write_str("expected ' - CTA x,y,z' after the grid launch id")
+            }
+            NvbitError::ExpectedCta => f.write_str("expected 'CTA x,y,z'"),
+            NvbitError::ExpectedWarpAfterCta => f.write_str("expected ' - warp N' after the CTA"),
+            NvbitError::NotTriple { cta } => write!(f, "CTA '{cta}' is not x,y,z"),
+            NvbitError::ExpectedWarp => f.write_str("expected 'warp N' after the CTA"),
+            NvbitError::ExpectedOpcode => f.write_str("expected ' - OPCODE' after the warp"),
+            NvbitError::NotWarp { warp } => write!(f, "warp '{warp}' is not a whole number"),
+            NvbitError::ExpectedAddresses => {
+                f.write_str("expected ' - ' and the lane addresses after the opcode")
+            }
+            NvbitError::NotOpcode { opcode } => write!(f, "'{opcode}' is not an opcode"),
+            NvbitError::NotHex { lane, token } => {
+                write!(f, "lane {lane}: '{token}' is not a 0x hex address")
+            }
+            NvbitError::LaneCount { found } => write!(
+                f,
+                "expected {TRACE_LANES} lane addresses after the opcode, found {found}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NvbitError {}
 
 /// What one line of a `mem_trace` file is.
 #[expect(
@@ -41,15 +106,15 @@ pub enum Line<'a> {
 /// assert_eq!((r.opcode, r.mask, r.block, r.pc), ("LDG.E", 0b11, [1, 0, 0], None));
 /// assert_eq!(parse("Hello from the application"), Ok(Line::Other));
 /// assert_eq!(
-///     parse("MEMTRACE: CTX 0x1 - grid_launch_id 0 - CTA 1,0,0 - warp 4 - LDG.E - 0x10").unwrap_err(),
+///     parse("MEMTRACE: CTX 0x1 - grid_launch_id 0 - CTA 1,0,0 - warp 4 - LDG.E - 0x10").unwrap_err().to_string(),
 ///     "expected 32 lane addresses after the opcode, found 1"
 /// );
 /// ```
-pub fn parse(line: &str) -> Result<Line<'_>, String> {
+pub fn parse(line: &str) -> Result<Line<'_>, NvbitError> {
     let body = match line.strip_prefix("MEMTRACE: ") {
         Some(rest) => {
             let Some((ctx, rest)) = rest.split_once(" - ") else {
-                return Err("expected 'CTX 0x… - ' after 'MEMTRACE: '".into());
+                return Err(NvbitError::ExpectedContext);
             };
             if !ctx.starts_with("CTX ") {
                 // Verbose-mode lines: STARTING CONTEXT, Inspecting CUfunction, …
@@ -59,10 +124,10 @@ pub fn parse(line: &str) -> Result<Line<'_>, String> {
                 return Ok(Line::Launch);
             }
             let Some(rest) = rest.strip_prefix("grid_launch_id ") else {
-                return Err("expected 'grid_launch_id N' after the context".into());
+                return Err(NvbitError::ExpectedGridLaunchId);
             };
             let Some((_, rest)) = rest.split_once(" - ") else {
-                return Err("expected ' - CTA x,y,z' after the grid launch id".into());
+                return Err(NvbitError::ExpectedCtaAfterLaunchId);
             };
             rest
         }
@@ -71,54 +136,56 @@ pub fn parse(line: &str) -> Result<Line<'_>, String> {
         None => return Ok(Line::Other),
     };
     let Some(rest) = body.strip_prefix("CTA ") else {
-        return Err("expected 'CTA x,y,z'".into());
+        return Err(NvbitError::ExpectedCta);
     };
     let Some((cta, rest)) = rest.split_once(" - ") else {
-        return Err("expected ' - warp N' after the CTA".into());
+        return Err(NvbitError::ExpectedWarpAfterCta);
     };
-    let block = parse_triple(cta).ok_or_else(|| format!("CTA '{cta}' is not x,y,z"))?;
+    let block = parse_triple(cta).ok_or_else(|| NvbitError::NotTriple { cta: cta.into() })?;
     let Some(rest) = rest.strip_prefix("warp ") else {
-        return Err("expected 'warp N' after the CTA".into());
+        return Err(NvbitError::ExpectedWarp);
     };
     let Some((warp, rest)) = rest.split_once(" - ") else {
-        return Err("expected ' - OPCODE' after the warp".into());
+        return Err(NvbitError::ExpectedOpcode);
     };
     let warp: u32 = warp
         .trim()
         .parse()
-        .map_err(|_| format!("warp '{warp}' is not a whole number"))?;
+        .map_err(|_| NvbitError::NotWarp { warp: warp.into() })?;
     let Some((opcode, addresses)) = rest.split_once(" - ") else {
-        return Err("expected ' - ' and the lane addresses after the opcode".into());
+        return Err(NvbitError::ExpectedAddresses);
     };
     let opcode = opcode.trim();
     if opcode.is_empty() || opcode.contains(' ') {
-        return Err(format!("'{opcode}' is not an opcode"));
+        return Err(NvbitError::NotOpcode {
+            opcode: opcode.into(),
+        });
     }
     let mut record = Record {
         pc: None,
         opcode,
         mask: 0,
-        addresses: [0; 32],
+        addresses: [0; TRACE_LANES],
         block,
         warp,
     };
     let mut count = 0;
     for (lane, token) in addresses.split_ascii_whitespace().enumerate() {
         count += 1;
-        if lane >= 32 {
+        if lane >= TRACE_LANES {
             continue;
         }
-        let address = parse_hex(token)
-            .ok_or_else(|| format!("lane {lane}: '{token}' is not a 0x hex address"))?;
+        let address = parse_hex(token).ok_or_else(|| NvbitError::NotHex {
+            lane: lane as u32,
+            token: token.into(),
+        })?;
         record.addresses[lane] = address;
         if address != 0 {
             record.mask |= 1 << lane;
         }
     }
-    if count != 32 {
-        return Err(format!(
-            "expected 32 lane addresses after the opcode, found {count}"
-        ));
+    if count != TRACE_LANES {
+        return Err(NvbitError::LaneCount { found: count });
     }
     Ok(Line::Access(record))
 }

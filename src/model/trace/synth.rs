@@ -2,17 +2,58 @@
 //! as their tools write them. They make the sample traces (labelled synthetic) and the
 //! round-trip tests: importing one gives back the kernel view's totals.
 
-use super::super::kernel::{each_instruction, AccessKind, Executed, Kernel};
+use super::super::kernel::{each_instruction, AccessKind, Executed, Kernel, KernelError};
 use super::opcode::opcode_for;
-use std::fmt::Write;
+use super::TRACE_LANES;
+use std::fmt::{self, Write};
 
 /// Why a kernel cannot be written as a trace.
-fn check(kernel: &Kernel) -> Result<(), String> {
-    if kernel.machine.warp != 32 {
-        return Err(format!(
-            "warp: traces hold 32 lanes per warp, the machine has {}",
-            kernel.machine.warp
-        ));
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SynthError {
+    /// The machine's warp is not the 32 lanes a trace records.
+    WarpLanes { lanes: u32 },
+    /// The kernel does not run.
+    Kernel(KernelError),
+    /// An active lane reads address 0, which NVBit's format takes for an inactive lane.
+    ZeroAddress {
+        /// N in `aN`.
+        stmt: u8,
+        block: [u32; 3],
+        warp: u32,
+        lane: usize,
+    },
+}
+
+impl fmt::Display for SynthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SynthError::WarpLanes { lanes } => write!(
+                f,
+                "warp: traces hold {TRACE_LANES} lanes per warp, the machine has {lanes}"
+            ),
+            SynthError::Kernel(e) => fmt::Display::fmt(e, f),
+            SynthError::ZeroAddress {
+                stmt,
+                block: [x, y, z],
+                warp,
+                lane,
+            } => write!(
+                f,
+                "a{stmt}.base: block ({x},{y},{z}) warp {warp} lane {lane} reads address 0, which \
+                 NVBit's format cannot tell from an inactive lane; move the array off address 0"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SynthError {}
+
+/// Why a kernel cannot be written as a trace.
+fn check(kernel: &Kernel) -> Result<(), SynthError> {
+    if kernel.machine.warp as usize != TRACE_LANES {
+        return Err(SynthError::WarpLanes {
+            lanes: kernel.machine.warp,
+        });
     }
     Ok(())
 }
@@ -33,7 +74,7 @@ fn opcode(e: &Executed<'_>) -> String {
 /// let text = nvbit_text(&inputs.kernel(Machine::default()).unwrap(), "vecLoad").unwrap();
 /// assert!(text.lines().nth(1).unwrap().starts_with("MEMTRACE: CTX 0x0000000000000001 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - LDG.E - 0x0000000000001000 "));
 /// ```
-pub fn nvbit_text(kernel: &Kernel, name: &str) -> Result<String, String> {
+pub fn nvbit_text(kernel: &Kernel, name: &str) -> Result<String, SynthError> {
     check(kernel)?;
     let mut out = String::new();
     let [gx, gy, gz] = kernel.grid;
@@ -69,12 +110,14 @@ pub fn nvbit_text(kernel: &Kernel, name: &str) -> Result<String, String> {
         }
         out.push('\n');
     })
-    .map_err(|e| e.to_string())?;
-    if let Some((n, [x, y, z], warp, lane)) = zero_lane {
-        return Err(format!(
-            "a{n}.base: block ({x},{y},{z}) warp {warp} lane {lane} reads address 0, which NVBit's \
-             format cannot tell from an inactive lane; move the array off address 0"
-        ));
+    .map_err(SynthError::Kernel)?;
+    if let Some((stmt, block, warp, lane)) = zero_lane {
+        return Err(SynthError::ZeroAddress {
+            stmt,
+            block,
+            warp,
+            lane,
+        });
     }
     Ok(out)
 }
@@ -84,7 +127,7 @@ pub fn nvbit_text(kernel: &Kernel, name: &str) -> Result<String, String> {
 /// a predicated-off instruction does, so every warp has the same lines. PCs are 0x10 × N for
 /// statement `aN`; addresses use mode 1 (base, stride) when the set lanes are one run with a
 /// constant stride, and mode 2 (base, deltas) otherwise, as the tracer chooses.
-pub fn accelsim_text(kernel: &Kernel, name: &str) -> Result<String, String> {
+pub fn accelsim_text(kernel: &Kernel, name: &str) -> Result<String, SynthError> {
     check(kernel)?;
     let mut out = String::new();
     let [gx, gy, gz] = kernel.grid;
@@ -134,7 +177,7 @@ pub fn accelsim_text(kernel: &Kernel, name: &str) -> Result<String, String> {
             lines.push(line);
         }
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(SynthError::Kernel)?;
     if current.is_some() {
         flush(&mut out, &mut per_warp, last_block);
     }
