@@ -10,7 +10,8 @@
 use super::super::address::{lane_address, last_byte};
 use super::super::expr::kernel::WarpVars;
 use super::super::expr::{EvalError, LANES};
-use super::super::warp::WarpAccess;
+use super::super::warp::{Cost, LaneError, WarpAccess};
+use super::analysis::WarpRow;
 use super::inputs::{Kernel, KernelError, KernelField, Statement, StmtField};
 
 /// The lanes of one warp of a block: their `threadIdx` and which exist.
@@ -256,4 +257,51 @@ fn blame_for_address(base: u64, elem: u64, idx: i64) -> StmtField {
     } else {
         StmtField::Idx
     }
+}
+
+/// The row of one counted warp instruction: where it ran (`block`, `iteration`, the site) and
+/// what it cost.
+pub(crate) fn warp_row(
+    block: u64,
+    iteration: u64,
+    site: Site,
+    stmt_number: u8,
+    instruction: Instruction,
+    cost: &Cost,
+    sector_bytes: u64,
+) -> WarpRow {
+    WarpRow {
+        block,
+        block_idx: site.block_idx,
+        warp: site.warp,
+        stmt: stmt_number,
+        iteration,
+        iter: site.i,
+        lane0_address: instruction.lane0,
+        active_lanes: instruction.active_lanes,
+        sectors: cost.sectors,
+        ideal_sectors: cost.ideal_sectors,
+        requested_bytes: cost.requested_bytes,
+        transferred_bytes: cost.sectors * sector_bytes,
+        wavefronts: cost.wavefronts,
+    }
+}
+
+/// The warp core refused a lane's bytes that the evaluator had already checked: a bug, named
+/// as one and blamed on the thread, never a silent zero.
+#[cold]
+pub(crate) fn unexpected_address(
+    kernel: &Kernel,
+    stmt: &Statement,
+    site: Site,
+    (lane, reason): LaneError,
+) -> KernelError {
+    thread_error(
+        kernel,
+        stmt,
+        StmtField::Idx,
+        site,
+        lane,
+        &format!("internal error, please report this link: {reason}"),
+    )
 }

@@ -4,12 +4,11 @@
 //! agree. [`Job::step`] does a bounded amount of work, so the page can run it in slices and
 //! cancel it by dropping the job.
 
-use super::super::machine::Space;
 use super::super::warp::{Measure, Tally, TallyOptions, UNIQUE_BUDGET_BYTES};
 use super::analysis::{KernelAnalysis, StatementFigures, WarpRow};
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, StmtField};
-use super::launch::thread_error;
-use super::walk::{Step, Walk};
+use super::launch::{thread_error, unexpected_address, warp_row};
+use super::walk::{internal, Step, Walk};
 
 /// A launch being analysed, resumable in slices.
 ///
@@ -105,39 +104,20 @@ impl Job {
         }
         let evaluator = &self.walk.evaluator;
         let access = evaluator.access(stmt, c.stmt, c.block, c.warp);
-        let number = stmt.number;
-        let sector_bytes = self.kernel.machine.sector_bytes;
-        let shared = stmt.space == Space::Shared;
-        let counted = self.tally.access(&access, |cost| WarpRow {
-            block: c.block,
-            block_idx: site.block_idx,
-            warp: c.warp,
-            stmt: number,
-            iteration: c.iteration,
-            iter: site.i,
-            lane0_address: instruction.lane0,
-            active_lanes: instruction.active_lanes,
-            sectors: cost.sectors,
-            ideal_sectors: cost.ideal_sectors,
-            requested_bytes: cost.requested_bytes,
-            transferred_bytes: cost.sectors * sector_bytes,
-            wavefronts: cost.wavefronts,
-        });
-        if let Err((lane, reason)) = counted {
-            // The evaluator checked every address already: this is not reached.
-            let field = if shared {
-                StmtField::Idx
-            } else {
-                StmtField::Base
-            };
-            return Err(thread_error(
-                &self.kernel,
-                stmt,
-                field,
+        let (number, sector_bytes) = (stmt.number, self.kernel.machine.sector_bytes);
+        let counted = self.tally.access(&access, |cost| {
+            warp_row(
+                c.block,
+                c.iteration,
                 site,
-                lane,
-                &reason.to_string(),
-            ));
+                number,
+                instruction,
+                cost,
+                sector_bytes,
+            )
+        });
+        if let Err(e) = counted {
+            return Err(unexpected_address(&self.kernel, stmt, site, e));
         }
         if self.tally.over_budget() {
             return Err(KernelError::new(
@@ -234,15 +214,6 @@ impl Job {
             notes: k.notes.clone(),
         }
     }
-}
-
-/// A statement position past the kernel's: a walk over another kernel, never reached.
-#[cold]
-fn internal(at: usize) -> KernelError {
-    KernelError::new(
-        KernelField::Grid,
-        format!("internal error: statement {at} is outside the kernel; please report this link"),
-    )
 }
 
 /// Runs `kernel` to the end in one go: [`Job::new`] then [`Job::finish`].

@@ -5,7 +5,7 @@
 
 use super::inputs::Kernel;
 use super::launch::{block_idx, warps_of_block, Evaluator, Instruction, Site, WarpLanes};
-use super::KernelError;
+use super::{KernelError, KernelField};
 
 /// Where a walk is: the next warp instruction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,7 +68,9 @@ impl Walk {
             return None;
         }
         let c = self.cursor;
-        let lanes = self.warps.get(c.warp as usize)?;
+        let Some(lanes) = self.warps.get(c.warp as usize) else {
+            return Some(Err(internal(c.stmt)));
+        };
         let site = Site {
             block_idx: block_idx(kernel, c.block),
             i: kernel.loop_range.value(c.iteration),
@@ -106,4 +108,14 @@ impl Walk {
             }
         }
     }
+}
+
+/// A position past the launch's warps or statements: a walk over another kernel, never
+/// reached. Named as a bug rather than counted as nothing.
+#[cold]
+pub(crate) fn internal(at: usize) -> KernelError {
+    KernelError::new(
+        KernelField::Grid,
+        format!("internal error: statement {at} is outside the kernel; please report this link"),
+    )
 }

@@ -9,7 +9,7 @@ use super::super::machine::LANES;
 use super::super::warp::Scratch;
 use super::analysis::WarpRow;
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, StmtField};
-use super::launch::{block_idx, warps_of_block, Evaluator, Site};
+use super::launch::{block_idx, unexpected_address, warp_row, warps_of_block, Evaluator, Site};
 use super::walk::Walk;
 
 /// A warp instruction's statement, iteration and block, as the page picks them.
@@ -53,23 +53,18 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
         };
         let instruction = evaluator.run(kernel, lanes, site)?;
         let access = evaluator.access(stmt, stmt_at, pick.block, site.warp);
-        // The evaluator checked every lane's bytes: measuring cannot fail.
-        let cost = scratch.measure(&access, sector_shift).unwrap_or_default();
-        rows.push(WarpRow {
-            block: pick.block,
-            block_idx: site.block_idx,
-            warp: site.warp,
-            stmt: pick.stmt,
-            iteration: pick.iteration,
-            iter: site.i,
-            lane0_address: instruction.lane0,
-            active_lanes: instruction.active_lanes,
-            sectors: cost.sectors,
-            ideal_sectors: cost.ideal_sectors,
-            requested_bytes: cost.requested_bytes,
-            transferred_bytes: cost.sectors * kernel.machine.sector_bytes,
-            wavefronts: cost.wavefronts,
-        });
+        let cost = scratch
+            .measure(&access, sector_shift)
+            .map_err(|e| unexpected_address(kernel, stmt, site, e))?;
+        rows.push(warp_row(
+            pick.block,
+            pick.iteration,
+            site,
+            pick.stmt,
+            instruction,
+            &cost,
+            kernel.machine.sector_bytes,
+        ));
     }
     Ok(rows)
 }

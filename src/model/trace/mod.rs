@@ -53,6 +53,9 @@ pub enum TraceLineError {
     Nvbit(NvbitError),
     /// Accel-Sim's reader refused the line.
     AccelSim(AccelSimError),
+    /// An execution of an instruction the importer never interned: a bug, never a silent
+    /// zero.
+    UnknownInstruction(usize),
 }
 
 impl fmt::Display for TraceLineError {
@@ -63,6 +66,10 @@ impl fmt::Display for TraceLineError {
             TraceLineError::NotUtf8 => f.write_str("not UTF-8 text"),
             TraceLineError::Nvbit(e) => fmt::Display::fmt(e, f),
             TraceLineError::AccelSim(e) => fmt::Display::fmt(e, f),
+            TraceLineError::UnknownInstruction(at) => write!(
+                f,
+                "internal error: instruction {at} was never read; please report this trace"
+            ),
         }
     }
 }
@@ -207,6 +214,48 @@ pub struct TraceAnalysis {
     pub notes: Vec<String>,
 }
 
+/// A remark about a whole trace, worded once in its `Display`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// The file is UTF-16, which is not read.
+    Utf16,
+    /// An Accel-Sim block had more than [`BLOCK_BUFFER`] records: replayed in parts.
+    BlockInParts,
+    /// The distinct-sector count reached its budget: `unique` is a lower bound.
+    UniqueLowerBound { unique: u64 },
+    /// More than [`POOLED_AFTER`] instructions: the later ones' write-backs are pooled.
+    Pooled { instructions: usize },
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::Utf16 => f.write_str(
+                "The file is UTF-16 text; traces are read as UTF-8 or ASCII: convert it first \
+                 (e.g. iconv -f UTF-16 -t UTF-8).",
+            ),
+            Note::BlockInParts => write!(
+                f,
+                "A thread block has more than {BLOCK_BUFFER} memory instructions: its warps \
+                 were interleaved in parts of that size."
+            ),
+            Note::UniqueLowerBound { unique } => write!(
+                f,
+                "The trace touches more distinct sectors, spread more thinly, than their count \
+                 can hold in {} MiB: the distinct-sector figure ({unique}) is a lower bound; \
+                 every other figure is exact.",
+                super::warp::UNIQUE_BUDGET_BYTES >> 20
+            ),
+            Note::Pooled { instructions } => write!(
+                f,
+                "The trace has {instructions} memory instructions: write-backs of the \
+                 instructions after the first {POOLED_AFTER} are charged to the \
+                 {POOLED_AFTER}th; the totals are exact."
+            ),
+        }
+    }
+}
+
 /// An Accel-Sim record held for its block's replay.
 #[derive(Clone, Debug)]
 struct Held {
@@ -248,6 +297,8 @@ pub struct Importer {
     held: RoundRobin<Held>,
     tally: tally::Tally,
     analysis: TraceAnalysis,
+    /// The remarks so far, each once, in the order they arose.
+    notes: Vec<Note>,
 }
 
 impl Importer {
@@ -261,6 +312,7 @@ impl Importer {
             reader: accelsim::Reader::default(),
             held: RoundRobin::default(),
             tally: tally::Tally::new(options.machine, options.cache_bytes, options.widths),
+            notes: Vec::new(),
             analysis: TraceAnalysis {
                 format: options.format,
                 machine: options.machine,
@@ -346,25 +398,20 @@ impl Importer {
         a.total = total;
         a.format = self.format;
         if over_budget {
-            a.notes.push(format!(
-                "The trace touches more distinct sectors, spread more thinly, than their count \
-                 can hold in {} MiB: the distinct-sector figure ({}) is a lower bound; every \
-                 other figure is exact.",
-                super::kernel::UNIQUE_BUDGET_BYTES >> 20,
-                total.unique_sectors
-            ));
+            self.notes.push(Note::UniqueLowerBound {
+                unique: total.unique_sectors,
+            });
         }
         if rows.len() > POOLED_AFTER {
-            a.notes.push(format!(
-                "The trace has {} memory instructions: write-backs of the instructions after \
-                 the first {POOLED_AFTER} are charged to the {POOLED_AFTER}th; the totals are exact.",
-                rows.len()
-            ));
+            self.notes.push(Note::Pooled {
+                instructions: rows.len(),
+            });
         }
         rows.sort_by_key(|i| {
             std::cmp::Reverse((i.excess_sectors(), i.wavefronts.conflicts(), i.sectors))
         });
         a.instructions = rows;
+        a.notes = self.notes.iter().map(Note::to_string).collect();
         a
     }
 
@@ -382,11 +429,7 @@ impl Importer {
         // the bytes arrive, and nothing of it is read.
         if n == 1 && (bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff])) {
             self.utf16 = true;
-            self.analysis.notes.push(
-                "The file is UTF-16 text; traces are read as UTF-8 or ASCII: convert it first \
-                 (e.g. iconv -f UTF-16 -t UTF-8)."
-                    .into(),
-            );
+            self.notes.push(Note::Utf16);
         }
         if self.utf16 {
             return;
@@ -464,16 +507,8 @@ impl Importer {
                     },
                 );
                 if self.held.len() >= BLOCK_BUFFER {
-                    if !self
-                        .analysis
-                        .notes
-                        .iter()
-                        .any(|n| n.starts_with("A thread block"))
-                    {
-                        self.analysis.notes.push(format!(
-                            "A thread block has more than {BLOCK_BUFFER} memory instructions: \
-                             its warps were interleaved in parts of that size."
-                        ));
+                    if !self.notes.contains(&Note::BlockInParts) {
+                        self.notes.push(Note::BlockInParts);
                     }
                     self.replay();
                 }

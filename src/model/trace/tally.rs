@@ -141,7 +141,7 @@ impl Tally {
         warp: u32,
     ) -> Result<(), TraceLineError> {
         let Some(site) = self.sites.get_mut(at) else {
-            return Ok(());
+            return Err(TraceLineError::UnknownInstruction(at));
         };
         let access = WarpAccess {
             site: at,

@@ -4,11 +4,17 @@
 //! and `#warning` are ignored. `__CUDACC__`, `__NVCC__`, `__cplusplus` (C++17) and
 //! `__linux__` are defined, and `__CUDA_ARCH__` is the machine's.
 //!
-//! A macro's tokens take the position of its use, so an error inside an expansion points at
+//! `call` splits a function-like macro's arguments and pastes tokens; `condition` evaluates
+//! `#if`. A macro's tokens take the position of its use, so an error inside an expansion points at
 //! the line that wrote the macro's name.
+
+mod call;
+mod condition;
 
 use super::error::{CudaError, ErrorKind, Pos};
 use super::lex::{Punct, Tok, Token};
+use call::{arguments, paste};
+use condition::Condition;
 use std::collections::HashMap;
 
 /// How deep macros may expand into each other.
@@ -549,182 +555,4 @@ impl Pre {
         }
         Ok(value != 0)
     }
-}
-
-/// The arguments of a call whose `(` is at `open`: top-level commas split them. Returns them
-/// and the position after the `)`.
-fn arguments(
-    tokens: &[Token],
-    open: usize,
-    name_token: &Token,
-    name: &str,
-) -> Result<(Vec<Vec<Token>>, usize), CudaError> {
-    let mut args = vec![Vec::new()];
-    let mut depth = 0usize;
-    let mut at = open + 1;
-    while let Some(t) = tokens.get(at) {
-        at += 1;
-        match &t.tok {
-            Tok::Punct(Punct::LParen) => depth += 1,
-            Tok::Punct(Punct::RParen) if depth == 0 => return Ok((args, at)),
-            Tok::Punct(Punct::RParen) => depth -= 1,
-            Tok::Punct(Punct::Comma) if depth == 0 => {
-                args.push(Vec::new());
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(last) = args.last_mut() {
-            last.push(t.clone());
-        }
-    }
-    Err(CudaError::new(
-        name_token.pos,
-        ErrorKind::UnclosedMacroCall(name.to_string()),
-    ))
-}
-
-/// Two tokens pasted by `##` into one: names and numbers join; anything else must make a
-/// punctuator.
-fn paste(left: &Token, right: &Token) -> Result<Token, CudaError> {
-    let text = format!("{}{}", left.tok.spelling(), right.tok.spelling());
-    let mut tokens = super::lex::tokenize(&text).map_err(|e| CudaError::new(left.pos, e.kind))?;
-    match (tokens.len(), tokens.pop()) {
-        (1, Some(t)) => Ok(Token {
-            tok: t.tok,
-            ..left.clone()
-        }),
-        _ => Err(CudaError::new(
-            left.pos,
-            ErrorKind::BadDirective {
-                directive: "define",
-                why: "## must make one token",
-            },
-        )),
-    }
-}
-
-/// An `#if` condition's integer constant expression, evaluated as `long long`: names left
-/// after expansion are 0, `true` is 1.
-struct Condition<'a> {
-    tokens: &'a [Token],
-    at: usize,
-    pos: Pos,
-}
-
-impl Condition<'_> {
-    fn peek(&self) -> Option<&Tok> {
-        self.tokens.get(self.at).map(|t| &t.tok)
-    }
-
-    fn error(&self, why: &str) -> CudaError {
-        let pos = self.tokens.get(self.at).map_or(self.pos, |t| t.pos);
-        CudaError::new(pos, ErrorKind::BadCondition(why.to_string()))
-    }
-
-    fn eat(&mut self, p: Punct) -> bool {
-        if self.peek().is_some_and(|t| t.is(p)) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn ternary(&mut self) -> Result<i128, CudaError> {
-        let cond = self.binary(1)?;
-        if !self.eat(Punct::Question) {
-            return Ok(cond);
-        }
-        let a = self.ternary()?;
-        if !self.eat(Punct::Colon) {
-            return Err(self.error("expected ':' in the conditional"));
-        }
-        let b = self.ternary()?;
-        Ok(if cond != 0 { a } else { b })
-    }
-
-    fn binary(&mut self, min: u8) -> Result<i128, CudaError> {
-        let mut lhs = self.unary()?;
-        loop {
-            let Some(Tok::Punct(p)) = self.peek() else {
-                return Ok(lhs);
-            };
-            let p = *p;
-            let Some(prec) = precedence(p).filter(|&q| q >= min) else {
-                return Ok(lhs);
-            };
-            let op_at = self.at;
-            self.at += 1;
-            let rhs = self.binary(prec + 1)?;
-            lhs = match p {
-                Punct::OrOr => i128::from(lhs != 0 || rhs != 0),
-                Punct::AndAnd => i128::from(lhs != 0 && rhs != 0),
-                Punct::Pipe => lhs | rhs,
-                Punct::Caret => lhs ^ rhs,
-                Punct::Amp => lhs & rhs,
-                Punct::EqEq => i128::from(lhs == rhs),
-                Punct::Ne => i128::from(lhs != rhs),
-                Punct::Lt => i128::from(lhs < rhs),
-                Punct::Gt => i128::from(lhs > rhs),
-                Punct::Le => i128::from(lhs <= rhs),
-                Punct::Ge => i128::from(lhs >= rhs),
-                Punct::Shl => lhs.checked_shl(rhs.clamp(0, 127) as u32).unwrap_or(0),
-                Punct::Shr => lhs >> rhs.clamp(0, 127),
-                Punct::Plus => lhs.wrapping_add(rhs),
-                Punct::Minus => lhs.wrapping_sub(rhs),
-                Punct::Star => lhs.wrapping_mul(rhs),
-                Punct::Slash | Punct::Percent if rhs == 0 => {
-                    self.at = op_at;
-                    return Err(self.error("division by zero"));
-                }
-                Punct::Slash => lhs.wrapping_div(rhs),
-                _ => lhs.wrapping_rem(rhs),
-            };
-        }
-    }
-
-    fn unary(&mut self) -> Result<i128, CudaError> {
-        let Some(tok) = self.peek().cloned() else {
-            return Err(self.error("the condition ends too soon"));
-        };
-        self.at += 1;
-        match tok {
-            Tok::Int { value, .. } => Ok(value as i128),
-            Tok::Char(c) => Ok(i128::from(c)),
-            Tok::Ident(name) => Ok(i128::from(name == "true")),
-            Tok::Punct(Punct::Minus) => Ok(self.unary()?.wrapping_neg()),
-            Tok::Punct(Punct::Plus) => self.unary(),
-            Tok::Punct(Punct::Bang) => Ok(i128::from(self.unary()? == 0)),
-            Tok::Punct(Punct::Tilde) => Ok(!self.unary()?),
-            Tok::Punct(Punct::LParen) => {
-                let v = self.ternary()?;
-                if !self.eat(Punct::RParen) {
-                    return Err(self.error("expected ')'"));
-                }
-                Ok(v)
-            }
-            other => {
-                self.at -= 1;
-                Err(self.error(&format!("'{}' cannot start a value", other.spelling())))
-            }
-        }
-    }
-}
-
-/// C's binding strength of a binary operator in a condition.
-fn precedence(p: Punct) -> Option<u8> {
-    Some(match p {
-        Punct::OrOr => 1,
-        Punct::AndAnd => 2,
-        Punct::Pipe => 3,
-        Punct::Caret => 4,
-        Punct::Amp => 5,
-        Punct::EqEq | Punct::Ne => 6,
-        Punct::Lt | Punct::Gt | Punct::Le | Punct::Ge => 7,
-        Punct::Shl | Punct::Shr => 8,
-        Punct::Plus | Punct::Minus => 9,
-        Punct::Star | Punct::Slash | Punct::Percent => 10,
-        _ => return None,
-    })
 }
