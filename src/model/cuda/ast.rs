@@ -8,18 +8,26 @@ use super::lex::IntSuffix;
 /// A scalar or a named type, before pointers and arrays.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Base {
+    /// `void`: a function that returns nothing.
     Void,
+    /// `bool`, one byte.
     Bool,
     /// `char`, `short`, `int`, `long`, `long long` and their unsigned forms, `size_t`, ….
     Int {
+        /// 1, 2, 4 or 8 bytes, with CUDA's LP64 sizes (`long` is 8).
         bytes: u8,
+        /// Whether the type is signed: `unsigned` and `size_t` are not.
         signed: bool,
     },
+    /// `float`, 4 bytes.
     Float,
+    /// `double`, 8 bytes.
     Double,
     /// CUDA's vector types: `float4` is `Vector { elem: Float, lanes: 4 }`.
     Vector {
+        /// The type of each component.
         elem: Box<Base>,
+        /// Components: 1 to 4.
         lanes: u8,
     },
     /// `dim3`.
@@ -28,7 +36,9 @@ pub enum Base {
     Auto,
     /// A struct, a typedef or a template parameter, with template arguments if any.
     Named {
+        /// The type's last name component (`thread_block` for `cg::thread_block`).
         name: String,
+        /// Its template arguments, empty when none were written.
         args: Vec<TemplateArg>,
     },
 }
@@ -36,11 +46,13 @@ pub enum Base {
 /// A type as written in a declaration's specifiers and declarator.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Type {
+    /// The scalar or named type the pointers and references apply to.
     pub base: Base,
     /// Levels of `*`.
     pub pointers: u8,
     /// `&` (a reference is an alias, no access of its own).
     pub reference: bool,
+    /// `const` (or `constexpr`) on the declared name.
     pub is_const: bool,
 }
 
@@ -59,20 +71,29 @@ impl Type {
 /// A template argument: a type, or an integer constant expression.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TemplateArg {
+    /// A type argument, `float` in `f<float>`.
     Type(Type),
+    /// An integer constant expression, `32` in `tile<32>`.
     Value(Expr),
 }
 
 /// A template parameter: `typename T` or `int N` (with a default if given).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TemplateParam {
+    /// `typename T` or `class T`.
     Type {
+        /// The parameter's name, a type name inside the template.
         name: String,
+        /// `= type`, used when an argument is not given.
         default: Option<Type>,
     },
+    /// `int N`, `unsigned BM`: a value known at compile time.
     Value {
+        /// The parameter's name, a constant inside the template.
         name: String,
+        /// The parameter's integer type.
         ty: Type,
+        /// `= value`, used when an argument is not given.
         default: Option<Expr>,
     },
 }
@@ -80,40 +101,66 @@ pub enum TemplateParam {
 /// Unary operators, prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
+    /// `-x`.
     Neg,
+    /// `+x`.
     Plus,
+    /// `!x`.
     Not,
+    /// `~x`.
     BitNot,
     /// `*p`.
     Deref,
     /// `&x`.
     AddressOf,
+    /// `++x`.
     PreInc,
+    /// `--x`.
     PreDec,
+    /// `x++`.
     PostInc,
+    /// `x--`.
     PostDec,
 }
 
 /// Binary operators, including the compound assignments' arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
+    /// `*`.
     Mul,
+    /// `/`.
     Div,
+    /// `%`.
     Rem,
+    /// `+`.
     Add,
+    /// `-`.
     Sub,
+    /// `<<`.
     Shl,
+    /// `>>`.
     Shr,
+    /// `<`.
     Lt,
+    /// `>`.
     Gt,
+    /// `<=`.
     Le,
+    /// `>=`.
     Ge,
+    /// `==`.
     Eq,
+    /// `!=`.
     Ne,
+    /// `&`.
     BitAnd,
+    /// `^`.
     BitXor,
+    /// `|`.
     BitOr,
+    /// `&&`, which evaluates its right side only for the lanes that need it.
     And,
+    /// `||`, which evaluates its right side only for the lanes that need it.
     Or,
 }
 
@@ -122,82 +169,131 @@ pub enum BinaryOp {
 pub enum CastKind {
     /// `(T)e` or `T(e)`.
     C,
+    /// `static_cast<T>(e)`.
     Static,
+    /// `reinterpret_cast<T>(e)`: between pointer types, one access of the target's size.
     Reinterpret,
+    /// `const_cast<T>(e)`.
     Const,
 }
 
 /// An expression and where it begins: for `a[i]`, the array's name; for `*p`, the `*`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
+    /// What the expression is.
     pub kind: ExprKind,
+    /// Where it begins in the file.
     pub pos: Pos,
 }
 
 /// What an expression is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
+    /// An integer literal.
     Int {
+        /// Its value, at most 2^64 − 1.
         value: u64,
+        /// `u`, `l`, `ll` and their combinations.
         suffix: IntSuffix,
+        /// Written in decimal: C's type rule tries only signed types for an unsuffixed decimal.
         decimal: bool,
     },
+    /// A floating literal.
     Float {
+        /// Its value.
         value: f64,
+        /// With an `f` suffix: `float`, not `double`.
         single: bool,
     },
+    /// `true` or `false`.
     Bool(bool),
+    /// A character literal's code point.
     Char(u32),
+    /// A string literal's text, escapes resolved.
     Str(String),
     /// A name, possibly qualified (`cg::this_thread_block`, `threadIdx`).
     Name(String),
     /// `base.field` or `base->field`.
     Member {
+        /// The struct or pointer whose member is read.
         base: Box<Expr>,
+        /// The member's name.
         field: String,
+        /// `->` rather than `.`.
         arrow: bool,
     },
+    /// `base[index]`: an access when `base` is a pointer or an array in memory.
     Index {
+        /// The array or pointer.
         base: Box<Expr>,
+        /// The element's index.
         index: Box<Expr>,
     },
+    /// A call of a device function, a built-in or a constructor.
     Call {
+        /// What is called: usually a name.
         callee: Box<Expr>,
+        /// `f<T, N>(…)`'s explicit template arguments.
         template_args: Vec<TemplateArg>,
+        /// The arguments, in order.
         args: Vec<Expr>,
     },
+    /// A prefix or postfix operator.
     Unary {
+        /// Which operator.
         op: UnaryOp,
+        /// What it applies to.
         operand: Box<Expr>,
     },
+    /// A binary operator other than assignment and the comma.
     Binary {
+        /// Which operator.
         op: BinaryOp,
+        /// The left operand.
         lhs: Box<Expr>,
+        /// The right operand.
         rhs: Box<Expr>,
     },
     /// `lhs = rhs`, or `lhs op= rhs`.
     Assign {
+        /// `None` for `=`, the operator of a compound assignment (`+=`).
         op: Option<BinaryOp>,
+        /// What is assigned to.
         lhs: Box<Expr>,
+        /// The value assigned.
         rhs: Box<Expr>,
     },
+    /// `cond ? then : otherwise`, each side evaluated only by the lanes that take it.
     Cond {
+        /// The condition.
         cond: Box<Expr>,
+        /// The value where it holds.
         then: Box<Expr>,
+        /// The value where it does not.
         otherwise: Box<Expr>,
     },
+    /// A cast.
     Cast {
+        /// Which cast was written.
         kind: CastKind,
+        /// The type cast to.
         ty: Type,
+        /// The value cast.
         operand: Box<Expr>,
     },
+    /// `sizeof(T)`.
     SizeofType(Type),
+    /// `sizeof e`: the size of `e`'s type, `e` not evaluated.
     SizeofExpr(Box<Expr>),
+    /// `alignof(T)`.
     AlignofType(Type),
+    /// `a, b`: `a`, then `b`'s value.
     Comma(Box<Expr>, Box<Expr>),
     /// `{a, b, c}`, or `T{a, b}` when `ty` is given.
     InitList {
+        /// The type constructed, for `T{…}` and `T(a, b)`; `None` for a bare `{…}`.
         ty: Option<Type>,
+        /// The values, in order.
         items: Vec<Expr>,
     },
 }
@@ -216,9 +312,13 @@ pub enum Init {
 /// Where a declared variable lives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Storage {
+    /// `__shared__`: one copy per block, in shared memory.
     pub shared: bool,
+    /// `extern`: with `__shared__`, the launch's dynamic shared memory.
     pub is_extern: bool,
+    /// `static`.
     pub is_static: bool,
+    /// `constexpr`: a compile-time constant.
     pub constexpr: bool,
     /// `__constant__` or `__device__` on a variable: device memory of its own.
     pub device: bool,
@@ -227,101 +327,151 @@ pub struct Storage {
 /// One name of a declaration: `*p`, `tile[32][33]`, `x = 0`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Declarator {
+    /// The declared name.
     pub name: String,
+    /// Where the name is written.
     pub pos: Pos,
+    /// The declared type, pointers and references included.
     pub ty: Type,
     /// Array extents, outermost first; `None` for `[]`.
     pub dims: Vec<Option<Expr>>,
+    /// Its initialiser, if any.
     pub init: Option<Init>,
 }
 
 /// A declaration: its storage and its names.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decl {
+    /// Storage written before the type.
     pub storage: Storage,
+    /// The names declared, in order.
     pub declarators: Vec<Declarator>,
+    /// Where the declaration begins.
     pub pos: Pos,
 }
 
 /// A statement and where it begins.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stmt {
+    /// What the statement is.
     pub kind: StmtKind,
+    /// Where it begins.
     pub pos: Pos,
 }
 
 /// What a statement is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
+    /// A declaration of local variables or shared arrays.
     Decl(Decl),
+    /// An expression evaluated for its effects.
     Expr(Expr),
+    /// `{ … }`: its statements in order.
     Block(Vec<Stmt>),
+    /// `if`: the `then` side runs with the lanes where `cond` holds, `otherwise` with the rest.
     If {
+        /// The condition.
         cond: Expr,
+        /// What the lanes where it holds run.
         then: Box<Stmt>,
+        /// What the others run, if written.
         otherwise: Option<Box<Stmt>>,
     },
+    /// `for (init; cond; step) body`: runs while any lane is still in it.
     For {
+        /// Run once before the loop.
         init: Option<Box<Stmt>>,
+        /// Checked before each iteration; none means forever.
         cond: Option<Expr>,
+        /// Run after each iteration.
         step: Option<Expr>,
+        /// The loop's body.
         body: Box<Stmt>,
     },
+    /// `while (cond) body`.
     While {
+        /// Checked before each iteration.
         cond: Expr,
+        /// The loop's body.
         body: Box<Stmt>,
     },
+    /// `do body while (cond);`.
     DoWhile {
+        /// The loop's body, run at least once.
         body: Box<Stmt>,
+        /// Checked after each iteration.
         cond: Expr,
     },
+    /// `switch (cond) body`.
     Switch {
+        /// The value switched on.
         cond: Expr,
+        /// The body with its `case` labels.
         body: Box<Stmt>,
     },
+    /// `case value:`.
     Case(Expr),
+    /// `default:`.
     Default,
+    /// `break;`: lanes leave the loop or switch.
     Break,
+    /// `continue;`: lanes leave the iteration.
     Continue,
+    /// `return [value];`: lanes leave the function.
     Return(Option<Expr>),
+    /// `;`.
     Empty,
 }
 
 /// Which of CUDA's execution spaces a function is for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Spaces {
+    /// `__global__`: a kernel, launched from the host.
     pub global: bool,
+    /// `__device__`: callable from device code.
     pub device: bool,
+    /// `__host__`: callable from the host (with `__device__`, from both).
     pub host: bool,
 }
 
 /// A function parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
+    /// The parameter's name; none in a prototype that omits it.
     pub name: Option<String>,
+    /// Its type; an array parameter is a pointer.
     pub ty: Type,
-    /// `T a[]` or `T a[N]`: an array parameter is a pointer.
+    /// Where the parameter begins.
     pub pos: Pos,
 }
 
 /// A function of device code: a kernel, a `__device__` function, or a struct's member.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
+    /// The function's name (`operator` for a conversion operator).
     pub name: String,
+    /// Where its declaration begins.
     pub pos: Pos,
+    /// Where it may run.
     pub spaces: Spaces,
+    /// `template <…>`'s parameters, when it is a template.
     pub template: Option<Vec<TemplateParam>>,
     /// The arguments of an explicit specialisation, `template <> f<float>(…)`.
     pub specialises: Option<Vec<TemplateArg>>,
+    /// The type it returns (the target type of a conversion operator).
     pub ret: Type,
+    /// The parameters, in order.
     pub params: Vec<Param>,
+    /// The body's statements; empty for a prototype.
     pub body: Vec<Stmt>,
 }
 
 /// What a struct holds: fields, member functions, constructors.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Member {
+    /// A data member.
     Field(Decl),
+    /// A member function.
     Method(Function),
     /// A constructor (its name is the struct's).
     Ctor(Function),
@@ -332,22 +482,32 @@ pub enum Member {
 /// A struct or class.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructDef {
+    /// The struct's name (its typedef's for `typedef struct { … } Name;`).
     pub name: String,
+    /// Where the name is written.
     pub pos: Pos,
+    /// `template <…>`'s parameters, when it is a template.
     pub template: Option<Vec<TemplateParam>>,
+    /// The arguments of an explicit specialisation, `template <> struct S<double>`.
     pub specialises: Option<Vec<TemplateArg>>,
+    /// Its members, in declaration order (the layout's order).
     pub members: Vec<Member>,
 }
 
 /// One top-level item of device code.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
+    /// A kernel or a device function.
     Function(Function),
+    /// A struct or class.
     Struct(StructDef),
     /// `typedef T name;` or `using name = T;`.
     Alias {
+        /// The alias's name.
         name: String,
+        /// The type it stands for.
         ty: Type,
+        /// Where the alias is written.
         pos: Pos,
     },
     /// A `const`, `constexpr`, `__constant__` or `__device__` global.
@@ -358,17 +518,32 @@ pub enum Item {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Skipped {
     /// A host function (`main` included), at its line.
-    Host { name: String, line: u32 },
+    Host {
+        /// The function's name.
+        name: String,
+        /// The line its declaration begins on.
+        line: u32,
+    },
     /// A host declaration that is not a function (a host global, a class with host code).
-    HostDecl { line: u32 },
+    HostDecl {
+        /// The line it begins on.
+        line: u32,
+    },
     /// Device code outside the subset: an error only if the launched kernel reaches it.
-    Unread { name: String, error: CudaError },
+    Unread {
+        /// The item's name, or "a declaration".
+        name: String,
+        /// Why it is outside the subset.
+        error: CudaError,
+    },
 }
 
 /// A whole source: its device items, and what was skipped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unit {
+    /// The device items read, in file order.
     pub items: Vec<Item>,
+    /// What was left out, for the note beside the figures.
     pub skipped: Vec<Skipped>,
     /// Each `#include` line and what it names.
     pub includes: Vec<(u32, String)>,

@@ -6,14 +6,18 @@ use std::fmt;
 /// A position in the file as given: lines and columns count from 1, columns in characters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pos {
+    /// The line, from 1.
     pub line: u32,
+    /// The column, from 1, in characters.
     pub column: u32,
 }
 
 /// An error in the source, at `pos`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CudaError {
+    /// Where the problem is.
     pub pos: Pos,
+    /// What it is.
     pub kind: ErrorKind,
 }
 
@@ -29,19 +33,28 @@ impl CudaError {
 pub enum ErrorKind {
     /// The source is longer than [`super::lex::MAX_SOURCE_BYTES`].
     SourceTooLong {
+        /// The source's length.
         bytes: usize,
     },
+    /// A `/*` with no `*/`.
     UnclosedComment,
+    /// A character no token starts with.
     UnexpectedChar(char),
+    /// A number's text that is not a C literal.
     BadNumber(String),
+    /// An integer literal past 2^64 − 1.
     NumberTooLarge(String),
+    /// A quote with no closing quote on its line.
     UnclosedLiteral,
+    /// A character literal that is empty or holds more than one character.
     BadCharLiteral,
     /// A directive the preprocessor does not know.
     UnknownDirective(String),
     /// A directive without what it needs, e.g. `#define` with no name.
     BadDirective {
+        /// The directive, without its `#`.
         directive: &'static str,
+        /// What is wrong with it.
         why: &'static str,
     },
     /// `#else`, `#elif` or `#endif` with no `#if`.
@@ -52,8 +65,11 @@ pub enum ErrorKind {
     ErrorDirective(String),
     /// A function-like macro called with the wrong number of arguments.
     MacroArguments {
+        /// The macro's name.
         name: String,
+        /// Parameters it has.
         expected: usize,
+        /// Arguments given.
         found: usize,
     },
     /// A function-like macro's call whose `)` never comes.
@@ -66,11 +82,14 @@ pub enum ErrorKind {
     BadCondition(String),
     /// A token the grammar does not allow here.
     Expected {
+        /// What the grammar wanted here.
         what: &'static str,
+        /// The token found instead.
         found: String,
     },
     /// A construct outside the supported subset.
     Unsupported {
+        /// The construct, named for people ("goto", "a lambda").
         construct: &'static str,
     },
 }

@@ -12,54 +12,103 @@ pub const MAX_SOURCE_BYTES: usize = 1 << 20;
 /// A punctuator, longest match first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Punct {
+    /// `{`.
     LBrace,
+    /// `}`.
     RBrace,
+    /// `[`.
     LBracket,
+    /// `]`.
     RBracket,
+    /// `(`.
     LParen,
+    /// `)`.
     RParen,
+    /// `;`.
     Semi,
+    /// `,`.
     Comma,
+    /// `.`.
     Dot,
+    /// `->`.
     Arrow,
+    /// `...`.
     Ellipsis,
+    /// `++`.
     PlusPlus,
+    /// `--`.
     MinusMinus,
+    /// `&`.
     Amp,
+    /// `*`.
     Star,
+    /// `+`.
     Plus,
+    /// `-`.
     Minus,
+    /// `~`.
     Tilde,
+    /// `!`.
     Bang,
+    /// `/`.
     Slash,
+    /// `%`.
     Percent,
+    /// `<<`.
     Shl,
+    /// `>>`.
     Shr,
+    /// `<`.
     Lt,
+    /// `>`.
     Gt,
+    /// `<=`.
     Le,
+    /// `>=`.
     Ge,
+    /// `==`.
     EqEq,
+    /// `!=`.
     Ne,
+    /// `^`.
     Caret,
+    /// `|`.
     Pipe,
+    /// `&&`.
     AndAnd,
+    /// `||`.
     OrOr,
+    /// `?`.
     Question,
+    /// `:`.
     Colon,
+    /// `::`.
     ColonColon,
+    /// `=`.
     Assign,
+    /// `*=`.
     StarAssign,
+    /// `/=`.
     SlashAssign,
+    /// `%=`.
     PercentAssign,
+    /// `+=`.
     PlusAssign,
+    /// `-=`.
     MinusAssign,
+    /// `<<=`.
     ShlAssign,
+    /// `>>=`.
     ShrAssign,
+    /// `&=`.
     AmpAssign,
+    /// `^=`.
     CaretAssign,
+    /// `|=`.
     PipeAssign,
+    /// `#`.
     Hash,
+    /// `##`.
     HashHash,
 }
 
@@ -129,6 +178,7 @@ impl Punct {
 /// What an integer literal's suffix asks for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct IntSuffix {
+    /// `u` or `U`.
     pub unsigned: bool,
     /// 0 for none, 1 for `l`, 2 for `ll`.
     pub longs: u8,
@@ -137,20 +187,29 @@ pub struct IntSuffix {
 /// One token's kind and value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
+    /// A name or a keyword.
     Ident(String),
     /// An integer literal; `decimal` tells C's type rule which list of types to try.
     Int {
+        /// Its value, at most 2^64 − 1.
         value: u128,
+        /// `u`, `l`, `ll` and their combinations.
         suffix: IntSuffix,
+        /// Written in decimal (C's type rule differs for octal and hex).
         decimal: bool,
     },
     /// A floating literal; `single` with an `f` suffix.
     Float {
+        /// Its value.
         value: f64,
+        /// With an `f` suffix: `float`.
         single: bool,
     },
+    /// A character literal's code point.
     Char(u32),
+    /// A string literal's text, escapes resolved.
     Str(String),
+    /// A punctuator.
     Punct(Punct),
 }
 
@@ -184,7 +243,9 @@ impl Tok {
 /// A token where it stands in the file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Token {
+    /// What the token is.
     pub tok: Tok,
+    /// Where it begins in the file.
     pub pos: Pos,
     /// The first token of a logical line (a directive's `#` must be one).
     pub line_start: bool,
