@@ -224,12 +224,23 @@ fn item(tokens: &[Token], names: &Names, unit: &mut Unit) {
     let h = head(tokens);
     let keyword = h.keyword.as_deref();
     let device = h.spaces.global || h.spaces.device;
-    let declares_type = matches!(
-        keyword,
-        Some(
-            "struct" | "class" | "typedef" | "using" | "template" | "union" | "enum" | "namespace"
-        )
-    );
+    // A template is a type unless it is a function: a host function template, or an explicit
+    // instantiation (`template void f<int>(…);`), is host code.
+    let host_template = keyword == Some("template") && h.function.is_some() && !device;
+    let declares_type = !host_template
+        && matches!(
+            keyword,
+            Some(
+                "struct"
+                    | "class"
+                    | "typedef"
+                    | "using"
+                    | "template"
+                    | "union"
+                    | "enum"
+                    | "namespace"
+            )
+        );
     if matches!(keyword, Some("using"))
         && tokens.get(1).and_then(|t| t.tok.ident()) == Some("namespace")
     {
