@@ -18,11 +18,17 @@ use plotters::style::RGBColor;
 /// Colours and scale for one rendering, taken from the page's CSS custom properties.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Theme {
+    /// Plot-area fill; the page reads CSS `--surface`.
     pub background: RGBColor,
+    /// Axis descriptions and titles; CSS `--text`.
     pub text: RGBColor,
+    /// Tick labels, axes and secondary marks; CSS `--muted`.
     pub muted: RGBColor,
+    /// Grid lines; CSS `--border`.
     pub grid: RGBColor,
+    /// The main series (requested bytes, the roof); CSS `--accent`.
     pub accent: RGBColor,
+    /// What needs attention: bank conflicts, heat, the picked lane, the points; CSS `--warn`.
     pub warn: RGBColor,
     /// Backend pixels per CSS pixel (devicePixelRatio on a canvas, 1 for SVG).
     pub scale: f64,

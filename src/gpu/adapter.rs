@@ -9,7 +9,12 @@ use web_sys::{GpuAdapter, GpuPowerPreference, GpuRequestAdapterOptions};
 /// What [`detect`] found.
 pub enum Detection {
     /// An adapter, with what it says of itself and its limits.
-    Ready { info: AdapterInfo, limits: Limits },
+    Ready {
+        /// Vendor, architecture, fallback flag and whether `timestamp-query` is offered.
+        info: AdapterInfo,
+        /// The buffer and dispatch limits a plan must fit.
+        limits: Limits,
+    },
     /// No WebGPU here, and why.
     Unavailable(Unavailable),
 }

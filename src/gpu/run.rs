@@ -15,7 +15,9 @@ use web_sys::GpuAdapter;
 /// How far a run has got.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
+    /// Steps finished so far, from 0 up to `total`.
     pub done: u32,
+    /// All steps: one buffer fill, then per stride a check, the warm-ups and the timed runs.
     pub total: u32,
     /// What is being measured, e.g. "the 32 B stride (2 of 4)": it changes once per stride,
     /// so a screen reader hears it without a flood of updates.
@@ -26,9 +28,13 @@ pub struct Progress {
 
 /// A finished run.
 pub struct Outcome {
+    /// What the adapter said of itself, for the evidence export.
     pub info: AdapterInfo,
+    /// The adapter's buffer and dispatch limits the plan was checked against.
     pub limits: Limits,
+    /// How the runs were timed: GPU timestamps when `timestamp-query` was offered, else wall clock.
     pub timer: Timer,
+    /// One measurement per stride of the plan, in the plan's order.
     pub measurements: Vec<Measurement>,
 }
 

@@ -18,20 +18,33 @@ use std::fmt;
 pub enum AccessError {
     /// `base + elem × idx` is below 0.
     Negative {
+        /// The array's byte address.
         base: u64,
+        /// Bytes per element.
         elem: u64,
+        /// The element index.
         idx: i64,
+        /// The exact `base + elem × idx`, below 0.
         address: i128,
     },
     /// `base + elem × idx` is 2^64 or more.
     PastEnd {
+        /// The array's byte address.
         base: u64,
+        /// Bytes per element.
         elem: u64,
+        /// The element index.
         idx: i64,
+        /// The exact `base + elem × idx`, 2^64 or more.
         address: i128,
     },
     /// The first byte is valid, the last of the `elem` bytes is not.
-    BytesPastEnd { address: u64, elem: u64 },
+    BytesPastEnd {
+        /// The lane's first byte, a valid address.
+        address: u64,
+        /// Bytes requested from it; `address + elem − 1` passes 2^64 − 1.
+        elem: u64,
+    },
 }
 
 impl fmt::Display for AccessError {

@@ -120,7 +120,9 @@ impl Group {
 pub struct BankReport {
     /// Lanes per group for this access size.
     pub group_lanes: u32,
+    /// The lane groups in lane order: 32 lanes for accesses up to 4 bytes, 16 for 8, 8 for 16.
     pub groups: Vec<Group>,
+    /// Wavefronts and ideal summed over the groups.
     pub totals: Wavefronts,
 }
 

@@ -81,7 +81,9 @@ impl Space {
 /// What a statement does: read, write, or wait at a barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AccessKind {
+    /// Reads `elem` bytes per active lane; a miss fetches its sector from DRAM.
     Load,
+    /// Writes `elem` bytes per active lane; a miss allocates its sector without fetching it.
     Store,
     /// `__syncthreads()`: no memory access; counted as one barrier per block each time the
     /// block reaches it.

@@ -4,7 +4,9 @@
 /// A fraction kept exact, shown as a decimal or a percentage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ratio {
+    /// The part, e.g. requested or distinct bytes.
     pub numerator: u64,
+    /// The whole, e.g. transferred bytes; never 0: with nothing to divide by there is no `Ratio`.
     pub denominator: u64,
 }
 

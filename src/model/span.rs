@@ -5,7 +5,9 @@
 /// An inclusive run of sector, line or byte indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
+    /// The first index in the span, included.
     pub first: u64,
+    /// The last index in the span, included; never below `first`.
     pub last: u64,
 }
 

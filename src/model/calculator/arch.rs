@@ -10,8 +10,11 @@ pub struct Arch {
     pub id: &'static str,
     /// The name people know it by.
     pub name: &'static str,
+    /// Lanes per warp or wavefront: the `warp` default this preset fills.
     pub warp: u32,
+    /// Bytes in the serviced unit: the `sector` default.
     pub sector_bytes: u64,
+    /// Bytes in a cache line, a multiple of the sector: the `line` default.
     pub line_bytes: u64,
     /// The assumption, and where it comes from, in one line.
     pub note: &'static str,

@@ -13,7 +13,9 @@ pub const MAX_ROWS: usize = 40;
 /// One word some lane covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cell {
+    /// The word's bank, `word mod 32`: the cell's column.
     pub bank: u32,
+    /// Word index: byte address ÷ 4.
     pub word: u64,
     /// Active lanes covering this word, ascending.
     pub lanes: Vec<u32>,
@@ -35,6 +37,7 @@ pub struct Row {
 /// The whole map.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BankMap {
+    /// Touched rows, ascending, at most [`MAX_ROWS`].
     pub rows: Vec<Row>,
     /// Touched rows past [`MAX_ROWS`], not drawn.
     pub hidden_rows: usize,
@@ -42,7 +45,9 @@ pub struct BankMap {
     pub busiest: Option<(usize, u32, u32)>,
     /// Lanes served together.
     pub group_lanes: u32,
+    /// Wavefronts the whole request needs.
     pub wavefronts: u64,
+    /// The fewest it could need: one per lane group with an active lane.
     pub ideal: u64,
     /// Lanes that take no part, ascending.
     pub inactive: Vec<u32>,

@@ -49,28 +49,42 @@ pub const ELEMENT_TYPES: [(&str, u64); 6] = [
 pub enum Layout {
     /// `a[offset + stride·t]` over an array of `element`.
     Strided {
+        /// An element type of [`ELEMENT_TYPES`], e.g. `float`; it sets `elem`.
         element: &'static str,
+        /// Elements between consecutive lanes; negative runs backwards, 0 is a broadcast.
         stride: i64,
+        /// The element lane 0 reads, counted from the array's start.
         offset: i64,
     },
     /// A row-major matrix `m[row][col]` of `element`, `rows` × `cols`, rows `pitch` elements
     /// apart (≥ cols, padding allowed); lane t takes the next column along the row, or the
     /// next row down. Lanes that would run off the matrix are masked out with `active`.
     Matrix {
+        /// An element type of [`ELEMENT_TYPES`]; it sets `elem`.
         element: &'static str,
+        /// Number of rows, at least 1; with `down_column` it bounds how many lanes stay active.
         rows: i64,
+        /// Number of columns, in elements, at least 1.
         cols: i64,
+        /// Elements from one row's start to the next, at least `cols`.
         pitch: i64,
+        /// Lane t reads row `row + t` of column `col`; when false, column `col + t` of row `row`.
         down_column: bool,
+        /// The row lane 0 reads, from 0 to `rows` − 1.
         row: i64,
+        /// The column lane 0 reads, from 0 to `cols` − 1.
         col: i64,
     },
     /// Field `field_offset`..+`field_bytes` of structures of `struct_bytes`, lane t reading
     /// structure t; as a structure of arrays, lane t reads element t of that field's array.
     Structures {
+        /// Size of one structure in bytes, a multiple of `field_bytes` unless `as_arrays`.
         struct_bytes: u64,
+        /// Byte offset of the field inside the structure; it becomes `base`.
         field_offset: u64,
+        /// Size of the field in bytes: 1, 2, 4, 8 or 16; it becomes `elem`.
         field_bytes: u64,
+        /// A structure of arrays instead: lane t reads element t of the field's packed array.
         as_arrays: bool,
     },
 }
@@ -252,19 +266,31 @@ pub fn affine(stride: i64, offset: i64) -> String {
 pub struct BuilderForm {
     /// `strided`, `matrix` or `structures`.
     pub kind: String,
+    /// Element type name, one of [`ELEMENT_TYPES`]; used by the strided and matrix layouts.
     pub element: String,
+    /// Strided: elements between lanes, a signed whole number.
     pub stride: String,
+    /// Strided: the element lane 0 reads, a signed whole number.
     pub offset: String,
+    /// Matrix: number of rows.
     pub rows: String,
+    /// Matrix: number of columns, in elements.
     pub cols: String,
+    /// Matrix: row pitch, in elements or, with `pitch_in_bytes`, in bytes.
     pub pitch: String,
     /// The row pitch is in bytes (as the course states it) rather than elements.
     pub pitch_in_bytes: bool,
+    /// Matrix: lanes walk down a column (true) or along a row (false).
     pub down_column: bool,
+    /// Matrix: the 0-based row lane 0 starts at.
     pub row: String,
+    /// Matrix: the 0-based column lane 0 starts at.
     pub col: String,
+    /// Structures: size of one structure, in bytes.
     pub struct_bytes: String,
+    /// Structures: the field's byte offset inside the structure.
     pub field_offset: String,
+    /// Structures: the field's size, in bytes.
     pub field_bytes: String,
 }
 

@@ -12,11 +12,15 @@ use super::sectors::Analysis;
 pub struct Pair {
     /// Stable identifier.
     pub id: &'static str,
+    /// The pair picker's title, naming the course example: "Ex8a: row against column traversal".
     pub name: &'static str,
     /// What each side is, in the sentence that compares them.
     pub a_name: &'static str,
+    /// What side B is, in the comparing sentence, e.g. "column traversal".
     pub b_name: &'static str,
+    /// Scenario A's inputs, the baseline.
     pub a: Inputs,
+    /// Scenario B's inputs, compared against A; its fields travel as `b.…` parameters.
     pub b: Inputs,
 }
 

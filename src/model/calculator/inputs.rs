@@ -17,15 +17,25 @@ use std::fmt;
 /// One input of the calculator, named by its URL parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Field {
+    /// Architecture preset id (`volta`, `cdna3`, …) that supplies the machine defaults: `arch`.
     Arch,
+    /// `global` or `shared`: `space`.
     Space,
+    /// Lanes in the warp, 1 to 64: `warp`.
     Warp,
+    /// Bytes each lane accesses, 1, 2, 4, 8 or 16: `elem`.
     Elem,
+    /// Byte address of element 0: `base`.
     Base,
+    /// Element index of lane `t`, a C expression: `idx`.
     Idx,
+    /// Which lanes take part; empty means every lane: `active`.
     Active,
+    /// Explicit per-lane byte addresses that replace base and idx: `addrs`.
     Addrs,
+    /// Sector size in bytes, a power of two from 8 to 1024: `sector`.
     Sector,
+    /// Cache-line size in bytes, a power-of-two multiple of the sector: `line`.
     Line,
 }
 
@@ -204,7 +214,12 @@ impl Default for Inputs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Addressing {
     /// `A(t) = base + elem × idx(t)`.
-    Indexed { base: u64, idx: Expr },
+    Indexed {
+        /// Byte address of element 0.
+        base: u64,
+        /// Element index of lane `t`; lane t reads from `base + elem × idx(t)`.
+        idx: Expr,
+    },
     /// One entry per lane; `None` is a lane the list marks inactive.
     Explicit(Vec<Option<u64>>),
 }
@@ -218,13 +233,19 @@ pub use super::super::machine::Space;
 /// Checked inputs: every value is in range and every expression parses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
+    /// Global (sectors and lines) or shared (banks and wavefronts).
     pub space: Space,
+    /// Lanes in the warp, 1 to 64; lane ids run 0 to warp − 1.
     pub warp: u32,
+    /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
     pub elem: u64,
+    /// Where each lane's address comes from: base and idx, or the explicit list.
     pub addressing: Addressing,
     /// `None` when every lane is active.
     pub active: Option<Expr>,
+    /// Bytes in a sector, a power of two from 8 to 1024.
     pub sector_bytes: u64,
+    /// Bytes in a cache line, a power-of-two multiple of `sector_bytes`, at most 4096.
     pub line_bytes: u64,
 }
 

@@ -12,13 +12,25 @@ pub enum Regime {
     /// Flat: every lane reads the same address.
     Broadcast,
     /// Slope = ±elem: consecutive lanes read consecutive elements.
-    Coalesced { stride: i128 },
+    Coalesced {
+        /// Bytes of address per lane id, ±elem.
+        stride: i128,
+    },
     /// 0 < |slope| < elem: neighbouring lanes share bytes.
-    Overlapping { stride: i128 },
+    Overlapping {
+        /// Bytes of address per lane id, nonzero and smaller in size than elem.
+        stride: i128,
+    },
     /// elem < |slope| < one sector: sectors carry bytes nobody asked for.
-    PartialWaste { stride: i128 },
+    PartialWaste {
+        /// Bytes of address per lane id, between elem and one sector in size.
+        stride: i128,
+    },
     /// |slope| ≥ one sector: every lane pays for a sector of its own.
-    SectorPerLane { stride: i128 },
+    SectorPerLane {
+        /// Bytes of address per lane id, at least one sector in size.
+        stride: i128,
+    },
     /// No single slope.
     Mixed,
 }

@@ -200,7 +200,9 @@ fn global_readouts(a: &Analysis) -> [Readout; 5] {
 /// One row of the lane table.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LaneRow {
+    /// Lane id, 0 to warp − 1: `data-lane`.
     pub lane: u32,
+    /// Whether the lane takes part (the `active` mask and the address list): `data-active`.
     pub active: bool,
     /// Decimal address for `data-address`; empty when inactive.
     pub address: String,

@@ -30,6 +30,7 @@ impl Slot {
 /// Where a lane's first byte sits on the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaneMark {
+    /// The active lane, 0 to warp − 1.
     pub lane: u32,
     /// Index into [`SectorMap::slots`].
     pub slot: usize,
@@ -40,9 +41,13 @@ pub struct LaneMark {
 /// The whole map.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SectorMap {
+    /// Bytes in a sector: the width of every slot.
     pub sector_bytes: u64,
+    /// Bytes in a cache line; slots whose sector starts a line are marked.
     pub line_bytes: u64,
+    /// The touched sectors, ascending, with axis breaks over untouched space.
     pub slots: Vec<Slot>,
+    /// Each active lane's place, in lane order.
     pub lanes: Vec<LaneMark>,
     /// Lanes that take no part, ascending.
     pub inactive: Vec<u32>,

@@ -89,8 +89,11 @@ impl Totals {
 pub enum Formula {
     /// `A(t) = base + elem × idx(t)`, with idx as typed.
     Indexed {
+        /// Byte address of element 0, as checked.
         base: u64,
+        /// The index expression as the user typed it.
         idx: String,
+        /// True when idx is exactly `t`, so the derivation writes `elem·t`.
         idx_is_lane: bool,
     },
     /// From the explicit address list.
@@ -102,10 +105,15 @@ pub enum Formula {
 pub struct Analysis {
     /// The memory read: global (sectors and lines) or shared (banks).
     pub space: Space,
+    /// Lanes in the warp, 1 to 64.
     pub warp: u32,
+    /// Bytes each lane requests.
     pub elem: u64,
+    /// Bytes in a sector.
     pub sector_bytes: u64,
+    /// Bytes in a cache line, a multiple of the sector.
     pub line_bytes: u64,
+    /// How the addresses were formed, for the derivation's first step.
     pub formula: Formula,
     /// Whether an `active` expression masked lanes.
     pub masked: bool,
@@ -113,6 +121,7 @@ pub struct Analysis {
     pub lanes: Vec<Lane>,
     /// The touched sectors as merged runs, ascending.
     pub sector_runs: Vec<Span>,
+    /// Active lanes, requested bytes, sectors, lines and efficiency for the whole warp.
     pub totals: Totals,
     /// The bank analysis, in shared memory only.
     pub banks: Option<BankReport>,

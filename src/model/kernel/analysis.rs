@@ -17,9 +17,11 @@ pub struct StatementFigures {
     pub number: u8,
     /// The label: the typed name or `aN`.
     pub name: String,
+    /// Load, store or barrier.
     pub kind: AccessKind,
     /// The memory it accesses; global for a barrier.
     pub space: super::super::inputs::Space,
+    /// Its figures over every warp and iteration; `unique_sectors` counts each of its sectors once.
     pub figures: Figures,
 }
 
@@ -40,6 +42,7 @@ pub struct WarpRow {
     pub iter: i64,
     /// Lane 0's address; `None` when lane 0 is inactive.
     pub lane0_address: Option<u64>,
+    /// Lanes of the warp that took part, 0 to the warp width.
     pub active_lanes: u32,
     /// Distinct sectors, counted cold; 0 for a shared-memory statement, which moves none.
     pub sectors: u64,
@@ -84,6 +87,7 @@ impl WarpRow {
 /// Everything the kernel view shows for one launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelAnalysis {
+    /// Warp width, sector and line sizes the launch was counted on.
     pub machine: Machine,
     /// 0 for no cache.
     pub cache_bytes: u64,
@@ -96,6 +100,7 @@ pub struct KernelAnalysis {
     pub worst: Vec<WarpRow>,
     /// The same for excess sectors, wavefronts and bank conflicts: see [`KernelAnalysis::worst_by`].
     pub(crate) worst_other: [Vec<WarpRow>; 3],
+    /// Sectors, excess, wavefronts and conflicts per (block, warp), binned for big grids.
     pub heat: HeatMap,
     /// FLOPs per thread per iteration × every thread of the launch × iterations: inactive
     /// threads are counted too, since a guard usually skips the memory access only.

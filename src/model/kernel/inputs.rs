@@ -34,12 +34,19 @@ pub(super) const MAX_EXTENT: u64 = (1 << 31) - 1;
 /// One field of a statement; its URL parameter is `aN.` followed by [`StmtField::name`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum StmtField {
+    /// `load`, `store` or `sync`: URL parameter `aN.kind`.
     Kind,
+    /// `global` or `shared`: `aN.space`.
     Space,
+    /// Bytes per access, 1, 2, 4, 8 or 16: `aN.elem`.
     Elem,
+    /// The array's byte address: `aN.base`.
     Base,
+    /// The element index, a kernel expression: `aN.idx`.
     Idx,
+    /// Which threads take part; empty means all: `aN.active`.
     Active,
+    /// A short label, at most 24 characters: `aN.name`.
     Name,
 }
 
@@ -72,10 +79,15 @@ impl StmtField {
 /// One input of the kernel view, named by its URL parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum KernelField {
+    /// Blocks per axis, `X,Y,Z`: URL parameter `grid`.
     Grid,
+    /// Threads per block per axis, at most 1024 in all: `block`.
     Block,
+    /// `START:END[:STEP]`, END exclusive, or empty for no loop: `loop`.
     Loop,
+    /// Cache bytes, 0 for none: `cache`.
     Cache,
+    /// FLOPs per thread per iteration, for the roofline hand-off: `flops`.
     Flops,
     /// A field of statement `aN`, N from 1 to 8.
     Stmt(u8, StmtField),
@@ -347,6 +359,7 @@ impl KernelInputs {
 pub struct Statement {
     /// Its number N in `aN`, 1 to 8.
     pub number: u8,
+    /// Load, store or `__syncthreads()` barrier.
     pub kind: AccessKind,
     /// The memory accessed; global for a barrier.
     pub space: Space,
@@ -354,6 +367,7 @@ pub struct Statement {
     pub elem: u64,
     /// The array's byte address.
     pub base: u64,
+    /// The element index each thread accesses; the byte address is `base + elem × idx`.
     pub idx: KernelExpr,
     /// `None` when every thread takes part. For a barrier, the condition under which the
     /// block reaches it, which must be the same for every thread of the block.
@@ -365,7 +379,9 @@ pub struct Statement {
 /// A checked loop: `i` takes `start`, `start + step`, … for `iterations` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoopRange {
+    /// The first value of `i`.
     pub start: i64,
+    /// Added to `i` each iteration; never 0, negative counts down.
     pub step: i64,
     /// 0 to 2^20; 1 when there is no loop.
     pub iterations: u64,
@@ -385,11 +401,13 @@ impl LoopRange {
 /// Checked inputs: every value is in range and every expression parses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Kernel {
+    /// Warp, sector and line sizes, from the calculator's inputs.
     pub machine: Machine,
     /// Blocks along x, y and z.
     pub grid: [u32; 3],
     /// Threads per block along x, y and z.
     pub block: [u32; 3],
+    /// The values of `i`; one pass with `i = 0` when the kernel has no loop.
     pub loop_range: LoopRange,
     /// 0 for no cache.
     pub cache_bytes: u64,

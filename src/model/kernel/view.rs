@@ -29,16 +29,27 @@ pub fn readouts(a: &KernelAnalysis) -> Vec<Readout> {
 /// One whole-kernel figure, in the order the panel shows them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelFigure {
+    /// Warp instructions with an active lane, global and shared: `k-requests`.
     Requests,
+    /// Bytes the active lanes asked for, `elem` × active lanes summed: `k-requested-bytes`.
     RequestedBytes,
+    /// Request-level sectors, each instruction counted cold: `k-sectors`.
     Sectors,
+    /// NCU's sectors per request over global requests, "n/a" without any: `k-sectors-per-request`.
     SectorsPerRequest,
+    /// Requested ÷ request-level bytes, as a percentage: `k-useful`.
     Useful,
+    /// Distinct sectors touched, what a perfect cache would fetch: `k-unique-sectors`.
     UniqueSectors,
+    /// DRAM bytes read plus written back through the modelled cache: `k-dram-bytes`.
     DramBytes,
+    /// Sector accesses that hit the cache, "no cache" at 0 bytes: `k-hit-rate`.
     HitRate,
+    /// Shared-memory wavefronts, with the ideal count in the detail: `k-wavefronts`.
     Wavefronts,
+    /// Shared wavefronts beyond the ideal: `k-bank-conflicts`.
     BankConflicts,
+    /// `__syncthreads()` reached, once per block each time: `k-barriers`.
     Barriers,
 }
 
@@ -206,24 +217,31 @@ pub fn side_by_side(a: &KernelAnalysis) -> Vec<Readout> {
 pub struct StatementRow {
     /// N in `aN`: `data-stmt`.
     pub stmt: u8,
+    /// The label: the typed name or `aN`.
     pub name: String,
     /// `load`, `store` or `sync`.
     pub kind: &'static str,
     /// `global` or `shared`; empty for a barrier.
     pub space: &'static str,
+    /// Warp instructions of this statement with an active lane: `data-requests`.
     pub requests: u64,
+    /// Bytes its active lanes asked for: `data-requested-bytes`.
     pub requested_bytes: u64,
+    /// Request-level sectors, each instruction counted cold: `data-sectors`.
     pub sectors: u64,
     /// Sectors per request for people, "n/a" without requests.
     pub sectors_per_request: String,
     /// The useful fraction for people.
     pub useful: String,
+    /// Distinct sectors this statement touched: `data-unique-sectors`.
     pub unique_sectors: u64,
+    /// DRAM bytes read and written back on its behalf: `data-dram-bytes`.
     pub dram_bytes: u64,
     /// The hit rate for people, "—" with no cache.
     pub hit_rate: String,
     /// Shared-memory wavefronts and bank conflicts: `data-wavefronts`, `data-bank-conflicts`.
     pub wavefronts: u64,
+    /// Wavefronts beyond the ideal: `data-bank-conflicts`.
     pub bank_conflicts: u64,
     /// Barriers reached: `data-barriers`.
     pub barriers: u64,

@@ -165,12 +165,15 @@ fn check(kernel: &Kernel, pick: Pick) -> Result<(usize, Site), KernelError> {
 /// One warp instruction of a launch, as [`each_instruction`] hands it over.
 #[derive(Clone, Copy, Debug)]
 pub struct Executed<'a> {
+    /// The statement executed, with its kind, space and element size.
     pub stmt: &'a super::inputs::Statement,
+    /// The block's `(x, y, z)`.
     pub block: [u32; 3],
     /// The block's linear number.
     pub block_number: u64,
     /// The warp within its block.
     pub warp: u32,
+    /// The loop iteration, counting from 0; `i` is `LoopRange::value` of it.
     pub iteration: u64,
     /// Lanes that take part.
     pub mask: u64,

@@ -6,11 +6,16 @@ use super::{Link, Params, State};
 /// The panel on show.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Tab {
+    /// The sector calculator, the default: no `tab` in the link.
     #[default]
     Calculator,
+    /// The roofline lab and machine mode: `tab=roofline`.
     Roofline,
+    /// The WebGPU strided-load probe: `tab=probe`.
     Probe,
+    /// The kernel view, a whole launch: `tab=kernel`.
     Kernel,
+    /// The trace import (NVBit or Accel-Sim): `tab=trace`.
     Trace,
 }
 

@@ -25,7 +25,9 @@ impl Default for ProbeInputs {
 /// One field of the probe, named by its URL parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProbeField {
+    /// The `strides` field: comma-separated lane strides in bytes.
     Strides,
+    /// The `n` field: useful floats per dispatch.
     N,
 }
 
@@ -53,7 +55,9 @@ impl FieldName for ProbeField {
 /// The probe's checked configuration: strides ascending without repeats, and `n` if given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// Lane strides in bytes, ascending without repeats, each 4 to 4096 and a multiple of 4.
     pub strides: Vec<u32>,
+    /// Useful floats per dispatch; `None` lets the plan take the most the device allows.
     pub n: Option<u32>,
 }
 

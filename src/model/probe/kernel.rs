@@ -37,6 +37,7 @@ pub fn expected_checksum(base: u64, stride: u32, n: u32) -> u32 {
 /// The sector model's view of one stride, per warp of [`WARP_LANES`] lanes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prediction {
+    /// Bytes between consecutive lanes' 4-byte floats.
     pub stride: u32,
     /// Useful bytes per warp: 32 lanes × 4 B.
     pub useful_bytes: u64,
@@ -95,8 +96,11 @@ pub fn predict(stride: u32) -> Prediction {
 /// Median, min and max of a set of samples.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Stats {
+    /// The middle sample, or the mean of the middle two; in the samples' unit (ms per dispatch).
     pub median: f64,
+    /// The smallest sample.
     pub min: f64,
+    /// The largest sample.
     pub max: f64,
 }
 

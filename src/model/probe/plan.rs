@@ -12,10 +12,13 @@ use serde::Serialize;
 /// The device limits the probe sizes itself by (WebGPU's names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Limits {
+    /// Largest buffer the device allocates, in bytes.
     #[serde(rename = "maxBufferSize")]
     pub max_buffer_size: u64,
+    /// Largest storage-buffer binding, in bytes; with `max_buffer_size` it caps the data buffer.
     #[serde(rename = "maxStorageBufferBindingSize")]
     pub max_storage_buffer_binding_size: u64,
+    /// Most workgroups one dispatch may have along one dimension: it caps `n` ÷ workgroup size.
     #[serde(rename = "maxComputeWorkgroupsPerDimension")]
     pub max_compute_workgroups_per_dimension: u32,
 }
@@ -48,6 +51,7 @@ fn bytes_needed(n: u32, stride: u32) -> u64 {
 /// What one run allocates and dispatches, decided before anything is allocated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
+    /// Lane strides in bytes, ascending without repeats, as checked from the `strides` field.
     pub strides: Vec<u32>,
     /// Useful floats per dispatch, the same for every stride.
     pub n: u32,

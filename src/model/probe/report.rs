@@ -32,9 +32,13 @@ impl Timer {
 /// What the browser says of the adapter.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct AdapterInfo {
+    /// `GPUAdapterInfo.vendor`, e.g. `nvidia`; may be empty.
     pub vendor: String,
+    /// `GPUAdapterInfo.architecture`, e.g. `ampere`; may be empty.
     pub architecture: String,
+    /// `GPUAdapterInfo.device`, a vendor-specific id; often empty.
     pub device: String,
+    /// `GPUAdapterInfo.description`, a driver-given name; often empty.
     pub description: String,
     /// The browser reports a fallback (software) adapter.
     #[serde(rename = "isFallbackAdapter")]
@@ -79,10 +83,12 @@ impl AdapterInfo {
 /// What the GPU side measured for one stride.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measurement {
+    /// Bytes between consecutive threads' floats, 4 to 4096.
     pub stride: u32,
     /// What the checked passes summed (at the first and the last base offset, added), and
     /// what they should have.
     pub checksum: u32,
+    /// The sum a correct run gives for this stride (`expected_checksum`).
     pub expected: u32,
     /// Dispatches per timed pass.
     pub reps: u32,
@@ -92,6 +98,7 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// Whether the checked passes summed to `expected`; a row with a wrong sum gets no time.
     pub fn checksum_ok(&self) -> bool {
         self.checksum == self.expected
     }
@@ -100,7 +107,9 @@ impl Measurement {
 /// One row of the results: prediction and measurement side by side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// The sector model's figures for this stride.
     pub prediction: Prediction,
+    /// What the GPU side measured for this stride.
     pub measurement: Measurement,
     /// Per-dispatch time; `None` when the checksum failed (a wrong sum is never a number).
     pub time: Option<Stats>,
@@ -117,12 +126,17 @@ pub struct Row {
 /// The results of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
+    /// Strides, `n` and buffer size the run used.
     pub plan: Plan,
+    /// How the times were taken.
     pub timer: Timer,
+    /// What the browser said of the adapter.
     pub adapter: AdapterInfo,
+    /// The adapter's limits the plan was sized by.
     pub limits: Limits,
     /// The browser's user agent.
     pub browser: String,
+    /// One row per measured stride, ascending; the first is the slowdowns' reference.
     pub rows: Vec<Row>,
 }
 

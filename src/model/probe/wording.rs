@@ -58,17 +58,27 @@ impl Report {
 /// A row of the results table, worded; the `data-*` values are machine-readable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RowText {
+    /// The stride for people, e.g. `32 B`.
     pub stride: String,
     /// `data-stride`: the stride in bytes, a plain number.
     pub stride_value: String,
+    /// Useful bytes per warp from the model, e.g. `128 B`.
     pub useful_bytes: String,
+    /// Distinct 32-byte sectors per warp the model predicts.
     pub sectors: String,
+    /// Useful ÷ transferred, as a percentage.
     pub fraction: String,
+    /// Median ms per dispatch, 4 significant digits; "—" before a run or with a wrong checksum.
     pub median_ms: String,
+    /// `min – max` milliseconds per dispatch; "—" when there is no time.
     pub spread_ms: String,
+    /// Useful GB/s at the median time; "—" when there is no time.
     pub useful_gbps: String,
+    /// Useful GB/s ÷ predicted fraction: what the model says moved; "—" when there is no time.
     pub implied_gbps: String,
+    /// Median time ÷ the reference stride's, e.g. `3.9×`; "—" when either has no time.
     pub measured_slowdown: String,
+    /// Predicted sectors ÷ the reference stride's, e.g. `8×`.
     pub predicted_slowdown: String,
     /// `data-checksum-ok`: `true`, `false`, or empty before a run.
     pub checksum_ok: String,
@@ -76,6 +86,7 @@ pub struct RowText {
     pub checksum: String,
     /// `data-median-ms` and `data-useful-gbps`: plain numbers, empty when undefined.
     pub median_value: String,
+    /// `data-useful-gbps`: a plain number, empty when undefined.
     pub gbps_value: String,
 }
 

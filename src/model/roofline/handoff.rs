@@ -26,13 +26,24 @@ pub enum HandOffRefusal {
     /// The calculator reads shared memory, which moves no DRAM bytes.
     SharedMemory,
     /// The lab's own intensity is not valid.
-    LabInvalid { oi: String },
+    LabInvalid {
+        /// The lab's `oi` text, trimmed.
+        oi: String,
+    },
     /// Scaling would take the intensity below the lab's floor of 1/64 FLOP/byte.
-    BelowFloor { oi: String, scaled: String },
+    BelowFloor {
+        /// The lab's intensity, FLOP/byte.
+        oi: String,
+        /// The intensity after scaling by the useful fraction, FLOP/byte.
+        scaled: String,
+    },
     /// The kernel moves no DRAM byte, so its intensity is undefined.
     NoTraffic,
     /// The kernel's intensity lies outside the lab's 1/64 to 1024 FLOP/byte.
-    OutOfRange { intensity: String },
+    OutOfRange {
+        /// The kernel's FLOPs ÷ DRAM bytes, FLOP/byte, for people.
+        intensity: String,
+    },
 }
 
 impl fmt::Display for HandOffRefusal {

@@ -19,6 +19,7 @@ pub struct CeilingRow {
     pub kind: &'static str,
     /// `bw.N` or `peak.N`.
     pub param: String,
+    /// The ceiling's name as typed, e.g. `DRAM` or `FP64`: `data-name`.
     pub name: String,
     /// The exact value as text (GB/s or GFLOP/s).
     pub value: String,
@@ -58,6 +59,7 @@ fn ceiling_text(c: &Ceiling) -> String {
 pub struct PointRow {
     /// `pt.N`.
     pub param: String,
+    /// The point's name as typed.
     pub name: String,
     /// `data-oi`: I as typed (exact).
     pub oi: String,
@@ -268,13 +270,17 @@ pub enum KernelPointError {
     /// The point read against `level`'s traffic (`DRAM` or `requests`) has no place on its
     /// roof: why, as [`on_roof`] says it.
     Placed {
+        /// Whose traffic the point is read against: `DRAM` or `requests`.
         level: &'static str,
+        /// Why [`on_roof`] found it no place.
         why: PointError,
     },
     /// The point read against `level`'s traffic could not be added: why, as
     /// [`MachineInputs::add_point`] says it.
     Added {
+        /// Whose traffic the point is read against: `DRAM` or `requests`.
         level: &'static str,
+        /// Why [`MachineInputs::add_point`] refused it.
         why: PointError,
     },
 }

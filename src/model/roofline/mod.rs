@@ -130,9 +130,13 @@ impl Point {
 /// it travels inside the trail).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Knob {
+    /// Operational intensity I, FLOP/byte, 1/64 to 1024: `oi`.
     Oi,
+    /// Bandwidth B, GB/s, 1 to 100000: `bw`.
     Bw,
+    /// The learner's predicted GFLOP/s; in links it rides as the third part of a trail entry.
     Prediction,
+    /// The points run so far, `I:B[:P]` entries comma-separated: `trail`.
     Trail,
     /// The previous run's trail, kept dimmed on the chart after Reset (`prev`).
     Previous,

@@ -62,7 +62,9 @@ pub fn step_readouts(latest: Option<&Point>) -> Vec<Readout> {
 pub struct TrailRow {
     /// 1-based step number, as on the chart.
     pub step: usize,
+    /// The step's intensity I, FLOP/byte, exact as in the trail.
     pub oi: String,
+    /// The step's bandwidth B, GB/s, exact as in the trail.
     pub bw: String,
     /// Attainable GFLOP/s for people.
     pub attainable: String,
@@ -70,6 +72,7 @@ pub struct TrailRow {
     pub attainable_value: String,
     /// `memory` or `compute`.
     pub bound: &'static str,
+    /// The ridge, FLOP/byte, where this bandwidth meets the compute ceiling; for people.
     pub ridge: String,
     /// The prediction's verdict, or "—".
     pub verdict: String,

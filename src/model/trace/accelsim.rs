@@ -28,23 +28,41 @@ pub const MAX_WARPS_PER_BLOCK: u32 = 32;
 /// A token of an instruction line, named as the error messages name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Token {
+    /// Thread block x, the first of the per-line block and warp fields of versions before 3.
     BlockX,
+    /// Thread block y (versions before 3).
     BlockY,
+    /// Thread block z (versions before 3).
     BlockZ,
+    /// The warp id at the start of the line (versions before 3).
     Warp,
+    /// The source line number, present when the header says `-enable lineinfo = 1`.
     LineNumber,
+    /// The instruction's PC, in hex.
     Pc,
+    /// The 32-bit active mask, in hex: bit `l` set means lane `l` executed.
     Mask,
+    /// How many destination registers follow (0 to 8).
     DestinationCount,
+    /// One `R<d>` destination register.
     DestinationRegister,
+    /// The SASS opcode, e.g. `LDG.E.64`; the access width is read from it.
     Opcode,
+    /// How many source registers follow (0 to 8).
     SourceCount,
+    /// One `R<s>` source register.
     SourceRegister,
+    /// `mem_width` in bytes; 0 means the instruction touches no memory.
     MemoryWidth,
+    /// The address mode: 0 (a list), 1 (base and stride) or 2 (base and deltas).
     AddressMode,
+    /// One set lane's `0x` address, in mode 0.
     LaneAddress,
+    /// The first set lane's `0x` address, in modes 1 and 2.
     BaseAddress,
+    /// The signed step in bytes between consecutive set lanes, in mode 1.
     Stride,
+    /// A set lane's signed distance in bytes from the previous set lane, in mode 2.
     AddressDelta,
 }
 
@@ -78,33 +96,81 @@ impl Token {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AccelSimError {
     /// `-accelsim tracer version = …` whose whole part is not a number.
-    TracerVersion { version: String },
+    TracerVersion {
+        /// The value after `=`, as written.
+        version: String,
+    },
     /// `thread block = …` that is not three whole numbers.
-    NotTriple { block: String },
+    NotTriple {
+        /// The value after `=`, as written.
+        block: String,
+    },
     /// `warp = …` that is not a whole number.
-    NotWarp { warp: String },
+    NotWarp {
+        /// The value after `=`, as written.
+        warp: String,
+    },
     /// `warp = N` with N past the warps a block holds.
-    WarpPastBlock { warp: u32 },
+    WarpPastBlock {
+        /// The warp number read, 32 or more.
+        warp: u32,
+    },
     /// The instruction line stops before this token.
-    EndsBefore { token: Token },
+    EndsBefore {
+        /// The first token the line lacks.
+        token: Token,
+    },
     /// The PC is not hex.
-    PcNotHex { pc: String },
+    PcNotHex {
+        /// The PC token as written.
+        pc: String,
+    },
     /// The mask is not 32-bit hex.
-    MaskNotHex { mask: String },
+    MaskNotHex {
+        /// The mask token as written.
+        mask: String,
+    },
     /// A destination or source count that is not 0 to 8.
-    NotRegisterCount { token: Token, count: String },
+    NotRegisterCount {
+        /// Which count: `DestinationCount` or `SourceCount`.
+        token: Token,
+        /// The count token as written.
+        count: String,
+    },
     /// The memory width is not a whole number.
-    NotWidth { width: String },
+    NotWidth {
+        /// The width token as written.
+        width: String,
+    },
     /// An address is not `0x` hex of at most 16 digits.
-    NotHex { token: String },
+    NotHex {
+        /// The address token as written.
+        token: String,
+    },
     /// Lane `lane`'s address, `from` plus `by`, leaves the address space.
-    OutsideAddresses { lane: usize, from: u64, by: i64 },
+    OutsideAddresses {
+        /// The lane (0 to 31) whose address overflowed.
+        lane: usize,
+        /// The previous set lane's address, in bytes.
+        from: u64,
+        /// The stride or delta added to it, in bytes.
+        by: i64,
+    },
     /// The stride is not a whole number.
-    NotStride { stride: String },
+    NotStride {
+        /// The stride token as written.
+        stride: String,
+    },
     /// A delta is not a whole number.
-    NotDelta { delta: String },
+    NotDelta {
+        /// The delta token as written.
+        delta: String,
+    },
     /// The address mode is not 0, 1 or 2.
-    NotMode { mode: String },
+    NotMode {
+        /// The mode token as written.
+        mode: String,
+    },
 }
 
 impl fmt::Display for AccelSimError {

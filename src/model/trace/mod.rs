@@ -44,7 +44,12 @@ pub const TRACE_LANES: usize = 32;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraceLineError {
     /// A lane's bytes leave the address space.
-    Lane { lane: u32, reason: AccessError },
+    Lane {
+        /// The lane, 0 to 31.
+        lane: u32,
+        /// How its bytes fall outside the 0 to 2^64 − 1 address space.
+        reason: AccessError,
+    },
     /// The line is longer than [`MAX_LINE_BYTES`].
     TooLong,
     /// The line is not UTF-8.
@@ -100,11 +105,13 @@ pub const BLOCK_BUFFER: usize = 1 << 16;
 pub struct Record<'a> {
     /// The instruction's PC, where the format has one (Accel-Sim).
     pub pc: Option<u64>,
+    /// The SASS opcode as written, e.g. `LDG.E.64`: it gives the space, direction and width.
     pub opcode: &'a str,
     /// Active lanes, bit `l` for lane `l`.
     pub mask: u64,
     /// Each lane's address; meaningless for inactive lanes.
     pub addresses: [u64; TRACE_LANES],
+    /// The thread block (x, y, z): NVBit's `CTA`, Accel-Sim's `thread block =`.
     pub block: [u32; 3],
     /// NVBit: the hardware warp slot; Accel-Sim: the warp within the block.
     pub warp: u32,
@@ -169,6 +176,7 @@ pub struct TraceOptions {
     pub format: Option<Format>,
     /// Bytes per lane for opcodes whose modifier the user overrides.
     pub widths: Vec<(String, u64)>,
+    /// Warp width, sector and line sizes to count on; traces record 32 lanes.
     pub machine: Machine,
     /// 0 for no cache.
     pub cache_bytes: u64,
@@ -191,13 +199,17 @@ impl Default for TraceOptions {
 pub struct TraceAnalysis {
     /// `None` when no line was recognised.
     pub format: Option<Format>,
+    /// The machine the trace was counted on.
     pub machine: Machine,
+    /// The modelled cache's size in bytes, 0 for none.
     pub cache_bytes: u64,
     /// The kernel view's figures for the whole trace.
     pub total: Figures,
     /// One row per static instruction: the most excess sectors (then bank conflicts) first.
     pub instructions: Vec<Instruction>,
+    /// Bytes fed, the whole file when finished.
     pub bytes: u64,
+    /// Lines read, counting malformed and over-long ones.
     pub lines: u64,
     /// Memory-instruction lines read (active lanes or not).
     pub executions: u64,
@@ -207,6 +219,7 @@ pub struct TraceAnalysis {
     pub kernels: u64,
     /// Lines that are not trace output, e.g. the application's own prints.
     pub other_lines: u64,
+    /// Lines that could not be read; only the first [`MALFORMED_SHOWN`] are listed.
     pub malformed: u64,
     /// The first [`MALFORMED_SHOWN`] malformed lines: (line number, a [`TraceLineError`] worded).
     pub first_malformed: Vec<(u64, String)>,
@@ -302,6 +315,7 @@ pub struct Importer {
 }
 
 impl Importer {
+    /// An importer with nothing read yet, reading by `options`.
     pub fn new(options: TraceOptions) -> Importer {
         Importer {
             format: options.format,

@@ -31,21 +31,38 @@ pub enum NvbitError {
     /// No ` - ` after the CTA.
     ExpectedWarpAfterCta,
     /// The CTA is not three whole numbers.
-    NotTriple { cta: String },
+    NotTriple {
+        /// The text after `CTA `, as written.
+        cta: String,
+    },
     /// No `warp ` after the CTA.
     ExpectedWarp,
     /// No ` - ` after the warp.
     ExpectedOpcode,
     /// The warp is not a whole number.
-    NotWarp { warp: String },
+    NotWarp {
+        /// The text after `warp `, as written.
+        warp: String,
+    },
     /// No ` - ` after the opcode.
     ExpectedAddresses,
     /// The opcode is empty or holds a space.
-    NotOpcode { opcode: String },
+    NotOpcode {
+        /// The opcode text, as written.
+        opcode: String,
+    },
     /// A lane's address is not `0x` hex of at most 16 digits.
-    NotHex { lane: u32, token: String },
+    NotHex {
+        /// The lane, 0 to 31.
+        lane: u32,
+        /// Its address token, as written.
+        token: String,
+    },
     /// Not 32 addresses after the opcode.
-    LaneCount { found: usize },
+    LaneCount {
+        /// How many addresses the line has.
+        found: usize,
+    },
 }
 
 impl fmt::Display for NvbitError {

@@ -11,15 +11,21 @@ use std::fmt::{self, Write};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SynthError {
     /// The machine's warp is not the 32 lanes a trace records.
-    WarpLanes { lanes: u32 },
+    WarpLanes {
+        /// The machine's warp width, in lanes.
+        lanes: u32,
+    },
     /// The kernel does not run.
     Kernel(KernelError),
     /// An active lane reads address 0, which NVBit's format takes for an inactive lane.
     ZeroAddress {
         /// N in `aN`.
         stmt: u8,
+        /// The thread block (x, y, z) of the access.
         block: [u32; 3],
+        /// The warp within that block.
         warp: u32,
+        /// The lane within that warp, 0 to 31.
         lane: usize,
     },
 }

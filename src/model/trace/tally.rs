@@ -14,7 +14,9 @@ use std::collections::HashMap;
 pub struct Worst {
     /// Its sectors, or wavefronts in shared memory.
     pub cost: u64,
+    /// The thread block (x, y, z) of that execution.
     pub block: [u32; 3],
+    /// The warp: NVBit's hardware warp slot, Accel-Sim's warp within the block.
     pub warp: u32,
     /// Active lanes, bit `l` for lane `l`.
     pub mask: u32,
@@ -35,8 +37,11 @@ impl Worst {
 pub struct Instruction {
     /// Its PC, where the format has one.
     pub pc: Option<u64>,
+    /// The SASS opcode as traced, e.g. `LDG.E.64`.
     pub opcode: String,
+    /// Global, local or shared, read from the opcode.
     pub space: MemorySpace,
+    /// Whether the opcode writes memory.
     pub store: bool,
     /// Bytes per lane.
     pub elem: u64,
@@ -44,18 +49,24 @@ pub struct Instruction {
     pub executions: u64,
     /// Executions with an active lane.
     pub requests: u64,
+    /// Active lanes summed over the executions.
     pub active_lanes: u64,
+    /// `elem` × active lanes, summed over the executions.
     pub requested_bytes: u64,
     /// Request-level sectors (global and local memory).
     pub sectors: u64,
     /// ⌈distinct requested bytes ÷ sector⌉ summed over the requests: lanes that repeat
     /// bytes (a broadcast) need them once.
     pub ideal_sectors: u64,
+    /// Sectors read from DRAM through the cache model (every loaded sector with no cache).
     pub read_sectors: u64,
+    /// Dirty sectors written back to DRAM, charged to this instruction.
     pub write_sectors: u64,
+    /// Sector accesses that found their sector in the cache; 0 with no cache.
     pub hits: u64,
     /// Shared memory only.
     pub wavefronts: Wavefronts,
+    /// Its costliest execution; `None` when no execution had an active lane.
     pub worst: Option<Worst>,
 }
 

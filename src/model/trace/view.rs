@@ -25,18 +25,25 @@ pub struct InstructionRow {
     pub shared: bool,
     /// Bytes per lane: `data-elem`.
     pub elem: u64,
+    /// Lines that executed it, active lanes or not: `data-executions`.
     pub executions: u64,
+    /// Executions with an active lane: `data-requests`.
     pub requests: u64,
     /// "executions (requests)".
     pub executions_requests: String,
+    /// Active lanes summed over the executions.
     pub active_lanes: u64,
+    /// `elem` × active lanes, summed over the executions.
     pub requested_bytes: u64,
     /// The requested bytes for people.
     pub requested: String,
+    /// Request-level sectors (0 in shared memory): `data-sectors`.
     pub sectors: u64,
     /// The sectors cell: the count, or "N wavefronts" in shared memory.
     pub sectors_cell: String,
+    /// ⌈distinct requested bytes ÷ sector⌉ summed over the requests: `data-ideal-sectors`.
     pub ideal_sectors: u64,
+    /// `sectors` − `ideal_sectors`: the waste the table sorts by.
     pub excess_sectors: u64,
     /// The excess cell: excess sectors, or "N conflicts" in shared memory.
     pub excess_cell: String,
@@ -46,7 +53,9 @@ pub struct InstructionRow {
     pub ideal_per_request: String,
     /// Requested ÷ transferred bytes for people: "—" in shared memory, "n/a" without sectors.
     pub useful: String,
+    /// Bytes read from DRAM through the modelled cache.
     pub dram_read_bytes: u64,
+    /// Dirty bytes written back to DRAM, charged to this instruction.
     pub dram_write_bytes: u64,
     /// Read and written back.
     pub dram_bytes: u64,
@@ -54,6 +63,7 @@ pub struct InstructionRow {
     pub dram: String,
     /// Shared-memory wavefronts and bank conflicts: `data-wavefronts`, `data-bank-conflicts`.
     pub wavefronts: u64,
+    /// Wavefronts beyond the ideal: `data-bank-conflicts`.
     pub bank_conflicts: u64,
 }
 

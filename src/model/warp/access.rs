@@ -13,6 +13,7 @@ pub struct WarpAccess<'a> {
     pub site: usize,
     /// A load or a store; a barrier is not an access ([`super::Tally::barrier`]).
     pub kind: AccessKind,
+    /// Global memory (sectors and the cache) or shared memory (banks and wavefronts).
     pub space: Space,
     /// Bytes per lane, at least 1.
     pub elem: u64,
@@ -20,7 +21,9 @@ pub struct WarpAccess<'a> {
     pub block: u64,
     /// The warp within its block.
     pub warp: u32,
+    /// Active lanes: bit `t` set means lane `t` takes part; at most 64 lanes.
     pub mask: u64,
+    /// Each lane's first byte address, indexed by lane.
     pub addresses: &'a [u64],
 }
 

@@ -174,15 +174,19 @@ pub const HEAT_BANDS: u64 = 96;
 /// band's blocks, so that a band with fewer blocks (the last) is not drawn paler.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeatBands {
+    /// Which figure the cells hold: sectors, excess sectors, wavefronts or conflicts.
     pub measure: Measure,
     /// Blocks in each band; the last may hold fewer.
     pub blocks_per_band: u64,
+    /// Bands drawn, at most [`HEAT_BANDS`].
     pub bands: u64,
+    /// Columns: warps per block.
     pub warps: u32,
     /// `mean[band × warps + warp]`: the measure per warp, averaged over the band's blocks.
     pub mean: Vec<f64>,
     /// The least and the most cell.
     pub low: f64,
+    /// The greatest cell mean; 0 for a map with no cells.
     pub high: f64,
 }
 

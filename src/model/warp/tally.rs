@@ -28,12 +28,15 @@ pub struct SiteCounts {
     pub executions: u64,
     /// Accesses with an active lane (Nsight Compute's requests).
     pub requests: u64,
+    /// Active lanes summed over the accesses.
     pub active_lanes: u64,
     /// elem × active lanes, summed over the requests.
     pub requested_bytes: u64,
     /// The requests to shared memory, a part of `requests`.
     pub shared_requests: u64,
+    /// Bytes the shared-memory requests asked for, a part of `requested_bytes`.
     pub shared_requested_bytes: u64,
+    /// Shared-memory wavefronts and their ideal, summed over the shared requests.
     pub wavefronts: Wavefronts,
     /// Barriers counted at this site.
     pub barriers: u64,
@@ -45,6 +48,7 @@ pub struct SiteCounts {
     pub read_sectors: u64,
     /// Sectors written back, charged to this site.
     pub write_sectors: u64,
+    /// Sector accesses that found their sector in the cache; 0 with no cache.
     pub hits: u64,
 }
 
@@ -58,6 +62,7 @@ impl SiteCounts {
 /// What a tally keeps beside the counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TallyOptions {
+    /// Warp width, sector and line sizes the accesses are counted on.
     pub machine: Machine,
     /// 0 for no cache.
     pub cache_bytes: u64,
