@@ -6,11 +6,6 @@
 //!
 //! Pure: std only.
 
-#![allow(
-    missing_docs,
-    reason = "documented in the CUDA front end's own pass, issue #27"
-)]
-
 pub mod error;
 pub mod lex;
 pub mod pre;

@@ -235,9 +235,15 @@ pub enum Note {
     /// An Accel-Sim block had more than [`BLOCK_BUFFER`] records: replayed in parts.
     BlockInParts,
     /// The distinct-sector count reached its budget: `unique` is a lower bound.
-    UniqueLowerBound { unique: u64 },
+    UniqueLowerBound {
+        /// Distinct sectors recorded before the budget stopped the count.
+        unique: u64,
+    },
     /// More than [`POOLED_AFTER`] instructions: the later ones' write-backs are pooled.
-    Pooled { instructions: usize },
+    Pooled {
+        /// Static memory instructions in the trace.
+        instructions: usize,
+    },
 }
 
 impl fmt::Display for Note {
