@@ -25,6 +25,7 @@ pub mod machine;
 pub mod permalink;
 pub mod probe;
 pub mod ratio;
+pub mod read;
 pub mod roofline;
 pub mod span;
 pub mod trace;

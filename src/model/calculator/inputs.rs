@@ -5,12 +5,14 @@
 //! checked [`Scenario`] or a list of [`FieldError`]s that name the field and what is accepted.
 //! Lane-by-lane evaluation lives in `sectors`.
 //!
-//! Why one file: the fields, their limits, the hints worded from those limits
-//! and the checks that enforce them stay side by side, so a limit is changed in one place.
+//! The fields, their limits and the hints worded from those limits stay here, side by side;
+//! the parsers that enforce the limits are `parse`'s, which read the limits from here.
 
 use super::super::error::FieldName;
 use super::super::expr::Expr;
 use super::arch::Arch;
+pub use super::parse::parse_address;
+use super::parse::{keep, parse_addrs, parse_elem, parse_line, parse_sector, parse_warp};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -261,7 +263,7 @@ pub const MAX_SECTOR_BYTES: u64 = 1024;
 pub const MAX_LINE_BYTES: u64 = 4096;
 
 /// The element sizes as a sentence says them: "1, 2, 4, 8 or 16".
-fn elem_sizes_text() -> String {
+pub(super) fn elem_sizes_text() -> String {
     let sizes: Vec<String> = ELEM_SIZES.iter().map(u64::to_string).collect();
     match sizes.split_last() {
         Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
@@ -473,138 +475,4 @@ impl Inputs {
             .filter(|f| self.get(*f).trim() != self.preset_value(*f))
             .collect()
     }
-}
-
-/// Parses an unsigned 64-bit byte address: decimal or `0x` hex, surrounding spaces ignored.
-///
-/// ```
-/// use coalescing_lab::model::inputs::parse_address;
-/// assert_eq!(parse_address(" 0x100 "), Some(256));
-/// assert_eq!(parse_address("18446744073709551615"), Some(u64::MAX));
-/// assert_eq!(parse_address("-1"), None);
-/// assert_eq!(parse_address(""), None);
-/// ```
-pub fn parse_address(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (digits, radix) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => (hex, 16),
-        None => (text, 10),
-    };
-    // from_str_radix accepts a leading '+', which an address field should not.
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
-/// The value of `result`, or `None` after recording its error.
-fn keep<T>(errors: &mut Vec<FieldError>, result: Result<T, FieldError>) -> Option<T> {
-    result.map_err(|e| errors.push(e)).ok()
-}
-
-fn parse_small(text: &str) -> Option<u64> {
-    let text = text.trim();
-    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
-}
-
-fn parse_warp(text: &str) -> Result<u32, FieldError> {
-    parse_small(text)
-        .and_then(|v| u32::try_from(v).ok())
-        .filter(|v| (1..=MAX_WARP).contains(v))
-        .ok_or_else(|| {
-            FieldError::new(
-                Field::Warp,
-                format!(
-                    "must be a whole number of lanes from 1 to {MAX_WARP}, found '{}'",
-                    text.trim()
-                ),
-            )
-        })
-}
-
-fn parse_elem(text: &str) -> Result<u64, FieldError> {
-    parse_small(text)
-        .filter(|v| ELEM_SIZES.contains(v))
-        .ok_or_else(|| {
-            FieldError::new(
-                Field::Elem,
-                format!(
-                    "must be {} bytes, found '{}'",
-                    elem_sizes_text(),
-                    text.trim()
-                ),
-            )
-        })
-}
-
-fn parse_sector(text: &str) -> Result<u64, FieldError> {
-    parse_small(text)
-        .filter(|v| v.is_power_of_two() && (MIN_SECTOR_BYTES..=MAX_SECTOR_BYTES).contains(v))
-        .ok_or_else(|| {
-            FieldError::new(
-                Field::Sector,
-                format!(
-                    "must be a power of two from {MIN_SECTOR_BYTES} to {MAX_SECTOR_BYTES} bytes, found '{}'",
-                    text.trim()
-                ),
-            )
-        })
-}
-
-fn parse_line(text: &str, sector: Option<u64>) -> Result<u64, FieldError> {
-    let smallest = sector.unwrap_or(MIN_SECTOR_BYTES);
-    parse_small(text)
-        .filter(|v| v.is_power_of_two() && *v >= smallest && *v <= MAX_LINE_BYTES)
-        .ok_or_else(|| {
-            let rule = match sector {
-                Some(s) => format!("a power-of-two multiple of the sector ({s} bytes)"),
-                None => "a power of two".to_string(),
-            };
-            FieldError::new(
-                Field::Line,
-                format!(
-                    "must be {rule} up to {MAX_LINE_BYTES} bytes, found '{}'",
-                    text.trim()
-                ),
-            )
-        })
-}
-
-fn parse_addrs(text: &str, warp: Option<u32>) -> Result<Vec<Option<u64>>, FieldError> {
-    let entries = text
-        .split(',')
-        .enumerate()
-        .map(|(i, entry)| {
-            let entry = entry.trim();
-            if entry == "-" {
-                Ok(None)
-            } else {
-                parse_address(entry).map(Some).ok_or_else(|| {
-                    FieldError::new(
-                        Field::Addrs,
-                        format!(
-                            "entry {} ('{entry}') is not an address; use decimal, 0x hex, or - for an inactive lane",
-                            i + 1
-                        ),
-                    )
-                })
-            }
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some(warp) = warp {
-        if entries.len() != warp as usize {
-            return Err(FieldError::new(
-                Field::Addrs,
-                format!(
-                    "has {} entr{} but the warp has {warp} lanes; give one address (or -) per lane",
-                    entries.len(),
-                    if entries.len() == 1 { "y" } else { "ies" }
-                ),
-            ));
-        }
-    }
-    Ok(entries)
 }

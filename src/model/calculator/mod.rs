@@ -16,6 +16,7 @@ pub mod builders;
 pub mod compare;
 pub mod derivation;
 pub mod inputs;
+mod parse;
 pub mod predict;
 pub mod presets;
 pub mod ramp;

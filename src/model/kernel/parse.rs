@@ -2,6 +2,7 @@
 //! and what is accepted. Each parser knows one field's syntax and limits; `inputs` puts them
 //! together into a [`Kernel`](super::Kernel).
 
+pub(super) use super::super::read::{keep, whole};
 use super::inputs::{
     AccessKind, KernelError, KernelField, LoopRange, Statement, StmtField, StmtInputs,
     MAX_CACHE_BYTES, MAX_EXTENT, MAX_ITERATIONS, MAX_NAME_CHARS, MAX_THREADS_PER_BLOCK,
@@ -12,19 +13,6 @@ use crate::model::inputs::{parse_address, Space, ELEM_SIZES};
 
 pub(super) fn product(shape: [u32; 3]) -> u128 {
     shape.iter().map(|&v| u128::from(v)).product()
-}
-
-/// The value of `result`, or `None` after recording its error.
-pub(super) fn keep<T>(errors: &mut Vec<KernelError>, result: Result<T, KernelError>) -> Option<T> {
-    result.map_err(|e| errors.push(e)).ok()
-}
-
-pub(super) fn whole(text: &str) -> Option<u64> {
-    let text = text.trim();
-    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
 }
 
 pub(super) fn parse_shape(field: KernelField, text: &str) -> Result<[u32; 3], KernelError> {
