@@ -218,7 +218,7 @@ impl PartialOrd for Exact {
 }
 
 /// The full 256-bit product as (high, low) halves.
-fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+pub(crate) fn wide_mul(a: u128, b: u128) -> (u128, u128) {
     const LOW: u128 = u64::MAX as u128;
     let (a1, a0, b1, b0) = (a >> 64, a & LOW, b >> 64, b & LOW);
     let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);

@@ -123,46 +123,8 @@ pub enum UnaryOp {
     PostDec,
 }
 
-/// Binary operators, including the compound assignments' arithmetic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinaryOp {
-    /// `*`.
-    Mul,
-    /// `/`.
-    Div,
-    /// `%`.
-    Rem,
-    /// `+`.
-    Add,
-    /// `-`.
-    Sub,
-    /// `<<`.
-    Shl,
-    /// `>>`.
-    Shr,
-    /// `<`.
-    Lt,
-    /// `>`.
-    Gt,
-    /// `<=`.
-    Le,
-    /// `>=`.
-    Ge,
-    /// `==`.
-    Eq,
-    /// `!=`.
-    Ne,
-    /// `&`.
-    BitAnd,
-    /// `^`.
-    BitXor,
-    /// `|`.
-    BitOr,
-    /// `&&`, which evaluates its right side only for the lanes that need it.
-    And,
-    /// `||`, which evaluates its right side only for the lanes that need it.
-    Or,
-}
+/// C's binary operators, the index-expression language's.
+pub use super::super::expr::BinaryOp;
 
 /// Which cast was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

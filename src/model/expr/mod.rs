@@ -155,30 +155,51 @@ enum UnaryOp {
     BitNot,
 }
 
+/// C's binary operators, shared by the index-expression language and the CUDA front end (whose
+/// compound assignments use them too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BinaryOp {
+pub enum BinaryOp {
+    /// `*`.
     Mul,
+    /// `/`.
     Div,
+    /// `%`.
     Rem,
+    /// `+`.
     Add,
+    /// `-`.
     Sub,
+    /// `<<`.
     Shl,
+    /// `>>`.
     Shr,
+    /// `<`.
     Lt,
-    Le,
+    /// `>`.
     Gt,
+    /// `<=`.
+    Le,
+    /// `>=`.
     Ge,
+    /// `==`.
     Eq,
+    /// `!=`.
     Ne,
+    /// `&`.
     BitAnd,
+    /// `^`.
     BitXor,
+    /// `|`.
     BitOr,
+    /// `&&`, which evaluates its right side only for the lanes that need it.
     And,
+    /// `||`, which evaluates its right side only for the lanes that need it.
     Or,
 }
 
 impl BinaryOp {
-    fn symbol(self) -> &'static str {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
         match self {
             BinaryOp::Mul => "*",
             BinaryOp::Div => "/",
@@ -202,7 +223,7 @@ impl BinaryOp {
     }
 
     /// C's binding strength: larger binds tighter. Ternary and unary are handled apart.
-    fn precedence(self) -> u8 {
+    pub fn precedence(self) -> u8 {
         match self {
             BinaryOp::Or => 1,
             BinaryOp::And => 2,

@@ -152,15 +152,7 @@ mod tests {
     mod machine_before {
         use super::*;
 
-        fn wide_mul(a: u128, b: u128) -> (u128, u128) {
-            const LOW: u128 = u64::MAX as u128;
-            let (a1, a0, b1, b0) = (a >> 64, a & LOW, b >> 64, b & LOW);
-            let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-            let mid = (p00 >> 64) + (p01 & LOW) + (p10 & LOW);
-            let low = (p00 & LOW) | (mid << 64);
-            let high = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
-            (high, low)
-        }
+        use crate::model::exact::wide_mul;
 
         fn cmp_product(a: Exact, b: Exact, c: Exact) -> Ordering {
             let ((an, ad), (bn, bd), (cn, cd)) = (a.parts(), b.parts(), c.parts());

@@ -53,6 +53,23 @@ pub struct SiteCounts {
 }
 
 impl SiteCounts {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &SiteCounts) {
+        self.executions += other.executions;
+        self.requests += other.requests;
+        self.active_lanes += other.active_lanes;
+        self.requested_bytes += other.requested_bytes;
+        self.shared_requests += other.shared_requests;
+        self.shared_requested_bytes += other.shared_requested_bytes;
+        self.wavefronts.add(other.wavefronts);
+        self.barriers += other.barriers;
+        self.sectors += other.sectors;
+        self.ideal_sectors += other.ideal_sectors;
+        self.read_sectors += other.read_sectors;
+        self.write_sectors += other.write_sectors;
+        self.hits += other.hits;
+    }
+
     /// Sectors beyond the ideal.
     pub fn excess_sectors(&self) -> u64 {
         self.sectors.saturating_sub(self.ideal_sectors)
@@ -304,27 +321,10 @@ impl<R: Clone> Tally<R> {
     /// The whole stream's figures: the sum of the sites, except the distinct sectors, which
     /// count a sector two sites touched once.
     pub fn total(&self) -> Figures {
-        let sum = self
-            .sites
-            .iter()
-            .fold(SiteCounts::default(), |a, c| SiteCounts {
-                executions: a.executions + c.executions,
-                requests: a.requests + c.requests,
-                active_lanes: a.active_lanes + c.active_lanes,
-                requested_bytes: a.requested_bytes + c.requested_bytes,
-                shared_requests: a.shared_requests + c.shared_requests,
-                shared_requested_bytes: a.shared_requested_bytes + c.shared_requested_bytes,
-                wavefronts: Wavefronts {
-                    wavefronts: a.wavefronts.wavefronts + c.wavefronts.wavefronts,
-                    ideal: a.wavefronts.ideal + c.wavefronts.ideal,
-                },
-                barriers: a.barriers + c.barriers,
-                sectors: a.sectors + c.sectors,
-                ideal_sectors: a.ideal_sectors + c.ideal_sectors,
-                read_sectors: a.read_sectors + c.read_sectors,
-                write_sectors: a.write_sectors + c.write_sectors,
-                hits: a.hits + c.hits,
-            });
+        let mut sum = SiteCounts::default();
+        for c in &self.sites {
+            sum.add(c);
+        }
         self.figures_of(&sum, self.unique.total)
     }
 

@@ -265,6 +265,32 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Words that start a declaration's type: qualifiers, storage, the built-in type keywords.
+pub(super) const TYPE_WORDS: [&str; 22] = [
+    "const",
+    "volatile",
+    "unsigned",
+    "signed",
+    "short",
+    "long",
+    "int",
+    "char",
+    "bool",
+    "float",
+    "double",
+    "void",
+    "auto",
+    "struct",
+    "class",
+    "typename",
+    "constexpr",
+    "static",
+    "extern",
+    "__shared__",
+    "__restrict__",
+    "register",
+];
+
 /// Words that are never a declared name.
 pub(super) fn is_keyword(word: &str) -> bool {
     matches!(

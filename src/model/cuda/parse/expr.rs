@@ -6,29 +6,30 @@ use super::super::error::CudaError;
 use super::super::lex::{Punct, Tok};
 use super::cursor::{builtin, Cursor};
 
-/// A binary operator's binding strength (larger binds tighter).
+/// The binary operator a punctuator spells, with C's binding strength (larger binds tighter).
 fn binary_op(p: Punct) -> Option<(BinaryOp, u8)> {
-    Some(match p {
-        Punct::OrOr => (BinaryOp::Or, 1),
-        Punct::AndAnd => (BinaryOp::And, 2),
-        Punct::Pipe => (BinaryOp::BitOr, 3),
-        Punct::Caret => (BinaryOp::BitXor, 4),
-        Punct::Amp => (BinaryOp::BitAnd, 5),
-        Punct::EqEq => (BinaryOp::Eq, 6),
-        Punct::Ne => (BinaryOp::Ne, 6),
-        Punct::Lt => (BinaryOp::Lt, 7),
-        Punct::Gt => (BinaryOp::Gt, 7),
-        Punct::Le => (BinaryOp::Le, 7),
-        Punct::Ge => (BinaryOp::Ge, 7),
-        Punct::Shl => (BinaryOp::Shl, 8),
-        Punct::Shr => (BinaryOp::Shr, 8),
-        Punct::Plus => (BinaryOp::Add, 9),
-        Punct::Minus => (BinaryOp::Sub, 9),
-        Punct::Star => (BinaryOp::Mul, 10),
-        Punct::Slash => (BinaryOp::Div, 10),
-        Punct::Percent => (BinaryOp::Rem, 10),
+    let op = match p {
+        Punct::OrOr => BinaryOp::Or,
+        Punct::AndAnd => BinaryOp::And,
+        Punct::Pipe => BinaryOp::BitOr,
+        Punct::Caret => BinaryOp::BitXor,
+        Punct::Amp => BinaryOp::BitAnd,
+        Punct::EqEq => BinaryOp::Eq,
+        Punct::Ne => BinaryOp::Ne,
+        Punct::Lt => BinaryOp::Lt,
+        Punct::Gt => BinaryOp::Gt,
+        Punct::Le => BinaryOp::Le,
+        Punct::Ge => BinaryOp::Ge,
+        Punct::Shl => BinaryOp::Shl,
+        Punct::Shr => BinaryOp::Shr,
+        Punct::Plus => BinaryOp::Add,
+        Punct::Minus => BinaryOp::Sub,
+        Punct::Star => BinaryOp::Mul,
+        Punct::Slash => BinaryOp::Div,
+        Punct::Percent => BinaryOp::Rem,
         _ => return None,
-    })
+    };
+    Some((op, op.precedence()))
 }
 
 fn assign_op(p: Punct) -> Option<Option<BinaryOp>> {
@@ -84,19 +85,7 @@ impl Cursor<'_> {
             return Ok(lhs);
         }
         self.advance();
-        let rhs = if self.peek_is(Punct::LBrace) {
-            let pos = self.pos();
-            self.advance();
-            Expr {
-                kind: ExprKind::InitList {
-                    ty: None,
-                    items: self.list_rest(Punct::RBrace)?,
-                },
-                pos,
-            }
-        } else {
-            self.assignment()?
-        };
+        let rhs = self.assignment_or_list()?;
         let pos = lhs.pos;
         Ok(Expr {
             kind: ExprKind::Assign {
@@ -438,6 +427,23 @@ impl Cursor<'_> {
         probe.template_args().is_ok() && !probe.pending_gt && probe.peek_is(Punct::LParen)
     }
 
+    /// A braced list `{…}` where one may stand (an assigned value, an argument, an
+    /// element), or an assignment expression.
+    fn assignment_or_list(&mut self) -> Result<Expr, CudaError> {
+        if !self.peek_is(Punct::LBrace) {
+            return self.assignment();
+        }
+        let pos = self.pos();
+        self.advance();
+        Ok(Expr {
+            kind: ExprKind::InitList {
+                ty: None,
+                items: self.list_rest(Punct::RBrace)?,
+            },
+            pos,
+        })
+    }
+
     /// Comma-separated expressions up to `close`, which is consumed.
     pub(super) fn list_rest(&mut self, close: Punct) -> Result<Vec<Expr>, CudaError> {
         let mut items = Vec::new();
@@ -447,19 +453,7 @@ impl Cursor<'_> {
                 return Ok(());
             }
             loop {
-                items.push(if self.peek_is(Punct::LBrace) {
-                    let pos = self.pos();
-                    self.advance();
-                    Expr {
-                        kind: ExprKind::InitList {
-                            ty: None,
-                            items: self.list_rest(Punct::RBrace)?,
-                        },
-                        pos,
-                    }
-                } else {
-                    self.assignment()?
-                });
+                items.push(self.assignment_or_list()?);
                 if self.eat(close) {
                     return Ok(());
                 }

@@ -14,31 +14,7 @@ impl Cursor<'_> {
     pub(super) fn starts_type(&self) -> bool {
         match self.peek() {
             Some(Tok::Ident(w)) => {
-                matches!(
-                    w.as_str(),
-                    "const"
-                        | "volatile"
-                        | "unsigned"
-                        | "signed"
-                        | "short"
-                        | "long"
-                        | "int"
-                        | "char"
-                        | "bool"
-                        | "float"
-                        | "double"
-                        | "void"
-                        | "auto"
-                        | "struct"
-                        | "class"
-                        | "typename"
-                        | "constexpr"
-                        | "static"
-                        | "extern"
-                        | "__shared__"
-                        | "__restrict__"
-                        | "register"
-                ) || self.qualified_type_ahead()
+                super::cursor::TYPE_WORDS.contains(&w.as_str()) || self.qualified_type_ahead()
             }
             Some(Tok::Punct(Punct::ColonColon)) => self.qualified_type_ahead(),
             _ => false,
