@@ -533,3 +533,112 @@ mod parse {
         );
     }
 }
+
+mod layout {
+    use coalescing_lab::model::cuda::ast::{Base, Item, Type};
+    use coalescing_lab::model::cuda::layout::{base_layout, layout_of, struct_layout, Layout};
+    use coalescing_lab::model::cuda::parse::parse;
+    use coalescing_lab::model::cuda::Pos;
+
+    /// CUDA's vector types, as `vector_types.h` defines them: (name, size, alignment).
+    const VECTORS: [(&str, u64, u64); 16] = [
+        ("char2", 2, 2),
+        ("char3", 3, 1),
+        ("char4", 4, 4),
+        ("short2", 4, 4),
+        ("short3", 6, 2),
+        ("short4", 8, 8),
+        ("int2", 8, 8),
+        ("int3", 12, 4),
+        ("int4", 16, 16),
+        ("uint4", 16, 16),
+        ("float2", 8, 8),
+        ("float3", 12, 4),
+        ("float4", 16, 16),
+        ("double2", 16, 16),
+        ("double3", 24, 8),
+        ("double4", 32, 16),
+    ];
+
+    #[test]
+    fn vector_types_have_cuda_s_sizes_and_alignments() {
+        for (name, size, align) in VECTORS {
+            let unit = parse(&format!("__device__ {name} v;"), 700).unwrap();
+            let Some(Item::Global(decl)) = unit.items.first() else {
+                panic!("{name}: {:?}", unit.skipped);
+            };
+            let l = layout_of(&decl.declarators[0].ty, &unit, Pos::default()).unwrap();
+            assert_eq!(l, Layout { size, align }, "{name}");
+        }
+        let scalar = |b| base_layout(&b).map(|l| (l.size, l.align));
+        assert_eq!(
+            scalar(Base::Int {
+                bytes: 8,
+                signed: true
+            }),
+            Some((8, 8))
+        );
+        assert_eq!(scalar(Base::Bool), Some((1, 1)));
+        // A pointer is 8 bytes whatever it points to.
+        let p = Type {
+            pointers: 1,
+            ..Type::of(Base::Void)
+        };
+        assert_eq!(
+            layout_of(&p, &parse("", 700).unwrap(), Pos::default()).unwrap(),
+            Layout { size: 8, align: 8 }
+        );
+    }
+
+    #[test]
+    fn structs_are_laid_out_as_cpp_lays_them_out() {
+        let source = "struct Particle { float x, y, z; };\n\
+            typedef struct { double mass; char tag; } Body;\n\
+            struct Cell { char c; Particle p[2]; Body b; int2 i; unsigned long long n; static const int K = 4; };\n\
+            struct Empty {};\n";
+        let unit = parse(source, 700).unwrap();
+        assert!(unit.skipped.is_empty(), "{:?}", unit.skipped);
+        let (_, particle) = struct_layout(&unit, "Particle").unwrap();
+        assert_eq!(particle, Layout { size: 12, align: 4 });
+        let (_, body) = struct_layout(&unit, "Body").unwrap();
+        assert_eq!(body, Layout { size: 16, align: 8 });
+        let (fields, cell) = struct_layout(&unit, "Cell").unwrap();
+        let offsets: Vec<(&str, u64, u64)> = fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.offset, f.layout.size))
+            .collect();
+        // c at 0; p (align 4) at 4, 24 bytes; b (align 8) at 32; i (align 8) at 48; n at 56.
+        assert_eq!(
+            offsets,
+            [
+                ("c", 0, 1),
+                ("p", 4, 24),
+                ("b", 32, 16),
+                ("i", 48, 8),
+                ("n", 56, 8)
+            ]
+        );
+        assert_eq!(cell, Layout { size: 64, align: 8 });
+        assert_eq!(
+            struct_layout(&unit, "Empty").unwrap().1,
+            Layout { size: 1, align: 1 }
+        );
+    }
+
+    #[test]
+    fn what_has_no_layout_says_why() {
+        let unit = parse("struct A { B b; };\nstruct L { int v[N]; };\ntemplate <class T> struct W { T t; };\nstruct S { W<int> w; };\n", 700).unwrap();
+        assert_eq!(
+            struct_layout(&unit, "A").unwrap_err().to_string(),
+            "line 1, column 14: B is not a type this file defines, so its size is unknown"
+        );
+        assert_eq!(
+            struct_layout(&unit, "L").unwrap_err().to_string(),
+            "line 2, column 16: an array extent must be a constant made of integer literals"
+        );
+        assert_eq!(
+            struct_layout(&unit, "S").unwrap_err().to_string(),
+            "line 4, column 19: W is a template: its layout needs its arguments"
+        );
+    }
+}
