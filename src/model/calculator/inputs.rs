@@ -368,34 +368,22 @@ impl Inputs {
         };
         let sector_bytes = keep(&mut errors, parse_sector(&self.sector));
         let line_bytes = keep(&mut errors, parse_line(&self.line, sector_bytes));
-        match (
-            space,
-            warp,
-            elem,
-            addressing,
-            active,
-            sector_bytes,
-            line_bytes,
-        ) {
-            (
-                Some(space),
-                Some(warp),
-                Some(elem),
-                Some(addressing),
-                Some(active),
-                Some(sector_bytes),
-                Some(line_bytes),
-            ) if errors.is_empty() => Ok(Scenario {
-                space,
-                warp,
-                elem,
-                addressing,
-                active,
-                sector_bytes,
-                line_bytes,
-            }),
-            _ => Err(errors),
+        if !errors.is_empty() {
+            return Err(errors);
         }
+        // With no error every field was read: `keep` gives `None` only after recording one.
+        let scenario = || {
+            Some(Scenario {
+                space: space?,
+                warp: warp?,
+                elem: elem?,
+                addressing: addressing?,
+                active: active?,
+                sector_bytes: sector_bytes?,
+                line_bytes: line_bytes?,
+            })
+        };
+        scenario().ok_or(errors)
     }
 
     /// A copy with `fields` put back to their defaults, so a bad link still shows something.

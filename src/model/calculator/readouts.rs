@@ -30,6 +30,27 @@ pub struct Readout {
     pub headline: bool,
 }
 
+impl Readout {
+    /// A fraction's readout: a percentage for people, the decimal as `data-value`, both empty
+    /// ("n/a") when the fraction is undefined.
+    pub fn fraction(
+        id: &'static str,
+        label: &'static str,
+        ratio: Option<super::super::ratio::Ratio>,
+        detail: &str,
+        headline: bool,
+    ) -> Readout {
+        Readout {
+            id,
+            label,
+            text: percent(ratio),
+            value: ratio_value(ratio),
+            detail: detail.into(),
+            headline,
+        }
+    }
+}
+
 /// The calculator's results in display order.
 ///
 /// ```
@@ -178,22 +199,20 @@ fn global_readouts(a: &Analysis) -> [Readout; 5] {
             detail: format!("distinct {} B lines", a.line_bytes),
             headline: false,
         },
-        Readout {
-            id: "efficiency",
-            label: "Efficiency",
-            text: percent(t.efficiency()),
-            value: ratio_value(t.efficiency()),
-            detail: "requested ÷ transferred".into(),
-            headline: true,
-        },
-        Readout {
-            id: "distinct-efficiency",
-            label: "Distinct efficiency",
-            text: percent(t.distinct_efficiency()),
-            value: ratio_value(t.distinct_efficiency()),
-            detail: "distinct ÷ transferred".into(),
-            headline: false,
-        },
+        Readout::fraction(
+            "efficiency",
+            "Efficiency",
+            t.efficiency(),
+            "requested ÷ transferred",
+            true,
+        ),
+        Readout::fraction(
+            "distinct-efficiency",
+            "Distinct efficiency",
+            t.distinct_efficiency(),
+            "distinct ÷ transferred",
+            false,
+        ),
     ]
 }
 

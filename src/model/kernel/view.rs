@@ -122,14 +122,13 @@ impl KernelFigure {
                 detail: "NCU's sectors/request, global requests".into(),
                 headline: false,
             },
-            KernelFigure::Useful => Readout {
-                id: "k-useful",
-                label: "Useful fraction",
-                text: percent(t.useful_fraction()),
-                value: ratio_value(t.useful_fraction()),
-                detail: "requested ÷ request-level bytes".into(),
-                headline: false,
-            },
+            KernelFigure::Useful => Readout::fraction(
+                "k-useful",
+                "Useful fraction",
+                t.useful_fraction(),
+                "requested ÷ request-level bytes",
+                false,
+            ),
             KernelFigure::UniqueSectors => Readout {
                 id: "k-unique-sectors",
                 label: "Unique sectors",
