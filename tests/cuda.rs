@@ -642,3 +642,94 @@ mod layout {
         );
     }
 }
+
+mod launch {
+    use coalescing_lab::model::cuda::parse::launch::{parse_launch, LaunchArg};
+
+    fn error(text: &str) -> String {
+        parse_launch(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn launches_read_as_host_code_writes_them() {
+        let l = parse_launch(
+            "  matmul<16><<<(1024 / 16) * 2, 256>>>(A[65536], B@0x2000, C + 3, 1024, 2.5f)",
+        )
+        .unwrap();
+        assert_eq!(
+            (l.grid, l.block, l.shared_bytes),
+            ([128, 1, 1], [256, 1, 1], 0)
+        );
+        assert!(
+            matches!(&l.args[0], LaunchArg::Buffer { name, count: Some(65536), base: None, offset: 0, .. } if name == "A")
+        );
+        assert!(matches!(
+            &l.args[1],
+            LaunchArg::Buffer {
+                base: Some(0x2000),
+                ..
+            }
+        ));
+        assert!(matches!(&l.args[2], LaunchArg::Buffer { offset: 3, .. }));
+        assert!(
+            matches!(l.args[3], LaunchArg::Value(_)) && matches!(l.args[4], LaunchArg::Value(_))
+        );
+        // A, C unpinned: the 1st and 3rd distinct names; B pinned.
+        let bases: Vec<u64> = l.allocations().unwrap().iter().map(|a| a.base).collect();
+        assert_eq!(bases, [0x1000_0000, 0x2000, 0x3000_0000]);
+        let none = parse_launch("k<<<dim3(2,2,2), dim3(8)>>>()").unwrap();
+        assert_eq!(
+            (none.grid, none.block, none.args.len()),
+            ([2, 2, 2], [8, 1, 1], 0)
+        );
+        assert_eq!(
+            parse_launch("copy<<<1, 32>>>(a - 1)").unwrap().args.len(),
+            1
+        );
+    }
+
+    #[test]
+    fn launch_errors_name_the_column() {
+        assert_eq!(
+            error("k<<<0, 32>>>()"),
+            "launch, column 5: expected the grid: blocks, or dim3(x, y, z), found '0'"
+        );
+        assert_eq!(
+            error("k<<<n, 32>>>()"),
+            "launch, column 5: expected the grid: blocks, or dim3(x, y, z), found 'n'"
+        );
+        assert_eq!(error("k<<<1, 32>>>(a"), "launch, column 14: expected ',' or ')' after an argument, found 'the end of the declaration'");
+        assert_eq!(
+            error("k<<<1, 32>>>(a) x"),
+            "launch, column 17: expected the end of the launch, found 'x'"
+        );
+        assert_eq!(
+            error("k<<<1, 32, 0, stream>>>(a)"),
+            "launch, column 15: the CUDA subset this page reads leaves out a stream in the launch"
+        );
+        assert_eq!(
+            error("k<<<dim3(1,2,3,4), 1>>>()"),
+            "launch, column 15: expected ')': dim3 has at most three sizes, found ','"
+        );
+        assert_eq!(
+            error("k<<<1, 1>>>(a@x)"),
+            "launch, column 15: expected the allocation's base address, found 'x'"
+        );
+        assert_eq!(
+            error("k<<<1, 1>>>(#a)"),
+            "launch, column 13: '#' is not part of CUDA C++"
+        );
+        assert_eq!(
+            error("k<<<1,\n 1>>>()"),
+            "launch, column 2: a launch is one line"
+        );
+        assert_eq!(
+            parse_launch("k<<<1, 1>>>(a@0x10, a@0x20)")
+                .unwrap()
+                .allocations()
+                .unwrap_err()
+                .to_string(),
+            "launch, column 21: the same allocation is pinned at two bases"
+        );
+    }
+}

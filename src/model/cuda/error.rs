@@ -80,6 +80,11 @@ pub enum ErrorKind {
     MacroTooLarge(String),
     /// An `#if` condition that is not an integer constant expression.
     BadCondition(String),
+    /// A launch that cannot be: two bases for one allocation, two lines.
+    Launch {
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// A token the grammar does not allow here.
     Expected {
         /// What the grammar wanted here.
@@ -140,6 +145,7 @@ impl fmt::Display for ErrorKind {
                 super::pre::MAX_TOKENS
             ),
             ErrorKind::BadCondition(why) => write!(f, "#if: {why}"),
+            ErrorKind::Launch { why } => f.write_str(why),
             ErrorKind::Expected { what, found } => write!(f, "expected {what}, found '{found}'"),
             ErrorKind::Unsupported { construct } => {
                 write!(f, "the CUDA subset this page reads leaves out {construct}")

@@ -261,7 +261,7 @@ fn fields_in(
 }
 
 /// The value of an array extent made of integer literals and `+ - * / << >>`, if it is one.
-fn constant(e: &super::ast::Expr) -> Option<u64> {
+pub(crate) fn constant(e: &super::ast::Expr) -> Option<u64> {
     use super::ast::BinaryOp;
     match &e.kind {
         ExprKind::Int { value, .. } => Some(*value),

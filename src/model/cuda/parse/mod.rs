@@ -6,10 +6,12 @@
 //! - `types`: declaration specifiers, declarators and template arguments;
 //! - `expr`: expressions, with C++ precedence;
 //! - `stmt`: statements;
+//! - `launch`: the launch as host code writes it, `name<…><<<grid, block>>>(args)`;
 //! - this file: items (functions, structs, aliases, globals) and the cutting.
 
 mod cursor;
 mod expr;
+pub mod launch;
 mod stmt;
 mod types;
 
