@@ -227,8 +227,12 @@ const readEvents = (driver) =>
     const done = arguments[arguments.length - 1];
     // The entries are queued after the frame that presents the last interaction.
     setTimeout(() => done([[...window.__events.values()], performance.interactionCount - window.__interactions0]), 500);`);
-const inpValue = ([durations, interactions]) => {
+const inpValue = ([durations, counted]) => {
+  // performance.interactionCount is missing in some Chromium builds: then only the reported
+  // interactions are known.
+  const interactions = Number.isFinite(counted) ? Math.max(counted, durations.length) : durations.length;
   const all = [...durations, ...Array(interactions - durations.length).fill(0)].sort((a, b) => a - b);
+  if (all.length === 0) return { text: 'no interaction reported or counted', within: null };
   const at = (q) => all[Math.min(all.length - 1, Math.floor(q * all.length))];
   const shown = (x) => (x === 0 ? '< 16 ms' : `${x} ms`);
   return {
