@@ -7,7 +7,7 @@
 
 use super::canvas::ChartCanvas;
 use super::share::download_text;
-use super::widgets::TextField;
+use super::widgets::{ColumnHeads, TextField};
 use super::AppState;
 use crate::charts::probe as chart;
 use crate::charts::Theme;
@@ -404,21 +404,7 @@ fn ResultsTable(rows: Memo<Vec<RowText>>, report: RwSignal<Option<Report>>) -> i
         <div class="lane-table probe-table" role="region" aria-labelledby="probe-table-caption" tabindex="0">
             <table>
                 <caption id="probe-table-caption">"Prediction and measurement per stride"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Stride"</th>
-                        <th scope="col">"Useful per warp"</th>
-                        <th scope="col">"Predicted sectors per warp"</th>
-                        <th scope="col">"Predicted useful fraction"</th>
-                        <th scope="col">"Median ms"</th>
-                        <th scope="col">"Min – max ms"</th>
-                        <th scope="col">"Useful GB/s"</th>
-                        <th scope="col">"Implied transferred GB/s"</th>
-                        <th scope="col">"Measured slowdown"</th>
-                        <th scope="col">"Predicted slowdown"</th>
-                        <th scope="col">"Checksum"</th>
-                    </tr>
-                </thead>
+                <ColumnHeads names=STRIDE_COLUMNS />
                 <tbody>
                     {move || {
                         rows.get()
@@ -526,3 +512,18 @@ fn WarpAddresses(planned: Memo<Result<Plan, Vec<ProbeError>>>) -> impl IntoView 
         </details>
     }
 }
+
+/// The probe table's columns.
+const STRIDE_COLUMNS: &[&str] = &[
+    "Stride",
+    "Useful per warp",
+    "Predicted sectors per warp",
+    "Predicted useful fraction",
+    "Median ms",
+    "Min – max ms",
+    "Useful GB/s",
+    "Implied transferred GB/s",
+    "Measured slowdown",
+    "Predicted slowdown",
+    "Checksum",
+];

@@ -7,7 +7,7 @@ use crate::model::lessons::lesson;
 use crate::model::predict::{count_label, read_in, PredictField, Verdict};
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::sectors::Analysis;
-use crate::ui::widgets::{ErrorNote, TextField};
+use crate::ui::widgets::{ErrorNote, Select, TextField};
 use crate::ui::{builders, AppState};
 use leptos::prelude::*;
 
@@ -80,7 +80,12 @@ pub(super) fn ScenarioForm(
     /// answer, waits too.
     hidden: Signal<bool>,
 ) -> impl IntoView {
-    let preset = move || inputs.with(Preset::matching).map(|p| p.id).unwrap_or("");
+    let preset = Signal::derive(move || {
+        inputs
+            .with(Preset::matching)
+            .map_or("", |p| p.id)
+            .to_string()
+    });
     let lesson = move || {
         let text = inputs.with(Preset::matching).and_then(|p| lesson(p.id))?;
         Some(if hidden.get() {
@@ -89,22 +94,22 @@ pub(super) fn ScenarioForm(
             text
         })
     };
-    let pick = move |ev: leptos::ev::Event| {
-        if let Some(p) = Preset::by_id(&event_target_value(&ev)) {
+    let pick = Callback::new(move |id: String| {
+        if let Some(p) = Preset::by_id(&id) {
             inputs.set(p.inputs());
         }
-    };
+    });
     view! {
         <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Scenario">
             <div class="field">
                 <label for="preset">"Worked example"</label>
-                <select id="preset" data-testid="preset" on:change=pick prop:value=preset>
-                    <option value="">"Custom scenario"</option>
-                    {PRESETS
-                        .iter()
-                        .map(|p| view! { <option value=p.id>{p.name}</option> })
-                        .collect_view()}
-                </select>
+                <Select
+                    id="preset"
+                    none="Custom scenario"
+                    options={PRESETS.iter().map(|p| (p.id, p.name)).collect::<Vec<_>>()}
+                    value=preset
+                    on_pick=pick
+                />
                 {move || lesson().map(|text| view! { <p class="note lesson" data-testid="preset-lesson">{text}</p> })}
             </div>
             <builders::Builders

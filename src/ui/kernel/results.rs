@@ -4,7 +4,7 @@
 use super::super::canvas::{ChartCanvas, Shape};
 use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
-use super::super::widgets::ReadoutList;
+use super::super::widgets::{ColumnHeads, ReadoutList};
 use super::super::AppState;
 use crate::charts::{kernel as chart, Theme};
 use crate::model::kernel::presets::KernelPreset;
@@ -48,22 +48,7 @@ pub(super) fn Results(
         <div class="lane-table" role="region" aria-labelledby="kernel-stmt-title" tabindex="0">
             <table>
                 <caption id="kernel-stmt-title">"Per statement"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Statement"</th>
-                        <th scope="col">"Requests"</th>
-                        <th scope="col">"Requested"</th>
-                        <th scope="col">"Sectors"</th>
-                        <th scope="col">"Per request"</th>
-                        <th scope="col">"Useful"</th>
-                        <th scope="col">"Unique"</th>
-                        <th scope="col">"DRAM bytes"</th>
-                        <th scope="col">"Hit rate"</th>
-                        <th scope="col">"Wavefronts"</th>
-                        <th scope="col">"Bank conflicts"</th>
-                        <th scope="col">"Barriers"</th>
-                    </tr>
-                </thead>
+                <ColumnHeads names=STATEMENT_COLUMNS />
                 <tbody>
                     {move || {
                         analysis.with(|a| a.as_ref().map(statement_rows).unwrap_or_default())
@@ -266,3 +251,19 @@ pub(super) fn stem(state: AppState) -> String {
         .map_or("custom", |p| p.id);
     format!("coalescing-kernel-{what}")
 }
+
+/// The columns of the table per statement.
+const STATEMENT_COLUMNS: &[&str] = &[
+    "Statement",
+    "Requests",
+    "Requested",
+    "Sectors",
+    "Per request",
+    "Useful",
+    "Unique",
+    "DRAM bytes",
+    "Hit rate",
+    "Wavefronts",
+    "Bank conflicts",
+    "Barriers",
+];
