@@ -8,7 +8,7 @@ use crate::charts::{parse_hex, Theme};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -72,6 +72,19 @@ fn page_theme(dpr: f64) -> Theme {
         warn: color("--warn", fallback.warn),
         scale: dpr,
     }
+}
+
+/// What `draw` draws on an SVG drawing area `size` backend pixels large, as SVG text: a
+/// chart's export.
+pub fn svg_text<E: std::fmt::Display>(
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), E>,
+) -> Result<String, String> {
+    let mut text = String::new();
+    // The area is dropped at the end of this statement, which finishes the SVG document.
+    draw(&SVGBackend::with_string(&mut text, size).into_drawing_area())
+        .map_err(|e| e.to_string())?;
+    Ok(text)
 }
 
 /// The event the theme toggle fires so that charts redraw in the new colours.

@@ -5,7 +5,7 @@
 //! Why one file of ~520 lines: one panel, whose view is mostly markup; its computing already
 //! lives in `model::probe`.
 
-use super::canvas::ChartCanvas;
+use super::canvas::{svg_text, ChartCanvas};
 use super::share::download_text;
 use super::widgets::{ColumnHeads, TextField};
 use super::AppState;
@@ -21,7 +21,7 @@ use crate::model::probe::{
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters::prelude::{DrawingArea, DrawingBackend};
 use plotters_canvas::CanvasBackend;
 
 /// Where the panel stands.
@@ -182,15 +182,8 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
 
     let draw =
         move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| render(area, report, theme);
-    let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        render(
-            &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-            report,
-            theme,
-        )?;
-        Ok(text)
-    };
+    let svg =
+        move |theme: &Theme, size: (u32, u32)| svg_text(size, |area| render(area, report, theme));
 
     view! {
         <section class="probe" aria-labelledby="probe-title">

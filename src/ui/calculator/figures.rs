@@ -10,11 +10,11 @@ use crate::model::presets::Preset;
 use crate::model::ramp::regime;
 use crate::model::sector_map::{describe, layout, step_lane};
 use crate::model::sectors::Analysis;
-use crate::ui::canvas::{ChartCanvas, Shape};
+use crate::ui::canvas::{svg_text, ChartCanvas, Shape};
 use crate::ui::AppState;
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+use plotters::prelude::DrawingArea;
 use plotters_canvas::CanvasBackend;
 
 /// The file stem of a figure's exports: the scenario's name, its side in the comparison
@@ -70,17 +70,9 @@ pub(super) fn SectorMapFigure(
         highlighted.set(next);
     });
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        map.with(|m| {
-            sector_map::draw(
-                &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                m,
-                None,
-                theme,
-            )
+        svg_text(size, |area| {
+            map.with(|m| sector_map::draw(area, m, None, theme))
         })
-        .map_err(|e| e.to_string())?;
-        Ok(text)
     };
     let stem = figure_stem(inputs, prefix, "sector-map");
     view! {
@@ -148,18 +140,12 @@ pub(super) fn BankMapFigure(
         })
     };
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        map.with(|m| match m {
-            Some(m) => bank_map::draw(
-                &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                m,
-                None,
-                theme,
-            )
-            .map_err(|e| e.to_string()),
-            None => Ok(()),
-        })?;
-        Ok(text)
+        svg_text(size, |area| {
+            map.with(|m| match m {
+                Some(m) => bank_map::draw(area, m, None, theme),
+                None => Ok(()),
+            })
+        })
     };
     view! {
         <figure class="chart-box">
@@ -211,18 +197,9 @@ pub(super) fn RampFigure(
             .map_err(|e| e.to_string())
     };
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        shown
-            .with(|a| {
-                ramp::draw(
-                    &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                    a,
-                    found.get(),
-                    theme,
-                )
-            })
-            .map_err(|e| e.to_string())?;
-        Ok(text)
+        svg_text(size, |area| {
+            shown.with(|a| ramp::draw(area, a, found.get(), theme))
+        })
     };
     view! {
         <figure class="chart-box">

@@ -1,7 +1,7 @@
 //! The finished analysis: the whole-kernel figures, the per-statement table and its CSV, the
 //! heat map and the byte bars, and the hand-off to the Roofline lab.
 
-use super::super::canvas::{ChartCanvas, Shape};
+use super::super::canvas::{svg_text, ChartCanvas, Shape};
 use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
 use super::super::widgets::{ColumnHeads, ReadoutList};
@@ -14,9 +14,7 @@ use crate::model::kernel::view::{
 use crate::model::kernel::{KernelAnalysis, Measure};
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{
-    DrawingArea, DrawingAreaErrorKind, DrawingBackend, IntoDrawingArea, SVGBackend,
-};
+use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend, SVGBackend};
 use plotters_canvas::CanvasBackend;
 
 /// The finished analysis: totals, the statement table, the pictures and the hand-off.
@@ -162,22 +160,12 @@ fn KernelFigure(
             .map_err(|e| e.to_string())
     };
     let vector = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
         let m = measure.get_untracked();
-        analysis
-            .with(|a| {
-                a.as_ref().map(|a| {
-                    svg(
-                        &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                        a,
-                        m,
-                        theme,
-                    )
-                })
-            })
-            .unwrap_or(Ok(()))
-            .map_err(|e| e.to_string())?;
-        Ok(text)
+        svg_text(size, |area| {
+            analysis
+                .with(|a| a.as_ref().map(|a| svg(area, a, m, theme)))
+                .unwrap_or(Ok(()))
+        })
     };
     let description = format!("{testid}-description");
     view! {
