@@ -35,6 +35,51 @@ pub(super) fn figure_stem(
     })
 }
 
+/// The id of a calculator figure's text alternative, e.g. `b.ramp-description`.
+fn description_id(prefix: &str, figure: &str) -> String {
+    format!("{prefix}{figure}-description")
+}
+
+/// A calculator figure's chart: `figure` (after `prefix`) is its test id, names its exports
+/// after the scenario and its text alternative ([`description_id`]); it draws while the
+/// calculator's tab is open.
+#[component]
+fn CalculatorCanvas<F, S>(
+    /// The figure's short name, e.g. `sector-map`.
+    figure: &'static str,
+    /// Accessible name of the picture.
+    label: &'static str,
+    shape: Shape,
+    draw: F,
+    svg: S,
+    /// The scenario drawn, which names the exported files.
+    inputs: RwSignal<Inputs>,
+    state: AppState,
+    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
+    prefix: &'static str,
+    #[prop(optional)] on_pointer: Option<Callback<Option<(f64, f64)>>>,
+    #[prop(optional)] on_key: Option<Callback<String>>,
+) -> impl IntoView
+where
+    F: Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String> + 'static,
+    S: Fn(&Theme, (u32, u32)) -> Result<String, String> + 'static,
+{
+    view! {
+        <ChartCanvas
+            draw=draw
+            svg=svg
+            file_stem=figure_stem(inputs, prefix, figure)
+            shape=shape
+            nostrip:on_pointer=on_pointer
+            nostrip:on_key=on_key
+            visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
+            testid=format!("{prefix}{figure}")
+            label=label
+            described_by=description_id(prefix, figure)
+        />
+    }
+}
+
 /// The sector map with its text alternative and exports.
 #[component]
 pub(super) fn SectorMapFigure(
@@ -47,7 +92,7 @@ pub(super) fn SectorMapFigure(
     #[prop(default = "")]
     prefix: &'static str,
 ) -> impl IntoView {
-    let description = format!("{prefix}sector-map-description");
+    let description = description_id(prefix, "sector-map");
     let map = Memo::new(move |_| shown.with(layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         map.with(|m| sector_map::draw(area, m, highlighted.get(), theme))
@@ -74,21 +119,10 @@ pub(super) fn SectorMapFigure(
             map.with(|m| sector_map::draw(area, m, None, theme))
         })
     };
-    let stem = figure_stem(inputs, prefix, "sector-map");
     view! {
         <figure class="chart-box">
-            <ChartCanvas
-                draw=draw
-                svg=svg
-                file_stem=stem
-                shape=Shape::STRIP
-                on_pointer=point
-                on_key=key
-                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid=format!("{prefix}sector-map")
-                label="Sector map"
-                described_by=description.clone()
-            />
+            <CalculatorCanvas figure="sector-map" label="Sector map" shape=Shape::STRIP draw=draw svg=svg
+                inputs=inputs state=state prefix=prefix on_pointer=point on_key=key />
             <figcaption id=description.clone() data-testid=description>
                 {Signal::derive(move || map.with(describe))}
             </figcaption>
@@ -131,7 +165,7 @@ pub(super) fn BankMapFigure(
     #[prop(default = "")]
     prefix: &'static str,
 ) -> impl IntoView {
-    let description = format!("{prefix}bank-map-description");
+    let description = description_id(prefix, "bank-map");
     let map = Memo::new(move |_| shown.with(bank_layout::layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         map.with(|m| match m {
@@ -149,16 +183,8 @@ pub(super) fn BankMapFigure(
     };
     view! {
         <figure class="chart-box">
-            <ChartCanvas
-                draw=draw
-                svg=svg
-                file_stem=figure_stem(inputs, prefix, "bank-map")
-                shape=Shape::GRID
-                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid=format!("{prefix}bank-map")
-                label="Bank map"
-                described_by=description.clone()
-            />
+            <CalculatorCanvas figure="bank-map" label="Bank map" shape=Shape::GRID draw=draw svg=svg
+                inputs=inputs state=state prefix=prefix />
             <figcaption
                 id=description.clone()
                 data-testid=description
@@ -189,7 +215,7 @@ pub(super) fn RampFigure(
     #[prop(default = "")]
     prefix: &'static str,
 ) -> impl IntoView {
-    let description = format!("{prefix}ramp-description");
+    let description = description_id(prefix, "ramp");
     let found = Memo::new(move |_| shown.with(regime));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         shown
@@ -203,16 +229,8 @@ pub(super) fn RampFigure(
     };
     view! {
         <figure class="chart-box">
-            <ChartCanvas
-                draw=draw
-                svg=svg
-                file_stem=figure_stem(inputs, prefix, "ramp")
-                shape=Shape::LOW_PLOT
-                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid=format!("{prefix}ramp")
-                label="Address ramp"
-                described_by=description.clone()
-            />
+            <CalculatorCanvas figure="ramp" label="Address ramp" shape=Shape::LOW_PLOT draw=draw svg=svg
+                inputs=inputs state=state prefix=prefix />
             <figcaption
                 id=description.clone()
                 data-testid=description
