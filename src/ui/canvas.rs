@@ -332,7 +332,10 @@ fn chart_canvas(props: Props) -> impl IntoView {
             callback.run(ev.key());
         }
     };
-    let (png_id, svg_id) = (props.testid.clone(), props.testid.clone());
+    let (png_id, svg_id) = (
+        format!("{}-png", props.testid),
+        format!("{}-svg", props.testid),
+    );
     view! {
         <canvas
             node_ref=canvas
@@ -347,23 +350,28 @@ fn chart_canvas(props: Props) -> impl IntoView {
             on:keydown=key
         ></canvas>
         <div class="buttons exports">
-            // The accessible names start with the visible text and then name the chart.
-            <button
-                type="button"
-                data-testid=format!("{png_id}-png")
-                aria-label=format!("Download PNG (2×) of the {}", props.label.to_ascii_lowercase())
-                on:click=export_png
-            >
-                "Download PNG (2×)"
-            </button>
-            <button
-                type="button"
-                data-testid=format!("{svg_id}-svg")
-                aria-label=format!("Download SVG of the {}", props.label.to_ascii_lowercase())
-                on:click=export_svg
-            >
-                "Download SVG"
-            </button>
+            {export_button(png_id, "Download PNG (2×)", props.label, export_png)}
+            {export_button(svg_id, "Download SVG", props.label, export_svg)}
         </div>
+    }
+}
+
+/// A chart's download button: its accessible name starts with the visible `text` and then
+/// names the chart, e.g. "Download SVG of the sector map".
+fn export_button(
+    testid: String,
+    text: &'static str,
+    chart: &'static str,
+    on_click: impl Fn(leptos::ev::MouseEvent) + 'static,
+) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            data-testid=testid
+            aria-label=format!("{text} of the {}", chart.to_ascii_lowercase())
+            on:click=on_click
+        >
+            {text}
+        </button>
     }
 }
