@@ -80,39 +80,42 @@ where
     }
 }
 
-/// The sector map with its text alternative and exports.
-#[component]
-pub(super) fn SectorMapFigure(
+/// What a map figure draws and where: [`MapFigure`]'s props, handed on to the map it picks.
+#[derive(Clone, Copy)]
+struct MapScene {
     shown: Memo<Analysis>,
     /// The scenario drawn, which names the exported files.
     inputs: RwSignal<Inputs>,
     state: AppState,
     highlighted: RwSignal<Option<u32>>,
     /// Put before test ids and element ids: `a.` or `b.` in the comparison.
-    #[prop(default = "")]
     prefix: &'static str,
-) -> impl IntoView {
-    let description = description_id(prefix, "sector-map");
-    let map = Memo::new(move |_| shown.with(layout));
+}
+
+/// The sector map with its text alternative and exports.
+#[component]
+fn SectorMapFigure(scene: MapScene) -> impl IntoView {
+    let description = description_id(scene.prefix, "sector-map");
+    let map = Memo::new(move |_| scene.shown.with(layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
-        map.with(|m| sector_map::draw(area, m, highlighted.get(), theme))
+        map.with(|m| sector_map::draw(area, m, scene.highlighted.get(), theme))
             .map_err(|e| e.to_string())
     };
     let point = Callback::new(move |at: Option<(f64, f64)>| {
-        highlighted.set(at.and_then(|(x, width)| {
+        scene.highlighted.set(at.and_then(|(x, width)| {
             map.with_untracked(|m| sector_map::lane_at(m, width, &Theme::LIGHT, x))
         }));
     });
     let key = Callback::new(move |key: String| {
         let lanes: Vec<u32> = map.with_untracked(|m| m.lanes.iter().map(|l| l.lane).collect());
-        let now = highlighted.get_untracked();
+        let now = scene.highlighted.get_untracked();
         let next = match key.as_str() {
             "ArrowRight" => step_lane(&lanes, now, true),
             "ArrowLeft" => step_lane(&lanes, now, false),
             "Escape" => None,
             _ => return,
         };
-        highlighted.set(next);
+        scene.highlighted.set(next);
     });
     let svg = move |theme: &Theme, size: (u32, u32)| {
         svg_text(size, |area| {
@@ -122,7 +125,7 @@ pub(super) fn SectorMapFigure(
     view! {
         <figure class="chart-box">
             <CalculatorCanvas figure="sector-map" label="Sector map" shape=Shape::STRIP draw=draw svg=svg
-                inputs=inputs state=state prefix=prefix on_pointer=point on_key=key />
+                inputs=scene.inputs state=scene.state prefix=scene.prefix on_pointer=point on_key=key />
             <figcaption id=description.clone() data-testid=description>
                 {Signal::derive(move || map.with(describe))}
             </figcaption>
@@ -140,36 +143,31 @@ pub(super) fn MapFigure(
     highlighted: RwSignal<Option<u32>>,
     #[prop(default = "")] prefix: &'static str,
 ) -> impl IntoView {
+    let scene = MapScene {
+        shown,
+        inputs,
+        state,
+        highlighted,
+        prefix,
+    };
     let shared = Memo::new(move |_| shown.with(|a| a.space == Space::Shared));
     view! {
-        <Show
-            when=move || shared.get()
-            fallback=move || view! {
-                <SectorMapFigure shown=shown inputs=inputs state=state highlighted=highlighted prefix=prefix />
-            }
-        >
-            <BankMapFigure shown=shown inputs=inputs state=state highlighted=highlighted prefix=prefix />
+        <Show when=move || shared.get() fallback=move || view! { <SectorMapFigure scene=scene /> }>
+            <BankMapFigure scene=scene />
         </Show>
     }
 }
 
 /// The bank map with its text alternative and exports.
 #[component]
-pub(super) fn BankMapFigure(
-    shown: Memo<Analysis>,
-    /// The scenario drawn, which names the exported files.
-    inputs: RwSignal<Inputs>,
-    state: AppState,
-    highlighted: RwSignal<Option<u32>>,
-    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
-    #[prop(default = "")]
-    prefix: &'static str,
-) -> impl IntoView {
-    let description = description_id(prefix, "bank-map");
-    let map = Memo::new(move |_| shown.with(bank_layout::layout));
+fn BankMapFigure(scene: MapScene) -> impl IntoView {
+    let description = description_id(scene.prefix, "bank-map");
+    let map = Memo::new(move |_| scene.shown.with(bank_layout::layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         map.with(|m| match m {
-            Some(m) => bank_map::draw(area, m, highlighted.get(), theme).map_err(|e| e.to_string()),
+            Some(m) => {
+                bank_map::draw(area, m, scene.highlighted.get(), theme).map_err(|e| e.to_string())
+            }
             None => Ok(()),
         })
     };
@@ -184,7 +182,7 @@ pub(super) fn BankMapFigure(
     view! {
         <figure class="chart-box">
             <CalculatorCanvas figure="bank-map" label="Bank map" shape=Shape::GRID draw=draw svg=svg
-                inputs=inputs state=state prefix=prefix />
+                inputs=scene.inputs state=scene.state prefix=scene.prefix />
             <figcaption
                 id=description.clone()
                 data-testid=description
@@ -199,7 +197,7 @@ pub(super) fn BankMapFigure(
             >
                 {Signal::derive(move || map.with(|m| m.as_ref().map(bank_layout::describe).unwrap_or_default()))}
             </figcaption>
-            <p class="hint" data-testid=format!("{prefix}bank-model")>{crate::model::banks::RULE}</p>
+            <p class="hint" data-testid=format!("{}bank-model", scene.prefix)>{crate::model::banks::RULE}</p>
         </figure>
     }
 }
