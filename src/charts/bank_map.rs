@@ -3,6 +3,7 @@
 //! deliver another word to the same group (a conflict). The busiest bank's column is framed
 //! and named. Pixel layout on a plain drawing area, generic over the backend.
 
+use super::sector_map::{at, draw_nothing, font, legend_flow, legend_row_top};
 use super::Theme;
 use crate::model::bank_map::BankMap;
 use crate::model::banks::BANKS;
@@ -21,21 +22,13 @@ pub fn draw<DB: DrawingBackend>(
     let (width, height) = area.dim_in_pixel();
     let (width, height) = (f64::from(width), f64::from(height));
     let px = |css: f64| theme.px(css);
-    let font = |size: f64, color: RGBColor, pos: Pos| {
-        ("sans-serif", px(size)).into_font().color(&color).pos(pos)
-    };
-    let at = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
+    let font = |size: f64, color: RGBColor, pos: Pos| font(theme, size, color, pos);
     let left = Pos::new(HPos::Left, VPos::Top);
     let centre = Pos::new(HPos::Center, VPos::Center);
     let right = Pos::new(HPos::Right, VPos::Center);
 
     if map.rows.is_empty() {
-        area.draw(&Text::new(
-            "No active lane: no bank delivers anything.",
-            at(px(16.0), px(16.0)),
-            font(13.0, theme.muted, left),
-        ))?;
-        return area.present();
+        return draw_nothing(area, "No active lane: no bank delivers anything.", theme);
     }
 
     // Legend at the bottom, the busiest bank named first.
@@ -55,17 +48,13 @@ pub fn draw<DB: DrawingBackend>(
     }
     let pad = px(12.0);
     let item_width = |text: &str| px(6.0) * text.chars().count() as f64 + px(30.0);
-    let legend_rows = {
-        let (mut rows, mut x) = (1.0, pad);
-        for (_, text) in &keys {
-            if x > pad && x + item_width(text) > width - pad {
-                rows += 1.0;
-                x = pad;
-            }
-            x += item_width(text);
-        }
-        rows
-    };
+    let flow = legend_flow(
+        keys.iter().map(|(_, text)| text.as_str()),
+        width,
+        pad,
+        item_width,
+    );
+    let legend_rows = flow.last().map_or(1, |&(_, last)| last + 1) as f64;
     let legend_row = px(16.0);
     let legend_top = height - px(6.0) - legend_rows * legend_row;
 
@@ -178,14 +167,10 @@ pub fn draw<DB: DrawingBackend>(
     ))?;
 
     // The legend right under the grid: a short map leaves its spare room below, not inside.
-    let (mut lx, mut ly) = (pad, (grid_bottom + px(12.0)).min(legend_top));
+    let first_row_top = (grid_bottom + px(12.0)).min(legend_top);
     let swatch = px(10.0);
-    for (color, text) in keys {
-        let w = item_width(&text);
-        if lx > pad && lx + w > width - pad {
-            lx = pad;
-            ly += legend_row;
-        }
+    for ((color, text), (lx, key_row)) in keys.into_iter().zip(flow) {
+        let ly = legend_row_top(first_row_top, legend_row, key_row);
         match color {
             Some(color) => area.draw(&Rectangle::new(
                 [at(lx, ly), at(lx + swatch, ly + swatch)],
@@ -201,7 +186,6 @@ pub fn draw<DB: DrawingBackend>(
             at(lx + swatch + px(4.0), ly - px(1.0)),
             font(11.0, theme.muted, left),
         ))?;
-        lx += w;
     }
     area.present()
 }

@@ -2,6 +2,9 @@
 //! some lane asked for and the bytes fetched but unused; lanes sit above their first byte,
 //! tied to it by a line; cache-line boundaries are marked; untouched space is cut out with a
 //! visible break. Pixel layout on a plain drawing area, generic over the backend.
+//!
+//! The bank map is laid out the same way and borrows this map's text style, empty message
+//! and legend flow.
 
 use super::Theme;
 use crate::model::sector_map::{inactive_text, SectorMap};
@@ -75,6 +78,64 @@ pub fn lane_at(map: &SectorMap, width: f64, theme: &Theme, x: f64) -> Option<u32
         .map(|(lane, _)| lane)
 }
 
+/// The maps' text: sans-serif at `size` CSS pixels.
+pub(super) fn font(theme: &Theme, size: f64, color: RGBColor, pos: Pos) -> TextStyle<'static> {
+    ("sans-serif", theme.px(size))
+        .into_font()
+        .color(&color)
+        .pos(pos)
+}
+
+/// A point in backend pixels, rounded to the nearest pixel.
+pub(super) fn at(x: f64, y: f64) -> (i32, i32) {
+    (x.round() as i32, y.round() as i32)
+}
+
+/// Says at the top left of `area` why a map has nothing to draw.
+pub(super) fn draw_nothing<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    message: &str,
+    theme: &Theme,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let left = Pos::new(HPos::Left, VPos::Top);
+    area.draw(&Text::new(
+        message,
+        at(theme.px(16.0), theme.px(16.0)),
+        font(theme, 13.0, theme.muted, left),
+    ))?;
+    area.present()
+}
+
+/// Where a legend's items go when they flow left to right from `pad` across `width`, each
+/// `item_width(text)` wide, starting a new row when the next would cross the right pad:
+/// each item's left edge and row (from 0), in order. The rows it takes are the last row + 1.
+pub(super) fn legend_flow<'a>(
+    texts: impl IntoIterator<Item = &'a str>,
+    width: f64,
+    pad: f64,
+    item_width: impl Fn(&str) -> f64,
+) -> Vec<(f64, usize)> {
+    let (mut row, mut x) = (0, pad);
+    texts
+        .into_iter()
+        .map(|text| {
+            let w = item_width(text);
+            if x > pad && x + w > width - pad {
+                row += 1;
+                x = pad;
+            }
+            let placed = (x, row);
+            x += w;
+            placed
+        })
+        .collect()
+}
+
+/// The top of legend row `row` below `top`, added up row by row as the legend is drawn.
+pub(super) fn legend_row_top(top: f64, row_height: f64, row: usize) -> f64 {
+    (0..row).fold(top, |y, _| y + row_height)
+}
+
 /// Draws `map` to fill `area`, with lane `highlight` (if any) ringed and labelled.
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -86,20 +147,16 @@ pub fn draw<DB: DrawingBackend>(
     let (width, height) = area.dim_in_pixel();
     let (width, height) = (f64::from(width), f64::from(height));
     let px = |css: f64| theme.px(css);
-    let font = |size: f64, color: RGBColor, pos: Pos| {
-        ("sans-serif", px(size)).into_font().color(&color).pos(pos)
-    };
-    let at = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
+    let font = |size: f64, color: RGBColor, pos: Pos| font(theme, size, color, pos);
     let left = Pos::new(HPos::Left, VPos::Top);
     let centre = Pos::new(HPos::Center, VPos::Top);
 
     if map.slots.is_empty() {
-        area.draw(&Text::new(
+        return draw_nothing(
+            area,
             "No active lane: nothing is requested and no sector moves.",
-            at(px(16.0), px(16.0)),
-            font(13.0, theme.muted, left),
-        ))?;
-        return area.present();
+            theme,
+        );
     }
 
     // Horizontal layout: equal boxes, with a fixed-width break wherever untouched space was cut.
@@ -137,17 +194,13 @@ pub fn draw<DB: DrawingBackend>(
     // The rows the legend takes, counted by the same greedy flow that draws it, so the last
     // line is never clipped and the legend never runs into the sector indices.
     let item_width = |text: &str| px(6.0) * text.chars().count() as f64 + px(34.0);
-    let rows_needed = {
-        let (mut rows, mut x) = (1.0, pad);
-        for (_, text) in &keys {
-            if x > pad && x + item_width(text) > width - pad {
-                rows += 1.0;
-                x = pad;
-            }
-            x += item_width(text);
-        }
-        rows
-    };
+    let flow = legend_flow(
+        keys.iter().map(|(_, text)| text.as_str()),
+        width,
+        pad,
+        item_width,
+    );
+    let rows_needed = flow.last().map_or(1, |&(_, last)| last + 1) as f64;
     let legend_top = height - px(8.0) - rows_needed * row;
     // Vertical layout: lane labels, lane dots, connectors, the sector bar, indices, legend.
     // The bar moves up when a tall legend needs the room below it.
@@ -270,13 +323,8 @@ pub fn draw<DB: DrawingBackend>(
             font(12.0, theme.warn, centre),
         ))?;
     }
-    let (mut lx, mut ly) = (pad, legend_top);
-    for (key, text) in keys {
-        let item_width = item_width(&text);
-        if lx > pad && lx + item_width > width - pad {
-            lx = pad;
-            ly += row;
-        }
+    for ((key, text), (lx, key_row)) in keys.into_iter().zip(flow) {
+        let ly = legend_row_top(legend_top, row, key_row);
         match key {
             Key::Swatch(color) => {
                 area.draw(&Rectangle::new(
@@ -309,7 +357,6 @@ pub fn draw<DB: DrawingBackend>(
             at(lx + swatch + px(4.0), ly - px(1.0)),
             font(11.0, theme.muted, left),
         ))?;
-        lx += item_width;
     }
     area.present()
 }

@@ -1,7 +1,7 @@
 //! The pattern builders panel: describe a data layout, Apply, and the calculator's `elem`,
 //! `base` and `idx` show the expression it stands for.
 
-use super::widgets::{ErrorNote, TextField};
+use super::widgets::{ErrorNote, Select, TextField};
 use crate::model::builders::{BuilderError, BuilderForm, ELEMENT_TYPES};
 use crate::model::inputs::Inputs;
 use leptos::prelude::*;
@@ -37,6 +37,25 @@ fn field(
         />
     }
 }
+
+/// The layouts a builder describes: value, then text.
+const LAYOUTS: &[(&str, &str)] = &[
+    ("strided", "Strided array"),
+    ("matrix", "Row-major matrix"),
+    ("structures", "Array of structures"),
+];
+
+/// The units of a matrix's row pitch: value, then text.
+const PITCH_UNITS: &[(&str, &str)] = &[
+    ("elements", "elements"),
+    ("bytes", "bytes (as the course states it)"),
+];
+
+/// What lane t + 1 takes after lane t in a matrix: value, then text.
+const TRAVERSALS: &[(&str, &str)] = &[
+    ("row", "the next column along one row"),
+    ("column", "the next row down one column"),
+];
 
 /// Builders for a strided array, a row-major matrix and an array of structures.
 #[component]
@@ -75,19 +94,13 @@ pub fn Builders(
     view! {
         <details class="builders" data-testid="builders">
             <summary>"Build the pattern from a data layout"</summary>
-            <div class="field">
-                <label for="builder-kind">"Layout"</label>
-                <select
-                    id="builder-kind"
-                    data-testid="builder-kind"
-                    prop:value=Signal::derive(kind)
-                    on:change=move |ev| form.update(|f| f.kind = event_target_value(&ev))
-                >
-                    <option value="strided">"Strided array"</option>
-                    <option value="matrix">"Row-major matrix"</option>
-                    <option value="structures">"Array of structures"</option>
-                </select>
-            </div>
+            <Select
+                id="builder-kind"
+                label="Layout"
+                options=LAYOUTS
+                value=Signal::derive(kind)
+                on_pick=Callback::new(move |kind| form.update(|f| f.kind = kind))
+            />
             <Show when=move || kind() != "structures">
                 <div class="field">
                     <label for="builder-element">"Element type"</label>
@@ -112,30 +125,20 @@ pub fn Builders(
                 {field(form, checked, "rows", "Rows", "", |f| f.rows.clone(), |f, t| f.rows = t)}
                 {field(form, checked, "cols", "Columns", "(elements)", |f| f.cols.clone(), |f, t| f.cols = t)}
                 {field(form, checked, "pitch", "Row pitch", "(≥ the row's width)", |f| f.pitch.clone(), |f, t| f.pitch = t)}
-                <div class="field">
-                    <label for="builder-pitch-unit">"Row pitch in"</label>
-                    <select
-                        id="builder-pitch-unit"
-                        data-testid="builder-pitch-unit"
-                        prop:value=Signal::derive(move || if form.with(|f| f.pitch_in_bytes) { "bytes" } else { "elements" }.to_string())
-                        on:change=move |ev| form.update(|f| f.pitch_in_bytes = event_target_value(&ev) == "bytes")
-                    >
-                        <option value="elements">"elements"</option>
-                        <option value="bytes">"bytes (as the course states it)"</option>
-                    </select>
-                </div>
-                <div class="field">
-                    <label for="builder-traversal">"Lane t takes"</label>
-                    <select
-                        id="builder-traversal"
-                        data-testid="builder-traversal"
-                        prop:value=Signal::derive(move || if form.with(|f| f.down_column) { "column" } else { "row" }.to_string())
-                        on:change=move |ev| form.update(|f| f.down_column = event_target_value(&ev) == "column")
-                    >
-                        <option value="row">"the next column along one row"</option>
-                        <option value="column">"the next row down one column"</option>
-                    </select>
-                </div>
+                <Select
+                    id="builder-pitch-unit"
+                    label="Row pitch in"
+                    options=PITCH_UNITS
+                    value=Signal::derive(move || if form.with(|f| f.pitch_in_bytes) { "bytes" } else { "elements" }.to_string())
+                    on_pick=Callback::new(move |unit: String| form.update(|f| f.pitch_in_bytes = unit == "bytes"))
+                />
+                <Select
+                    id="builder-traversal"
+                    label="Lane t takes"
+                    options=TRAVERSALS
+                    value=Signal::derive(move || if form.with(|f| f.down_column) { "column" } else { "row" }.to_string())
+                    on_pick=Callback::new(move |order: String| form.update(|f| f.down_column = order == "column"))
+                />
                 {field(form, checked, "row", "Start row", "", |f| f.row.clone(), |f, t| f.row = t)}
                 {field(form, checked, "col", "Start column", "", |f| f.col.clone(), |f, t| f.col = t)}
             </Show>

@@ -8,7 +8,7 @@ use crate::charts::{parse_hex, Theme};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -22,31 +22,22 @@ pub struct Shape {
 }
 
 impl Shape {
-    /// A plot with axes: wide enough to read, never taller than a laptop screen wants.
-    pub const PLOT: Shape = Shape {
-        aspect: 0.62,
-        min_height: 260.0,
-        max_height: 460.0,
-    };
-    /// A low plot, like the address ramp.
-    pub const LOW_PLOT: Shape = Shape {
-        aspect: 0.4,
-        min_height: 230.0,
-        max_height: 320.0,
-    };
-    /// A strip along an axis, like the sector map.
-    /// A grid of rows, e.g. the bank map's 32 banks by up to 40 rows.
-    pub const GRID: Shape = Shape {
-        aspect: 0.55,
-        min_height: 280.0,
-        max_height: 520.0,
-    };
+    const fn new(aspect: f64, min_height: f64, max_height: f64) -> Shape {
+        Shape {
+            aspect,
+            min_height,
+            max_height,
+        }
+    }
 
-    pub const STRIP: Shape = Shape {
-        aspect: 0.3,
-        min_height: 210.0,
-        max_height: 260.0,
-    };
+    /// A plot with axes: wide enough to read, never taller than a laptop screen wants.
+    pub const PLOT: Shape = Shape::new(0.62, 260.0, 460.0);
+    /// A low plot, like the address ramp.
+    pub const LOW_PLOT: Shape = Shape::new(0.4, 230.0, 320.0);
+    /// A grid of rows, e.g. the bank map's 32 banks by up to 40 rows.
+    pub const GRID: Shape = Shape::new(0.55, 280.0, 520.0);
+    /// A strip along an axis, like the sector map.
+    pub const STRIP: Shape = Shape::new(0.3, 210.0, 260.0);
 
     fn height_for(self, width: f64) -> f64 {
         (width * self.aspect).clamp(self.min_height, self.max_height)
@@ -81,6 +72,19 @@ fn page_theme(dpr: f64) -> Theme {
         warn: color("--warn", fallback.warn),
         scale: dpr,
     }
+}
+
+/// What `draw` draws on an SVG drawing area `size` backend pixels large, as SVG text: a
+/// chart's export.
+pub fn svg_text<E: std::fmt::Display>(
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), E>,
+) -> Result<String, String> {
+    let mut text = String::new();
+    // The area is dropped at the end of this statement, which finishes the SVG document.
+    draw(&SVGBackend::with_string(&mut text, size).into_drawing_area())
+        .map_err(|e| e.to_string())?;
+    Ok(text)
 }
 
 /// The event the theme toggle fires so that charts redraw in the new colours.
@@ -208,18 +212,6 @@ struct Props {
 }
 
 fn chart_canvas(props: Props) -> impl IntoView {
-    let Props {
-        draw,
-        svg,
-        file_stem,
-        shape,
-        on_pointer,
-        on_key,
-        visible,
-        testid,
-        label,
-        described_by,
-    } = props;
     let canvas = NodeRef::<Canvas>::new();
     let redraw = RwSignal::new(0u32);
     let bump = move || redraw.update(|n| *n = n.wrapping_add(1));
@@ -250,10 +242,10 @@ fn chart_canvas(props: Props) -> impl IntoView {
     on_cleanup(move || toggled.remove());
     let css_size = move || {
         let width = css_width.get_untracked().max(320.0);
-        Some((width, shape.height_for(width)))
+        Some((width, props.shape.height_for(width)))
     };
     let export_png = {
-        let draw = draw.clone();
+        let draw = props.draw.clone();
         move |_| {
             let Some((width, height)) = css_size() else {
                 return;
@@ -269,7 +261,7 @@ fn chart_canvas(props: Props) -> impl IntoView {
             };
             if draw(&backend.into_drawing_area(), &page_theme(2.0)).is_ok() {
                 if let Ok(data) = offscreen.to_data_url() {
-                    download_url(&format!("{}.png", file_stem.get_untracked()), &data);
+                    download_url(&format!("{}.png", props.file_stem.get_untracked()), &data);
                 }
             }
         }
@@ -278,18 +270,18 @@ fn chart_canvas(props: Props) -> impl IntoView {
         let Some((width, height)) = css_size() else {
             return;
         };
-        if let Ok(text) = svg(&page_theme(1.0), (width as u32, height as u32)) {
+        if let Ok(text) = (props.svg)(&page_theme(1.0), (width as u32, height as u32)) {
             download_text(
-                &format!("{}.svg", file_stem.get_untracked()),
+                &format!("{}.svg", props.file_stem.get_untracked()),
                 "image/svg+xml",
                 &text,
             );
         }
     };
-    let logged = testid.clone();
+    let logged = props.testid.clone();
     Effect::new(move |_| {
         redraw.track();
-        if !visible.get() {
+        if !props.visible.get() {
             return;
         }
         let Some(element) = canvas.get() else {
@@ -300,7 +292,7 @@ fn chart_canvas(props: Props) -> impl IntoView {
             return;
         }
         let dpr = window().device_pixel_ratio().max(1.0);
-        let css_height = shape.height_for(css_width);
+        let css_height = props.shape.height_for(css_width);
         let (width, height) = (
             (css_width * dpr).round() as u32,
             (css_height * dpr).round() as u32,
@@ -317,61 +309,69 @@ fn chart_canvas(props: Props) -> impl IntoView {
         let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
             return;
         };
-        if let Err(message) = draw(&backend.into_drawing_area(), &page_theme(dpr)) {
+        if let Err(message) = (props.draw)(&backend.into_drawing_area(), &page_theme(dpr)) {
             web_sys::console::error_1(&format!("chart {logged}: {message}").into());
         }
     });
     let pointer = move |ev: leptos::ev::PointerEvent| {
-        if let Some(callback) = on_pointer {
+        if let Some(callback) = props.on_pointer {
             // offsetX is a float under web_sys_unstable_apis (CSSOM View).
             callback.run(Some((ev.offset_x(), css_width.get_untracked())));
         }
     };
     let leave = move |_| {
-        if let Some(callback) = on_pointer {
+        if let Some(callback) = props.on_pointer {
             callback.run(None);
         }
     };
     let key = move |ev: leptos::ev::KeyboardEvent| {
-        if let Some(callback) = on_key {
+        if let Some(callback) = props.on_key {
             if matches!(ev.key().as_str(), "ArrowLeft" | "ArrowRight" | "Escape") {
                 ev.prevent_default();
             }
             callback.run(ev.key());
         }
     };
-    let (png_id, svg_id) = (testid.clone(), testid.clone());
+    let (png_id, svg_id) = (
+        format!("{}-png", props.testid),
+        format!("{}-svg", props.testid),
+    );
     view! {
         <canvas
             node_ref=canvas
             class="chart"
-            data-testid=testid
+            data-testid=props.testid
             role="img"
-            aria-label=label
-            aria-describedby=described_by
-            tabindex=on_key.map(|_| "0")
+            aria-label=props.label
+            aria-describedby=props.described_by
+            tabindex=props.on_key.map(|_| "0")
             on:pointermove=pointer
             on:pointerleave=leave
             on:keydown=key
         ></canvas>
         <div class="buttons exports">
-            // The accessible names start with the visible text and then name the chart.
-            <button
-                type="button"
-                data-testid=format!("{png_id}-png")
-                aria-label=format!("Download PNG (2×) of the {}", label.to_ascii_lowercase())
-                on:click=export_png
-            >
-                "Download PNG (2×)"
-            </button>
-            <button
-                type="button"
-                data-testid=format!("{svg_id}-svg")
-                aria-label=format!("Download SVG of the {}", label.to_ascii_lowercase())
-                on:click=export_svg
-            >
-                "Download SVG"
-            </button>
+            {export_button(png_id, "Download PNG (2×)", props.label, export_png)}
+            {export_button(svg_id, "Download SVG", props.label, export_svg)}
         </div>
+    }
+}
+
+/// A chart's download button: its accessible name starts with the visible `text` and then
+/// names the chart, e.g. "Download SVG of the sector map".
+fn export_button(
+    testid: String,
+    text: &'static str,
+    chart: &'static str,
+    on_click: impl Fn(leptos::ev::MouseEvent) + 'static,
+) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            data-testid=testid
+            aria-label=format!("{text} of the {}", chart.to_ascii_lowercase())
+            on:click=on_click
+        >
+            {text}
+        </button>
     }
 }

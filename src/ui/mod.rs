@@ -154,18 +154,14 @@ pub fn App() -> impl IntoView {
             <TabPanel tab=Tab::Calculator current=state.tab visited=visited>
                 <calculator::Calculator state=state />
             </TabPanel>
-            <TabPanel tab=Tab::Roofline current=state.tab visited=visited>
-                <lazy::LazyPanel state=state load=lazy::ROOFLINE name="roofline" label="Roofline lab" />
-            </TabPanel>
-            <TabPanel tab=Tab::Probe current=state.tab visited=visited>
-                <lazy::LazyPanel state=state load=lazy::PROBE name="probe" label="GPU probe" />
-            </TabPanel>
-            <TabPanel tab=Tab::Kernel current=state.tab visited=visited>
-                <lazy::LazyPanel state=state load=lazy::KERNEL name="kernel" label="kernel view" />
-            </TabPanel>
-            <TabPanel tab=Tab::Trace current=state.tab visited=visited>
-                <lazy::LazyPanel state=state load=lazy::TRACE name="trace" label="trace panel" />
-            </TabPanel>
+            {LAZY_PANELS
+                .iter()
+                .map(|&(tab, load, name, label)| view! {
+                    <TabPanel tab=tab current=state.tab visited=visited>
+                        <lazy::LazyPanel state=state load=load name=name label=label />
+                    </TabPanel>
+                })
+                .collect_view()}
         </main>
         <Show when=move || !embed>
             <footer class="site">
@@ -214,6 +210,15 @@ where
         </div>
     }
 }
+
+/// The panels whose code is fetched when first opened, in page order: tab, loader, short
+/// name and the label of their loading and failure messages (see [`lazy::LazyPanel`]).
+const LAZY_PANELS: &[(Tab, lazy::Loader, &str, &str)] = &[
+    (Tab::Roofline, lazy::ROOFLINE, "roofline", "Roofline lab"),
+    (Tab::Probe, lazy::PROBE, "probe", "GPU probe"),
+    (Tab::Kernel, lazy::KERNEL, "kernel", "kernel view"),
+    (Tab::Trace, lazy::TRACE, "trace", "trace panel"),
+];
 
 /// The tabs, in order: id, test id, label.
 const TABS: &[(Tab, &str, &str)] = &[

@@ -5,9 +5,9 @@
 //! Why one file of ~520 lines: one panel, whose view is mostly markup; its computing already
 //! lives in `model::probe`.
 
-use super::canvas::ChartCanvas;
+use super::canvas::{svg_text, ChartCanvas};
 use super::share::download_text;
-use super::widgets::TextField;
+use super::widgets::{ColumnHeads, TextField};
 use super::AppState;
 use crate::charts::probe as chart;
 use crate::charts::Theme;
@@ -21,7 +21,7 @@ use crate::model::probe::{
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters::prelude::{DrawingArea, DrawingBackend};
 use plotters_canvas::CanvasBackend;
 
 /// Where the panel stands.
@@ -182,15 +182,8 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
 
     let draw =
         move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| render(area, report, theme);
-    let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        render(
-            &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-            report,
-            theme,
-        )?;
-        Ok(text)
-    };
+    let svg =
+        move |theme: &Theme, size: (u32, u32)| svg_text(size, |area| render(area, report, theme));
 
     view! {
         <section class="probe" aria-labelledby="probe-title">
@@ -404,21 +397,7 @@ fn ResultsTable(rows: Memo<Vec<RowText>>, report: RwSignal<Option<Report>>) -> i
         <div class="lane-table probe-table" role="region" aria-labelledby="probe-table-caption" tabindex="0">
             <table>
                 <caption id="probe-table-caption">"Prediction and measurement per stride"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Stride"</th>
-                        <th scope="col">"Useful per warp"</th>
-                        <th scope="col">"Predicted sectors per warp"</th>
-                        <th scope="col">"Predicted useful fraction"</th>
-                        <th scope="col">"Median ms"</th>
-                        <th scope="col">"Min – max ms"</th>
-                        <th scope="col">"Useful GB/s"</th>
-                        <th scope="col">"Implied transferred GB/s"</th>
-                        <th scope="col">"Measured slowdown"</th>
-                        <th scope="col">"Predicted slowdown"</th>
-                        <th scope="col">"Checksum"</th>
-                    </tr>
-                </thead>
+                <ColumnHeads names=STRIDE_COLUMNS />
                 <tbody>
                     {move || {
                         rows.get()
@@ -526,3 +505,18 @@ fn WarpAddresses(planned: Memo<Result<Plan, Vec<ProbeError>>>) -> impl IntoView 
         </details>
     }
 }
+
+/// The probe table's columns.
+const STRIDE_COLUMNS: &[&str] = &[
+    "Stride",
+    "Useful per warp",
+    "Predicted sectors per warp",
+    "Predicted useful fraction",
+    "Median ms",
+    "Min – max ms",
+    "Useful GB/s",
+    "Implied transferred GB/s",
+    "Measured slowdown",
+    "Predicted slowdown",
+    "Checksum",
+];

@@ -2,7 +2,7 @@
 //! roof. Predict, then Step to reveal; Reset starts over. The Machine mode switch replaces the
 //! course's roof with a machine's named ceilings and points (`roofline_machine`).
 
-use super::canvas::ChartCanvas;
+use super::canvas::{svg_text, ChartCanvas};
 use super::widgets::{ReadoutList, TextField};
 use super::AppState;
 use crate::charts::roofline as chart;
@@ -15,7 +15,7 @@ use crate::model::roofline::{
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters::prelude::{DrawingArea, DrawingBackend};
 use plotters_canvas::CanvasBackend;
 
 /// The course's two runs: "Reset, set I = 2 and B = 80, predict, Step"; then I = 1.
@@ -55,14 +55,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
         render(area, checked, roof_bw, theme)
     };
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        render(
-            &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-            checked,
-            roof_bw,
-            theme,
-        )?;
-        Ok(text)
+        svg_text(size, |area| render(area, checked, roof_bw, theme))
     };
 
     // A memo: the machine view is rebuilt only when the mode changes, not on every edit.

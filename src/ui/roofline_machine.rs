@@ -2,7 +2,7 @@
 //! ceilings, named points added by the form, by a click on the chart or by the keyboard, and
 //! their tables. The model (`roofline::machine`) computes; this file wires.
 
-use super::canvas::ChartCanvas;
+use super::canvas::{svg_text, ChartCanvas};
 use super::widgets::{ErrorNote, TextField};
 use super::AppState;
 use crate::charts::roofline_machine as chart;
@@ -14,7 +14,7 @@ use crate::model::roofline::{
 };
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters::prelude::{DrawingArea, DrawingBackend};
 use plotters_canvas::CanvasBackend;
 
 /// `data-field` values of the ceiling slots (the widgets want static text).
@@ -101,14 +101,7 @@ pub fn MachineMode(state: AppState) -> impl IntoView {
         render(area, checked, cursor_at, theme)
     };
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        render(
-            &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-            checked,
-            cursor_at,
-            theme,
-        )?;
-        Ok(text)
+        svg_text(size, |area| render(area, checked, cursor_at, theme))
     };
     // A click lands where the pointer is, read against the axes the chart draws now.
     let click = move |ev: leptos::ev::MouseEvent| {

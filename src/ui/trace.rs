@@ -14,7 +14,7 @@ use crate::model::trace::{
     instruction_csv, worst_addrs, Format, Importer, Instruction, TraceAnalysis, TraceOptions,
 };
 use crate::ui::share::download_text;
-use crate::ui::widgets::ReadoutList;
+use crate::ui::widgets::{ColumnHeads, ReadoutList, Select};
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -237,19 +237,14 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                         "."
                     </p>
                 </div>
-                <div class="field">
-                    <label for="trace-format">"Format"</label>
-                    <select
-                        id="trace-format"
-                        data-testid="trace-format"
-                        prop:value=move || state.trace_format.get().map_or("", Format::name)
-                        on:change=move |ev| state.trace_format.set(Format::parse(&event_target_value(&ev)))
-                    >
-                        <option value="">"Detect from the content"</option>
-                        <option value="nvbit">"NVBit mem_trace"</option>
-                        <option value="accelsim">"Accel-Sim .traceg"</option>
-                    </select>
-                </div>
+                <Select
+                    id="trace-format"
+                    label="Format"
+                    none="Detect from the content"
+                    options=FORMATS
+                    value=Signal::derive(move || state.trace_format.get().map_or("", Format::name).to_string())
+                    on_pick=Callback::new(move |name: String| state.trace_format.set(Format::parse(&name)))
+                />
             </div>
             <Show when=reading>
                 <div class="kernel-run" data-testid="trace-progress">
@@ -293,22 +288,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                 <div class="lane-table" role="region" aria-labelledby="trace-table-title" tabindex="0">
                     <table>
                         <caption id="trace-table-title">"Per static instruction, the most excess sectors first"</caption>
-                        <thead>
-                            <tr>
-                                <th scope="col">"Instruction"</th>
-                                <th scope="col">"Bytes per lane"</th>
-                                <th scope="col">"Executions (requests)"</th>
-                                <th scope="col">"Active lanes"</th>
-                                <th scope="col">"Requested"</th>
-                                <th scope="col">"Sectors"</th>
-                                <th scope="col">"Per request"</th>
-                                <th scope="col">"Ideal per request"</th>
-                                <th scope="col">"Excess"</th>
-                                <th scope="col">"Useful"</th>
-                                <th scope="col">"DRAM bytes"</th>
-                                <th scope="col">"Worst execution"</th>
-                            </tr>
-                        </thead>
+                        <ColumnHeads names=INSTRUCTION_COLUMNS />
                         <tbody>
                             {move || analysis.with(|a| a.as_ref().map(|a| {
                                 let s = a.machine.sector_bytes;
@@ -482,3 +462,25 @@ fn row(
         </tr>
     }
 }
+
+/// The formats the picker names, after "Detect from the content": value, then text.
+const FORMATS: &[(&str, &str)] = &[
+    ("nvbit", "NVBit mem_trace"),
+    ("accelsim", "Accel-Sim .traceg"),
+];
+
+/// The trace table's columns.
+const INSTRUCTION_COLUMNS: &[&str] = &[
+    "Instruction",
+    "Bytes per lane",
+    "Executions (requests)",
+    "Active lanes",
+    "Requested",
+    "Sectors",
+    "Per request",
+    "Ideal per request",
+    "Excess",
+    "Useful",
+    "DRAM bytes",
+    "Worst execution",
+];

@@ -1,7 +1,9 @@
-//! Widgets both panels share: a labelled text field with its hint and error, and a list of
-//! readouts. One non-generic component each, so the page ships their code once.
+//! Widgets the panels share: a labelled text field with its hint and error, a picker, a
+//! list of readouts and a table's header row. One non-generic component each, so the page ships
+//! their code once.
 
 use crate::model::readouts::Readout;
+use leptos::either::Either;
 use leptos::prelude::*;
 
 /// A labelled text input wired to a piece of state, with its hint and its error.
@@ -80,6 +82,55 @@ pub fn TextField(
             </p>
             <ErrorNote param=param message=error id=error_id />
         </div>
+    }
+}
+
+/// A `<select>` with `id` as its element id and `data-testid`: first the option `none` with
+/// the empty value (if given), then one per (value, text) of `options`, in order; `on_pick`
+/// is called with the value picked. Given a `label`, it stands in a `.field` under it.
+#[component]
+pub fn Select(
+    id: &'static str,
+    /// The visible label; without one, the caller labels the picker.
+    #[prop(optional)]
+    label: Option<&'static str>,
+    /// The text of a first option that picks nothing (the empty value).
+    #[prop(optional)]
+    none: Option<&'static str>,
+    #[prop(into)] options: Vec<(&'static str, &'static str)>,
+    /// The value shown.
+    #[prop(into)]
+    value: Signal<String>,
+    on_pick: Callback<String>,
+) -> impl IntoView {
+    let select = view! {
+        <select id=id data-testid=id prop:value=value on:change=move |ev| on_pick.run(event_target_value(&ev))>
+            {none
+                .map(|text| ("", text))
+                .into_iter()
+                .chain(options)
+                .map(|(value, text)| view! { <option value=value>{text}</option> })
+                .collect_view()}
+        </select>
+    };
+    match label {
+        Some(label) => Either::Left(view! {
+            <div class="field">
+                <label for=id>{label}</label>
+                {select}
+            </div>
+        }),
+        None => Either::Right(select),
+    }
+}
+
+/// A table's header row: one column heading per name, in order.
+#[component]
+pub fn ColumnHeads(names: &'static [&'static str]) -> impl IntoView {
+    view! {
+        <thead>
+            <tr>{names.iter().map(|name| view! { <th scope="col">{*name}</th> }).collect_view()}</tr>
+        </thead>
     }
 }
 

@@ -98,23 +98,11 @@ pub(super) fn Comparison(
                 <div class="sides">
                     <div class="side">
                         <h4>"A: " {move || names.get().0}</h4>
-                        <Show when=move || !hidden.get()>
-                            <ReadoutList readouts=Signal::derive(move || a.shown.with(readouts)) prefix="a." />
-                            <MapFigure shown=a.shown inputs=a.inputs state=state highlighted=unused prefix="a." />
-                            <Show when=move || a.shown.with(|x| x.banks.is_none())>
-                                <RampFigure shown=a.shown inputs=a.inputs state=state prefix="a." />
-                            </Show>
-                        </Show>
+                        <SideResults side=a state=state hidden=hidden highlighted=unused prefix="a." />
                     </div>
                     <div class="side">
                         <h4>"B: " {move || names.get().1}</h4>
-                        <Show when=move || !hidden.get()>
-                            <ReadoutList readouts=Signal::derive(move || b.shown.with(readouts)) prefix="b." />
-                            <MapFigure shown=b.shown inputs=b.inputs state=state highlighted=unused prefix="b." />
-                            <Show when=move || b.shown.with(|x| x.banks.is_none())>
-                                <RampFigure shown=b.shown inputs=b.inputs state=state prefix="b." />
-                            </Show>
-                        </Show>
+                        <SideResults side=b state=state hidden=hidden highlighted=unused prefix="b." />
                         <details class="b-inputs" open>
                             <summary>"Scenario B's inputs"</summary>
                             <ArchField inputs=b.inputs errors=b.errors b=true />
@@ -127,6 +115,27 @@ pub(super) fn Comparison(
                     </div>
                 </div>
             </section>
+        </Show>
+    }
+}
+
+/// One side's totals and pictures, their test ids after `prefix`; held back while `hidden`.
+#[component]
+fn SideResults(
+    side: Tracked,
+    state: AppState,
+    hidden: Signal<bool>,
+    /// The lane ringed on the side's map.
+    highlighted: RwSignal<Option<u32>>,
+    prefix: &'static str,
+) -> impl IntoView {
+    view! {
+        <Show when=move || !hidden.get()>
+            <ReadoutList readouts=Signal::derive(move || side.shown.with(readouts)) prefix=prefix />
+            <MapFigure shown=side.shown inputs=side.inputs state=state highlighted=highlighted prefix=prefix />
+            <Show when=move || side.shown.with(|x| x.banks.is_none())>
+                <RampFigure shown=side.shown inputs=side.inputs state=state prefix=prefix />
+            </Show>
         </Show>
     }
 }

@@ -10,11 +10,11 @@ use crate::model::presets::Preset;
 use crate::model::ramp::regime;
 use crate::model::sector_map::{describe, layout, step_lane};
 use crate::model::sectors::Analysis;
-use crate::ui::canvas::{ChartCanvas, Shape};
+use crate::ui::canvas::{svg_text, ChartCanvas, Shape};
 use crate::ui::AppState;
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+use plotters::prelude::DrawingArea;
 use plotters_canvas::CanvasBackend;
 
 /// The file stem of a figure's exports: the scenario's name, its side in the comparison
@@ -35,68 +35,97 @@ pub(super) fn figure_stem(
     })
 }
 
-/// The sector map with its text alternative and exports.
+/// The id of a calculator figure's text alternative, e.g. `b.ramp-description`.
+fn description_id(prefix: &str, figure: &str) -> String {
+    format!("{prefix}{figure}-description")
+}
+
+/// A calculator figure's chart: `figure` (after `prefix`) is its test id, names its exports
+/// after the scenario and its text alternative ([`description_id`]); it draws while the
+/// calculator's tab is open.
 #[component]
-pub(super) fn SectorMapFigure(
+fn CalculatorCanvas<F, S>(
+    /// The figure's short name, e.g. `sector-map`.
+    figure: &'static str,
+    /// Accessible name of the picture.
+    label: &'static str,
+    shape: Shape,
+    draw: F,
+    svg: S,
+    /// The scenario drawn, which names the exported files.
+    inputs: RwSignal<Inputs>,
+    state: AppState,
+    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
+    prefix: &'static str,
+    #[prop(optional)] on_pointer: Option<Callback<Option<(f64, f64)>>>,
+    #[prop(optional)] on_key: Option<Callback<String>>,
+) -> impl IntoView
+where
+    F: Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String> + 'static,
+    S: Fn(&Theme, (u32, u32)) -> Result<String, String> + 'static,
+{
+    view! {
+        <ChartCanvas
+            draw=draw
+            svg=svg
+            file_stem=figure_stem(inputs, prefix, figure)
+            shape=shape
+            nostrip:on_pointer=on_pointer
+            nostrip:on_key=on_key
+            visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
+            testid=format!("{prefix}{figure}")
+            label=label
+            described_by=description_id(prefix, figure)
+        />
+    }
+}
+
+/// What a map figure draws and where: [`MapFigure`]'s props, handed on to the map it picks.
+#[derive(Clone, Copy)]
+struct MapScene {
     shown: Memo<Analysis>,
     /// The scenario drawn, which names the exported files.
     inputs: RwSignal<Inputs>,
     state: AppState,
     highlighted: RwSignal<Option<u32>>,
     /// Put before test ids and element ids: `a.` or `b.` in the comparison.
-    #[prop(default = "")]
     prefix: &'static str,
-) -> impl IntoView {
-    let description = format!("{prefix}sector-map-description");
-    let map = Memo::new(move |_| shown.with(layout));
+}
+
+/// The sector map with its text alternative and exports.
+#[component]
+fn SectorMapFigure(scene: MapScene) -> impl IntoView {
+    let description = description_id(scene.prefix, "sector-map");
+    let map = Memo::new(move |_| scene.shown.with(layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
-        map.with(|m| sector_map::draw(area, m, highlighted.get(), theme))
+        map.with(|m| sector_map::draw(area, m, scene.highlighted.get(), theme))
             .map_err(|e| e.to_string())
     };
     let point = Callback::new(move |at: Option<(f64, f64)>| {
-        highlighted.set(at.and_then(|(x, width)| {
+        scene.highlighted.set(at.and_then(|(x, width)| {
             map.with_untracked(|m| sector_map::lane_at(m, width, &Theme::LIGHT, x))
         }));
     });
     let key = Callback::new(move |key: String| {
         let lanes: Vec<u32> = map.with_untracked(|m| m.lanes.iter().map(|l| l.lane).collect());
-        let now = highlighted.get_untracked();
+        let now = scene.highlighted.get_untracked();
         let next = match key.as_str() {
             "ArrowRight" => step_lane(&lanes, now, true),
             "ArrowLeft" => step_lane(&lanes, now, false),
             "Escape" => None,
             _ => return,
         };
-        highlighted.set(next);
+        scene.highlighted.set(next);
     });
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        map.with(|m| {
-            sector_map::draw(
-                &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                m,
-                None,
-                theme,
-            )
+        svg_text(size, |area| {
+            map.with(|m| sector_map::draw(area, m, None, theme))
         })
-        .map_err(|e| e.to_string())?;
-        Ok(text)
     };
-    let stem = figure_stem(inputs, prefix, "sector-map");
     view! {
         <figure class="chart-box">
-            <ChartCanvas
-                draw=draw
-                svg=svg
-                file_stem=stem
-                shape=Shape::STRIP
-                on_pointer=point
-                on_key=key
-                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid=format!("{prefix}sector-map")
-                label="Sector map"
-                described_by=description.clone()
-            />
+            <CalculatorCanvas figure="sector-map" label="Sector map" shape=Shape::STRIP draw=draw svg=svg
+                inputs=scene.inputs state=scene.state prefix=scene.prefix on_pointer=point on_key=key />
             <figcaption id=description.clone() data-testid=description>
                 {Signal::derive(move || map.with(describe))}
             </figcaption>
@@ -114,65 +143,46 @@ pub(super) fn MapFigure(
     highlighted: RwSignal<Option<u32>>,
     #[prop(default = "")] prefix: &'static str,
 ) -> impl IntoView {
+    let scene = MapScene {
+        shown,
+        inputs,
+        state,
+        highlighted,
+        prefix,
+    };
     let shared = Memo::new(move |_| shown.with(|a| a.space == Space::Shared));
     view! {
-        <Show
-            when=move || shared.get()
-            fallback=move || view! {
-                <SectorMapFigure shown=shown inputs=inputs state=state highlighted=highlighted prefix=prefix />
-            }
-        >
-            <BankMapFigure shown=shown inputs=inputs state=state highlighted=highlighted prefix=prefix />
+        <Show when=move || shared.get() fallback=move || view! { <SectorMapFigure scene=scene /> }>
+            <BankMapFigure scene=scene />
         </Show>
     }
 }
 
 /// The bank map with its text alternative and exports.
 #[component]
-pub(super) fn BankMapFigure(
-    shown: Memo<Analysis>,
-    /// The scenario drawn, which names the exported files.
-    inputs: RwSignal<Inputs>,
-    state: AppState,
-    highlighted: RwSignal<Option<u32>>,
-    /// Put before test ids and element ids: `a.` or `b.` in the comparison.
-    #[prop(default = "")]
-    prefix: &'static str,
-) -> impl IntoView {
-    let description = format!("{prefix}bank-map-description");
-    let map = Memo::new(move |_| shown.with(bank_layout::layout));
+fn BankMapFigure(scene: MapScene) -> impl IntoView {
+    let description = description_id(scene.prefix, "bank-map");
+    let map = Memo::new(move |_| scene.shown.with(bank_layout::layout));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         map.with(|m| match m {
-            Some(m) => bank_map::draw(area, m, highlighted.get(), theme).map_err(|e| e.to_string()),
+            Some(m) => {
+                bank_map::draw(area, m, scene.highlighted.get(), theme).map_err(|e| e.to_string())
+            }
             None => Ok(()),
         })
     };
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        map.with(|m| match m {
-            Some(m) => bank_map::draw(
-                &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                m,
-                None,
-                theme,
-            )
-            .map_err(|e| e.to_string()),
-            None => Ok(()),
-        })?;
-        Ok(text)
+        svg_text(size, |area| {
+            map.with(|m| match m {
+                Some(m) => bank_map::draw(area, m, None, theme),
+                None => Ok(()),
+            })
+        })
     };
     view! {
         <figure class="chart-box">
-            <ChartCanvas
-                draw=draw
-                svg=svg
-                file_stem=figure_stem(inputs, prefix, "bank-map")
-                shape=Shape::GRID
-                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid=format!("{prefix}bank-map")
-                label="Bank map"
-                described_by=description.clone()
-            />
+            <CalculatorCanvas figure="bank-map" label="Bank map" shape=Shape::GRID draw=draw svg=svg
+                inputs=scene.inputs state=scene.state prefix=scene.prefix />
             <figcaption
                 id=description.clone()
                 data-testid=description
@@ -187,7 +197,7 @@ pub(super) fn BankMapFigure(
             >
                 {Signal::derive(move || map.with(|m| m.as_ref().map(bank_layout::describe).unwrap_or_default()))}
             </figcaption>
-            <p class="hint" data-testid=format!("{prefix}bank-model")>{crate::model::banks::RULE}</p>
+            <p class="hint" data-testid=format!("{}bank-model", scene.prefix)>{crate::model::banks::RULE}</p>
         </figure>
     }
 }
@@ -203,7 +213,7 @@ pub(super) fn RampFigure(
     #[prop(default = "")]
     prefix: &'static str,
 ) -> impl IntoView {
-    let description = format!("{prefix}ramp-description");
+    let description = description_id(prefix, "ramp");
     let found = Memo::new(move |_| shown.with(regime));
     let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
         shown
@@ -211,31 +221,14 @@ pub(super) fn RampFigure(
             .map_err(|e| e.to_string())
     };
     let svg = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
-        shown
-            .with(|a| {
-                ramp::draw(
-                    &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                    a,
-                    found.get(),
-                    theme,
-                )
-            })
-            .map_err(|e| e.to_string())?;
-        Ok(text)
+        svg_text(size, |area| {
+            shown.with(|a| ramp::draw(area, a, found.get(), theme))
+        })
     };
     view! {
         <figure class="chart-box">
-            <ChartCanvas
-                draw=draw
-                svg=svg
-                file_stem=figure_stem(inputs, prefix, "ramp")
-                shape=Shape::LOW_PLOT
-                visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
-                testid=format!("{prefix}ramp")
-                label="Address ramp"
-                described_by=description.clone()
-            />
+            <CalculatorCanvas figure="ramp" label="Address ramp" shape=Shape::LOW_PLOT draw=draw svg=svg
+                inputs=inputs state=state prefix=prefix />
             <figcaption
                 id=description.clone()
                 data-testid=description

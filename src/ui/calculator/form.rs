@@ -7,7 +7,7 @@ use crate::model::lessons::lesson;
 use crate::model::predict::{count_label, read_in, PredictField, Verdict};
 use crate::model::presets::{Preset, PRESETS};
 use crate::model::sectors::Analysis;
-use crate::ui::widgets::{ErrorNote, TextField};
+use crate::ui::widgets::{ErrorNote, Select, TextField};
 use crate::ui::{builders, AppState};
 use leptos::prelude::*;
 
@@ -80,7 +80,12 @@ pub(super) fn ScenarioForm(
     /// answer, waits too.
     hidden: Signal<bool>,
 ) -> impl IntoView {
-    let preset = move || inputs.with(Preset::matching).map(|p| p.id).unwrap_or("");
+    let preset = Signal::derive(move || {
+        inputs
+            .with(Preset::matching)
+            .map_or("", |p| p.id)
+            .to_string()
+    });
     let lesson = move || {
         let text = inputs.with(Preset::matching).and_then(|p| lesson(p.id))?;
         Some(if hidden.get() {
@@ -89,22 +94,22 @@ pub(super) fn ScenarioForm(
             text
         })
     };
-    let pick = move |ev: leptos::ev::Event| {
-        if let Some(p) = Preset::by_id(&event_target_value(&ev)) {
+    let pick = Callback::new(move |id: String| {
+        if let Some(p) = Preset::by_id(&id) {
             inputs.set(p.inputs());
         }
-    };
+    });
     view! {
         <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Scenario">
             <div class="field">
                 <label for="preset">"Worked example"</label>
-                <select id="preset" data-testid="preset" on:change=pick prop:value=preset>
-                    <option value="">"Custom scenario"</option>
-                    {PRESETS
-                        .iter()
-                        .map(|p| view! { <option value=p.id>{p.name}</option> })
-                        .collect_view()}
-                </select>
+                <Select
+                    id="preset"
+                    none="Custom scenario"
+                    options={PRESETS.iter().map(|p| (p.id, p.name)).collect::<Vec<_>>()}
+                    value=preset
+                    on_pick=pick
+                />
                 {move || lesson().map(|text| view! { <p class="note lesson" data-testid="preset-lesson">{text}</p> })}
             </div>
             <builders::Builders
@@ -295,18 +300,26 @@ pub(super) fn PredictPanel(
     }
 }
 
-/// What a picker of the calculator needs around its `<select>`: its parameter (`b.`-prefixed
-/// for scenario B), ids, error and `aria-describedby`.
-struct Picker {
-    param: &'static str,
-    id: String,
-    hint_id: String,
-    error_id: String,
-    error: Signal<Option<String>>,
-    described: Signal<String>,
-}
-
-fn picker(field: Field, b: bool, errors: Memo<Vec<FieldError>>) -> Picker {
+/// A picker of the calculator: a `<select>` for `field` (scenario B's, `b.`-prefixed, with
+/// `b`) under its label and parameter, its hint (the children) under it, then the field's
+/// error, which `aria-describedby` names first while there is one.
+#[component]
+fn FieldPicker(
+    field: Field,
+    b: bool,
+    errors: Memo<Vec<FieldError>>,
+    /// The visible label, before the parameter name.
+    label: &'static str,
+    options: Vec<(&'static str, &'static str)>,
+    /// The value shown.
+    #[prop(into)]
+    value: Signal<String>,
+    on_pick: Callback<String>,
+    /// `data-testid` of the hint, if it has one.
+    #[prop(optional)]
+    hint_testid: Option<String>,
+    children: Children,
+) -> impl IntoView {
     let param = if b { field.b_param() } else { field.param() };
     let id = format!("input-{param}");
     let (hint_id, error_id) = (format!("{id}-hint"), format!("{id}-error"));
@@ -323,13 +336,21 @@ fn picker(field: Field, b: bool, errors: Memo<Vec<FieldError>>) -> Picker {
             }
         })
     };
-    Picker {
-        param,
-        id,
-        hint_id,
-        error_id,
-        error,
-        described,
+    view! {
+        <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
+            <label for=id.clone()>{label} <span class="param" aria-hidden="true">{param}</span></label>
+            <select
+                id=id.clone()
+                data-testid=id
+                aria-describedby=described
+                on:change=move |ev| on_pick.run(event_target_value(&ev))
+                prop:value=value
+            >
+                {options.into_iter().map(|(value, text)| view! { <option value=value>{text}</option> }).collect_view()}
+            </select>
+            <p class="hint" id=hint_id data-testid=hint_testid>{children()}</p>
+            <ErrorNote param=param message=error id=error_id />
+        </div>
     }
 }
 
@@ -343,36 +364,23 @@ pub(super) fn SpaceField(
     #[prop(default = false)]
     b: bool,
 ) -> impl IntoView {
-    let Picker {
-        param,
-        id,
-        hint_id,
-        error_id,
-        error,
-        described,
-    } = picker(Field::Space, b, errors);
-    let pick = move |ev: leptos::ev::Event| {
-        let space = event_target_value(&ev);
-        inputs.update(|i| i.space = space);
-    };
     view! {
-        <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
-            <label for=id.clone()>"Memory " <span class="param" aria-hidden="true">{param}</span></label>
-            <select
-                id=id.clone()
-                data-testid=id.clone()
-                aria-describedby=described
-                on:change=pick
-                prop:value=Signal::derive(move || {
-                    inputs.with(|i| Space::parse(&i.space).unwrap_or_default().name().to_string())
-                })
-            >
-                <option value="global">"Global: sectors and cache lines"</option>
-                <option value="shared">"Shared: 32 banks of 4 bytes"</option>
-            </select>
-            <p class="hint" id=hint_id>{Field::Space.hint()}</p>
-            <ErrorNote param=param message=error id=error_id />
-        </div>
+        <FieldPicker
+            field=Field::Space
+            b=b
+            errors=errors
+            label="Memory "
+            options=vec![
+                ("global", "Global: sectors and cache lines"),
+                ("shared", "Shared: 32 banks of 4 bytes"),
+            ]
+            value=Signal::derive(move || {
+                inputs.with(|i| Space::parse(&i.space).unwrap_or_default().name().to_string())
+            })
+            on_pick=Callback::new(move |space| inputs.update(|i| i.space = space))
+        >
+            {Field::Space.hint()}
+        </FieldPicker>
     }
 }
 
@@ -386,40 +394,25 @@ pub(super) fn ArchField(
     #[prop(default = false)]
     b: bool,
 ) -> impl IntoView {
-    let Picker {
-        param,
-        id,
-        hint_id,
-        error_id,
-        error,
-        described,
-    } = picker(Field::Arch, b, errors);
-    let pick = move |ev: leptos::ev::Event| {
-        if let Some(arch) = Arch::by_id(&event_target_value(&ev)) {
+    let pick = Callback::new(move |id: String| {
+        if let Some(arch) = Arch::by_id(&id) {
             inputs.update(|i| *i = i.with_arch(arch));
         }
-    };
+    });
     view! {
-        <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
-            <label for=id.clone()>"Architecture " <span class="param" aria-hidden="true">{param}</span></label>
-            <select
-                id=id.clone()
-                data-testid=id.clone()
-                aria-describedby=described
-                on:change=pick
-                prop:value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
-            >
-                {ARCHES
-                    .iter()
-                    .map(|a| view! { <option value=a.id>{a.name}</option> })
-                    .collect_view()}
-            </select>
-            <p class="hint" id=hint_id data-testid=format!("{}arch-note", if b { "b." } else { "" })>
-                {Signal::derive(move || inputs.with(|i| i.arch_preset().note.to_string()))}
-                " A model: real behaviour depends on the architecture and cache path; confirm it in a profiler."
-            </p>
-            <ErrorNote param=param message=error id=error_id />
-        </div>
+        <FieldPicker
+            field=Field::Arch
+            b=b
+            errors=errors
+            label="Architecture "
+            options=ARCHES.iter().map(|a| (a.id, a.name)).collect()
+            value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
+            on_pick=pick
+            hint_testid=format!("{}arch-note", if b { "b." } else { "" })
+        >
+            {Signal::derive(move || inputs.with(|i| i.arch_preset().note.to_string()))}
+            " A model: real behaviour depends on the architecture and cache path; confirm it in a profiler."
+        </FieldPicker>
     }
 }
 

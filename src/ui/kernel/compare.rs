@@ -6,7 +6,7 @@ use super::{slice, Status};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::view::{compare_sentence, side_by_side};
 use crate::model::kernel::{Job, Kernel, KernelAnalysis, Machine};
-use crate::ui::widgets::ReadoutList;
+use crate::ui::widgets::{ReadoutList, Select};
 use crate::ui::AppState;
 use leptos::prelude::*;
 use std::time::Duration;
@@ -53,8 +53,7 @@ pub(super) fn Compare(
             Duration::from_millis(0),
         );
     });
-    let pick =
-        move |ev: leptos::ev::Event| picked.set(KernelPreset::by_id(&event_target_value(&ev)));
+    let pick = Callback::new(move |id: String| picked.set(KernelPreset::by_id(&id)));
     let name = move || picked.get().map_or("", |p| p.name);
     let sentence = move || {
         analysis.with(|a| {
@@ -68,13 +67,13 @@ pub(super) fn Compare(
     view! {
         <div class="compare-bar">
             <label for="kernel-compare">"Compare with a preset"</label>
-            <select id="kernel-compare" data-testid="kernel-compare" on:change=pick prop:value=move || picked.get().map_or("", |p| p.id)>
-                <option value="">"Nothing"</option>
-                {KERNEL_PRESETS
-                    .iter()
-                    .map(|p| view! { <option value=p.id>{p.name}</option> })
-                    .collect_view()}
-            </select>
+            <Select
+                id="kernel-compare"
+                none="Nothing"
+                options={KERNEL_PRESETS.iter().map(|p| (p.id, p.name)).collect::<Vec<_>>()}
+                value=Signal::derive(move || picked.get().map_or("", |p| p.id).to_string())
+                on_pick=pick
+            />
         </div>
         <Show when=move || picked.with(Option::is_some)>
             <section class="comparison" aria-labelledby="kernel-comparison-title">

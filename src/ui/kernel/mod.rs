@@ -19,6 +19,7 @@ use results::Results;
 use warps::Warps;
 
 use super::job::{now_ms, soon};
+use super::widgets::Select;
 use super::AppState;
 use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
@@ -333,12 +334,17 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
     let stale = Signal::derive(move || {
         errors.with(|e| !e.is_empty()) || run_error.with(Option::is_some) || running()
     });
-    let preset = move || inputs.with(KernelPreset::matching).map_or("", |p| p.id);
-    let pick_preset = move |ev: leptos::ev::Event| {
-        if let Some(p) = KernelPreset::by_id(&event_target_value(&ev)) {
+    let preset = Signal::derive(move || {
+        inputs
+            .with(KernelPreset::matching)
+            .map_or("", |p| p.id)
+            .to_string()
+    });
+    let pick_preset = Callback::new(move |id: String| {
+        if let Some(p) = KernelPreset::by_id(&id) {
             inputs.set(p.inputs());
         }
-    };
+    });
     let explanation = move || inputs.with(KernelPreset::matching).map(|p| p.explanation);
     let visible = Signal::derive(move || state.tab.get() == Tab::Kernel);
     // The heat map's and the worst list's measure: the user's pick, else the analysis's own
@@ -365,13 +371,13 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
             </p>
             <div class="field">
                 <label for="kernel-preset">"Kernel"</label>
-                <select id="kernel-preset" data-testid="kernel-preset" on:change=pick_preset prop:value=preset>
-                    <option value="">"Custom kernel"</option>
-                    {KERNEL_PRESETS
-                        .iter()
-                        .map(|p| view! { <option value=p.id>{p.name}</option> })
-                        .collect_view()}
-                </select>
+                <Select
+                    id="kernel-preset"
+                    none="Custom kernel"
+                    options={KERNEL_PRESETS.iter().map(|p| (p.id, p.name)).collect::<Vec<_>>()}
+                    value=preset
+                    on_pick=pick_preset
+                />
                 {move || explanation().map(|text| view! { <p class="note broadcast" data-testid="kernel-explanation">{text}</p> })}
             </div>
             <div class="layout">

@@ -1,10 +1,10 @@
 //! The finished analysis: the whole-kernel figures, the per-statement table and its CSV, the
 //! heat map and the byte bars, and the hand-off to the Roofline lab.
 
-use super::super::canvas::{ChartCanvas, Shape};
+use super::super::canvas::{svg_text, ChartCanvas, Shape};
 use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
-use super::super::widgets::ReadoutList;
+use super::super::widgets::{ColumnHeads, ReadoutList};
 use super::super::AppState;
 use crate::charts::{kernel as chart, Theme};
 use crate::model::kernel::presets::KernelPreset;
@@ -14,9 +14,7 @@ use crate::model::kernel::view::{
 use crate::model::kernel::{KernelAnalysis, Measure};
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{
-    DrawingArea, DrawingAreaErrorKind, DrawingBackend, IntoDrawingArea, SVGBackend,
-};
+use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend, SVGBackend};
 use plotters_canvas::CanvasBackend;
 
 /// The finished analysis: totals, the statement table, the pictures and the hand-off.
@@ -48,22 +46,7 @@ pub(super) fn Results(
         <div class="lane-table" role="region" aria-labelledby="kernel-stmt-title" tabindex="0">
             <table>
                 <caption id="kernel-stmt-title">"Per statement"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Statement"</th>
-                        <th scope="col">"Requests"</th>
-                        <th scope="col">"Requested"</th>
-                        <th scope="col">"Sectors"</th>
-                        <th scope="col">"Per request"</th>
-                        <th scope="col">"Useful"</th>
-                        <th scope="col">"Unique"</th>
-                        <th scope="col">"DRAM bytes"</th>
-                        <th scope="col">"Hit rate"</th>
-                        <th scope="col">"Wavefronts"</th>
-                        <th scope="col">"Bank conflicts"</th>
-                        <th scope="col">"Barriers"</th>
-                    </tr>
-                </thead>
+                <ColumnHeads names=STATEMENT_COLUMNS />
                 <tbody>
                     {move || {
                         analysis.with(|a| a.as_ref().map(statement_rows).unwrap_or_default())
@@ -177,22 +160,12 @@ fn KernelFigure(
             .map_err(|e| e.to_string())
     };
     let vector = move |theme: &Theme, size: (u32, u32)| {
-        let mut text = String::new();
         let m = measure.get_untracked();
-        analysis
-            .with(|a| {
-                a.as_ref().map(|a| {
-                    svg(
-                        &SVGBackend::with_string(&mut text, size).into_drawing_area(),
-                        a,
-                        m,
-                        theme,
-                    )
-                })
-            })
-            .unwrap_or(Ok(()))
-            .map_err(|e| e.to_string())?;
-        Ok(text)
+        svg_text(size, |area| {
+            analysis
+                .with(|a| a.as_ref().map(|a| svg(area, a, m, theme)))
+                .unwrap_or(Ok(()))
+        })
     };
     let description = format!("{testid}-description");
     view! {
@@ -266,3 +239,19 @@ pub(super) fn stem(state: AppState) -> String {
         .map_or("custom", |p| p.id);
     format!("coalescing-kernel-{what}")
 }
+
+/// The columns of the table per statement.
+const STATEMENT_COLUMNS: &[&str] = &[
+    "Statement",
+    "Requests",
+    "Requested",
+    "Sectors",
+    "Per request",
+    "Useful",
+    "Unique",
+    "DRAM bytes",
+    "Hit rate",
+    "Wavefronts",
+    "Bank conflicts",
+    "Barriers",
+];

@@ -3,7 +3,7 @@
 //! own addresses.
 
 use super::super::share::download_text;
-use super::super::widgets::TextField;
+use super::super::widgets::{ColumnHeads, TextField};
 use super::super::{url, AppState};
 use super::results::stem;
 use crate::model::inputs::Inputs;
@@ -193,20 +193,7 @@ fn WarpTable(
         <div class="lane-table" role="region" aria-label=caption tabindex="0">
             <table>
                 <caption>{caption}</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Block"</th>
-                        <th scope="col">"(x,y,z)"</th>
-                        <th scope="col">"Warp"</th>
-                        <th scope="col">"Statement"</th>
-                        <th scope="col">"i"</th>
-                        <th scope="col">"Lane 0 address"</th>
-                        <th scope="col">"Active"</th>
-                        <th scope="col">"Sectors or wavefronts"</th>
-                        <th scope="col">"Useful"</th>
-                        <th scope="col">"Calculator"</th>
-                    </tr>
-                </thead>
+                <ColumnHeads names=WARP_COLUMNS />
                 <tbody>
                     {move || rows.get().into_iter().map(|row| {
                         let open = scenario(&row);
@@ -274,3 +261,17 @@ fn WarpTable(
         </div>
     }
 }
+
+/// The columns of the table of warp instructions.
+const WARP_COLUMNS: &[&str] = &[
+    "Block",
+    "(x,y,z)",
+    "Warp",
+    "Statement",
+    "i",
+    "Lane 0 address",
+    "Active",
+    "Sectors or wavefronts",
+    "Useful",
+    "Calculator",
+];
