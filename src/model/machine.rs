@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 /// is a `u64`.
 pub const LANES: usize = 64;
 
+/// The cache the kernel view and the trace import model unless told otherwise: V100's L2,
+/// 6 MiB.
+pub const DEFAULT_CACHE_BYTES: u64 = 6 << 20;
+
 /// The machine the kernel runs on: the calculator's `warp`, `sector` and `line`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Machine {

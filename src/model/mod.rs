@@ -38,6 +38,6 @@ pub use calculator::{
 };
 
 pub use address::AccessError;
-pub use machine::{AccessKind, Machine, Space, LANES};
+pub use machine::{AccessKind, Machine, Space, DEFAULT_CACHE_BYTES, LANES};
 pub use ratio::Ratio;
 pub use span::Span;

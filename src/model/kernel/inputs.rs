@@ -234,7 +234,7 @@ impl Default for KernelInputs {
             block: "32,1,1".into(),
             loop_range: String::new(),
             // V100's L2: 6 MiB.
-            cache: "6291456".into(),
+            cache: super::super::machine::DEFAULT_CACHE_BYTES.to_string(),
             flops: String::new(),
             statements,
         }

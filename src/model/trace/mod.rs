@@ -189,7 +189,7 @@ impl Default for TraceOptions {
             widths: Vec::new(),
             machine: Machine::default(),
             // The kernel view's default: V100's 6 MiB L2.
-            cache_bytes: 6 << 20,
+            cache_bytes: super::machine::DEFAULT_CACHE_BYTES,
         }
     }
 }
