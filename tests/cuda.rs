@@ -733,3 +733,211 @@ mod launch {
         );
     }
 }
+
+mod cint {
+    use coalescing_lab::model::cuda::cint::{binary, Int, IntType, Undefined};
+    use coalescing_lab::model::expr::BinaryOp;
+    use proptest::prelude::*;
+
+    const TYPES: [IntType; 8] = [
+        IntType {
+            bytes: 1,
+            signed: true,
+        },
+        IntType {
+            bytes: 1,
+            signed: false,
+        },
+        IntType {
+            bytes: 2,
+            signed: true,
+        },
+        IntType {
+            bytes: 2,
+            signed: false,
+        },
+        IntType {
+            bytes: 4,
+            signed: true,
+        },
+        IntType {
+            bytes: 4,
+            signed: false,
+        },
+        IntType {
+            bytes: 8,
+            signed: true,
+        },
+        IntType {
+            bytes: 8,
+            signed: false,
+        },
+    ];
+
+    const OPS: [BinaryOp; 16] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::BitAnd,
+        BinaryOp::BitOr,
+        BinaryOp::BitXor,
+        BinaryOp::Lt,
+        BinaryOp::Gt,
+        BinaryOp::Le,
+        BinaryOp::Ge,
+        BinaryOp::Eq,
+        BinaryOp::Ne,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+    ];
+
+    /// The common type after promotion, written out as C++17's table for a 64-bit host
+    /// (int, unsigned, long, unsigned long), independently of the model's rule.
+    fn common(a: IntType, b: IntType) -> (u8, bool) {
+        let p = |t: IntType| {
+            if t.bytes < 4 {
+                (4, true)
+            } else {
+                (t.bytes, t.signed)
+            }
+        };
+        match (p(a), p(b)) {
+            (x, y) if x == y => x,
+            ((8, false), _) | (_, (8, false)) => (8, false),
+            ((8, true), _) | (_, (8, true)) => (8, true),
+            _ => (4, false), // int with unsigned int
+        }
+    }
+
+    /// The oracle: Rust's own fixed-width arithmetic in the common type. `None` where C++
+    /// is undefined.
+    fn oracle(op: BinaryOp, a: i128, b: i128, ty: (u8, bool)) -> Option<i128> {
+        use BinaryOp as B;
+        macro_rules! go {
+            ($t:ty, $signed:expr) => {{
+                let (x, y) = (a as $t, b as $t);
+                let cmp = |c: bool| Some(i128::from(c));
+                match op {
+                    B::Add => {
+                        if $signed {
+                            x.checked_add(y).map(|v| v as i128)
+                        } else {
+                            Some(x.wrapping_add(y) as i128)
+                        }
+                    }
+                    B::Sub => {
+                        if $signed {
+                            x.checked_sub(y).map(|v| v as i128)
+                        } else {
+                            Some(x.wrapping_sub(y) as i128)
+                        }
+                    }
+                    B::Mul => {
+                        if $signed {
+                            x.checked_mul(y).map(|v| v as i128)
+                        } else {
+                            Some(x.wrapping_mul(y) as i128)
+                        }
+                    }
+                    B::Div => x.checked_div(y).map(|v| v as i128),
+                    B::Rem => x.checked_rem(y).map(|v| v as i128),
+                    B::BitAnd => Some((x & y) as i128),
+                    B::BitOr => Some((x | y) as i128),
+                    B::BitXor => Some((x ^ y) as i128),
+                    B::Lt => cmp(x < y),
+                    B::Gt => cmp(x > y),
+                    B::Le => cmp(x <= y),
+                    B::Ge => cmp(x >= y),
+                    B::Eq => cmp(x == y),
+                    B::Ne => cmp(x != y),
+                    _ => unreachable!(),
+                }
+            }};
+        }
+        match ty {
+            (4, true) => go!(i32, true),
+            (4, false) => go!(u32, false),
+            (8, true) => go!(i64, true),
+            _ => go!(u64, false),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn arithmetic_is_cpp_s(ta in 0usize..8, tb in 0usize..8, op in 0usize..14, x in any::<i64>(), y in prop_oneof![any::<i64>(), -3i64..4]) {
+            let (ta, tb, op) = (TYPES[ta], TYPES[tb], OPS[op]);
+            let (a, b) = (Int::new(i128::from(x), ta), Int::new(i128::from(y), tb));
+            let ty = common(ta, tb);
+            let expected = oracle(op, a.value, b.value, ty);
+            match (binary(op, a, b), expected) {
+                (Ok(r), Some(v)) => prop_assert_eq!(r.value, v, "{:?} {:?} {:?}", op, a, b),
+                (Err(_), None) => {}
+                (got, want) => prop_assert!(false, "{:?} {:?} {:?}: {:?} against {:?}", op, a, b, got, want),
+            }
+        }
+
+        #[test]
+        fn shifts_follow_cpp17(t in 0usize..8, x in any::<i64>(), amount in -2i64..70) {
+            let ty = TYPES[t];
+            let a = Int::new(i128::from(x), ty);
+            let amt = Int::new(i128::from(amount), TYPES[4]);
+            let promoted = if ty.bytes < 4 { TYPES[4] } else { ty };
+            let bits = i128::from(promoted.bits());
+            let left = binary(BinaryOp::Shl, a, amt);
+            let right = binary(BinaryOp::Shr, a, amt);
+            if !(0..bits).contains(&i128::from(amount)) {
+                prop_assert!(matches!(left, Err(Undefined::ShiftOutOfRange { .. })), "{:?}", left);
+                prop_assert!(matches!(right, Err(Undefined::ShiftOutOfRange { .. })), "{:?}", right);
+            } else {
+                // >> is arithmetic for a negative value.
+                prop_assert_eq!(right.unwrap().value, a.value >> amount);
+                let exact = a.value << amount;
+                if a.value < 0 {
+                    prop_assert!(matches!(left, Err(Undefined::NegativeShifted { .. })), "{:?}", left);
+                } else if promoted.signed && exact >= (1i128 << bits) {
+                    prop_assert!(matches!(left, Err(Undefined::Overflow { .. })), "{:?}", left);
+                } else {
+                    prop_assert_eq!(left.unwrap().value, promoted.wrap(exact));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn undefined_behaviour_names_the_values() {
+        let int = |v| Int::new(v, TYPES[4]);
+        assert_eq!(
+            binary(BinaryOp::Div, int(7), int(0))
+                .unwrap_err()
+                .to_string(),
+            "7 / 0 divides by zero"
+        );
+        assert_eq!(
+            binary(BinaryOp::Div, int(-2147483648), int(-1))
+                .unwrap_err()
+                .to_string(),
+            "-2147483648 / -1 overflows int (signed overflow is undefined behaviour)"
+        );
+        assert_eq!(
+            binary(BinaryOp::Shl, int(1), int(32))
+                .unwrap_err()
+                .to_string(),
+            "a shift by 32 is outside 0 to 31 for a 32-bit value (`<<`)"
+        );
+        assert_eq!(
+            binary(BinaryOp::Shl, int(-1), int(1))
+                .unwrap_err()
+                .to_string(),
+            "-1 << …: a negative value shifted left is undefined behaviour"
+        );
+        // 1 << 31 fits unsigned int: C++17 defines it, as INT_MIN.
+        assert_eq!(
+            binary(BinaryOp::Shl, int(1), int(31)).unwrap().value,
+            -2147483648
+        );
+    }
+}
