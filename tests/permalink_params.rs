@@ -142,3 +142,27 @@ fn kcompare_and_tformat_are_read_into_their_types() {
         "a later unknown format is ignored"
     );
 }
+
+/// `kmeasure` (#28's gap): read, written back, and a bad value named with the measures.
+#[test]
+fn the_kernel_measure_travels_with_the_link() {
+    use coalescing_lab::model::permalink::{decode, encode, warnings};
+    use coalescing_lab::model::warp::Measure;
+    let state = decode("?v=1&tab=kernel&kmeasure=conflicts");
+    assert_eq!(state.kernel_measure, Some(Measure::Conflicts));
+    assert!(
+        encode(&state).contains("kmeasure=conflicts"),
+        "{}",
+        encode(&state)
+    );
+    let bad = "?v=1&tab=kernel&kmeasure=speed";
+    assert_eq!(decode(bad).kernel_measure, None);
+    assert!(
+        warnings(bad).iter().any(|w| w
+            == "`kmeasure=speed` is not a measure (sectors, excess, wavefronts, conflicts); ranking by the kernel's default."),
+        "{:?}",
+        warnings(bad)
+    );
+    // The default is not written.
+    assert!(!encode(&decode("?v=1&tab=kernel")).contains("kmeasure"));
+}

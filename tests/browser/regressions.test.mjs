@@ -181,3 +181,13 @@ test('M9: at 1280 px, ticking Predict keeps the prediction field in view', async
   );
   assert.equal(visible, true);
 });
+
+// #28's gap, closed with #24's parameter table: the measure travels with the link.
+test('kmeasure: the link picks the ranking measure, and a pick writes it back', async () => {
+  await openKernel('&kmeasure=excess');
+  const picker = () => s.driver.findElement(By.css('[data-testid="kernel-measure"]'));
+  assert.equal(await picker().getAttribute('value'), 'excess');
+  await s.driver.findElement(By.css('[data-testid="kernel-measure"] option[value="wavefronts"]')).click();
+  await s.driver.wait(async () => /[?&]kmeasure=wavefronts(&|$)/.test(await s.driver.getCurrentUrl()), 5000);
+  assert.deepEqual(await pageErrors(s.driver), []);
+});

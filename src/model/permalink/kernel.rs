@@ -1,17 +1,19 @@
 //! The kernel view's parameters: the launch (`grid`, `block`, `loop`, `cache`, `flops`), the
-//! statements' `aN.*`, and `kcompare`, the preset shown beside the kernel. Its machine is
+//! statements' `aN.*`, `kcompare`, the preset shown beside the kernel, and `kmeasure`, what
+//! the heat map and the worst warps rank by. Its machine is
 //! the calculator's, so a statement's notice is checked against the calculator as shown.
 
 use super::{fallback_notice, first_per_field, Link, Params, State};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::{view, KernelField, KernelInputs, Machine, StmtField, StmtInputs};
+use crate::model::warp::Measure;
 
-/// The launch, the statements and `kcompare`.
+/// The launch, the statements, `kcompare` and `kmeasure`.
 pub(super) struct Kernel;
 
 impl Params for Kernel {
     fn is_param(&self, key: &str) -> bool {
-        key == "kcompare" || KernelField::from_param(key).is_some()
+        key == "kcompare" || key == "kmeasure" || KernelField::from_param(key).is_some()
     }
 
     /// A statement exists when any of its `aN.*` parameters is in the link; with none in the
@@ -38,6 +40,9 @@ impl Params for Kernel {
             if key == "kcompare" {
                 state.kernel_compare = KernelPreset::by_id(value.trim());
             }
+            if key == "kmeasure" {
+                state.kernel_measure = Measure::parse(value);
+            }
         }
     }
 
@@ -48,15 +53,23 @@ impl Params for Kernel {
         if let Some(preset) = state.kernel_compare {
             out.push(("kcompare".into(), preset.id.into()));
         }
+        if let Some(measure) = state.kernel_measure {
+            out.push(("kmeasure".into(), measure.name().into()));
+        }
     }
 
     fn pair_warning(&self, key: &str, value: &str) -> Option<String> {
-        (key == "kcompare" && KernelPreset::by_id(value.trim()).is_none()).then(|| {
-            format!(
+        match key {
+            "kcompare" if KernelPreset::by_id(value.trim()).is_none() => Some(format!(
                 "`kcompare={value}` is not a kernel preset ({}); comparing with none.",
                 KERNEL_PRESETS.map(|p| p.id).join(", ")
-            )
-        })
+            )),
+            "kmeasure" if Measure::parse(value).is_none() => Some(format!(
+                "`kmeasure={value}` is not a measure ({}); ranking by the kernel's default.",
+                Measure::ALL.map(Measure::name).join(", ")
+            )),
+            _ => None,
+        }
     }
 
     fn warnings(&self, link: &Link, state: &State, out: &mut Vec<String>) {

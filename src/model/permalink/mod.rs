@@ -56,6 +56,9 @@ macro_rules! state_parts {
             kernel: $crate::model::kernel::KernelInputs,
             /// `kcompare`: the kernel preset shown beside the kernel view's own kernel, if any.
             kernel_compare: Option<&'static $crate::model::kernel::presets::KernelPreset>,
+            /// `kmeasure`: what the kernel view's heat map and worst warps rank by; `None`: the
+            /// analysis's own default (bank conflicts when the kernel has any, else sectors).
+            kernel_measure: Option<$crate::model::warp::Measure>,
             /// `trace`: a trace to load from the page's own site (a relative path); empty for
             /// none.
             trace: String,

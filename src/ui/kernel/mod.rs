@@ -349,7 +349,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
     let visible = Signal::derive(move || state.tab.get() == Tab::Kernel);
     // The heat map's and the worst list's measure: the user's pick, else the analysis's own
     // default (conflicts for a kernel with bank conflicts).
-    let chosen_measure = RwSignal::new(None::<Measure>);
+    let chosen_measure = state.kernel_measure;
     let measure = Signal::derive(move || {
         chosen_measure.get().unwrap_or_else(|| {
             analysis.with(|a| {
