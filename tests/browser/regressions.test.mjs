@@ -191,3 +191,24 @@ test('kmeasure: the link picks the ranking measure, and a pick writes it back', 
   await s.driver.wait(async () => /[?&]kmeasure=wavefronts(&|$)/.test(await s.driver.getCurrentUrl()), 5000);
   assert.deepEqual(await pageErrors(s.driver), []);
 });
+
+// #28's gap: the kernel and trace panels mounted at once show readouts with tooltips; their
+// ids are numbered per list, so none repeats anywhere in the document.
+test('tooltip ids: no id repeats with the kernel view and a trace both on the page', async () => {
+  await s.driver.get(`${s.site.url}/?tab=trace&trace=samples/synthetic-transpose-tiled.traceg`);
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="trace-status"]')), 15000);
+  await s.driver.wait(async () => (await s.driver.findElement(By.css('[data-testid="trace-status"]')).getAttribute('data-value')) === 'done', 30000);
+  await s.driver.findElement(By.css('[data-testid="tab-kernel"]')).click();
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="kernel-status"]')), 15000);
+  await s.driver.wait(async () => (await status()) === 'done', 30000);
+  const repeated = await s.driver.executeScript(`
+    const seen = new Map();
+    for (const e of document.querySelectorAll('[id]')) seen.set(e.id, (seen.get(e.id) ?? 0) + 1);
+    return [...seen].filter(([, n]) => n > 1).map(([id]) => id);`);
+  assert.deepEqual(repeated, []);
+  // Both panels' readouts carry glossary tooltips, so the check is not vacuous.
+  const terms = await s.driver.executeScript(`
+    const count = (panel) => document.querySelectorAll('#panel-' + panel + ' .term[aria-describedby]').length;
+    return [count('kernel'), count('trace')];`);
+  assert.ok(terms[0] > 0 && terms[1] > 0, `tooltips per panel (kernel, trace): ${terms}`);
+});
