@@ -110,6 +110,8 @@ pub enum Punct {
     Hash,
     /// `##`.
     HashHash,
+    /// `@`: no C++ token, read only in a launch (`name@ADDR`, see `tokenize_launch`).
+    At,
 }
 
 /// Every punctuator with its spelling, longest first so that a prefix never wins.
@@ -168,6 +170,9 @@ const PUNCTS: [(&str, Punct); 49] = [
 impl Punct {
     /// The punctuator as written.
     pub fn text(self) -> &'static str {
+        if self == Punct::At {
+            return "@";
+        }
         PUNCTS
             .iter()
             .find(|(_, p)| *p == self)
@@ -274,7 +279,12 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, CudaError> {
             },
         ));
     }
-    Lexer::new(source).run()
+    Lexer::new(source, false).run()
+}
+
+/// [`tokenize`] for a launch, where `@` is a token of its own (`name@ADDR`).
+pub fn tokenize_launch(text: &str) -> Result<Vec<Token>, CudaError> {
+    Lexer::new(text, true).run()
 }
 
 struct Lexer<'a> {
@@ -285,11 +295,13 @@ struct Lexer<'a> {
     line_start: bool,
     space: bool,
     out: Vec<Token>,
+    /// Whether `@` is a token (a launch) or an error (source).
+    at_sign: bool,
     _source: &'a str,
 }
 
 impl<'a> Lexer<'a> {
-    fn new(source: &'a str) -> Lexer<'a> {
+    fn new(source: &'a str, at_sign: bool) -> Lexer<'a> {
         Lexer {
             chars: source.chars().collect(),
             at: 0,
@@ -298,6 +310,7 @@ impl<'a> Lexer<'a> {
             line_start: true,
             space: false,
             out: Vec::new(),
+            at_sign,
             _source: source,
         }
     }
@@ -441,6 +454,10 @@ impl<'a> Lexer<'a> {
                 '"' | '\'' => {
                     let tok = self.quoted(pos)?;
                     self.push(tok, pos);
+                }
+                '@' if self.at_sign => {
+                    self.bump();
+                    self.push(Tok::Punct(Punct::At), pos);
                 }
                 _ => {
                     let Some(&(text, punct)) = PUNCTS.iter().find(|(text, _)| {

@@ -209,7 +209,7 @@ impl<'a> Cursor<'a> {
         CudaError::new(self.pos(), ErrorKind::Expected { what, found })
     }
 
-    pub(super) fn expect(&mut self, p: Punct, what: &'static str) -> Result<(), CudaError> {
+    pub(super) fn require(&mut self, p: Punct, what: &'static str) -> Result<(), CudaError> {
         if self.eat(p) {
             Ok(())
         } else {

@@ -104,7 +104,7 @@ impl Cursor<'_> {
             return Ok(cond);
         }
         let then = self.expr()?;
-        self.expect(Punct::Colon, "':' in the conditional expression")?;
+        self.require(Punct::Colon, "':' in the conditional expression")?;
         let otherwise = self.assignment()?;
         let pos = cond.pos;
         Ok(Expr {
@@ -176,7 +176,7 @@ impl Cursor<'_> {
                 if self.peek_is(Punct::LParen) && self.type_in_parens_ahead() {
                     self.advance();
                     let ty = self.type_name()?;
-                    self.expect(Punct::RParen, "')' after the type")?;
+                    self.require(Punct::RParen, "')' after the type")?;
                     return Ok(Expr {
                         kind: ExprKind::SizeofType(ty),
                         pos,
@@ -190,9 +190,9 @@ impl Cursor<'_> {
             }
             Some("alignof" | "__alignof__") => {
                 self.advance();
-                self.expect(Punct::LParen, "'(' and a type")?;
+                self.require(Punct::LParen, "'(' and a type")?;
                 let ty = self.type_name()?;
-                self.expect(Punct::RParen, "')' after the type")?;
+                self.require(Punct::RParen, "')' after the type")?;
                 return Ok(Expr {
                     kind: ExprKind::AlignofType(ty),
                     pos,
@@ -206,7 +206,7 @@ impl Cursor<'_> {
         if self.peek_is(Punct::LParen) && self.type_in_parens_ahead() {
             self.advance();
             let ty = self.type_name()?;
-            self.expect(Punct::RParen, "')' after the cast's type")?;
+            self.require(Punct::RParen, "')' after the cast's type")?;
             let operand = self.unary()?;
             return Ok(Expr {
                 kind: ExprKind::Cast {
@@ -232,7 +232,7 @@ impl Cursor<'_> {
             let pos = e.pos;
             if self.eat(Punct::LBracket) {
                 let index = self.expr()?;
-                self.expect(Punct::RBracket, "']' after the index")?;
+                self.require(Punct::RBracket, "']' after the index")?;
                 e = Expr {
                     kind: ExprKind::Index {
                         base: Box::new(e),
@@ -310,7 +310,7 @@ impl Cursor<'_> {
             Tok::Punct(Punct::LParen) => {
                 self.advance();
                 let e = self.expr()?;
-                self.expect(Punct::RParen, "')'")?;
+                self.require(Punct::RParen, "')'")?;
                 return Ok(Expr { kind: e.kind, pos });
             }
             Tok::Punct(Punct::LBrace) => {
@@ -336,7 +336,7 @@ impl Cursor<'_> {
                         _ => CastKind::Const,
                     };
                     self.advance();
-                    self.expect(Punct::Lt, "'<' and the cast's type")?;
+                    self.require(Punct::Lt, "'<' and the cast's type")?;
                     self.in_template_args += 1;
                     let ty = self.type_name();
                     self.in_template_args -= 1;
@@ -344,9 +344,9 @@ impl Cursor<'_> {
                     if !self.close_angle() {
                         return Err(self.expected("'>' after the cast's type"));
                     }
-                    self.expect(Punct::LParen, "'(' and the cast's operand")?;
+                    self.require(Punct::LParen, "'(' and the cast's operand")?;
                     let operand = self.expr()?;
-                    self.expect(Punct::RParen, "')' after the cast's operand")?;
+                    self.require(Punct::RParen, "')' after the cast's operand")?;
                     return Ok(Expr {
                         kind: ExprKind::Cast {
                             kind,
@@ -404,7 +404,7 @@ impl Cursor<'_> {
                 || self.template_call_ahead())
         {
             let template_args = self.template_args()?;
-            self.expect(Punct::LParen, "'(' and the call's arguments")?;
+            self.require(Punct::LParen, "'(' and the call's arguments")?;
             let args = self.list_rest(Punct::RParen)?;
             return Ok(Expr {
                 kind: ExprKind::Call {

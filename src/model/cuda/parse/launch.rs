@@ -5,7 +5,7 @@
 
 use super::super::ast::{Expr, ExprKind, TemplateArg};
 use super::super::error::{CudaError, ErrorKind, Pos};
-use super::super::lex::{tokenize, Punct, Tok};
+use super::super::lex::{tokenize_launch, Punct, Tok};
 use super::cursor::{Cursor, Names};
 use std::fmt;
 
@@ -146,8 +146,7 @@ pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
             ErrorKind::UnexpectedChar('#'),
         )));
     }
-    // `@` is no C++ token: read as `#`, which the launch has none of, in the same column.
-    let tokens = tokenize(&text.replace('@', "#")).map_err(LaunchError)?;
+    let tokens = tokenize_launch(text).map_err(LaunchError)?;
     if let Some(t) = tokens.iter().find(|t| t.pos.line > 1) {
         return Err(LaunchError(CudaError::new(
             t.pos,
@@ -174,7 +173,7 @@ impl Cursor<'_> {
         }
         self.in_template_args += 1;
         let grid = self.dim("the grid: blocks, or dim3(x, y, z)")?;
-        self.expect(Punct::Comma, "',' and the block")?;
+        self.require(Punct::Comma, "',' and the block")?;
         let block = self.dim("the block: threads, or dim3(x, y, z)")?;
         let shared_bytes = if self.eat(Punct::Comma) {
             self.count("the bytes of dynamic shared memory")?
@@ -188,7 +187,7 @@ impl Cursor<'_> {
         if !(self.eat(Punct::Shr) && self.eat(Punct::Gt)) {
             return Err(self.expected("'>>>' after the launch's configuration"));
         }
-        self.expect(Punct::LParen, "'(' and the kernel's arguments")?;
+        self.require(Punct::LParen, "'(' and the kernel's arguments")?;
         let mut args = Vec::new();
         if !self.eat(Punct::RParen) {
             loop {
@@ -196,7 +195,7 @@ impl Cursor<'_> {
                 if self.eat(Punct::RParen) {
                     break;
                 }
-                self.expect(Punct::Comma, "',' or ')' after an argument")?;
+                self.require(Punct::Comma, "',' or ')' after an argument")?;
             }
         }
         if !self.at_end() {
@@ -215,7 +214,7 @@ impl Cursor<'_> {
     /// An integer, or `dim3(x[, y[, z]])`; each at least 1.
     fn dim(&mut self, what: &'static str) -> Result<[u64; 3], CudaError> {
         if self.eat_word("dim3") {
-            self.expect(Punct::LParen, "'(' after dim3")?;
+            self.require(Punct::LParen, "'(' after dim3")?;
             let saved = std::mem::take(&mut self.in_template_args);
             let mut dims = [1u64; 3];
             for (k, d) in dims.iter_mut().enumerate() {
@@ -227,7 +226,7 @@ impl Cursor<'_> {
                 if k == 2 {
                     break;
                 }
-                self.expect(Punct::Comma, "',' or ')' in dim3(…)")?;
+                self.require(Punct::Comma, "',' or ')' in dim3(…)")?;
             }
             self.in_template_args = saved;
             return Err(self.expected("')': dim3 has at most three sizes"));
@@ -289,14 +288,14 @@ impl Cursor<'_> {
             return Ok(LaunchArg::Value(self.assignment()?));
         }
         let (name, pos) = self.ident("an allocation's name")?;
-        let base = if self.eat(Punct::Hash) {
+        let base = if self.eat(Punct::At) {
             Some(self.literal("the allocation's base address")?)
         } else {
             None
         };
         let count = if self.eat(Punct::LBracket) {
             let n = self.count("the allocation's length in elements")?;
-            self.expect(Punct::RBracket, "']' after the length")?;
+            self.require(Punct::RBracket, "']' after the length")?;
             Some(n)
         } else {
             None

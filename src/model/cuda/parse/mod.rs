@@ -312,7 +312,7 @@ impl Cursor<'_> {
                     // `typedef struct [Name] { … } Alias;`: the struct, named by its alias.
                     let mut s = self.struct_def(template)?;
                     let (alias, pos) = self.ident("the typedef's name")?;
-                    self.expect(Punct::Semi, "';' after the typedef")?;
+                    self.require(Punct::Semi, "';' after the typedef")?;
                     s.name = alias;
                     s.pos = pos;
                     return Ok(Some(Item::Struct(s)));
@@ -322,7 +322,7 @@ impl Cursor<'_> {
                     return Err(self.unsupported("a function pointer"));
                 }
                 let d = self.declarator(ty)?;
-                self.expect(Punct::Semi, "';' after the typedef")?;
+                self.require(Punct::Semi, "';' after the typedef")?;
                 return Ok(Some(Item::Alias {
                     name: d.name,
                     ty: d.ty,
@@ -334,7 +334,7 @@ impl Cursor<'_> {
                 let (name, pos) = self.ident("a name after 'using'")?;
                 if self.eat(Punct::Assign) {
                     let ty = self.type_name()?;
-                    self.expect(Punct::Semi, "';' after the alias")?;
+                    self.require(Punct::Semi, "';' after the alias")?;
                     return Ok(Some(Item::Alias { name, ty, pos }));
                 }
                 // `using std::min;`: a name brought in, nothing to read.
@@ -400,7 +400,7 @@ impl Cursor<'_> {
         if self.peek_is(Punct::Colon) {
             return Err(self.unsupported("inheritance"));
         }
-        self.expect(Punct::LBrace, "'{' and the struct's members")?;
+        self.require(Punct::LBrace, "'{' and the struct's members")?;
         let mut members = Vec::new();
         while !self.eat(Punct::RBrace) {
             if self.at_end() {
@@ -510,7 +510,7 @@ impl Cursor<'_> {
         let body = if self.eat(Punct::Semi) {
             Vec::new()
         } else {
-            self.expect(Punct::LBrace, "the function's body")?;
+            self.require(Punct::LBrace, "the function's body")?;
             self.block_rest()?
         };
         Ok(Function {

@@ -48,7 +48,7 @@ impl Cursor<'_> {
             }
             Some("for") => {
                 self.advance();
-                self.expect(Punct::LParen, "'(' after 'for'")?;
+                self.require(Punct::LParen, "'(' after 'for'")?;
                 let init = if self.eat(Punct::Semi) {
                     None
                 } else if self.declaration_ahead() {
@@ -62,7 +62,7 @@ impl Cursor<'_> {
                     while self.eat(Punct::Comma) {
                         declarators.push(self.declarator(ty.clone())?);
                     }
-                    self.expect(Punct::Semi, "';' after the loop's declaration")?;
+                    self.require(Punct::Semi, "';' after the loop's declaration")?;
                     Some(Box::new(Stmt {
                         kind: StmtKind::Decl(super::super::ast::Decl {
                             storage,
@@ -74,7 +74,7 @@ impl Cursor<'_> {
                 } else {
                     let e_pos = self.pos();
                     let e = self.expr()?;
-                    self.expect(Punct::Semi, "';' after the loop's start")?;
+                    self.require(Punct::Semi, "';' after the loop's start")?;
                     Some(Box::new(Stmt {
                         kind: StmtKind::Expr(e),
                         pos: e_pos,
@@ -85,13 +85,13 @@ impl Cursor<'_> {
                 } else {
                     Some(self.expr()?)
                 };
-                self.expect(Punct::Semi, "';' after the loop's condition")?;
+                self.require(Punct::Semi, "';' after the loop's condition")?;
                 let step = if self.peek_is(Punct::RParen) {
                     None
                 } else {
                     Some(self.expr()?)
                 };
-                self.expect(Punct::RParen, "')' after the loop's step")?;
+                self.require(Punct::RParen, "')' after the loop's step")?;
                 let body = Box::new(self.statement()?);
                 return stmt(StmtKind::For {
                     init,
@@ -113,7 +113,7 @@ impl Cursor<'_> {
                     return Err(self.expected("'while' after the do loop's body"));
                 }
                 let cond = self.condition()?;
-                self.expect(Punct::Semi, "';' after do … while (…)")?;
+                self.require(Punct::Semi, "';' after do … while (…)")?;
                 return stmt(StmtKind::DoWhile { body, cond });
             }
             Some("switch") => {
@@ -125,7 +125,7 @@ impl Cursor<'_> {
             Some("case") => {
                 self.advance();
                 let e = self.conditional()?;
-                self.expect(Punct::Colon, "':' after the case's value")?;
+                self.require(Punct::Colon, "':' after the case's value")?;
                 return stmt(StmtKind::Case(e));
             }
             Some("default") if self.peek_at_is(1, Punct::Colon) => {
@@ -135,12 +135,12 @@ impl Cursor<'_> {
             }
             Some("break") => {
                 self.advance();
-                self.expect(Punct::Semi, "';' after 'break'")?;
+                self.require(Punct::Semi, "';' after 'break'")?;
                 return stmt(StmtKind::Break);
             }
             Some("continue") => {
                 self.advance();
-                self.expect(Punct::Semi, "';' after 'continue'")?;
+                self.require(Punct::Semi, "';' after 'continue'")?;
                 return stmt(StmtKind::Continue);
             }
             Some("return") => {
@@ -150,7 +150,7 @@ impl Cursor<'_> {
                 } else {
                     Some(self.expr()?)
                 };
-                self.expect(Punct::Semi, "';' after the return")?;
+                self.require(Punct::Semi, "';' after the return")?;
                 return stmt(StmtKind::Return(value));
             }
             Some("goto") => return Err(self.unsupported("goto")),
@@ -168,15 +168,15 @@ impl Cursor<'_> {
             return stmt(StmtKind::Decl(decl));
         }
         let e = self.expr()?;
-        self.expect(Punct::Semi, "';' after the expression")?;
+        self.require(Punct::Semi, "';' after the expression")?;
         stmt(StmtKind::Expr(e))
     }
 
     /// `( expression )` of an `if`, `while` or `switch`.
     fn condition(&mut self) -> Result<super::super::ast::Expr, CudaError> {
-        self.expect(Punct::LParen, "'(' and a condition")?;
+        self.require(Punct::LParen, "'(' and a condition")?;
         let e = self.expr()?;
-        self.expect(Punct::RParen, "')' after the condition")?;
+        self.require(Punct::RParen, "')' after the condition")?;
         Ok(e)
     }
 

@@ -320,7 +320,7 @@ impl Cursor<'_> {
                 dims.push(None);
             } else {
                 let e = self.expr()?;
-                self.expect(Punct::RBracket, "']' after the array's extent")?;
+                self.require(Punct::RBracket, "']' after the array's extent")?;
                 dims.push(Some(e));
             }
         }
@@ -358,7 +358,7 @@ impl Cursor<'_> {
         while self.eat(Punct::Comma) {
             declarators.push(self.declarator(ty.clone())?);
         }
-        self.expect(Punct::Semi, "';' after the declaration")?;
+        self.require(Punct::Semi, "';' after the declaration")?;
         Ok(Decl {
             storage,
             declarators,
@@ -415,7 +415,7 @@ impl Cursor<'_> {
 
     /// A function's parameters, `(` to `)`.
     pub(super) fn params(&mut self) -> Result<Vec<Param>, CudaError> {
-        self.expect(Punct::LParen, "'(' and the parameters")?;
+        self.require(Punct::LParen, "'(' and the parameters")?;
         let mut params = Vec::new();
         if self.eat(Punct::RParen) {
             return Ok(params);
@@ -452,13 +452,13 @@ impl Cursor<'_> {
             if self.eat(Punct::RParen) {
                 return Ok(params);
             }
-            self.expect(Punct::Comma, "',' or ')' after a parameter")?;
+            self.require(Punct::Comma, "',' or ')' after a parameter")?;
         }
     }
 
     /// `template <…>`'s parameter list; type parameters become type names for the item.
     pub(super) fn template_params(&mut self) -> Result<Vec<TemplateParam>, CudaError> {
-        self.expect(Punct::Lt, "'<' and the template's parameters")?;
+        self.require(Punct::Lt, "'<' and the template's parameters")?;
         let mut params = Vec::new();
         if self.close_angle() {
             return Ok(params); // `template <>`: a specialisation.
@@ -490,13 +490,13 @@ impl Cursor<'_> {
             if self.close_angle() {
                 return Ok(params);
             }
-            self.expect(Punct::Comma, "',' or '>' in the template's parameters")?;
+            self.require(Punct::Comma, "',' or '>' in the template's parameters")?;
         }
     }
 
     /// `<…>` template arguments.
     pub(super) fn template_args(&mut self) -> Result<Vec<TemplateArg>, CudaError> {
-        self.expect(Punct::Lt, "'<'")?;
+        self.require(Punct::Lt, "'<'")?;
         let mut args = Vec::new();
         if self.close_angle() {
             return Ok(args);
@@ -510,7 +510,7 @@ impl Cursor<'_> {
             if self.close_angle() {
                 return Ok(args);
             }
-            self.expect(Punct::Comma, "',' or '>' in the template's arguments")?;
+            self.require(Punct::Comma, "',' or '>' in the template's arguments")?;
         }
     }
 
