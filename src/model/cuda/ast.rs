@@ -284,6 +284,8 @@ pub struct Storage {
     pub constexpr: bool,
     /// `__constant__` or `__device__` on a variable: device memory of its own.
     pub device: bool,
+    /// `__constant__`: read through the constant cache.
+    pub constant: bool,
 }
 
 /// One name of a declaration: `*p`, `tile[32][33]`, `x = 0`.

@@ -16,3 +16,4 @@ pub mod ast;
 pub mod cint;
 pub mod layout;
 pub mod parse;
+pub mod run;

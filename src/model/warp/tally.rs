@@ -157,7 +157,13 @@ impl<R: Clone> Tally<R> {
             }),
             unique: UniqueSectors::new(options.unique_sites),
             scratch: Scratch::default(),
-            sites: vec![SiteCounts::default(); options.unique_sites.unwrap_or(0)],
+            sites: vec![
+                SiteCounts::default();
+                options
+                    .unique_sites
+                    .unwrap_or(0)
+                    .min(super::unique::PRESIZED_SITES)
+            ],
             worst: options.worst.then(WorstLists::default),
             heat: options
                 .heat
@@ -178,6 +184,27 @@ impl<R: Clone> Tally<R> {
     pub fn access(
         &mut self,
         access: &WarpAccess<'_>,
+        row: impl FnOnce(&Cost) -> R,
+    ) -> Result<Cost, LaneError> {
+        self.count(access, false, row)
+    }
+
+    /// Counts one atomic read-modify-write (`atomicAdd`, …) of global memory as
+    /// [`Tally::access`] counts a store, except that a sector the cache misses is fetched
+    /// from DRAM before it is written.
+    pub fn atomic(
+        &mut self,
+        access: &WarpAccess<'_>,
+        row: impl FnOnce(&Cost) -> R,
+    ) -> Result<Cost, LaneError> {
+        self.count(access, true, row)
+    }
+
+    #[inline]
+    fn count(
+        &mut self,
+        access: &WarpAccess<'_>,
+        atomic: bool,
         row: impl FnOnce(&Cost) -> R,
     ) -> Result<Cost, LaneError> {
         let cost = self.scratch.measure(access, self.sector_shift)?;
@@ -204,7 +231,8 @@ impl<R: Clone> Tally<R> {
         } else {
             k.sectors += cost.sectors;
             k.ideal_sectors += cost.ideal_sectors;
-            self.global(site, access.kind == AccessKind::Store, cost.sectors);
+            let kind = if atomic { None } else { Some(access.kind) };
+            self.global(site, kind, cost.sectors);
         }
         let measures = cost.measures();
         if let Some(heat) = self.heat.as_mut() {
@@ -218,7 +246,10 @@ impl<R: Clone> Tally<R> {
 
     /// The sectors of the last access measured through the distinct count and the cache.
     #[inline]
-    fn global(&mut self, site: usize, store: bool, sectors: u64) {
+    /// `kind` is `None` for an atomic.
+    fn global(&mut self, site: usize, kind: Option<AccessKind>, sectors: u64) {
+        let store = kind == Some(AccessKind::Store);
+        let atomic = kind.is_none();
         let line_shift = self.line_shift;
         let owner = site.min(POOLED_AFTER) as u8;
         let Tally {
@@ -248,6 +279,12 @@ impl<R: Clone> Tally<R> {
                 let within = (sector & ((1 << line_shift) - 1)) as usize;
                 let hit = if store {
                     cache.store(slot, within, owner)
+                } else if atomic {
+                    // A read-modify-write at the cache: a miss fetches, and the sector is
+                    // dirty after.
+                    let hit = cache.load(slot, within);
+                    cache.store(slot, within, owner);
+                    hit
                 } else {
                     cache.load(slot, within)
                 };
@@ -263,6 +300,10 @@ impl<R: Clone> Tally<R> {
             k.hits += hits;
             match (no_cache, store) {
                 (true, true) => k.write_sectors += sectors,
+                (true, false) if atomic => {
+                    k.read_sectors += sectors;
+                    k.write_sectors += sectors;
+                }
                 (true, false) => k.read_sectors += sectors,
                 (false, _) => k.read_sectors += reads,
             }

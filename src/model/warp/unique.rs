@@ -29,6 +29,9 @@ const GROUP_SHIFT: u32 = 49;
 /// Sites counted one by one; a site past them is counted in the whole-launch figure only.
 pub(crate) const MAX_COUNTED_SITES: usize = 8 << (64 - GROUP_SHIFT - 1);
 
+/// Sites whose counters exist from the start; more are added as they come.
+pub(crate) const PRESIZED_SITES: usize = 256;
+
 /// The most memory the distinct-sector count may hold: 512 MiB. Dense pages need one byte a
 /// sector, so 2^28 lane-accesses on consecutive sectors fit in 256 MiB; sectors scattered
 /// one or a few per 128 KiB page cost up to 64 bytes each.
@@ -67,8 +70,11 @@ pub(crate) struct UniqueSectors {
     over: bool,
     /// Distinct sectors touched by any site.
     pub(crate) total: u64,
-    /// Distinct sectors touched by site `s`; empty when only the total is kept.
+    /// Distinct sectors touched by site `s`; empty when only the total is kept. Grows as
+    /// sites come, up to `counted`.
     pub(crate) by_site: Vec<u64>,
+    /// Sites counted one by one.
+    counted: usize,
 }
 
 impl Default for UniqueSectors {
@@ -95,7 +101,8 @@ impl UniqueSectors {
             bytes: 0,
             over: false,
             total: 0,
-            by_site: vec![0; counted],
+            by_site: vec![0; counted.min(PRESIZED_SITES)],
+            counted,
         }
     }
 
@@ -130,8 +137,11 @@ impl UniqueSectors {
                 if self.mark(0, page, offset, 1) == Some(0) {
                     self.total += 1;
                 }
-                if site >= self.by_site.len() {
+                if site >= self.counted {
                     return;
+                }
+                if site >= self.by_site.len() {
+                    self.by_site.resize(site + 1, 0);
                 }
                 let key = ((1 + (site >> 3)) as u64) << GROUP_SHIFT | page;
                 let bit = 1u8 << (site & 7);

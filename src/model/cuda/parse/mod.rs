@@ -355,6 +355,9 @@ impl Cursor<'_> {
             let f = self.function_rest(template, spaces, ty, start)?;
             return Ok(Some(Item::Function(f)));
         }
+        let mut storage = storage;
+        // `__device__` on a variable: device memory of its own.
+        storage.device |= spaces.device;
         let decl = self.declaration_rest(storage, ty, start)?;
         Ok(Some(Item::Global(decl)))
     }

@@ -104,7 +104,11 @@ impl Cursor<'_> {
                     continue;
                 }
                 "__shared__" => storage.shared = true,
-                "__constant__" | "__managed__" => storage.device = true,
+                "__constant__" => {
+                    storage.device = true;
+                    storage.constant = true;
+                }
+                "__managed__" => storage.device = true,
                 "__device__" => spaces.device = true,
                 "__global__" => spaces.global = true,
                 "__host__" => spaces.host = true,

@@ -1,0 +1,177 @@
+//! Why a run stops: what, at which line and column, and for which block and thread. Worded
+//! once here.
+
+use super::super::cint::Undefined;
+use super::super::error::Pos;
+use std::fmt;
+
+/// A run's error: where in the source, which thread met it, and what it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunError {
+    /// Where in the source.
+    pub pos: Pos,
+    /// The block's and the thread's `(x, y, z)`, when a thread met it.
+    pub thread: Option<([u64; 3], [u64; 3])>,
+    /// What went wrong (boxed, so a result stays small).
+    pub kind: Box<RunErrorKind>,
+}
+
+/// What stops a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunErrorKind {
+    /// C++'s undefined behaviour, with the values.
+    Undefined(Undefined),
+    /// An address, a loop's condition or a shuffle's lane that depends on a value read from
+    /// memory, which the model does not know.
+    DependsOnLoad {
+        /// "the address", "the loop's condition", …
+        what: &'static str,
+        /// The line of the load.
+        load_line: u32,
+    },
+    /// A name that is not declared where it is used.
+    Undeclared(String),
+    /// A type used where it cannot be.
+    Type(String),
+    /// A construct outside the subset, met while running.
+    Unsupported(String),
+    /// A function that calls itself.
+    Recursion(String),
+    /// No kernel of that name in the file.
+    NoKernel {
+        /// The launch's kernel name.
+        name: String,
+        /// The kernels the file has.
+        kernels: Vec<String>,
+    },
+    /// The launched kernel, or what it calls, was skipped as outside the subset.
+    Skipped {
+        /// The item's name.
+        name: String,
+        /// Why it was skipped.
+        why: String,
+    },
+    /// The launch does not fit the kernel: argument count, a pointer given a number, ….
+    Launch(String),
+    /// `__syncthreads()` reached by some threads of a block and not others.
+    Barrier {
+        /// The first thread of the block that differs.
+        differs: [u64; 3],
+        /// Whether the thread that differs reaches it (and thread (0,0,0)'s warp does not).
+        reaches: bool,
+    },
+    /// A loop that ran past the step budget.
+    EndlessLoop {
+        /// Iterations run.
+        iterations: u64,
+    },
+    /// More lane-accesses than the model counts exactly.
+    TooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// A block buffers more lane-accesses than its budget between two barriers.
+    BlockTooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// Something the interpreter should never meet: a bug, to be reported.
+    Internal(&'static str),
+}
+
+impl RunError {
+    /// `kind` at `pos`, met by no particular thread.
+    pub fn at(pos: Pos, kind: RunErrorKind) -> RunError {
+        RunError {
+            pos,
+            thread: None,
+            kind: Box::new(kind),
+        }
+    }
+}
+
+fn triple(v: [u64; 3]) -> String {
+    format!("({},{},{})", v[0], v[1], v[2])
+}
+
+impl fmt::Display for RunErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunErrorKind::Undefined(u) => write!(f, "{u}"),
+            RunErrorKind::DependsOnLoad { what, load_line } => write!(
+                f,
+                "{what} depends on the value loaded at line {load_line}, which this model does \
+                 not know (values in memory are not simulated)"
+            ),
+            RunErrorKind::Undeclared(name) => write!(f, "'{name}' is not declared here"),
+            RunErrorKind::Type(why) | RunErrorKind::Launch(why) => f.write_str(why),
+            RunErrorKind::Unsupported(what) => {
+                write!(f, "the CUDA subset this page reads leaves out {what}")
+            }
+            RunErrorKind::Recursion(name) => write!(
+                f,
+                "{name} calls itself; recursion is left out of the subset this page reads"
+            ),
+            RunErrorKind::NoKernel { name, kernels } => {
+                if kernels.is_empty() {
+                    write!(
+                        f,
+                        "the launch names {name}, but the file has no __global__ kernel"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the launch names {name}, but the file's kernels are {}",
+                        kernels.join(", ")
+                    )
+                }
+            }
+            RunErrorKind::Skipped { name, why } => {
+                write!(f, "{name} is outside the subset this page reads: {why}")
+            }
+            RunErrorKind::Barrier { differs, reaches } => {
+                let (a, b) = if *reaches {
+                    ("reaches", "does not")
+                } else {
+                    ("does not reach", "does")
+                };
+                write!(
+                    f,
+                    "thread {} {a} this __syncthreads() when others of its block {b}; every \
+                     thread of a block must reach a barrier, or none",
+                    triple(*differs)
+                )
+            }
+            RunErrorKind::EndlessLoop { iterations } => write!(
+                f,
+                "this loop ran {iterations} iterations for one warp without ending; the run \
+                 stops (an endless loop?)"
+            ),
+            RunErrorKind::TooLarge { limit } => write!(
+                f,
+                "the launch makes more than {limit} lane-accesses, the most this model counts \
+                 exactly"
+            ),
+            RunErrorKind::BlockTooLarge { limit } => write!(
+                f,
+                "one block makes more than {limit} lane-accesses, the most held for one block \
+                 while its warps are interleaved"
+            ),
+            RunErrorKind::Internal(what) => {
+                write!(f, "internal error ({what}); please report this link")
+            }
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.pos.line, self.pos.column)?;
+        if let Some((block, thread)) = self.thread {
+            write!(f, ", block {}, thread {}", triple(block), triple(thread))?;
+        }
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl std::error::Error for RunError {}

@@ -1,0 +1,741 @@
+//! The SIMT interpreter: a launch of a kernel read from source, run warp by warp as the
+//! hardware's SIMT model runs it, its memory accesses counted by the warp core's tally.
+//!
+//! - Warps form as in the kernel view: linear thread id, `warp` lanes each, a partial last
+//!   warp with its missing lanes inactive.
+//! - The lanes of a warp run together under an active mask: an `if` runs its `then` side
+//!   with the lanes whose condition holds and its `else` side with the others; a loop runs
+//!   while any lane is in it; `break`, `continue` and `return` take lanes out until the end
+//!   of the loop, the iteration or the function.
+//! - Values read from memory are unknown: nothing is simulated but addresses. So warps never
+//!   influence each other, and each warp of a block is run to its end on its own, its
+//!   accesses and barriers held ([`Events`]). The block's accesses then meet the tally in the
+//!   hardware's order between barriers: round robin, one memory instruction of each warp in
+//!   turn ([`RoundRobin`]). Blocks run in linear order.
+//!
+//! - `ty`: resolved types and their layout;
+//! - `value`: one value per lane;
+//! - `warp`: one warp's run (statements, expressions, calls);
+//! - `error`: why a run stops.
+
+pub mod error;
+pub mod ty;
+pub mod value;
+mod warp;
+
+use super::ast::{Function, Item, Skipped, TemplateParam, Unit};
+use super::cint::Int;
+use super::error::{CudaError, Pos};
+use super::parse::launch::{parse_launch, Allocation, Launch, LaunchArg, LaunchError};
+use super::parse::parse;
+use crate::model::machine::{AccessKind, Machine, Space};
+use crate::model::warp::{Figures, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess};
+pub use error::{RunError, RunErrorKind};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::rc::Rc;
+use ty::{StructTy, Ty};
+use value::Lanes;
+
+/// At most this many lane-accesses in a launch, as in the kernel view: 2^28.
+pub const MAX_LANE_ACCESSES: u64 = 1 << 28;
+/// At most this many lane-accesses held for one block while its warps are interleaved: 2^24
+/// (128 MiB of addresses).
+pub const MAX_BLOCK_LANE_ACCESSES: u64 = 1 << 24;
+/// At most this many iterations of one loop by one warp, against endless loops: 2^24.
+pub const MAX_LOOP_ITERATIONS: u64 = 1 << 24;
+/// At most this many threads in a block, as on NVIDIA hardware.
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// At most this many nested calls.
+pub const MAX_CALL_DEPTH: usize = 64;
+
+/// Template arguments bound to a template's parameters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bindings {
+    /// Type parameters.
+    pub types: Vec<(String, Ty)>,
+    /// Value parameters.
+    pub values: Vec<(String, Int)>,
+}
+
+impl Bindings {
+    fn ty(&self, name: &str) -> Option<&Ty> {
+        self.types.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+    }
+
+    fn value(&self, name: &str) -> Option<Int> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+/// Why a CUDA run cannot start or stops: in the source, in the launch, or while running.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CudaFailure {
+    /// The source does not read.
+    Source(CudaError),
+    /// The launch does not read.
+    Launch(LaunchError),
+    /// The run stopped.
+    Run(RunError),
+}
+
+impl fmt::Display for CudaFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CudaFailure::Source(e) => write!(f, "source, {e}"),
+            CudaFailure::Launch(e) => write!(f, "{e}"),
+            CudaFailure::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CudaFailure {}
+
+/// What a site does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    /// A read.
+    Load,
+    /// A write.
+    Store,
+    /// An atomic read-modify-write (`atomicAdd`, …).
+    Atomic,
+    /// `__syncthreads()` (or a cooperative group's `sync`).
+    Barrier,
+}
+
+impl SiteKind {
+    /// Its name in the page's `data-kind` and the command line's output.
+    pub fn name(self) -> &'static str {
+        match self {
+            SiteKind::Load => "load",
+            SiteKind::Store => "store",
+            SiteKind::Atomic => "atomic",
+            SiteKind::Barrier => "barrier",
+        }
+    }
+}
+
+/// One access site: an expression of the source that reads or writes memory, with its kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Where the access's expression begins.
+    pub pos: Pos,
+    /// Load, store, atomic, or a barrier.
+    pub kind: SiteKind,
+    /// Global or shared memory.
+    pub space: Space,
+    /// Bytes per lane.
+    pub elem: u64,
+    /// For a struct copied field by field, which field (0 otherwise).
+    pub part: u32,
+}
+
+/// What the interpreter keeps across warps and blocks.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    /// Sites by first execution.
+    pub(crate) sites: Vec<Site>,
+    site_index: HashMap<(Pos, SiteKind, u32), u32>,
+    /// Struct instances by their written name.
+    pub(crate) structs: HashMap<String, Rc<StructTy>>,
+    /// Offsets of static `__shared__` arrays by their declarator's position.
+    pub(crate) shared_offsets: HashMap<Pos, u64>,
+    /// Bytes of static shared memory laid out so far.
+    pub(crate) shared_bytes: u64,
+    /// Global constants, evaluated once.
+    pub(crate) constants: HashMap<String, (Ty, Lanes)>,
+    /// Lines whose branch depends on a loaded value, taken by every lane that reaches it.
+    pub(crate) assumed: BTreeSet<u32>,
+    /// Whether the kernel's static shared arrays have their offsets.
+    pub(crate) shared_laid_out: bool,
+    /// Whether a `__constant__` read was met (not counted).
+    pub(crate) constant_reads: bool,
+}
+
+impl Shared {
+    pub(crate) fn site(
+        &mut self,
+        pos: Pos,
+        kind: SiteKind,
+        space: Space,
+        elem: u64,
+        part: u32,
+    ) -> u32 {
+        if let Some(&s) = self.site_index.get(&(pos, kind, part)) {
+            return s;
+        }
+        let s = self.sites.len() as u32;
+        self.sites.push(Site {
+            pos,
+            kind,
+            space,
+            elem,
+            part,
+        });
+        self.site_index.insert((pos, kind, part), s);
+        s
+    }
+}
+
+/// What one warp did, in order: its accesses (addresses in `addresses`, `width` per access)
+/// and the barriers it reached.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Events {
+    pub(crate) list: Vec<Event>,
+    pub(crate) addresses: Vec<u64>,
+}
+
+/// One event of a warp.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Event {
+    /// A memory access: its site, and where its lanes' addresses begin.
+    Access {
+        site: u32,
+        kind: SiteKind,
+        space: Space,
+        elem: u64,
+        mask: u64,
+        at: usize,
+    },
+    /// `__syncthreads()` reached by the lanes of `mask`.
+    Barrier { site: u32, mask: u64, pos: Pos },
+}
+
+/// What the run is given: the parsed source, the launch, the machine.
+#[derive(Debug)]
+pub(crate) struct Program {
+    pub(crate) unit: Unit,
+    pub(crate) kernel: usize,
+    pub(crate) bindings: Rc<Bindings>,
+    pub(crate) launch: Launch,
+    pub(crate) allocations: Vec<Allocation>,
+    pub(crate) machine: Machine,
+    /// `__device__` globals: their bases.
+    pub(crate) device_globals: HashMap<String, u64>,
+}
+
+/// A source's figures: per access site, per line, and for the whole launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaAnalysis {
+    /// Each access site, in order of first execution, with its figures.
+    pub sites: Vec<(Site, Figures)>,
+    /// Each line with an access, ascending, with the sums of its sites' figures (distinct
+    /// sectors summed over its sites).
+    pub lines: Vec<(u32, Figures)>,
+    /// The whole launch.
+    pub total: Figures,
+    /// Lines whose branch depends on a loaded value and was taken by every lane reaching it.
+    pub assumed: Vec<u32>,
+    /// What the page says beside the figures: what was skipped, what was not counted.
+    pub notes: Vec<String>,
+    /// Blocks, warps per block, threads per block.
+    pub shape: (u64, u32, u64),
+}
+
+/// A launch of a kernel read from source, resumable warp by warp.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::CudaJob;
+/// use coalescing_lab::model::Machine;
+/// let src = "__global__ void copy(float* out, const float* in) {\n\
+///            int i = blockIdx.x * blockDim.x + threadIdx.x;\n  out[i] = in[i];\n}\n";
+/// let mut job = CudaJob::new(src, "copy<<<2, 64>>>(out, in)", Machine::default(), 0, 700).unwrap();
+/// while !job.step(3).unwrap() {}
+/// let a = job.finish();
+/// assert_eq!((a.total.requests, a.total.sectors, a.total.ideal_sectors), (8, 32, 32));
+/// assert_eq!(a.sites.len(), 2);
+/// ```
+#[derive(Debug)]
+pub struct CudaJob {
+    program: Program,
+    shared: Shared,
+    tally: Tally,
+    events: Vec<Events>,
+    warps_per_block: u32,
+    blocks: u64,
+    block: u64,
+    warp: u32,
+    lane_accesses: u64,
+    block_lane_accesses: u64,
+    failed: Option<CudaFailure>,
+    finished: bool,
+    order: RoundRobin<(usize, usize)>,
+}
+
+/// The launch's kernel and its template bindings.
+fn find_kernel(unit: &Unit, launch: &Launch) -> Result<usize, RunError> {
+    let found = unit
+        .items
+        .iter()
+        .position(|i| matches!(i, Item::Function(f) if f.spaces.global && f.name == launch.kernel && !f.body.is_empty()));
+    if let Some(k) = found {
+        return Ok(k);
+    }
+    let at = Pos { line: 1, column: 1 };
+    for s in &unit.skipped {
+        if let Skipped::Unread { name, error } = s {
+            if *name == launch.kernel {
+                return Err(RunError::at(
+                    error.pos,
+                    RunErrorKind::Skipped {
+                        name: name.clone(),
+                        why: error.kind.to_string(),
+                    },
+                ));
+            }
+        }
+    }
+    Err(RunError::at(
+        at,
+        RunErrorKind::NoKernel {
+            name: launch.kernel.clone(),
+            kernels: unit.kernels().map(|k| k.name.clone()).collect(),
+        },
+    ))
+}
+
+impl CudaJob {
+    /// Reads `source` and `launch` and prepares the run on `machine` with a `cache_bytes`
+    /// cache (0 for none), for `__CUDA_ARCH__` `arch`.
+    pub fn new(
+        source: &str,
+        launch: &str,
+        machine: Machine,
+        cache_bytes: u64,
+        arch: u32,
+    ) -> Result<CudaJob, CudaFailure> {
+        let unit = parse(source, arch).map_err(CudaFailure::Source)?;
+        let launch = parse_launch(launch).map_err(CudaFailure::Launch)?;
+        let allocations = launch.allocations().map_err(CudaFailure::Launch)?;
+        let kernel = find_kernel(&unit, &launch).map_err(CudaFailure::Run)?;
+        let threads: u64 = launch.block.iter().product();
+        let blocks: u64 = launch.grid.iter().product();
+        let launch_error = |why: String| {
+            CudaFailure::Run(RunError::at(
+                Pos { line: 1, column: 1 },
+                RunErrorKind::Launch(why),
+            ))
+        };
+        if threads == 0 || blocks == 0 {
+            return Err(launch_error("the launch has no threads".into()));
+        }
+        if threads > MAX_THREADS_PER_BLOCK {
+            return Err(launch_error(format!(
+                "a block has {threads} threads; at most {MAX_THREADS_PER_BLOCK}"
+            )));
+        }
+        if blocks.saturating_mul(threads) > MAX_LANE_ACCESSES {
+            return Err(CudaFailure::Run(RunError::at(
+                Pos { line: 1, column: 1 },
+                RunErrorKind::TooLarge {
+                    limit: MAX_LANE_ACCESSES,
+                },
+            )));
+        }
+        let mut device_globals = HashMap::new();
+        let mut next = allocations.len() as u64 + 1;
+        for item in &unit.items {
+            if let Item::Global(d) = item {
+                if d.storage.device && !d.storage.constexpr {
+                    for dec in &d.declarators {
+                        device_globals.insert(
+                            dec.name.clone(),
+                            super::parse::launch::ALLOCATION_STRIDE * next,
+                        );
+                        next += 1;
+                    }
+                }
+            }
+        }
+        let mut program = Program {
+            unit,
+            kernel,
+            bindings: Rc::new(Bindings::default()),
+            launch,
+            allocations,
+            machine,
+            device_globals,
+        };
+        let mut shared = Shared::default();
+        program.bindings =
+            Rc::new(warp::bind_launch_template(&program, &mut shared).map_err(CudaFailure::Run)?);
+        // Check the arguments once, before any warp runs.
+        warp::launch_arguments(&program, &mut shared).map_err(CudaFailure::Run)?;
+        let warps_per_block = threads.div_ceil(u64::from(machine.warp)) as u32;
+        let tally = Tally::new(TallyOptions {
+            machine,
+            cache_bytes,
+            unique_sites: Some(usize::MAX >> 1),
+            heat: Some((blocks, warps_per_block)),
+            worst: false,
+        });
+        Ok(CudaJob {
+            program,
+            shared,
+            tally,
+            events: vec![Events::default(); warps_per_block as usize],
+            warps_per_block,
+            blocks,
+            block: 0,
+            warp: 0,
+            lane_accesses: 0,
+            block_lane_accesses: 0,
+            failed: None,
+            finished: false,
+            order: RoundRobin::default(),
+        })
+    }
+
+    /// Warps run, and in all.
+    pub fn progress(&self) -> (u64, u64) {
+        let per = u64::from(self.warps_per_block);
+        (self.block * per + u64::from(self.warp), self.blocks * per)
+    }
+
+    /// Runs up to `budget` more warps (at least one). True when the launch is complete; an
+    /// error stops the job for good, and every later call returns it again.
+    pub fn step(&mut self, budget: u64) -> Result<bool, CudaFailure> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        for _ in 0..budget.max(1) {
+            if self.block >= self.blocks {
+                break;
+            }
+            if let Err(e) = self.one_warp() {
+                let e = CudaFailure::Run(e);
+                self.failed = Some(e.clone());
+                return Err(e);
+            }
+        }
+        if self.block >= self.blocks && !self.finished {
+            self.finished = true;
+            self.tally.finish();
+        }
+        Ok(self.finished)
+    }
+
+    fn one_warp(&mut self) -> Result<(), RunError> {
+        let w = self.warp as usize;
+        let Some(events) = self.events.get_mut(w) else {
+            return Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::Internal("warp index"),
+            ));
+        };
+        events.list.clear();
+        events.addresses.clear();
+        let made = warp::run_warp(
+            &self.program,
+            &mut self.shared,
+            self.block,
+            self.warp,
+            events,
+            MAX_BLOCK_LANE_ACCESSES - self.block_lane_accesses,
+        )?;
+        self.block_lane_accesses += made;
+        self.lane_accesses += made;
+        if self.lane_accesses > MAX_LANE_ACCESSES {
+            return Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::TooLarge {
+                    limit: MAX_LANE_ACCESSES,
+                },
+            ));
+        }
+        self.warp += 1;
+        if self.warp >= self.warps_per_block {
+            self.drain_block()?;
+            self.warp = 0;
+            self.block += 1;
+            self.block_lane_accesses = 0;
+        }
+        Ok(())
+    }
+
+    /// Checks the block's barriers and feeds its accesses to the tally, round robin between
+    /// barriers.
+    fn drain_block(&mut self) -> Result<(), RunError> {
+        let threads: u64 = self.program.launch.block.iter().product();
+        let width = u64::from(self.program.machine.warp);
+        let present = |w: usize| -> u64 {
+            let first = w as u64 * width;
+            let n = threads.saturating_sub(first).min(width);
+            if n >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << n) - 1
+            }
+        };
+        // The barriers of warp 0 are the block's; every warp must reach the same ones with
+        // every lane.
+        let barriers = |e: &Events| -> Vec<(u32, u64, Pos)> {
+            e.list
+                .iter()
+                .filter_map(|ev| match *ev {
+                    Event::Barrier { site, mask, pos } => Some((site, mask, pos)),
+                    Event::Access { .. } => None,
+                })
+                .collect()
+        };
+        let first = self.events.first().map(barriers).unwrap_or_default();
+        let block_idx = warp::block_index(&self.program, self.block);
+        for (w, e) in self.events.iter().enumerate() {
+            let mine = barriers(e);
+            let full = present(w);
+            for k in 0..mine.len().max(first.len()) {
+                let (a, b) = (first.get(k), mine.get(k));
+                let lane_tid = |lane: u32| w as u64 * width + u64::from(lane);
+                let (pos, differs, reaches) = match (a, b) {
+                    (Some(&(sa, _, pa)), Some(&(sb, mb, pb))) => {
+                        if mb != full {
+                            (pb, lane_tid((!mb & full).trailing_zeros()), false)
+                        } else if sa != sb {
+                            (pb, lane_tid(0), true)
+                        } else {
+                            let _ = pa;
+                            continue;
+                        }
+                    }
+                    (Some(&(_, _, pa)), None) => (pa, lane_tid(0), false),
+                    (None, Some(&(_, _, pb))) => (pb, lane_tid(0), true),
+                    (None, None) => continue,
+                };
+                let thread = warp::thread_of(&self.program, differs);
+                return Err(RunError {
+                    pos,
+                    thread: Some((block_idx, thread)),
+                    kind: Box::new(RunErrorKind::Barrier {
+                        differs: thread,
+                        reaches,
+                    }),
+                });
+            }
+        }
+        // Segments between barriers, round robin.
+        let mut cursors = vec![0usize; self.events.len()];
+        let block = self.block;
+        for segment in 0..=first.len() {
+            for (w, e) in self.events.iter().enumerate() {
+                let c = &mut cursors[w];
+                while let Some(ev) = e.list.get(*c) {
+                    *c += 1;
+                    match ev {
+                        Event::Access { .. } => self.order.push(w, (w, *c - 1)),
+                        Event::Barrier { .. } => break,
+                    }
+                }
+            }
+            let events = &self.events;
+            let tally = &mut self.tally;
+            let mut failure = None;
+            let width = width as usize;
+            self.order.drain(|(w, k)| {
+                let Some(Event::Access {
+                    site,
+                    kind,
+                    space,
+                    elem,
+                    mask,
+                    at,
+                }) = events.get(w).and_then(|e| e.list.get(k)).copied()
+                else {
+                    return;
+                };
+                let Some(addresses) = events[w].addresses.get(at..at + width) else {
+                    return;
+                };
+                let access = WarpAccess {
+                    site: site as usize,
+                    kind: if kind == SiteKind::Load {
+                        AccessKind::Load
+                    } else {
+                        AccessKind::Store
+                    },
+                    space,
+                    elem,
+                    block,
+                    warp: w as u32,
+                    mask,
+                    addresses,
+                };
+                let counted = if kind == SiteKind::Atomic {
+                    tally.atomic(&access, |_| ())
+                } else {
+                    tally.access(&access, |_| ())
+                };
+                if let Err(e) = counted {
+                    failure.get_or_insert((site, w, e));
+                }
+            });
+            if let Some((site, w, e)) = failure {
+                let pos = self
+                    .shared
+                    .sites
+                    .get(site as usize)
+                    .map_or(Pos::default(), |s| s.pos);
+                let thread =
+                    warp::thread_of(&self.program, w as u64 * width as u64 + u64::from(e.0));
+                return Err(RunError {
+                    pos,
+                    thread: Some((block_idx, thread)),
+                    kind: Box::new(RunErrorKind::Type(
+                        "this access's bytes run past the top of the 64-bit address space".into(),
+                    )),
+                });
+            }
+            if let Some(&(site, _, _)) = first.get(segment) {
+                self.tally.barrier(site as usize);
+            }
+        }
+        Ok(())
+    }
+
+    /// The figures, once [`CudaJob::step`] has returned true.
+    pub fn finish(&self) -> CudaAnalysis {
+        let sites: Vec<(Site, Figures)> = self
+            .shared
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.clone(), self.tally.figures(k)))
+            .collect();
+        let mut by_line: std::collections::BTreeMap<u32, (SiteCounts, u64)> = Default::default();
+        for (k, (s, f)) in sites.iter().enumerate() {
+            let e = by_line.entry(s.pos.line).or_default();
+            e.0.add(&self.tally.counts(k));
+            e.1 += f.unique_sectors;
+        }
+        let sector = self.program.machine.sector_bytes;
+        let lines = by_line
+            .into_iter()
+            .map(|(line, (c, unique))| {
+                (
+                    line,
+                    figures_of(&c, unique, sector, self.tally.total().hits.is_some()),
+                )
+            })
+            .collect();
+        let mut notes = Vec::new();
+        let host: Vec<String> = self
+            .program
+            .unit
+            .skipped
+            .iter()
+            .filter_map(|s| match s {
+                Skipped::Host { name, line } => Some(format!("{name} (line {line})")),
+                Skipped::HostDecl { line } => Some(format!("a host declaration (line {line})")),
+                Skipped::Unread { .. } => None,
+            })
+            .collect();
+        if !host.is_empty() || !self.program.unit.includes.is_empty() {
+            let includes: Vec<String> = self
+                .program
+                .unit
+                .includes
+                .iter()
+                .map(|(line, name)| format!("#include {name} (line {line})"))
+                .collect();
+            notes.push(format!(
+                "Host code is skipped: {}.",
+                host.into_iter()
+                    .chain(includes)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for s in &self.program.unit.skipped {
+            if let Skipped::Unread { name, error } = s {
+                notes.push(format!(
+                    "{name} is skipped, outside the subset this page reads ({error}); the launched kernel does not need it."
+                ));
+            }
+        }
+        if self.shared.constant_reads {
+            notes.push(
+                "Reads of __constant__ memory are not counted: they go through the constant \
+                 cache, not the sectors of global memory."
+                    .into(),
+            );
+        }
+        let threads: u64 = self.program.launch.block.iter().product();
+        CudaAnalysis {
+            sites,
+            lines,
+            total: self.tally.total(),
+            assumed: self.shared.assumed.iter().copied().collect(),
+            notes,
+            shape: (self.blocks, self.warps_per_block, threads),
+        }
+    }
+
+    /// The kernel's parameters as the source declares them, for proposing a launch.
+    pub fn kernel(&self) -> &Function {
+        match self.program.unit.items.get(self.program.kernel) {
+            Some(Item::Function(f)) => f,
+            _ => unreachable_kernel(),
+        }
+    }
+}
+
+#[cold]
+fn unreachable_kernel() -> &'static Function {
+    // `find_kernel` returned the index of a function; a job never holds another.
+    static EMPTY: std::sync::OnceLock<Function> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| Function {
+        name: String::new(),
+        pos: Pos::default(),
+        spaces: Default::default(),
+        template: None,
+        specialises: None,
+        ret: super::ast::Type::of(super::ast::Base::Void),
+        params: Vec::new(),
+        body: Vec::new(),
+    })
+}
+
+fn figures_of(c: &SiteCounts, unique: u64, sector: u64, cached: bool) -> Figures {
+    Figures {
+        requests: c.requests,
+        requested_bytes: c.requested_bytes,
+        shared_requests: c.shared_requests,
+        shared_requested_bytes: c.shared_requested_bytes,
+        wavefronts: c.wavefronts.wavefronts,
+        ideal_wavefronts: c.wavefronts.ideal,
+        barriers: c.barriers,
+        sectors: c.sectors,
+        ideal_sectors: c.ideal_sectors,
+        transferred_bytes: c.sectors * sector,
+        unique_sectors: unique,
+        dram_read_bytes: c.read_sectors * sector,
+        dram_write_bytes: c.write_sectors * sector,
+        hits: cached.then_some(c.hits),
+    }
+}
+
+/// Runs a whole launch at once: for tests and the command line.
+pub fn analyse(
+    source: &str,
+    launch: &str,
+    machine: Machine,
+    cache_bytes: u64,
+    arch: u32,
+) -> Result<CudaAnalysis, CudaFailure> {
+    let mut job = CudaJob::new(source, launch, machine, cache_bytes, arch)?;
+    while !job.step(1 << 10)? {}
+    Ok(job.finish())
+}
+
+/// The template parameter names of a kernel, for the launch's explicit arguments.
+pub(crate) fn template_params(f: &Function) -> &[TemplateParam] {
+    f.template.as_deref().unwrap_or(&[])
+}
+
+/// Launch arguments that are buffers, by position.
+pub(crate) fn buffer(arg: &LaunchArg) -> Option<(&str, i64)> {
+    match arg {
+        LaunchArg::Buffer { name, offset, .. } => Some((name, *offset)),
+        LaunchArg::Value(_) => None,
+    }
+}

@@ -1,0 +1,1060 @@
+//! Calls: `__device__` functions inlined (templates deduced, recursion refused), struct
+//! constructors, methods and conversion operators, and the built-ins: barriers, atomics,
+//! `__ldg`, shuffles and votes, the math library, cooperative groups.
+
+use super::super::super::ast::{Base, Expr, ExprKind, Function, Item, Member, TemplateArg, Type};
+use super::super::super::cint::{IntType, INT};
+use super::super::super::error::Pos;
+use super::super::error::{RunError, RunErrorKind};
+use super::super::ty::{StructTy, Ty, UINT};
+use super::super::value::{Lanes, S};
+use super::super::SiteKind;
+use super::super::{Bindings, Event, MAX_CALL_DEPTH};
+use super::exec::zero;
+use super::{Frame, Place, Value, Var, Warp, R};
+use crate::model::machine::Space;
+use std::rc::Rc;
+
+const ATOMICS: [&str; 11] = [
+    "atomicAdd",
+    "atomicSub",
+    "atomicExch",
+    "atomicMin",
+    "atomicMax",
+    "atomicInc",
+    "atomicDec",
+    "atomicCAS",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
+];
+
+const LOADS: [&str; 6] = ["__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"];
+const STORES: [&str; 4] = ["__stcg", "__stcs", "__stwb", "__stwt"];
+
+/// Built-ins with no effect on memory traffic.
+const NO_OPS: [&str; 6] = [
+    "__threadfence",
+    "__threadfence_block",
+    "__threadfence_system",
+    "__syncwarp",
+    "__nanosleep",
+    "__trap",
+];
+
+impl Warp<'_> {
+    /// A call expression.
+    pub(super) fn call(
+        &mut self,
+        callee: &Expr,
+        template_args: &[TemplateArg],
+        args: &[Expr],
+        m: u64,
+        pos: Pos,
+    ) -> R<Value> {
+        if let ExprKind::Member { base, field, arrow } = &callee.kind {
+            let p = if *arrow {
+                let v = self.eval(base, m)?;
+                match &v.ty {
+                    Ty::Ptr(t, space) => Place::Mem {
+                        addr: v.lanes,
+                        ty: (**t).clone(),
+                        space: *space,
+                    },
+                    t => {
+                        return Err(RunError::at(
+                            base.pos,
+                            RunErrorKind::Type(format!("a {t} is not a pointer")),
+                        ))
+                    }
+                }
+            } else {
+                self.place(base, m)?
+            };
+            return self.method(p, field, args, m, pos);
+        }
+        let ExprKind::Name(full) = &callee.kind else {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Unsupported("calls through a function pointer".into()),
+            ));
+        };
+        let name = full.rsplit("::").next().unwrap_or(full);
+        if let Some(v) = self.builtin(name, args, m, pos)? {
+            return Ok(v);
+        }
+        self.device_call(name, template_args, args, m, pos)
+    }
+
+    /// A built-in, if `name` is one.
+    fn builtin(&mut self, name: &str, args: &[Expr], m: u64, pos: Pos) -> R<Option<Value>> {
+        let void = || Ok(Some(Value::new(Ty::Void, Lanes::Same(S::I(0)))));
+        match name {
+            "__syncthreads"
+            | "__syncthreads_count"
+            | "__syncthreads_and"
+            | "__syncthreads_or"
+            | "sync" => {
+                for a in args {
+                    self.eval(a, m)?;
+                }
+                self.barrier(m, pos)?;
+                return if name == "__syncthreads" || name == "sync" {
+                    void()
+                } else {
+                    Ok(Some(Value::new(Ty::Int(INT), Lanes::Same(S::U(pos.line)))))
+                };
+            }
+            "this_thread_block" | "this_grid" => {
+                return Ok(Some(Value::new(Ty::Group, Lanes::Same(S::I(0)))))
+            }
+            "printf" | "assert" => {
+                for a in args {
+                    if !matches!(a.kind, ExprKind::Str(_)) {
+                        self.eval(a, m)?;
+                    }
+                }
+                return Ok(Some(Value::int(INT, 0)));
+            }
+            _ => {}
+        }
+        if NO_OPS.contains(&name) {
+            for a in args {
+                self.eval(a, m)?;
+            }
+            return void();
+        }
+        if ATOMICS.iter().any(|a| name.starts_with(a)) {
+            let Some((first, rest)) = args.split_first() else {
+                return Err(arity(pos, name, 2));
+            };
+            let ptr = self.eval(first, m)?;
+            for a in rest {
+                self.eval(a, m)?;
+            }
+            let Ty::Ptr(t, space) = &ptr.ty else {
+                return Err(RunError::at(
+                    first.pos,
+                    RunErrorKind::Type(format!("{name} needs a pointer, not a {}", ptr.ty)),
+                ));
+            };
+            let ty = (**t).clone();
+            self.access(
+                SiteKind::Atomic,
+                &ptr.lanes,
+                &ty,
+                *space,
+                m,
+                first.pos.min(pos),
+            )?;
+            let lanes = Lanes::unknown(ty.parts(), pos.line);
+            return Ok(Some(Value::new(ty, lanes)));
+        }
+        if LOADS.contains(&name) {
+            let [p] = args else {
+                return Err(arity(pos, name, 1));
+            };
+            let v = self.eval(p, m)?;
+            let place = self.pointee(v, p.pos)?;
+            return self.load(place, m, pos).map(Some);
+        }
+        if STORES.contains(&name) {
+            let [p, value] = args else {
+                return Err(arity(pos, name, 2));
+            };
+            let v = self.eval(p, m)?;
+            let x = self.eval(value, m)?;
+            let place = self.pointee(v, p.pos)?;
+            let ty = self.place_ty(&place);
+            let x = self.convert(x, &ty, m, pos)?;
+            self.store(&place, x, m, pos)?;
+            return void();
+        }
+        if let Some(v) = self.warp_builtin(name, args, m, pos)? {
+            return Ok(Some(v));
+        }
+        if let Some(rest) = name.strip_prefix("make_") {
+            let ty = vector_named(rest)
+                .ok_or_else(|| RunError::at(pos, RunErrorKind::Undeclared(name.to_string())))?;
+            let mut values = Vec::new();
+            for a in args {
+                values.push(self.eval(a, m)?);
+            }
+            return self.construct_from(&ty, values, m, pos).map(Some);
+        }
+        self.math(name, args, m, pos)
+    }
+
+    /// `__syncthreads()` reached by the lanes of `m`.
+    fn barrier(&mut self, m: u64, pos: Pos) -> R<()> {
+        if self.constant {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Type("a barrier is not a constant".into()),
+            ));
+        }
+        let site = self.sh.site(pos, SiteKind::Barrier, Space::Global, 0, 0);
+        self.out.list.push(Event::Barrier { site, mask: m, pos });
+        Ok(())
+    }
+
+    /// The memory a pointer value points to.
+    fn pointee(&self, v: Value, pos: Pos) -> R<Place> {
+        match &v.ty {
+            Ty::Ptr(t, space) => Ok(Place::Mem {
+                addr: v.lanes,
+                ty: (**t).clone(),
+                space: *space,
+            }),
+            t => Err(RunError::at(
+                pos,
+                RunErrorKind::Type(format!("a {t} is not a pointer")),
+            )),
+        }
+    }
+
+    /// Shuffles, votes and lane masks.
+    fn warp_builtin(&mut self, name: &str, args: &[Expr], m: u64, pos: Pos) -> R<Option<Value>> {
+        let base = name.strip_suffix("_sync").unwrap_or(name);
+        let with_mask = name.ends_with("_sync");
+        match base {
+            "__shfl" | "__shfl_up" | "__shfl_down" | "__shfl_xor" => {
+                let skip = usize::from(with_mask);
+                let (Some(var), Some(lane)) = (args.get(skip), args.get(skip + 1)) else {
+                    return Err(arity(pos, name, 2 + skip));
+                };
+                if let Some(mask) = args.first().filter(|_| with_mask) {
+                    self.eval(mask, m)?;
+                }
+                let v = self.eval(var, m)?;
+                let l = self.eval(lane, m)?;
+                let seg = match args.get(skip + 2) {
+                    Some(w) => match self.eval(w, m)?.lanes.at(m.trailing_zeros() as usize) {
+                        S::I(x) if x > 0 => x as usize,
+                        _ => self.width,
+                    },
+                    None => self.width,
+                };
+                if let Some((t, line)) = l.lanes.first_unknown(m) {
+                    return Err(self.fail_lane(
+                        lane.pos,
+                        t,
+                        RunErrorKind::DependsOnLoad {
+                            what: "the shuffle's source lane",
+                            load_line: line,
+                        },
+                    ));
+                }
+                let width = self.width;
+                let seg = seg.clamp(1, width);
+                let src = |t: usize| -> usize {
+                    let k = match l.lanes.at(t) {
+                        S::I(x) => x,
+                        _ => 0,
+                    };
+                    let start = t / seg * seg;
+                    let within = t % seg;
+                    let s = match base {
+                        "__shfl" => (k.rem_euclid(seg as i128)) as usize + start,
+                        "__shfl_up" => {
+                            let s = within as i128 - k;
+                            if s < 0 {
+                                t
+                            } else {
+                                start + s as usize
+                            }
+                        }
+                        "__shfl_down" => {
+                            let s = within as i128 + k;
+                            if s >= seg as i128 {
+                                t
+                            } else {
+                                start + s as usize
+                            }
+                        }
+                        _ => {
+                            let s = (within as i128 ^ k) as usize;
+                            if s >= seg {
+                                t
+                            } else {
+                                start + s
+                            }
+                        }
+                    };
+                    if m >> s & 1 == 1 {
+                        s
+                    } else {
+                        t
+                    }
+                };
+                let shuffle = |lanes: &Lanes| -> Lanes {
+                    if lanes.is_same() {
+                        return lanes.clone();
+                    }
+                    Lanes::map(width, m, false, |t| lanes.at(src(t)))
+                };
+                let out = match &v.lanes {
+                    Lanes::Agg(parts) => Lanes::Agg(parts.iter().map(shuffle).collect()),
+                    other => shuffle(other),
+                };
+                Ok(Some(Value::new(v.ty, out)))
+            }
+            "__ballot" | "__any" | "__all" => {
+                let skip = usize::from(with_mask);
+                let Some(pred) = args.get(skip) else {
+                    return Err(arity(pos, name, 1 + skip));
+                };
+                if let Some(mask) = args.first().filter(|_| with_mask) {
+                    self.eval(mask, m)?;
+                }
+                let v = self.eval(pred, m)?;
+                let (yes, unknown) = self.truth(&v, m, pred.pos)?;
+                let line = v.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
+                let s = if unknown != 0 {
+                    S::U(line)
+                } else {
+                    match base {
+                        "__ballot" => S::I(i128::from(yes as u32)),
+                        "__any" => S::I(i128::from(yes != 0)),
+                        _ => S::I(i128::from(yes == m)),
+                    }
+                };
+                let ty = if base == "__ballot" {
+                    Ty::Int(UINT)
+                } else {
+                    Ty::Int(INT)
+                };
+                Ok(Some(Value::new(ty, Lanes::Same(s))))
+            }
+            "__activemask" => Ok(Some(Value::new(
+                Ty::Int(UINT),
+                Lanes::Same(S::I(i128::from(m as u32))),
+            ))),
+            "__lanemask_lt" | "__lanemask_le" | "__lanemask_gt" | "__lanemask_ge"
+            | "__lanemask_eq" => {
+                let lanes = Lanes::map(self.width, m, false, |t| {
+                    let below = (1u64 << t) - 1;
+                    let v = match base {
+                        "__lanemask_lt" => below,
+                        "__lanemask_le" => below | 1 << t,
+                        "__lanemask_gt" => !(below | 1 << t),
+                        "__lanemask_ge" => !below,
+                        _ => 1 << t,
+                    };
+                    S::I(i128::from(v as u32))
+                });
+                Ok(Some(Value::new(Ty::Int(UINT), lanes)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The math library and integer intrinsics: exact on known values, unknown otherwise.
+    fn math(&mut self, name: &str, args: &[Expr], m: u64, pos: Pos) -> R<Option<Value>> {
+        let known_name = MATH1.contains(&name)
+            || MATH2.contains(&name)
+            || INT_OPS.contains(&name)
+            || matches!(
+                name,
+                "min"
+                    | "max"
+                    | "umin"
+                    | "umax"
+                    | "llmin"
+                    | "llmax"
+                    | "ullmin"
+                    | "ullmax"
+                    | "abs"
+                    | "labs"
+                    | "llabs"
+                    | "fmaf"
+                    | "fma"
+                    | "__fmaf_rn"
+            );
+        if !known_name {
+            return Ok(None);
+        }
+        let mut values = Vec::new();
+        for a in args {
+            values.push(self.eval(a, m)?);
+        }
+        let width = self.width;
+        match name {
+            "min" | "max" | "umin" | "umax" | "llmin" | "llmax" | "ullmin" | "ullmax" => {
+                let [a, b] = <[Value; 2]>::try_from(values).map_err(|_| arity(pos, name, 2))?;
+                let ty = self.common(&a.ty, &b.ty, pos)?;
+                let a = self.convert(a, &ty, m, pos)?;
+                let b = self.convert(b, &ty, m, pos)?;
+                let is_min = name.contains("min");
+                let same = a.lanes.is_same() && b.lanes.is_same();
+                let lanes = Lanes::map(width, m, same, |t| match (a.lanes.at(t), b.lanes.at(t)) {
+                    (S::I(x), S::I(y)) => S::I(if is_min { x.min(y) } else { x.max(y) }),
+                    (S::F(x), S::F(y)) => S::F(if is_min { x.min(y) } else { x.max(y) }),
+                    (S::U(l), _) | (_, S::U(l)) => S::U(l),
+                    (x, _) => x,
+                });
+                Ok(Some(Value::new(ty, lanes)))
+            }
+            "abs" | "labs" | "llabs" => {
+                let [a] = <[Value; 1]>::try_from(values).map_err(|_| arity(pos, name, 1))?;
+                let ty = match &a.ty {
+                    Ty::Int(t) => Ty::Int(t.promoted()),
+                    t => t.clone(),
+                };
+                let a = self.convert(a, &ty, m, pos)?;
+                let lanes = Lanes::map(width, m, a.lanes.is_same(), |t| match a.lanes.at(t) {
+                    S::I(x) => S::I(x.abs()),
+                    S::F(x) => S::F(x.abs()),
+                    s => s,
+                });
+                Ok(Some(Value::new(ty, lanes)))
+            }
+            _ if INT_OPS.contains(&name) => {
+                let ints: Vec<Lanes> = values.iter().map(|v| v.lanes.clone()).collect();
+                let same = ints.iter().all(Lanes::is_same);
+                let ty = if matches!(name, "__brev" | "__umulhi" | "__umul24") {
+                    Ty::Int(UINT)
+                } else if name == "__brevll" {
+                    Ty::Int(super::super::ty::SIZE_T)
+                } else {
+                    Ty::Int(INT)
+                };
+                let lanes = Lanes::map(width, m, same, |t| {
+                    let xs: Vec<S> = ints.iter().map(|l| l.at(t)).collect();
+                    if let Some(u) = xs.iter().find(|s| matches!(s, S::U(_))) {
+                        return *u;
+                    }
+                    let x = |k: usize| match xs.get(k) {
+                        Some(S::I(v)) => *v,
+                        _ => 0,
+                    };
+                    S::I(match name {
+                        "__popc" => i128::from((x(0) as u32).count_ones()),
+                        "__popcll" => i128::from((x(0) as u64).count_ones()),
+                        "__clz" => i128::from((x(0) as u32).leading_zeros()),
+                        "__clzll" => i128::from((x(0) as u64).leading_zeros()),
+                        "__ffs" => {
+                            let v = x(0) as u32;
+                            if v == 0 {
+                                0
+                            } else {
+                                i128::from(v.trailing_zeros() + 1)
+                            }
+                        }
+                        "__ffsll" => {
+                            let v = x(0) as u64;
+                            if v == 0 {
+                                0
+                            } else {
+                                i128::from(v.trailing_zeros() + 1)
+                            }
+                        }
+                        "__brev" => i128::from((x(0) as u32).reverse_bits()),
+                        "__brevll" => i128::from((x(0) as u64).reverse_bits()),
+                        "__mul24" => {
+                            let s = |v: i128| ((v as i32) << 8 >> 8) as i128;
+                            INT.wrap(s(x(0)) * s(x(1)))
+                        }
+                        "__umul24" => {
+                            (((x(0) as u32 & 0xff_ffff) as i128)
+                                * ((x(1) as u32 & 0xff_ffff) as i128))
+                                & 0xffff_ffff
+                        }
+                        "__mulhi" => {
+                            ((i128::from(x(0) as i32) * i128::from(x(1) as i32)) >> 32) as i32
+                                as i128
+                        }
+                        _ => {
+                            ((i128::from(x(0) as u32) * i128::from(x(1) as u32)) >> 32)
+                                & 0xffff_ffff
+                        }
+                    })
+                });
+                Ok(Some(Value::new(ty, lanes)))
+            }
+            _ => {
+                // Floating functions: single for the `f` forms and intrinsics, double otherwise.
+                let single = name.ends_with('f') || name.starts_with("__");
+                let ty = if single { Ty::Float } else { Ty::Double };
+                let mut fs = Vec::new();
+                for v in values {
+                    fs.push(self.convert(v, &ty, m, pos)?.lanes);
+                }
+                let expected = if MATH2.contains(&name) {
+                    2
+                } else if name.contains("fma") {
+                    3
+                } else {
+                    1
+                };
+                if fs.len() != expected {
+                    return Err(arity(pos, name, expected));
+                }
+                let same = fs.iter().all(Lanes::is_same);
+                let lanes = Lanes::map(width, m, same, |t| {
+                    let xs: Vec<S> = fs.iter().map(|l| l.at(t)).collect();
+                    if let Some(u) = xs.iter().find(|s| matches!(s, S::U(_))) {
+                        return *u;
+                    }
+                    let x = |k: usize| match xs.get(k) {
+                        Some(S::F(v)) => *v,
+                        _ => 0.0,
+                    };
+                    let r = float_fn(name, x(0), x(1), x(2));
+                    S::F(if single { f64::from(r as f32) } else { r })
+                });
+                Ok(Some(Value::new(ty, lanes)))
+            }
+        }
+    }
+
+    /// A method of a struct, or of a cooperative group.
+    fn method(&mut self, p: Place, field: &str, args: &[Expr], m: u64, pos: Pos) -> R<Value> {
+        let ty = self.place_ty(&p);
+        match ty {
+            Ty::Group => self.group_method(field, args, m, pos),
+            Ty::Struct(s) => {
+                let Some(Item::Struct(def)) = self.p.unit.items.get(s.item) else {
+                    return Err(RunError::at(pos, RunErrorKind::Internal("struct item")));
+                };
+                let found = def.members.iter().find_map(|mem| match mem {
+                    Member::Method(f) if f.name == field && f.params.len() == args.len() => Some(f),
+                    _ => None,
+                });
+                let Some(f) = found else {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!(
+                            "{} has no method {field} taking {} arguments",
+                            s.name,
+                            args.len()
+                        )),
+                    ));
+                };
+                let argv = self.arguments_of(args, m)?;
+                self.invoke(f, s.bindings.clone(), Some(p), argv, m, pos)
+            }
+            t => Err(RunError::at(
+                pos,
+                RunErrorKind::Type(format!("a {t} has no method {field}")),
+            )),
+        }
+    }
+
+    /// `block.sync()`, `block.thread_rank()`, ….
+    fn group_method(&mut self, field: &str, args: &[Expr], m: u64, pos: Pos) -> R<Value> {
+        for a in args {
+            self.eval(a, m)?;
+        }
+        let [bx, by, bz] = self.p.launch.block;
+        let vec3 = |v: [Lanes; 3]| {
+            Value::new(
+                Ty::Vector(Rc::new(Ty::Int(UINT)), 3),
+                Lanes::Agg(v.to_vec()),
+            )
+        };
+        let same = |v: u64| Lanes::Same(S::I(i128::from(v)));
+        match field {
+            "sync" => {
+                self.barrier(m, pos)?;
+                Ok(Value::new(Ty::Void, Lanes::Same(S::I(0))))
+            }
+            "thread_rank" => {
+                let (x, y, z) = (&self.tid[0], &self.tid[1], &self.tid[2]);
+                let s = x.is_same() && y.is_same() && z.is_same();
+                let lanes = Lanes::map(self.width, m, s, |t| match (x.at(t), y.at(t), z.at(t)) {
+                    (S::I(x), S::I(y), S::I(z)) => {
+                        S::I(x + y * i128::from(bx) + z * i128::from(bx * by))
+                    }
+                    _ => S::I(0),
+                });
+                Ok(Value::new(Ty::Int(UINT), lanes))
+            }
+            "size" | "num_threads" => Ok(Value::int(UINT, i128::from(bx * by * bz))),
+            "thread_index" => Ok(vec3(self.tid.clone())),
+            "group_index" => Ok(vec3(self.block.map(same))),
+            "group_dim" | "dim_threads" => Ok(vec3([same(bx), same(by), same(bz)])),
+            _ => Err(RunError::at(
+                pos,
+                RunErrorKind::Unsupported(format!("the cooperative-groups member {field}")),
+            )),
+        }
+    }
+
+    /// Each argument as a place (a reference parameter binds to it) or a temporary.
+    fn arguments_of(&mut self, args: &[Expr], m: u64) -> R<Vec<(Place, Pos)>> {
+        let mut out = Vec::new();
+        for a in args {
+            out.push((self.place(a, m)?, a.pos));
+        }
+        Ok(out)
+    }
+
+    /// A call of a `__device__` function (or a constructor written as a call).
+    fn device_call(
+        &mut self,
+        name: &str,
+        targs: &[TemplateArg],
+        args: &[Expr],
+        m: u64,
+        pos: Pos,
+    ) -> R<Value> {
+        let unit = &self.p.unit;
+        let candidates: Vec<&Function> = unit
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Function(f) if f.name == name && !f.body.is_empty() => Some(f),
+                _ => None,
+            })
+            .collect();
+        if candidates.is_empty() {
+            if let Some(super::super::super::ast::Skipped::Unread { error, .. }) = unit
+                .skipped
+                .iter()
+                .find(|s| matches!(s, super::super::super::ast::Skipped::Unread { name: n, .. } if n == name))
+            {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Skipped {
+                        name: name.to_string(),
+                        why: error.to_string(),
+                    },
+                ));
+            }
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Undeclared(name.to_string()),
+            ));
+        }
+        let argv = self.arguments_of(args, m)?;
+        let arg_tys: Vec<Ty> = argv.iter().map(|(p, _)| decay(self.place_ty(p))).collect();
+        let outer = self.frame()?.bindings.clone();
+        // An explicit specialisation whose arguments match, else the primary template or
+        // the plain function with the right number of parameters.
+        let mut chosen = None;
+        for f in candidates.iter().filter(|f| f.params.len() == args.len()) {
+            if f.spaces.global && !f.spaces.device {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Unsupported(
+                        "launching a kernel from the device (dynamic parallelism)".into(),
+                    ),
+                ));
+            }
+            let bindings = match (&f.template, &f.specialises) {
+                (Some(params), None) if !params.is_empty() => {
+                    let deduced = deduce(f, &arg_tys);
+                    self.bind(params, targs, &outer, pos, name, &deduced)?
+                }
+                _ => Bindings::default(),
+            };
+            if let Some(spec) = &f.specialises {
+                let mut want = Vec::new();
+                for a in spec {
+                    if let TemplateArg::Type(t) = a {
+                        want.push(self.resolve(t, &Bindings::default(), pos)?);
+                    }
+                }
+                let mut given = Vec::new();
+                for a in targs {
+                    if let TemplateArg::Type(t) = a {
+                        given.push(self.resolve(t, &outer, pos)?);
+                    }
+                }
+                if want == given && !given.is_empty() {
+                    chosen = Some((*f, bindings));
+                    break;
+                }
+                continue;
+            }
+            if chosen.is_none() {
+                chosen = Some((*f, bindings));
+            }
+        }
+        let Some((f, bindings)) = chosen else {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Type(format!("no {name} takes {} arguments", args.len())),
+            ));
+        };
+        self.invoke(f, Rc::new(bindings), None, argv, m, pos)
+    }
+
+    /// Runs `f`'s body inline with the lanes of `m`.
+    fn invoke(
+        &mut self,
+        f: &Function,
+        bindings: Rc<Bindings>,
+        this: Option<Place>,
+        args: Vec<(Place, Pos)>,
+        m: u64,
+        pos: Pos,
+    ) -> R<Value> {
+        if self.frames.iter().any(|fr| std::ptr::eq(fr.function, f)) {
+            return Err(RunError::at(pos, RunErrorKind::Recursion(f.name.clone())));
+        }
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Unsupported(format!("calls nested more than {MAX_CALL_DEPTH} deep")),
+            ));
+        }
+        // Parameters: references bind to the argument's place, values are loaded and
+        // converted at the call.
+        let mut bound = Vec::new();
+        for (param, (place, apos)) in f.params.iter().zip(args) {
+            let ty = self.resolve(&param.ty, &bindings, param.pos)?;
+            let name = param.name.clone().unwrap_or_default();
+            if param.ty.reference {
+                bound.push((name, None, Some(place)));
+            } else {
+                let v = self.load(place, m, apos)?;
+                let v = self.convert(v, &ty, m, apos)?;
+                bound.push((name, Some(v), None));
+            }
+        }
+        let ret_ty =
+            if f.name == "operator" || matches!(f.ret.base, Base::Void) && f.ret.pointers == 0 {
+                match self.resolve(&f.ret, &bindings, f.pos) {
+                    Ok(t) => t,
+                    Err(_) => Ty::Void,
+                }
+            } else {
+                self.resolve(&f.ret, &bindings, f.pos)?
+            };
+        let names_base = self.names.len();
+        let vars_base = self.vars.len();
+        self.frames.push(Frame {
+            names_base,
+            returned: 0,
+            flows: Vec::new(),
+            ret: None,
+            ret_ty: ret_ty.clone(),
+            bindings,
+            function: f as *const Function,
+            this,
+        });
+        for (name, v, place) in bound {
+            match (v, place) {
+                (Some(v), _) => {
+                    let mut lanes = zero(&v.ty);
+                    lanes.merge(v.lanes, m, self.full, self.width);
+                    self.declare_value(&name, v.ty, lanes);
+                }
+                (None, Some(p)) => self.declare_alias(&name, p),
+                (None, None) => {}
+            }
+        }
+        let mut result = Ok(());
+        for s in &f.body {
+            result = self.exec(s, m);
+            if result.is_err() {
+                break;
+            }
+        }
+        let frame = self.frames.pop();
+        self.names.truncate(names_base);
+        self.vars.truncate(vars_base);
+        result?;
+        Ok(match frame.and_then(|fr| fr.ret) {
+            Some(v) => v,
+            None => Value::new(ret_ty.clone(), zero(&ret_ty)),
+        })
+    }
+
+    /// A struct's constructor for `values`, when it has one; `None` for aggregate
+    /// initialisation.
+    pub(super) fn constructor(
+        &mut self,
+        s: Rc<StructTy>,
+        values: &[Value],
+        m: u64,
+        pos: Pos,
+    ) -> R<Option<Value>> {
+        let Some(Item::Struct(def)) = self.p.unit.items.get(s.item) else {
+            return Ok(None);
+        };
+        let ctor = def.members.iter().find_map(|mem| match mem {
+            Member::Ctor(f) if f.params.len() == values.len() => Some(f),
+            _ => None,
+        });
+        let Some(f) = ctor else {
+            let has_ctors = def.members.iter().any(|mem| matches!(mem, Member::Ctor(_)));
+            if has_ctors {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Type(format!(
+                        "{} has no constructor taking {} arguments",
+                        s.name,
+                        values.len()
+                    )),
+                ));
+            }
+            return Ok(None);
+        };
+        let ty = Ty::Struct(s.clone());
+        let slot = self.vars.len();
+        self.vars.push(Var::Value(ty.clone(), zero(&ty)));
+        let this = Place::Var {
+            slot,
+            part: Lanes::Same(S::I(0)),
+            ty: ty.clone(),
+        };
+        let args: Vec<(Place, Pos)> = values
+            .iter()
+            .map(|v| (Place::Temp(v.clone()), pos))
+            .collect();
+        let out = self.invoke(f, s.bindings.clone(), Some(this.clone()), args, m, pos);
+        let v = out.and_then(|_| self.load(this, m, pos));
+        self.vars.truncate(slot);
+        v.map(Some)
+    }
+
+    /// A struct converted to `to` by its conversion operator (`SharedMemory<T>` to `T*`).
+    pub(super) fn conversion(
+        &mut self,
+        s: Rc<StructTy>,
+        v: Value,
+        to: &Ty,
+        m: u64,
+        pos: Pos,
+    ) -> R<Value> {
+        if let Ty::Struct(t) = to {
+            if t.name == s.name {
+                return Ok(v);
+            }
+        }
+        let Some(Item::Struct(def)) = self.p.unit.items.get(s.item) else {
+            return Err(RunError::at(pos, RunErrorKind::Internal("struct item")));
+        };
+        let mut chosen = None;
+        for mem in &def.members {
+            let Member::Conversion(f) = mem else { continue };
+            let target = self.resolve(&f.ret, &s.bindings, f.pos)?;
+            let fits = match (&target, to) {
+                (Ty::Ptr(a, _), Ty::Ptr(b, _)) => a == b || chosen.is_none(),
+                (a, b) => a == b,
+            };
+            if fits {
+                let exact = matches!((&target, to), (Ty::Ptr(a, _), Ty::Ptr(b, _)) if a == b)
+                    || target == *to;
+                chosen = Some(f);
+                if exact {
+                    break;
+                }
+            }
+        }
+        let Some(f) = chosen else {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Type(format!("a {} cannot become a {to}", s.name)),
+            ));
+        };
+        let ty = Ty::Struct(s.clone());
+        let slot = self.vars.len();
+        self.vars.push(Var::Value(ty.clone(), v.lanes));
+        let this = Place::Var {
+            slot,
+            part: Lanes::Same(S::I(0)),
+            ty,
+        };
+        let out = self.invoke(f, s.bindings.clone(), Some(this), Vec::new(), m, pos);
+        self.vars.truncate(slot);
+        let out = out?;
+        self.convert(out, to, m, pos)
+    }
+}
+
+/// Type parameters deduced from the arguments' types: a parameter written `T`, `T*` or
+/// `const T&` gives `T`.
+fn deduce(f: &Function, args: &[Ty]) -> Vec<(String, Ty)> {
+    let mut out: Vec<(String, Ty)> = Vec::new();
+    for (param, arg) in f.params.iter().zip(args) {
+        let Type {
+            base: Base::Named { name, args: targs },
+            pointers,
+            ..
+        } = &param.ty
+        else {
+            continue;
+        };
+        if !targs.is_empty() || out.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let mut t = arg.clone();
+        let mut ok = true;
+        for _ in 0..*pointers {
+            match t {
+                Ty::Ptr(e, _) => t = (*e).clone(),
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            out.push((name.clone(), t));
+        }
+    }
+    out
+}
+
+/// Arrays decay to pointers when passed.
+fn decay(t: Ty) -> Ty {
+    match t {
+        Ty::Array(e, _) => Ty::Ptr(e, Space::Global),
+        t => t,
+    }
+}
+
+fn arity(pos: Pos, name: &str, n: usize) -> RunError {
+    RunError::at(
+        pos,
+        RunErrorKind::Type(format!(
+            "{name} takes {n} argument{}",
+            if n == 1 { "" } else { "s" }
+        )),
+    )
+}
+
+/// `int4`, `float2`, … by name (what follows `make_`).
+fn vector_named(name: &str) -> Option<Ty> {
+    let n: u8 = name.chars().last()?.to_digit(10)? as u8;
+    if !(1..=4).contains(&n) {
+        return None;
+    }
+    let elem = &name[..name.len() - 1];
+    let int = |bytes, signed| Ty::Int(IntType { bytes, signed });
+    let e = match elem {
+        "char" => int(1, true),
+        "uchar" => int(1, false),
+        "short" => int(2, true),
+        "ushort" => int(2, false),
+        "int" => int(4, true),
+        "uint" => int(4, false),
+        "long" | "longlong" => int(8, true),
+        "ulong" | "ulonglong" => int(8, false),
+        "float" => Ty::Float,
+        "double" => Ty::Double,
+        _ => return None,
+    };
+    Some(Ty::Vector(Rc::new(e), n))
+}
+
+const MATH1: [&str; 52] = [
+    "sqrtf",
+    "sqrt",
+    "rsqrtf",
+    "rsqrt",
+    "expf",
+    "exp",
+    "__expf",
+    "exp2f",
+    "exp2",
+    "logf",
+    "log",
+    "__logf",
+    "log2f",
+    "log2",
+    "log10f",
+    "log10",
+    "sinf",
+    "sin",
+    "__sinf",
+    "cosf",
+    "cos",
+    "__cosf",
+    "tanf",
+    "tan",
+    "tanhf",
+    "tanh",
+    "fabsf",
+    "fabs",
+    "floorf",
+    "floor",
+    "ceilf",
+    "ceil",
+    "roundf",
+    "round",
+    "truncf",
+    "trunc",
+    "rintf",
+    "rint",
+    "__frcp_rn",
+    "erff",
+    "erf",
+    "cbrtf",
+    "cbrt",
+    "__saturatef",
+    "atanf",
+    "atan",
+    "asinf",
+    "asin",
+    "acosf",
+    "acos",
+    "sinhf",
+    "coshf",
+];
+const MATH2: [&str; 14] = [
+    "powf",
+    "pow",
+    "__powf",
+    "fminf",
+    "fmin",
+    "fmaxf",
+    "fmax",
+    "__fdividef",
+    "fdividef",
+    "atan2f",
+    "atan2",
+    "fmodf",
+    "fmod",
+    "hypotf",
+];
+const INT_OPS: [&str; 12] = [
+    "__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll", "__brev", "__brevll", "__mul24",
+    "__umul24", "__mulhi", "__umulhi",
+];
+
+fn float_fn(name: &str, x: f64, y: f64, z: f64) -> f64 {
+    let base = name.trim_start_matches("__").trim_end_matches('f');
+    match base {
+        "sqrt" => x.sqrt(),
+        "rsqrt" => 1.0 / x.sqrt(),
+        "exp" => x.exp(),
+        "exp2" => x.exp2(),
+        "log" => x.ln(),
+        "log2" => x.log2(),
+        "log10" => x.log10(),
+        "sin" => x.sin(),
+        "cos" => x.cos(),
+        "tan" => x.tan(),
+        "tanh" => x.tanh(),
+        "fabs" => x.abs(),
+        "floor" => x.floor(),
+        "ceil" => x.ceil(),
+        "round" => x.round(),
+        "trunc" => x.trunc(),
+        "rint" => x.round_ties_even(),
+        "frcp_rn" => 1.0 / x,
+        "cbrt" => x.cbrt(),
+        "saturate" => x.clamp(0.0, 1.0),
+        "atan" => x.atan(),
+        "asin" => x.asin(),
+        "acos" => x.acos(),
+        "sinh" => x.sinh(),
+        "cosh" => x.cosh(),
+        "pow" => x.powf(y),
+        "fmin" => x.min(y),
+        "fmax" => x.max(y),
+        "fdivide" => x / y,
+        "atan2" => x.atan2(y),
+        "fmod" => x % y,
+        "hypot" => x.hypot(y),
+        "fma" | "fma_rn" => x.mul_add(y, z),
+        // erf and the rest: not computed here; a NaN turns into an error if it ever reaches
+        // an address.
+        _ => f64::NAN,
+    }
+}

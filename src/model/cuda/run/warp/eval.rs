@@ -1,0 +1,1330 @@
+//! Expressions under an active mask: values lane by lane (once when every lane holds the
+//! same), places that can be assigned, and the loads and stores that become accesses.
+
+use super::super::super::ast::{BinaryOp, CastKind, Expr, ExprKind, Item, UnaryOp};
+use super::super::super::cint::{binary as int_binary, IntType, INT};
+use super::super::super::error::Pos;
+use super::super::error::{RunError, RunErrorKind};
+use super::super::ty::{Ty, LONG, SIZE_T, UINT};
+use super::super::value::{each_lane, Lanes, S};
+use super::super::SiteKind;
+use super::exec::{is_agg, leaves, zero};
+use super::{Place, Value, Var, Warp, R};
+use crate::model::machine::Space;
+use std::rc::Rc;
+
+/// The first unknown among `xs`, as a scalar.
+#[inline]
+fn unknown_of(xs: &[S]) -> Option<S> {
+    xs.iter().copied().find(|s| matches!(s, S::U(_)))
+}
+
+impl Warp<'_> {
+    /// The value of `e` for the lanes of `m`.
+    pub(super) fn eval(&mut self, e: &Expr, m: u64) -> R<Value> {
+        match &e.kind {
+            ExprKind::Int {
+                value,
+                suffix,
+                decimal,
+            } => {
+                let v = i128::from(*value);
+                let fits = |t: IntType| v <= t.max();
+                let int = |bytes, signed| IntType { bytes, signed };
+                let candidates: &[IntType] = match (suffix.unsigned, suffix.longs > 0, *decimal) {
+                    (false, false, true) => &[INT, LONG],
+                    (false, false, false) => &[INT, UINT, LONG, SIZE_T],
+                    (true, false, _) => &[UINT, SIZE_T],
+                    (false, true, true) => &[LONG],
+                    (false, true, false) => &[LONG, SIZE_T],
+                    (true, true, _) => &[SIZE_T],
+                };
+                let ty = candidates
+                    .iter()
+                    .copied()
+                    .find(|t| fits(*t))
+                    .unwrap_or(int(8, false));
+                Ok(Value::int(ty, v))
+            }
+            ExprKind::Float { value, single } => Ok(if *single {
+                Value::new(Ty::Float, Lanes::Same(S::F(f64::from(*value as f32))))
+            } else {
+                Value::new(Ty::Double, Lanes::Same(S::F(*value)))
+            }),
+            ExprKind::Bool(b) => Ok(Value::new(Ty::Bool, Lanes::Same(S::I(i128::from(*b))))),
+            ExprKind::Char(c) => Ok(Value::int(
+                IntType {
+                    bytes: 1,
+                    signed: true,
+                },
+                IntType {
+                    bytes: 1,
+                    signed: true,
+                }
+                .wrap(i128::from(*c)),
+            )),
+            ExprKind::Str(_) => Err(RunError::at(
+                e.pos,
+                RunErrorKind::Unsupported("string literals outside printf".into()),
+            )),
+            ExprKind::Name(_) | ExprKind::Member { .. } | ExprKind::Index { .. } => {
+                let p = self.place(e, m)?;
+                self.load(p, m, e.pos)
+            }
+            ExprKind::Unary {
+                op: UnaryOp::Deref, ..
+            } => {
+                let p = self.place(e, m)?;
+                self.load(p, m, e.pos)
+            }
+            ExprKind::Unary { op, operand } => self.unary(*op, operand, m, e.pos),
+            ExprKind::Call {
+                callee,
+                template_args,
+                args,
+            } => self.call(callee, template_args, args, m, e.pos),
+            ExprKind::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                lhs,
+                rhs,
+            } => self.logical(*op, lhs, rhs, m),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let a = self.eval(lhs, m)?;
+                let b = self.eval(rhs, m)?;
+                self.binary(*op, a, b, m, e.pos)
+            }
+            ExprKind::Assign { op, lhs, rhs } => {
+                let r = self.eval(rhs, m)?;
+                let p = self.place(lhs, m)?;
+                let v = match op {
+                    Some(op) => {
+                        let old = self.load(p.clone(), m, lhs.pos)?;
+                        self.binary(*op, old, r, m, e.pos)?
+                    }
+                    None => r,
+                };
+                let ty = self.place_ty(&p);
+                let v = self.convert(v, &ty, m, e.pos)?;
+                self.store(&p, v.clone(), m, lhs.pos)?;
+                Ok(v)
+            }
+            ExprKind::Cond {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.eval(cond, m)?;
+                let (yes, unknown) = self.truth(&c, m, cond.pos)?;
+                if unknown != 0 {
+                    self.sh.assumed.insert(cond.pos.line);
+                }
+                let yes = yes | unknown;
+                let no = m & !yes;
+                let a = self.eval(then, yes)?;
+                let b = self.eval(otherwise, no)?;
+                let ty = if a.ty == b.ty {
+                    a.ty.clone()
+                } else if a.ty.is_scalar() && b.ty.is_scalar() {
+                    self.common(&a.ty, &b.ty, e.pos)?
+                } else {
+                    return Err(RunError::at(
+                        e.pos,
+                        RunErrorKind::Type(format!(
+                            "the two sides of ?: are {} and {}",
+                            a.ty, b.ty
+                        )),
+                    ));
+                };
+                let a = self.convert(a, &ty, yes, e.pos)?;
+                let b = self.convert(b, &ty, no, e.pos)?;
+                let mut lanes = b.lanes;
+                lanes.merge(a.lanes, yes, self.full & m, self.width);
+                Ok(Value::new(ty, lanes))
+            }
+            ExprKind::Cast { kind, ty, operand } => {
+                let b = self.frame()?.bindings.clone();
+                let to = self.resolve(ty, &b, e.pos)?;
+                let v = self.eval(operand, m)?;
+                if *kind == CastKind::Reinterpret
+                    && !(matches!(to, Ty::Ptr(..) | Ty::Int(_))
+                        && matches!(v.ty, Ty::Ptr(..) | Ty::Int(_)))
+                {
+                    return Err(RunError::at(
+                        e.pos,
+                        RunErrorKind::Type(format!("reinterpret_cast from {} to {to}", v.ty)),
+                    ));
+                }
+                self.convert(v, &to, m, e.pos)
+            }
+            ExprKind::SizeofType(t) => {
+                let b = self.frame()?.bindings.clone();
+                let ty = self.resolve(t, &b, e.pos)?;
+                Ok(Value::int(SIZE_T, i128::from(ty.size())))
+            }
+            ExprKind::AlignofType(t) => {
+                let b = self.frame()?.bindings.clone();
+                let ty = self.resolve(t, &b, e.pos)?;
+                Ok(Value::int(SIZE_T, i128::from(ty.align())))
+            }
+            ExprKind::SizeofExpr(x) => {
+                // Unevaluated: no lane takes part, so nothing is read.
+                let ty = match &x.kind {
+                    ExprKind::Name(_) | ExprKind::Index { .. } | ExprKind::Member { .. } => {
+                        let p = self.place(x, 0)?;
+                        self.place_ty(&p)
+                    }
+                    _ => self.eval(x, 0)?.ty,
+                };
+                Ok(Value::int(SIZE_T, i128::from(ty.size())))
+            }
+            ExprKind::Comma(a, b) => {
+                self.eval(a, m)?;
+                self.eval(b, m)
+            }
+            ExprKind::InitList { ty: Some(t), items } => {
+                let b = self.frame()?.bindings.clone();
+                let ty = self.resolve(t, &b, e.pos)?;
+                self.construct(&ty, items, m, e.pos, true)
+            }
+            ExprKind::InitList { ty: None, .. } => Err(RunError::at(
+                e.pos,
+                RunErrorKind::Unsupported("a braced list without its type here".into()),
+            )),
+        }
+    }
+
+    /// `a && b` and `a || b`: `b` only for the lanes that need it.
+    fn logical(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr, m: u64) -> R<Value> {
+        let a = self.eval(lhs, m)?;
+        let (yes, unknown) = self.truth(&a, m, lhs.pos)?;
+        let need = if op == BinaryOp::And {
+            yes | unknown
+        } else {
+            (m & !yes) | unknown
+        };
+        let b = self.eval(rhs, need)?;
+        let (by, bu) = self.truth(&b, need, rhs.pos)?;
+        let a_line = a.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
+        let b_line = b.lanes.first_unknown(bu).map_or(0, |(_, l)| l);
+        let lanes = Lanes::map(self.width, m, false, |t| {
+            let bit = 1u64 << t;
+            let (a_true, a_unknown) = (yes & bit != 0, unknown & bit != 0);
+            let (b_true, b_unknown) = (by & bit != 0, bu & bit != 0);
+            if op == BinaryOp::And {
+                if !a_true && !a_unknown {
+                    S::I(0)
+                } else if b_unknown {
+                    S::U(b_line)
+                } else if !b_true {
+                    S::I(0)
+                } else if a_unknown {
+                    S::U(a_line)
+                } else {
+                    S::I(1)
+                }
+            } else if a_true {
+                S::I(1)
+            } else if b_unknown {
+                S::U(b_line)
+            } else if b_true {
+                S::I(1)
+            } else if a_unknown {
+                S::U(a_line)
+            } else {
+                S::I(0)
+            }
+        });
+        Ok(Value::new(Ty::Bool, lanes))
+    }
+
+    /// The type of the value a place holds.
+    pub(super) fn place_ty(&self, p: &Place) -> Ty {
+        match p {
+            Place::Var { ty, .. } | Place::Mem { ty, .. } | Place::Constant { ty } => ty.clone(),
+            Place::Temp(v) => v.ty.clone(),
+        }
+    }
+
+    /// Where `e` is: a variable, memory, or a temporary.
+    pub(super) fn place(&mut self, e: &Expr, m: u64) -> R<Place> {
+        match &e.kind {
+            ExprKind::Name(name) => self.name(name, e.pos),
+            ExprKind::Member { base, field, arrow } => {
+                let p = if *arrow {
+                    let v = self.eval(base, m)?;
+                    self.deref(v, m, base.pos)?
+                } else {
+                    self.place(base, m)?
+                };
+                self.member(p, field, m, e.pos)
+            }
+            ExprKind::Index { base, index } => {
+                let b = self.place(base, m)?;
+                let i = self.eval(index, m)?;
+                self.index(b, i, m, e.pos)
+            }
+            ExprKind::Unary {
+                op: UnaryOp::Deref,
+                operand,
+            } => {
+                let v = self.eval(operand, m)?;
+                self.deref(v, m, e.pos)
+            }
+            _ => Ok(Place::Temp(self.eval(e, m)?)),
+        }
+    }
+
+    /// The memory a pointer value points to.
+    fn deref(&mut self, v: Value, _m: u64, pos: Pos) -> R<Place> {
+        match &v.ty {
+            Ty::Ptr(t, space) => Ok(Place::Mem {
+                addr: v.lanes,
+                ty: (**t).clone(),
+                space: *space,
+            }),
+            t => Err(RunError::at(
+                pos,
+                RunErrorKind::Type(format!("a {t} is not a pointer")),
+            )),
+        }
+    }
+
+    /// The place `name` names here.
+    fn name(&mut self, name: &str, pos: Pos) -> R<Place> {
+        if let Some(slot) = self.local(name) {
+            return match self.vars.get(slot) {
+                Some(Var::Value(ty, _)) => Ok(Place::Var {
+                    slot,
+                    part: Lanes::Same(S::I(0)),
+                    ty: ty.clone(),
+                }),
+                Some(Var::Alias(p)) => Ok(p.clone()),
+                None => Err(RunError::at(pos, RunErrorKind::Internal("variable slot"))),
+            };
+        }
+        if let Some(this) = self.frames.last().and_then(|f| f.this.clone()) {
+            if let Ty::Struct(s) = self.place_ty(&this) {
+                if s.fields.iter().any(|f| f.name == name) {
+                    return self.member(this, name, 0, pos);
+                }
+            }
+        }
+        if let Some(f) = self.frames.last() {
+            if let Some(v) = f.bindings.value(name) {
+                return Ok(Place::Temp(Value::int(v.ty, v.value)));
+            }
+        }
+        let short = name.rsplit("::").next().unwrap_or(name);
+        match short {
+            "threadIdx" | "blockIdx" | "blockDim" | "gridDim" => {
+                if self.constant {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("{short} is not a constant")),
+                    ));
+                }
+                let ty = Ty::Vector(Rc::new(Ty::Int(UINT)), 3);
+                let lanes = match short {
+                    "threadIdx" => Lanes::Agg(self.tid.to_vec()),
+                    "blockIdx" => Lanes::Agg(
+                        self.block
+                            .iter()
+                            .map(|v| Lanes::Same(S::I(i128::from(*v))))
+                            .collect(),
+                    ),
+                    "blockDim" => Lanes::Agg(
+                        self.p
+                            .launch
+                            .block
+                            .iter()
+                            .map(|v| Lanes::Same(S::I(i128::from(*v))))
+                            .collect(),
+                    ),
+                    _ => Lanes::Agg(
+                        self.p
+                            .launch
+                            .grid
+                            .iter()
+                            .map(|v| Lanes::Same(S::I(i128::from(*v))))
+                            .collect(),
+                    ),
+                };
+                return Ok(Place::Temp(Value::new(ty, lanes)));
+            }
+            "warpSize" => {
+                return Ok(Place::Temp(Value::int(
+                    INT,
+                    i128::from(self.p.machine.warp),
+                )))
+            }
+            "nullptr" | "NULL" => {
+                return Ok(Place::Temp(Value::new(
+                    Ty::Ptr(Rc::new(Ty::Void), Space::Global),
+                    Lanes::Same(S::P(0)),
+                )))
+            }
+            _ => {}
+        }
+        self.global(short, pos)
+    }
+
+    /// A file-scope name: a constant, or a `__device__` or `__constant__` variable.
+    fn global(&mut self, name: &str, pos: Pos) -> R<Place> {
+        if let Some((ty, lanes)) = self.sh.constants.get(name) {
+            return Ok(Place::Temp(Value::new(ty.clone(), lanes.clone())));
+        }
+        let unit = &self.p.unit;
+        let found = unit.items.iter().find_map(|i| match i {
+            Item::Global(d) => d
+                .declarators
+                .iter()
+                .find(|dec| dec.name == name)
+                .map(|dec| (d, dec)),
+            _ => None,
+        });
+        let Some((decl, dec)) = found else {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Undeclared(name.to_string()),
+            ));
+        };
+        let empty = Rc::new(super::super::Bindings::default());
+        let mut ty = self.resolve(&dec.ty, &empty, dec.pos)?;
+        for dim in dec.dims.iter().rev() {
+            let n = match dim {
+                Some(e) => u64::try_from(self.constant_int(e, &empty)?.value).unwrap_or(0),
+                None => 0,
+            };
+            ty = Ty::Array(Rc::new(ty), n);
+        }
+        if let Some(&base) = self.p.device_globals.get(name) {
+            if !decl.storage.constant {
+                return Ok(Place::Mem {
+                    addr: Lanes::Same(S::P(base)),
+                    ty,
+                    space: Space::Global,
+                });
+            }
+            return Ok(Place::Constant { ty });
+        }
+        // A `const` or `constexpr` global: its initialiser, evaluated once.
+        let value = match &dec.init {
+            Some(super::super::super::ast::Init::Expr(e)) => {
+                let mut events = super::super::Events::default();
+                let mut c = Warp::constant(self.p, self.sh, &mut events);
+                c.frames.push(super::Frame {
+                    names_base: 0,
+                    returned: 0,
+                    flows: Vec::new(),
+                    ret: None,
+                    ret_ty: Ty::Void,
+                    bindings: empty.clone(),
+                    function: std::ptr::null(),
+                    this: None,
+                });
+                let v = c.eval(e, 1)?;
+                c.convert(v, &ty, 1, e.pos)?
+            }
+            Some(super::super::super::ast::Init::List(items))
+            | Some(super::super::super::ast::Init::Ctor(items)) => {
+                let mut events = super::super::Events::default();
+                let mut c = Warp::constant(self.p, self.sh, &mut events);
+                c.frames.push(super::Frame {
+                    names_base: 0,
+                    returned: 0,
+                    flows: Vec::new(),
+                    ret: None,
+                    ret_ty: Ty::Void,
+                    bindings: empty.clone(),
+                    function: std::ptr::null(),
+                    this: None,
+                });
+                c.construct(&ty, items, 1, dec.pos, false)?
+            }
+            None => Value::new(ty.clone(), zero(&ty)),
+        };
+        self.sh
+            .constants
+            .insert(name.to_string(), (value.ty.clone(), value.lanes.clone()));
+        Ok(Place::Temp(value))
+    }
+
+    /// Field or component `field` of the place `p`.
+    pub(super) fn member(&mut self, p: Place, field: &str, _m: u64, pos: Pos) -> R<Place> {
+        let ty = self.place_ty(&p);
+        // (parts before the member, byte offset, its type)
+        let (parts, offset, mty) = match &ty {
+            Ty::Vector(e, n) => {
+                let k = match field {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    "w" => 3,
+                    _ => usize::MAX,
+                };
+                if k >= usize::from(*n) {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("{ty} has no component {field}")),
+                    ));
+                }
+                (k, k as u64 * e.size(), (**e).clone())
+            }
+            Ty::Struct(s) => {
+                let mut before = 0;
+                let mut found = None;
+                for f in &s.fields {
+                    if f.name == field {
+                        found = Some((before, f.offset, f.ty.clone()));
+                        break;
+                    }
+                    before += f.ty.parts();
+                }
+                found.ok_or_else(|| {
+                    RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("{} has no member {field}", s.name)),
+                    )
+                })?
+            }
+            t => {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Type(format!("a {t} has no member {field}")),
+                ))
+            }
+        };
+        Ok(match p {
+            Place::Var { slot, part, .. } => Place::Var {
+                slot,
+                part: add_lanes(&part, parts as i128),
+                ty: mty,
+            },
+            Place::Mem { addr, space, .. } => Place::Mem {
+                addr: add_lanes(&addr, offset as i128),
+                ty: mty,
+                space,
+            },
+            Place::Constant { .. } => Place::Constant { ty: mty },
+            Place::Temp(v) => {
+                let n = mty.parts();
+                let lanes = match v.lanes {
+                    Lanes::Agg(all) => {
+                        let slice: Vec<Lanes> = all.into_iter().skip(parts).take(n).collect();
+                        if is_agg(&mty) {
+                            Lanes::Agg(slice)
+                        } else {
+                            slice.into_iter().next().unwrap_or(Lanes::Same(S::I(0)))
+                        }
+                    }
+                    other => other,
+                };
+                Place::Temp(Value::new(mty, lanes))
+            }
+        })
+    }
+
+    /// Element `i` of the array or pointer `b`.
+    fn index(&mut self, b: Place, i: Value, m: u64, pos: Pos) -> R<Place> {
+        let Some(it) = i.ty.int() else {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Type(format!("an index must be an integer, not a {}", i.ty)),
+            ));
+        };
+        let idx = |t: usize| -> S {
+            match i.lanes.at(t) {
+                S::I(x) => S::I(it.wrap(x)),
+                s => s,
+            }
+        };
+        let same = i.lanes.is_same();
+        match (b, self.place_ty_of_index()) {
+            (
+                Place::Var {
+                    slot,
+                    part,
+                    ty: Ty::Array(e, n),
+                },
+                (),
+            ) => {
+                let per = e.parts() as i128;
+                let mut bad = None;
+                let lanes = Lanes::map(self.width, m, same && part.is_same(), |t| {
+                    match (part.at(t), idx(t)) {
+                        (S::I(p), S::I(x)) => {
+                            if x < 0 || x >= i128::from(n) {
+                                bad.get_or_insert((t, x));
+                            }
+                            S::I(p + x * per)
+                        }
+                        (_, s) => {
+                            bad.get_or_insert((t, -1));
+                            s
+                        }
+                    }
+                });
+                if let Some((lane, x)) = bad {
+                    if let Some((_, line)) = i.lanes.first_unknown(m) {
+                        return Err(self.fail_lane(
+                            pos,
+                            lane,
+                            RunErrorKind::DependsOnLoad {
+                                what: "the index of a local array",
+                                load_line: line,
+                            },
+                        ));
+                    }
+                    return Err(self.fail_lane(
+                        pos,
+                        lane,
+                        RunErrorKind::Type(format!(
+                            "index {x} is outside the local array of {n} (undefined behaviour)"
+                        )),
+                    ));
+                }
+                Ok(Place::Var {
+                    slot,
+                    part: lanes,
+                    ty: (*e).clone(),
+                })
+            }
+            (
+                Place::Mem {
+                    addr,
+                    ty: Ty::Array(e, _),
+                    space,
+                },
+                (),
+            ) => Ok(Place::Mem {
+                addr: scaled(&addr, &i.lanes, it, e.size(), m, self.width),
+                ty: (*e).clone(),
+                space,
+            }),
+            (
+                Place::Constant {
+                    ty: Ty::Array(e, _),
+                },
+                (),
+            ) => Ok(Place::Constant { ty: (*e).clone() }),
+            (p, ()) => {
+                let v = self.load(p, m, pos)?;
+                match &v.ty {
+                    Ty::Ptr(e, space) => Ok(Place::Mem {
+                        addr: scaled(&v.lanes, &i.lanes, it, e.size(), m, self.width),
+                        ty: (**e).clone(),
+                        space: *space,
+                    }),
+                    t => Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("a {t} cannot be indexed")),
+                    )),
+                }
+            }
+        }
+    }
+
+    fn place_ty_of_index(&self) {}
+
+    /// Reads a place: a local's parts, or memory (one access per scalar or vector, a struct
+    /// field by field). An array decays to a pointer to its first element.
+    pub(super) fn load(&mut self, p: Place, m: u64, pos: Pos) -> R<Value> {
+        match p {
+            Place::Temp(v) => Ok(v),
+            Place::Constant { ty } => {
+                self.sh.constant_reads = true;
+                let lanes = Lanes::unknown(ty.parts(), pos.line);
+                Ok(Value::new(ty, lanes))
+            }
+            Place::Var { slot, part, ty } => {
+                let lanes = self.read_var(slot, &part, &ty, m, pos)?;
+                Ok(Value::new(ty, lanes))
+            }
+            Place::Mem { addr, ty, space } => {
+                if let Ty::Array(e, _) = &ty {
+                    return Ok(Value::new(Ty::Ptr(e.clone(), space), addr));
+                }
+                self.access(SiteKind::Load, &addr, &ty, space, m, pos)?;
+                let lanes = Lanes::unknown(ty.parts(), pos.line);
+                let lanes = if is_agg(&ty) || ty.parts() != 1 {
+                    match lanes {
+                        Lanes::Agg(v) => Lanes::Agg(v),
+                        s => Lanes::Agg(vec![s]),
+                    }
+                } else {
+                    lanes
+                };
+                Ok(Value::new(ty, lanes))
+            }
+        }
+    }
+
+    /// The accesses of one memory read or write of a `ty` at `addr`.
+    pub(super) fn access(
+        &mut self,
+        kind: SiteKind,
+        addr: &Lanes,
+        ty: &Ty,
+        space: Space,
+        m: u64,
+        pos: Pos,
+    ) -> R<()> {
+        if ty.is_one_access() {
+            return self.record(pos, kind, space, ty.size(), 0, addr, m);
+        }
+        // A struct or array, field by field (each vector field one access).
+        let mut fields = Vec::new();
+        flatten(ty, 0, &mut fields);
+        for (k, (offset, elem)) in fields.into_iter().enumerate() {
+            let a = add_lanes(addr, offset as i128);
+            self.record(pos, kind, space, elem, k as u32, &a, m)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `v` (already of the place's type) to the place.
+    pub(super) fn store(&mut self, p: &Place, v: Value, m: u64, pos: Pos) -> R<()> {
+        match p {
+            Place::Var { slot, part, ty } => self.write_var(*slot, part, ty, v, m, pos),
+            Place::Mem { addr, ty, space } => {
+                self.access(SiteKind::Store, addr, ty, *space, m, pos)
+            }
+            Place::Constant { .. } => Err(RunError::at(
+                pos,
+                RunErrorKind::Type("__constant__ memory is read-only on the device".into()),
+            )),
+            Place::Temp(_) => Err(RunError::at(
+                pos,
+                RunErrorKind::Type("this expression cannot be assigned to".into()),
+            )),
+        }
+    }
+
+    fn read_var(&self, slot: usize, part: &Lanes, ty: &Ty, m: u64, pos: Pos) -> R<Lanes> {
+        let Some(Var::Value(vty, lanes)) = self.vars.get(slot) else {
+            return Err(RunError::at(pos, RunErrorKind::Internal("variable read")));
+        };
+        let n = ty.parts();
+        if let Lanes::Same(S::I(0)) = part {
+            if vty.parts() == n {
+                return Ok(lanes.clone());
+            }
+        }
+        let parts: &[Lanes] = match lanes {
+            Lanes::Agg(v) => v,
+            other => std::slice::from_ref(other),
+        };
+        let pick = |j: usize| -> Lanes {
+            match part {
+                Lanes::Same(S::I(k)) => parts
+                    .get(*k as usize + j)
+                    .cloned()
+                    .unwrap_or(Lanes::Same(S::I(0))),
+                _ => Lanes::map(self.width, m, false, |t| match part.at(t) {
+                    S::I(k) => parts.get(k as usize + j).map_or(S::I(0), |p| p.at(t)),
+                    _ => S::I(0),
+                }),
+            }
+        };
+        Ok(if is_agg(ty) {
+            Lanes::Agg((0..n).map(pick).collect())
+        } else {
+            pick(0)
+        })
+    }
+
+    fn write_var(
+        &mut self,
+        slot: usize,
+        part: &Lanes,
+        ty: &Ty,
+        v: Value,
+        m: u64,
+        pos: Pos,
+    ) -> R<()> {
+        let (full, width) = (self.full, self.width);
+        let Some(Var::Value(vty, lanes)) = self.vars.get_mut(slot) else {
+            return Err(RunError::at(pos, RunErrorKind::Internal("variable write")));
+        };
+        let n = ty.parts();
+        if let Lanes::Same(S::I(0)) = part {
+            if vty.parts() == n {
+                if let (Ty::Ptr(..), Ty::Ptr(..)) = (&*vty, &v.ty) {
+                    *vty = v.ty.clone();
+                }
+                lanes.merge(v.lanes, m, full, width);
+                return Ok(());
+            }
+        }
+        let new_parts: Vec<Lanes> = match v.lanes {
+            Lanes::Agg(p) if is_agg(ty) => p,
+            other => vec![other],
+        };
+        let parts: &mut Vec<Lanes> = match lanes {
+            Lanes::Agg(p) => p,
+            _ => {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Internal("part of a scalar"),
+                ))
+            }
+        };
+        match part {
+            Lanes::Same(S::I(k)) => {
+                for (j, np) in new_parts.into_iter().enumerate() {
+                    if let Some(slot) = parts.get_mut(*k as usize + j) {
+                        slot.merge(np, m, full, width);
+                    }
+                }
+            }
+            _ => {
+                // Each lane writes its own element.
+                let mut err = false;
+                each_lane(m, |t| {
+                    let S::I(k) = part.at(t) else {
+                        err = true;
+                        return;
+                    };
+                    for (j, np) in new_parts.iter().enumerate() {
+                        if let Some(slot) = parts.get_mut(k as usize + j) {
+                            slot.merge(Lanes::Same(np.at(t)), 1 << t, full, width);
+                        }
+                    }
+                });
+                if err {
+                    return Err(RunError::at(pos, RunErrorKind::Internal("element index")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Prefix and postfix operators other than `*`.
+    fn unary(&mut self, op: UnaryOp, operand: &Expr, m: u64, pos: Pos) -> R<Value> {
+        match op {
+            UnaryOp::AddressOf => {
+                let p = self.place(operand, m)?;
+                match p {
+                    Place::Mem { addr, ty, space } => {
+                        Ok(Value::new(Ty::Ptr(Rc::new(ty), space), addr))
+                    }
+                    _ => Err(RunError::at(
+                        pos,
+                        RunErrorKind::Unsupported(
+                            "the address of a local variable (locals are registers here)".into(),
+                        ),
+                    )),
+                }
+            }
+            UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
+                let p = self.place(operand, m)?;
+                let old = self.load(p.clone(), m, operand.pos)?;
+                let one = Value::int(INT, 1);
+                let bop = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) {
+                    BinaryOp::Add
+                } else {
+                    BinaryOp::Sub
+                };
+                let new = self.binary(bop, old.clone(), one, m, pos)?;
+                let ty = self.place_ty(&p);
+                let new = self.convert(new, &ty, m, pos)?;
+                self.store(&p, new.clone(), m, operand.pos)?;
+                Ok(if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                    new
+                } else {
+                    old
+                })
+            }
+            UnaryOp::Plus | UnaryOp::Neg | UnaryOp::BitNot | UnaryOp::Not => {
+                let v = self.eval(operand, m)?;
+                if op == UnaryOp::Not {
+                    let (yes, unknown) = self.truth(&v, m, pos)?;
+                    let line = v.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
+                    let lanes = if v.lanes.is_same() {
+                        Lanes::Same(if unknown != 0 {
+                            S::U(line)
+                        } else {
+                            S::I(i128::from(yes == 0))
+                        })
+                    } else {
+                        Lanes::map(self.width, m, false, |t| {
+                            if unknown >> t & 1 == 1 {
+                                S::U(line)
+                            } else {
+                                S::I(i128::from(yes >> t & 1 == 0))
+                            }
+                        })
+                    };
+                    return Ok(Value::new(Ty::Bool, lanes));
+                }
+                if v.ty.is_floating() {
+                    if op == UnaryOp::BitNot {
+                        return Err(RunError::at(
+                            pos,
+                            RunErrorKind::Type("~ of a floating value".into()),
+                        ));
+                    }
+                    let neg = op == UnaryOp::Neg;
+                    let lanes =
+                        Lanes::map(self.width, m, v.lanes.is_same(), |t| match v.lanes.at(t) {
+                            S::F(x) if neg => S::F(-x),
+                            s => s,
+                        });
+                    return Ok(Value::new(v.ty, lanes));
+                }
+                let Some(t) = v.ty.int() else {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("{} of a {}", unary_symbol(op), v.ty)),
+                    ));
+                };
+                let zero = Value::int(t.promoted(), 0);
+                match op {
+                    UnaryOp::Plus => self.convert(v, &Ty::Int(t.promoted()), m, pos),
+                    UnaryOp::Neg => self.binary(BinaryOp::Sub, zero, v, m, pos),
+                    _ => {
+                        let all = Value::int(t.promoted(), -1);
+                        self.binary(BinaryOp::BitXor, v, all, m, pos)
+                    }
+                }
+            }
+            UnaryOp::Deref => {
+                let p = self.place(operand, m)?;
+                self.load(p, m, pos)
+            }
+        }
+    }
+
+    /// The usual arithmetic conversions' common type of two scalar types.
+    pub(super) fn common(&self, a: &Ty, b: &Ty, pos: Pos) -> R<Ty> {
+        Ok(match (a, b) {
+            (Ty::Double, _) | (_, Ty::Double) => Ty::Double,
+            (Ty::Float, _) | (_, Ty::Float) => Ty::Float,
+            (Ty::Ptr(..), _) => a.clone(),
+            (_, Ty::Ptr(..)) => b.clone(),
+            _ => match (a.int(), b.int()) {
+                (Some(x), Some(y)) => Ty::Int(x.common(y)),
+                _ => {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("{a} and {b} have no common type")),
+                    ))
+                }
+            },
+        })
+    }
+
+    /// `a op b`, lane by lane.
+    pub(super) fn binary(
+        &mut self,
+        op: BinaryOp,
+        a: Value,
+        b: Value,
+        m: u64,
+        pos: Pos,
+    ) -> R<Value> {
+        use BinaryOp as B;
+        let same = a.lanes.is_same() && b.lanes.is_same();
+        let width = self.width;
+        let compare = matches!(op, B::Lt | B::Gt | B::Le | B::Ge | B::Eq | B::Ne);
+        // Pointers.
+        match (&a.ty, &b.ty) {
+            (Ty::Ptr(e, space), t) | (t, Ty::Ptr(e, space))
+                if t.int().is_some() && matches!(op, B::Add | B::Sub) =>
+            {
+                let ptr_left = matches!(a.ty, Ty::Ptr(..));
+                if !ptr_left && op == B::Sub {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type("an integer minus a pointer".into()),
+                    ));
+                }
+                let size = e.size() as i128;
+                let (p, n) = if ptr_left { (&a, &b) } else { (&b, &a) };
+                let it = n.ty.int().unwrap_or(INT);
+                let sign = if op == B::Sub { -1 } else { 1 };
+                let lanes = Lanes::map(width, m, same, |t| match (p.lanes.at(t), n.lanes.at(t)) {
+                    (S::P(addr), S::I(k)) => {
+                        S::P((i128::from(addr) + sign * it.wrap(k) * size) as u64)
+                    }
+                    (S::U(l), _) | (_, S::U(l)) => S::U(l),
+                    (s, _) => s,
+                });
+                return Ok(Value::new(Ty::Ptr(e.clone(), *space), lanes));
+            }
+            (Ty::Ptr(e, _), Ty::Ptr(..)) if op == B::Sub => {
+                let size = e.size().max(1) as i128;
+                let lanes = Lanes::map(width, m, same, |t| match (a.lanes.at(t), b.lanes.at(t)) {
+                    (S::P(x), S::P(y)) => S::I((i128::from(x) - i128::from(y)) / size),
+                    (S::U(l), _) | (_, S::U(l)) => S::U(l),
+                    _ => S::I(0),
+                });
+                return Ok(Value::new(Ty::Int(LONG), lanes));
+            }
+            (Ty::Ptr(..), _) | (_, Ty::Ptr(..)) if compare => {
+                let key = |s: S| match s {
+                    S::P(x) => Some(i128::from(x)),
+                    S::I(x) => Some(x),
+                    _ => None,
+                };
+                let lanes = Lanes::map(width, m, same, |t| {
+                    match (key(a.lanes.at(t)), key(b.lanes.at(t))) {
+                        (Some(x), Some(y)) => S::I(i128::from(compare_op(op, x.cmp(&y)))),
+                        _ => unknown_of(&[a.lanes.at(t), b.lanes.at(t)]).unwrap_or(S::I(0)),
+                    }
+                });
+                return Ok(Value::new(Ty::Bool, lanes));
+            }
+            (Ty::Ptr(..), _) | (_, Ty::Ptr(..)) => {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Type(format!("{} between {} and {}", op.symbol(), a.ty, b.ty)),
+                ))
+            }
+            _ => {}
+        }
+        if !a.ty.is_scalar() || !b.ty.is_scalar() {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Unsupported(format!(
+                    "{} between {} and {} (vector and struct operators need helper headers)",
+                    op.symbol(),
+                    a.ty,
+                    b.ty
+                )),
+            ));
+        }
+        if a.ty.is_floating() || b.ty.is_floating() {
+            let ty = if matches!(a.ty, Ty::Double) || matches!(b.ty, Ty::Double) {
+                Ty::Double
+            } else {
+                Ty::Float
+            };
+            if matches!(
+                op,
+                B::Rem | B::Shl | B::Shr | B::BitAnd | B::BitOr | B::BitXor
+            ) {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Type(format!("{} of a floating value", op.symbol())),
+                ));
+            }
+            let single = ty == Ty::Float;
+            let f = |s: S| match s {
+                S::I(x) => Some(x as f64),
+                S::F(x) => Some(x),
+                _ => None,
+            };
+            let lanes = Lanes::map(width, m, same, |t| {
+                let (x, y) = match (f(a.lanes.at(t)), f(b.lanes.at(t))) {
+                    (Some(x), Some(y)) => (x, y),
+                    _ => return unknown_of(&[a.lanes.at(t), b.lanes.at(t)]).unwrap_or(S::U(0)),
+                };
+                let (x, y) = if single {
+                    (f64::from(x as f32), f64::from(y as f32))
+                } else {
+                    (x, y)
+                };
+                let r = match op {
+                    B::Add => x + y,
+                    B::Sub => x - y,
+                    B::Mul => x * y,
+                    B::Div => x / y,
+                    B::Lt => return S::I(i128::from(x < y)),
+                    B::Gt => return S::I(i128::from(x > y)),
+                    B::Le => return S::I(i128::from(x <= y)),
+                    B::Ge => return S::I(i128::from(x >= y)),
+                    B::Eq => return S::I(i128::from(x == y)),
+                    B::Ne => return S::I(i128::from(x != y)),
+                    _ => 0.0,
+                };
+                S::F(if single { f64::from(r as f32) } else { r })
+            });
+            return Ok(Value::new(if compare { Ty::Bool } else { ty }, lanes));
+        }
+        let (Some(ta), Some(tb)) = (a.ty.int(), b.ty.int()) else {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Internal("integer operands"),
+            ));
+        };
+        let mut failed = None;
+        let mut result_ty = None;
+        let lanes = Lanes::map(width, m, same, |t| match (a.lanes.at(t), b.lanes.at(t)) {
+            (S::I(x), S::I(y)) => {
+                match int_binary(
+                    op,
+                    super::super::super::cint::Int::new(x, ta),
+                    super::super::super::cint::Int::new(y, tb),
+                ) {
+                    Ok(r) => {
+                        result_ty.get_or_insert(r.ty);
+                        S::I(r.value)
+                    }
+                    Err(u) => {
+                        failed.get_or_insert((t, u));
+                        S::I(0)
+                    }
+                }
+            }
+            (x, y) => unknown_of(&[x, y]).unwrap_or(S::I(0)),
+        });
+        if let Some((lane, u)) = failed {
+            return Err(self.fail_lane(pos, lane, RunErrorKind::Undefined(u)));
+        }
+        let ty = if compare {
+            Ty::Bool
+        } else if matches!(op, B::Shl | B::Shr) {
+            Ty::Int(ta.promoted())
+        } else {
+            Ty::Int(result_ty.unwrap_or_else(|| ta.common(tb)))
+        };
+        Ok(Value::new(ty, lanes))
+    }
+
+    /// `v` converted to `to`, as an implicit conversion or a cast makes it.
+    pub(super) fn convert(&mut self, v: Value, to: &Ty, m: u64, pos: Pos) -> R<Value> {
+        if v.ty == *to {
+            return Ok(v);
+        }
+        let same = v.lanes.is_same();
+        let width = self.width;
+        let from = v.ty.clone();
+        let lanes = match (&from, to) {
+            (Ty::Ptr(_, space), Ty::Ptr(e, _)) => {
+                return Ok(Value::new(Ty::Ptr(e.clone(), *space), v.lanes))
+            }
+            (Ty::Array(e, _), Ty::Ptr(t, _)) => {
+                let _ = e;
+                return Ok(Value::new(Ty::Ptr(t.clone(), Space::Global), v.lanes));
+            }
+            (f, Ty::Bool) if f.is_scalar() => Lanes::map(width, m, same, |t| match v.lanes.at(t) {
+                S::I(x) => S::I(i128::from(x != 0)),
+                S::F(x) => S::I(i128::from(x != 0.0)),
+                S::P(x) => S::I(i128::from(x != 0)),
+                u => u,
+            }),
+            (f, Ty::Int(it)) if f.is_scalar() => {
+                let mut bad = None;
+                let lanes = Lanes::map(width, m, same, |t| match v.lanes.at(t) {
+                    S::I(x) => S::I(it.wrap(x)),
+                    S::P(x) => S::I(it.wrap(i128::from(x))),
+                    S::F(x) => {
+                        let tr = x.trunc();
+                        if !tr.is_finite() || tr < it.min() as f64 || tr > it.max() as f64 {
+                            bad.get_or_insert((t, x));
+                            S::I(0)
+                        } else {
+                            S::I(tr as i128)
+                        }
+                    }
+                    u => u,
+                });
+                if let Some((lane, x)) = bad {
+                    return Err(self.fail_lane(
+                        pos,
+                        lane,
+                        RunErrorKind::Type(format!(
+                            "{x} converted to {} is out of its range (undefined behaviour)",
+                            it.name()
+                        )),
+                    ));
+                }
+                lanes
+            }
+            (f, Ty::Float | Ty::Double) if f.is_scalar() => {
+                let single = *to == Ty::Float;
+                Lanes::map(width, m, same, |t| {
+                    let x = match v.lanes.at(t) {
+                        S::I(x) => x as f64,
+                        S::F(x) => x,
+                        S::P(x) => x as f64,
+                        u => return u,
+                    };
+                    S::F(if single { f64::from(x as f32) } else { x })
+                })
+            }
+            (Ty::Int(_) | Ty::Bool, Ty::Ptr(e, _)) => {
+                return Ok(Value::new(
+                    Ty::Ptr(e.clone(), Space::Global),
+                    Lanes::map(width, m, same, |t| match v.lanes.at(t) {
+                        S::I(x) => S::P(x as u64),
+                        s => s,
+                    }),
+                ))
+            }
+            (Ty::Vector(_, n), Ty::Vector(e, k)) if n == k => {
+                let Lanes::Agg(parts) = v.lanes else {
+                    return Err(RunError::at(pos, RunErrorKind::Internal("vector parts")));
+                };
+                let mut out = Vec::new();
+                for p in parts {
+                    let c = self.convert(Value::new(from_elem(&from), p), e, m, pos)?;
+                    out.push(c.lanes);
+                }
+                Lanes::Agg(out)
+            }
+            (Ty::Struct(s), _) => return self.conversion(s.clone(), v, to, m, pos),
+            (_, Ty::Struct(_)) => return self.construct_from(to, vec![v], m, pos),
+            (Ty::Group, Ty::Group) => v.lanes,
+            _ => {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Type(format!("a {from} cannot become a {to}")),
+                ))
+            }
+        };
+        Ok(Value::new(to.clone(), lanes))
+    }
+
+    /// A value of `ty` from a list of items (`{…}`, `T(…)`, `T{…}`): a struct's constructor,
+    /// or its fields in order; a vector's or array's parts in order; a scalar from one item.
+    pub(super) fn construct(
+        &mut self,
+        ty: &Ty,
+        items: &[Expr],
+        m: u64,
+        pos: Pos,
+        ctor: bool,
+    ) -> R<Value> {
+        let mut values = Vec::new();
+        for e in items {
+            values.push(self.eval(e, m)?);
+        }
+        let _ = ctor;
+        self.construct_from(ty, values, m, pos)
+    }
+
+    /// [`Warp::construct`] from evaluated items.
+    pub(super) fn construct_from(
+        &mut self,
+        ty: &Ty,
+        values: Vec<Value>,
+        m: u64,
+        pos: Pos,
+    ) -> R<Value> {
+        if let Ty::Struct(s) = ty {
+            if let Some(v) = self.constructor(s.clone(), &values, m, pos)? {
+                return Ok(v);
+            }
+        }
+        if ty.is_scalar() {
+            return match values.into_iter().next() {
+                Some(v) => self.convert(v, ty, m, pos),
+                None => Ok(Value::new(ty.clone(), zero(ty))),
+            };
+        }
+        // Aggregate initialisation, leaf by leaf; `dim3(x, y)` fills the rest with 1.
+        let mut leaf_tys = Vec::new();
+        leaves(ty, &mut |t| leaf_tys.push(t.clone()));
+        let mut parts = Vec::with_capacity(leaf_tys.len());
+        let mut k = 0;
+        let is_dim3 = matches!(ty, Ty::Vector(e, 3) if **e == Ty::Int(UINT));
+        for v in values {
+            let n = v.ty.parts();
+            if is_agg(&v.ty) {
+                let Lanes::Agg(ps) = v.lanes else {
+                    return Err(RunError::at(pos, RunErrorKind::Internal("aggregate parts")));
+                };
+                parts.extend(ps);
+            } else {
+                let Some(lt) = leaf_tys.get(k) else {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("too many initialisers for a {ty}")),
+                    ));
+                };
+                let c = self.convert(v, lt, m, pos)?;
+                parts.push(c.lanes);
+            }
+            k += n;
+        }
+        while parts.len() < leaf_tys.len() {
+            let fill = if is_dim3 { S::I(1) } else { S::I(0) };
+            let lt = &leaf_tys[parts.len()];
+            parts.push(match (lt, fill) {
+                (Ty::Float | Ty::Double, _) => Lanes::Same(S::F(0.0)),
+                (Ty::Ptr(..), _) => Lanes::Same(S::P(0)),
+                (_, f) => Lanes::Same(f),
+            });
+        }
+        parts.truncate(leaf_tys.len());
+        Ok(Value::new(ty.clone(), Lanes::Agg(parts)))
+    }
+}
+
+fn from_elem(t: &Ty) -> Ty {
+    match t {
+        Ty::Vector(e, _) => (**e).clone(),
+        t => t.clone(),
+    }
+}
+
+fn compare_op(op: BinaryOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering as O;
+    match op {
+        BinaryOp::Lt => o == O::Less,
+        BinaryOp::Gt => o == O::Greater,
+        BinaryOp::Le => o != O::Greater,
+        BinaryOp::Ge => o != O::Less,
+        BinaryOp::Eq => o == O::Equal,
+        _ => o != O::Equal,
+    }
+}
+
+fn unary_symbol(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "-",
+        UnaryOp::Plus => "+",
+        UnaryOp::Not => "!",
+        UnaryOp::BitNot => "~",
+        UnaryOp::Deref => "*",
+        UnaryOp::AddressOf => "&",
+        UnaryOp::PreInc | UnaryOp::PostInc => "++",
+        UnaryOp::PreDec | UnaryOp::PostDec => "--",
+    }
+}
+
+/// `a + k` in every lane (addresses and part offsets).
+pub(super) fn add_lanes(a: &Lanes, k: i128) -> Lanes {
+    if k == 0 {
+        return a.clone();
+    }
+    let f = |s: S| match s {
+        S::P(x) => S::P((i128::from(x) + k) as u64),
+        S::I(x) => S::I(x + k),
+        s => s,
+    };
+    match a {
+        Lanes::Same(s) => Lanes::Same(f(*s)),
+        Lanes::Each(v) => Lanes::Each(v.iter().map(|s| f(*s)).collect()),
+        Lanes::Agg(v) => Lanes::Agg(v.iter().map(|l| add_lanes(l, k)).collect()),
+    }
+}
+
+/// `addr + i × size` lane by lane.
+fn scaled(addr: &Lanes, i: &Lanes, it: IntType, size: u64, m: u64, width: usize) -> Lanes {
+    let same = addr.is_same() && i.is_same();
+    Lanes::map(width, m, same, |t| match (addr.at(t), i.at(t)) {
+        (S::P(a), S::I(x)) => S::P((i128::from(a) + it.wrap(x) * i128::from(size)) as u64),
+        (S::U(l), _) | (_, S::U(l)) => S::U(l),
+        (a, _) => a,
+    })
+}
+
+/// Each scalar or vector field of `ty` at `base`: (byte offset, bytes).
+fn flatten(ty: &Ty, base: u64, out: &mut Vec<(u64, u64)>) {
+    match ty {
+        Ty::Struct(s) => {
+            for f in &s.fields {
+                flatten(&f.ty, base + f.offset, out);
+            }
+        }
+        Ty::Array(e, n) => {
+            for k in 0..*n {
+                flatten(e, base + k * e.size(), out);
+            }
+        }
+        t => out.push((base, t.size())),
+    }
+}

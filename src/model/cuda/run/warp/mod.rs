@@ -1,0 +1,463 @@
+//! One warp's run of the kernel: its lanes, their variables, the active masks of control
+//! flow, and the events it leaves (accesses and barriers).
+//!
+//! - `exec`: statements and control flow;
+//! - `eval`: expressions, places (what can be assigned), loads and stores;
+//! - `call`: device functions, constructors and the built-ins;
+//! - `types`: types resolved with their template arguments, structs laid out.
+
+mod call;
+mod eval;
+mod exec;
+mod types;
+
+use super::super::ast::{Function, Item};
+use super::super::error::Pos;
+use super::error::{RunError, RunErrorKind};
+use super::ty::Ty;
+use super::value::{Lanes, S};
+use super::{Bindings, Events, Program, Shared};
+use crate::model::machine::Space;
+use std::rc::Rc;
+
+pub(crate) use types::bind_launch_template;
+
+type R<T> = Result<T, RunError>;
+
+/// A value: its type and its lanes.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Value {
+    pub(crate) ty: Ty,
+    pub(crate) lanes: Lanes,
+}
+
+impl Value {
+    fn new(ty: Ty, lanes: Lanes) -> Value {
+        Value { ty, lanes }
+    }
+
+    fn int(ty: super::super::cint::IntType, v: i128) -> Value {
+        Value::new(Ty::Int(ty), Lanes::Same(S::I(v)))
+    }
+}
+
+/// Where a value lives, so it can be read and written.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Place {
+    /// A local variable's parts from `part` (the same in every lane, or one per lane for a
+    /// local array indexed by lane).
+    Var { slot: usize, part: Lanes, ty: Ty },
+    /// Memory: each lane's address.
+    Mem { addr: Lanes, ty: Ty, space: Space },
+    /// `__constant__` memory: read through the constant cache, not counted.
+    Constant { ty: Ty },
+    /// A value that is not stored anywhere (a temporary, a built-in).
+    Temp(Value),
+}
+
+/// A local variable: a value, or a reference to a place.
+#[derive(Clone, Debug)]
+enum Var {
+    Value(Ty, Lanes),
+    Alias(Place),
+}
+
+/// A loop's or a switch's lanes that have left it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Flow {
+    is_loop: bool,
+    broken: u64,
+    continued: u64,
+}
+
+/// A function being run.
+#[derive(Debug)]
+struct Frame {
+    names_base: usize,
+    returned: u64,
+    flows: Vec<Flow>,
+    ret: Option<Value>,
+    ret_ty: Ty,
+    bindings: Rc<Bindings>,
+    function: *const Function,
+    this: Option<Place>,
+}
+
+/// One warp's run.
+pub(crate) struct Warp<'a> {
+    p: &'a Program,
+    sh: &'a mut Shared,
+    width: usize,
+    /// Lanes that hold a thread.
+    full: u64,
+    block: [u64; 3],
+    /// The lanes' `threadIdx`, x, y, z.
+    tid: [Lanes; 3],
+    vars: Vec<Var>,
+    names: Vec<(String, usize)>,
+    frames: Vec<Frame>,
+    out: &'a mut Events,
+    /// Lane-accesses this warp may still make.
+    room: u64,
+    made: u64,
+    /// Evaluating a constant expression: no thread exists.
+    constant: bool,
+}
+
+/// Block `linear`'s `(x, y, z)`.
+pub(crate) fn block_index(p: &Program, linear: u64) -> [u64; 3] {
+    let [gx, gy, _] = p.launch.grid;
+    [linear % gx, linear / gx % gy, linear / (gx * gy)]
+}
+
+/// The `threadIdx` of the thread with linear id `tid`.
+pub(crate) fn thread_of(p: &Program, tid: u64) -> [u64; 3] {
+    let [bx, by, _] = p.launch.block;
+    [tid % bx, tid / bx % by, tid / (bx * by)]
+}
+
+/// Runs warp `warp` of block `block` to its end, into `out`; returns the lane-accesses made.
+pub(crate) fn run_warp(
+    p: &Program,
+    sh: &mut Shared,
+    block: u64,
+    warp: u32,
+    out: &mut Events,
+    room: u64,
+) -> R<u64> {
+    let width = p.machine.warp as usize;
+    let threads: u64 = p.launch.block.iter().product();
+    let first = u64::from(warp) * width as u64;
+    let mut full = 0u64;
+    let mut tid: [Vec<S>; 3] = [
+        vec![S::I(0); width],
+        vec![S::I(0); width],
+        vec![S::I(0); width],
+    ];
+    for lane in 0..width {
+        let t = first + lane as u64;
+        if t < threads {
+            full |= 1 << lane;
+            for (axis, v) in thread_of(p, t).iter().enumerate() {
+                if let Some(slot) = tid.get_mut(axis).and_then(|a| a.get_mut(lane)) {
+                    *slot = S::I(i128::from(*v));
+                }
+            }
+        }
+    }
+    let [x, y, z] = tid;
+    let lanes = |v: Vec<S>| {
+        if v.iter().all(|s| *s == v[0]) {
+            Lanes::Same(v[0])
+        } else {
+            Lanes::Each(v.into_boxed_slice())
+        }
+    };
+    let mut w = Warp {
+        p,
+        sh,
+        width,
+        full,
+        block: block_index(p, block),
+        tid: [lanes(x), lanes(y), lanes(z)],
+        vars: Vec::new(),
+        names: Vec::new(),
+        frames: Vec::new(),
+        out,
+        room,
+        made: 0,
+        constant: false,
+    };
+    w.kernel()?;
+    Ok(w.made)
+}
+
+/// Checks the launch's arguments against the kernel's parameters.
+pub(crate) fn launch_arguments(p: &Program, sh: &mut Shared) -> R<()> {
+    let mut events = Events::default();
+    let mut w = Warp::constant(p, sh, &mut events);
+    w.arguments().map(|_| ())
+}
+
+impl<'a> Warp<'a> {
+    /// A warp of one lane and no thread, for constant expressions.
+    fn constant(p: &'a Program, sh: &'a mut Shared, out: &'a mut Events) -> Warp<'a> {
+        Warp {
+            p,
+            sh,
+            width: 1,
+            full: 1,
+            block: [0; 3],
+            tid: [
+                Lanes::Same(S::I(0)),
+                Lanes::Same(S::I(0)),
+                Lanes::Same(S::I(0)),
+            ],
+            vars: Vec::new(),
+            names: Vec::new(),
+            frames: Vec::new(),
+            out,
+            room: 0,
+            made: 0,
+            constant: true,
+        }
+    }
+
+    fn kernel_fn(&self) -> R<&'a Function> {
+        match self.p.unit.items.get(self.p.kernel) {
+            Some(Item::Function(f)) => Ok(f),
+            _ => Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::Internal("the kernel is not a function"),
+            )),
+        }
+    }
+
+    /// The kernel's parameters bound to the launch's arguments.
+    fn arguments(&mut self) -> R<Vec<(String, Value)>> {
+        let f = self.kernel_fn()?;
+        let args = &self.p.launch.args;
+        if args.len() != f.params.len() {
+            return Err(RunError::at(
+                f.pos,
+                RunErrorKind::Launch(format!(
+                    "{} takes {} argument{}, the launch gives {}",
+                    f.name,
+                    f.params.len(),
+                    if f.params.len() == 1 { "" } else { "s" },
+                    args.len()
+                )),
+            ));
+        }
+        let bindings = self.p.bindings.clone();
+        let mut out = Vec::new();
+        for (param, arg) in f.params.iter().zip(args) {
+            let ty = self.resolve(&param.ty, &bindings, param.pos)?;
+            let name = param.name.clone().unwrap_or_default();
+            let value = match (super::buffer(arg), &ty) {
+                (Some((buffer, offset)), Ty::Ptr(pointee, _)) => {
+                    let base = self
+                        .p
+                        .allocations
+                        .iter()
+                        .find(|a| a.name == buffer)
+                        .map_or(0, |a| a.base);
+                    let size = pointee.size() as i128;
+                    let addr = i128::from(base) + i128::from(offset) * size;
+                    let addr = u64::try_from(addr).map_err(|_| {
+                        RunError::at(
+                            param.pos,
+                            RunErrorKind::Launch(format!(
+                                "{buffer}{offset:+} starts below address 0"
+                            )),
+                        )
+                    })?;
+                    Value::new(
+                        Ty::Ptr(pointee.clone(), Space::Global),
+                        Lanes::Same(S::P(addr)),
+                    )
+                }
+                (Some((buffer, _)), _) => {
+                    return Err(RunError::at(
+                        param.pos,
+                        RunErrorKind::Launch(format!(
+                        "parameter {name} is a {ty}, but the launch passes the buffer {buffer}; \
+                             give a value"
+                    )),
+                    ))
+                }
+                (None, Ty::Ptr(..)) => {
+                    return Err(RunError::at(
+                        param.pos,
+                        RunErrorKind::Launch(format!(
+                            "parameter {name} is a pointer; the launch must name a buffer for it"
+                        )),
+                    ))
+                }
+                (None, _) => {
+                    let super::super::parse::launch::LaunchArg::Value(e) = arg else {
+                        return Err(RunError::at(param.pos, RunErrorKind::Internal("argument")));
+                    };
+                    let v = self.eval(e, 1)?;
+                    let v = self.convert(v, &ty, 1, e.pos)?;
+                    if let Some((_, line)) = v.lanes.first_unknown(1) {
+                        let _ = line;
+                        return Err(RunError::at(
+                            e.pos,
+                            RunErrorKind::Launch(format!(
+                                "the argument for {name} is not a constant"
+                            )),
+                        ));
+                    }
+                    v
+                }
+            };
+            out.push((name, value));
+        }
+        Ok(out)
+    }
+
+    /// Runs the kernel's body with every lane of the warp.
+    fn kernel(&mut self) -> R<()> {
+        let f = self.kernel_fn()?;
+        let args = self.arguments()?;
+        let bindings = self.p.bindings.clone();
+        self.frames.push(Frame {
+            names_base: 0,
+            returned: 0,
+            flows: Vec::new(),
+            ret: None,
+            ret_ty: Ty::Void,
+            bindings,
+            function: f as *const Function,
+            this: None,
+        });
+        for (name, value) in args {
+            self.declare_value(&name, value.ty, value.lanes);
+        }
+        if !self.sh.shared_laid_out {
+            self.sh.shared_laid_out = true;
+            self.static_shared_bytes()?;
+        }
+        let full = self.full;
+        for s in &f.body {
+            self.exec(s, full)?;
+        }
+        self.frames.pop();
+        Ok(())
+    }
+
+    /// The error `kind` at `pos`, met by the first lane of `mask`.
+    fn fail(&self, pos: Pos, mask: u64, kind: RunErrorKind) -> RunError {
+        let lane = if mask == 0 {
+            0
+        } else {
+            mask.trailing_zeros() as usize
+        };
+        self.fail_lane(pos, lane, kind)
+    }
+
+    /// The error `kind` at `pos`, met by lane `lane`.
+    fn fail_lane(&self, pos: Pos, lane: usize, kind: RunErrorKind) -> RunError {
+        if self.constant {
+            return RunError::at(pos, kind);
+        }
+        let tid = [0, 1, 2].map(|a| match self.tid[a].at(lane) {
+            S::I(v) => v as u64,
+            _ => 0,
+        });
+        RunError {
+            pos,
+            thread: Some((self.block, tid)),
+            kind: Box::new(kind),
+        }
+    }
+
+    fn frame(&self) -> R<&Frame> {
+        self.frames
+            .last()
+            .ok_or_else(|| RunError::at(Pos::default(), RunErrorKind::Internal("no frame")))
+    }
+
+    fn frame_mut(&mut self) -> R<&mut Frame> {
+        self.frames
+            .last_mut()
+            .ok_or_else(|| RunError::at(Pos::default(), RunErrorKind::Internal("no frame")))
+    }
+
+    /// Lanes that have left the current statement: returned, broken out or continued.
+    fn dead(&self) -> u64 {
+        self.frames.last().map_or(0, |f| {
+            f.flows
+                .iter()
+                .fold(f.returned, |m, fl| m | fl.broken | fl.continued)
+        })
+    }
+
+    /// Declares a local variable.
+    fn declare_value(&mut self, name: &str, ty: Ty, lanes: Lanes) {
+        let slot = self.vars.len();
+        self.vars.push(Var::Value(ty, lanes));
+        self.names.push((name.to_string(), slot));
+    }
+
+    /// Declares a reference.
+    fn declare_alias(&mut self, name: &str, place: Place) {
+        let slot = self.vars.len();
+        self.vars.push(Var::Alias(place));
+        self.names.push((name.to_string(), slot));
+    }
+
+    /// The local named `name` in the current function, innermost first.
+    fn local(&self, name: &str) -> Option<usize> {
+        let base = self.frames.last().map_or(0, |f| f.names_base);
+        self.names
+            .get(base..)?
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+    }
+
+    /// Records a memory access of the lanes of `mask`; checks that the addresses are known.
+    #[allow(clippy::too_many_arguments, reason = "one access's fields")]
+    fn record(
+        &mut self,
+        pos: Pos,
+        kind: super::SiteKind,
+        space: Space,
+        elem: u64,
+        part: u32,
+        addr: &Lanes,
+        mask: u64,
+    ) -> R<()> {
+        if mask == 0 {
+            return Ok(());
+        }
+        if let Some((lane, line)) = addr.first_unknown(mask) {
+            return Err(self.fail_lane(
+                pos,
+                lane,
+                RunErrorKind::DependsOnLoad {
+                    what: "the address",
+                    load_line: line,
+                },
+            ));
+        }
+        if self.constant {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Type("a constant expression cannot read memory".into()),
+            ));
+        }
+        let lanes = u64::from(mask.count_ones());
+        if self.made + lanes > self.room {
+            return Err(self.fail(
+                pos,
+                mask,
+                RunErrorKind::BlockTooLarge {
+                    limit: super::MAX_BLOCK_LANE_ACCESSES,
+                },
+            ));
+        }
+        self.made += lanes;
+        let site = self.sh.site(pos, kind, space, elem, part);
+        let at = self.out.addresses.len();
+        for t in 0..self.width {
+            self.out.addresses.push(match addr.at(t) {
+                S::P(a) => a,
+                S::I(v) => v as u64,
+                _ => 0,
+            });
+        }
+        self.out.list.push(super::Event::Access {
+            site,
+            kind,
+            space,
+            elem,
+            mask,
+            at,
+        });
+        Ok(())
+    }
+}
