@@ -110,6 +110,19 @@ impl Pump for super::kernel::Job {
     }
 }
 
+impl Pump for super::cuda::run::CudaJob {
+    type Error = super::cuda::run::CudaFailure;
+
+    /// `budget` warps.
+    fn pump(&mut self, budget: u64) -> Result<bool, Self::Error> {
+        self.step(budget)
+    }
+
+    fn progress(&self) -> (u64, u64) {
+        super::cuda::run::CudaJob::progress(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
