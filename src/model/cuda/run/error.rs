@@ -74,6 +74,8 @@ pub enum RunErrorKind {
     BlockTooLarge {
         /// The limit.
         limit: u64,
+        /// What it counts: "lane-accesses" or "warp accesses".
+        unit: &'static str,
     },
     /// Something the interpreter should never meet: a bug, to be reported.
     Internal(&'static str),
@@ -127,13 +129,13 @@ impl fmt::Display for RunErrorKind {
                 }
             }
             RunErrorKind::Skipped { name, why } => {
-                write!(f, "{name} is outside the subset this page reads: {why}")
+                write!(f, "{name} could not be read: {why}")
             }
             RunErrorKind::Barrier { differs, reaches } => {
                 let (a, b) = if *reaches {
-                    ("reaches", "does not")
+                    ("reaches", "do not")
                 } else {
-                    ("does not reach", "does")
+                    ("does not reach", "do")
                 };
                 write!(
                     f,
@@ -152,10 +154,10 @@ impl fmt::Display for RunErrorKind {
                 "the launch makes more than {limit} lane-accesses, the most this model counts \
                  exactly"
             ),
-            RunErrorKind::BlockTooLarge { limit } => write!(
+            RunErrorKind::BlockTooLarge { limit, unit } => write!(
                 f,
-                "one block makes more than {limit} lane-accesses, the most held for one block \
-                 while its warps are interleaved"
+                "one block makes more than {limit} {unit}, the most held for one block while \
+                 its warps are interleaved"
             ),
             RunErrorKind::Internal(what) => {
                 write!(f, "internal error ({what}); please report this link")
@@ -166,6 +168,16 @@ impl fmt::Display for RunErrorKind {
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The launch's own problems are placed in the launch field; a run's in the source.
+        if matches!(
+            *self.kind,
+            RunErrorKind::Launch(_) | RunErrorKind::NoKernel { .. }
+        ) {
+            return write!(f, "launch, column {}: {}", self.pos.column, self.kind);
+        }
+        if self.pos.line == 0 {
+            return write!(f, "{}", self.kind);
+        }
         write!(f, "line {}, column {}", self.pos.line, self.pos.column)?;
         if let Some((block, thread)) = self.thread {
             write!(f, ", block {}, thread {}", triple(block), triple(thread))?;

@@ -39,11 +39,13 @@ use value::Lanes;
 
 /// At most this many lane-accesses in a launch, as in the kernel view: 2^28.
 pub const MAX_LANE_ACCESSES: u64 = 1 << 28;
-/// At most this many lane-accesses held for one block while its warps are interleaved: 2^24
-/// (128 MiB of addresses).
-pub const MAX_BLOCK_LANE_ACCESSES: u64 = 1 << 24;
-/// At most this many iterations of one loop by one warp, against endless loops: 2^24.
-pub const MAX_LOOP_ITERATIONS: u64 = 1 << 24;
+/// At most this many lane-accesses held for one block while its warps are interleaved: 2^23
+/// (64 MiB of addresses).
+pub const MAX_BLOCK_LANE_ACCESSES: u64 = 1 << 23;
+/// At most this many warp accesses held for one block: 2^21 (about 50 MiB).
+pub const MAX_BLOCK_WARP_ACCESSES: usize = 1 << 21;
+/// At most this many iterations of one loop by one warp, against endless loops: 2^20.
+pub const MAX_LOOP_ITERATIONS: u64 = 1 << 20;
 /// At most this many threads in a block, as on NVIDIA hardware.
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// At most this many nested calls.
@@ -178,8 +180,8 @@ impl Shared {
     }
 }
 
-/// What one warp did, in order: its accesses (addresses in `addresses`, `width` per access)
-/// and the barriers it reached.
+/// What one warp did, in order: its accesses (the addresses of each one's active lanes in
+/// `addresses`, lowest lane first) and the barriers it reached.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Events {
     pub(crate) list: Vec<Event>,
@@ -264,35 +266,28 @@ pub struct CudaJob {
 }
 
 /// The launch's kernel and its template bindings.
-fn find_kernel(unit: &Unit, launch: &Launch) -> Result<usize, RunError> {
-    let found = unit
-        .items
-        .iter()
-        .position(|i| matches!(i, Item::Function(f) if f.spaces.global && f.name == launch.kernel && !f.body.is_empty()));
+fn find_kernel(unit: &Unit, launch: &Launch) -> Result<usize, CudaFailure> {
+    let found = unit.items.iter().position(|i| {
+        matches!(i, Item::Function(f) if f.spaces.global && f.name == launch.kernel && !f.body.is_empty())
+    });
     if let Some(k) = found {
         return Ok(k);
     }
-    let at = Pos { line: 1, column: 1 };
+    // The launched kernel was skipped: its own error is the answer.
     for s in &unit.skipped {
         if let Skipped::Unread { name, error } = s {
             if *name == launch.kernel {
-                return Err(RunError::at(
-                    error.pos,
-                    RunErrorKind::Skipped {
-                        name: name.clone(),
-                        why: error.kind.to_string(),
-                    },
-                ));
+                return Err(CudaFailure::Source(error.clone()));
             }
         }
     }
-    Err(RunError::at(
-        at,
+    Err(CudaFailure::Run(RunError::at(
+        Pos { line: 1, column: 1 },
         RunErrorKind::NoKernel {
             name: launch.kernel.clone(),
             kernels: unit.kernels().map(|k| k.name.clone()).collect(),
         },
-    ))
+    )))
 }
 
 impl CudaJob {
@@ -308,7 +303,7 @@ impl CudaJob {
         let unit = parse(source, arch).map_err(CudaFailure::Source)?;
         let launch = parse_launch(launch).map_err(CudaFailure::Launch)?;
         let allocations = launch.allocations().map_err(CudaFailure::Launch)?;
-        let kernel = find_kernel(&unit, &launch).map_err(CudaFailure::Run)?;
+        let kernel = find_kernel(&unit, &launch)?;
         let threads: u64 = launch.block.iter().product();
         let blocks: u64 = launch.grid.iter().product();
         let launch_error = |why: String| {
@@ -543,9 +538,20 @@ impl CudaJob {
                 else {
                     return;
                 };
-                let Some(addresses) = events[w].addresses.get(at..at + width) else {
+                let n = mask.count_ones() as usize;
+                let Some(compact) = events[w].addresses.get(at..at + n) else {
                     return;
                 };
+                let mut lanes = [0u64; crate::model::LANES];
+                let mut rest = mask;
+                for a in compact {
+                    let t = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if let Some(slot) = lanes.get_mut(t) {
+                        *slot = *a;
+                    }
+                }
+                let addresses = &lanes[..width.min(crate::model::LANES)];
                 let access = WarpAccess {
                     site: site as usize,
                     kind: if kind == SiteKind::Load {

@@ -153,6 +153,19 @@ impl Ty {
     }
 }
 
+impl Ty {
+    /// The type's name with its article, for messages: "a float", "an int".
+    pub fn a(&self) -> String {
+        let name = self.to_string();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name}")
+    }
+}
+
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

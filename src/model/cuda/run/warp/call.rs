@@ -64,7 +64,7 @@ impl Warp<'_> {
                     t => {
                         return Err(RunError::at(
                             base.pos,
-                            RunErrorKind::Type(format!("a {t} is not a pointer")),
+                            RunErrorKind::Type(format!("{} is not a pointer", t.a())),
                         ))
                     }
                 }
@@ -135,7 +135,7 @@ impl Warp<'_> {
             let Ty::Ptr(t, space) = &ptr.ty else {
                 return Err(RunError::at(
                     first.pos,
-                    RunErrorKind::Type(format!("{name} needs a pointer, not a {}", ptr.ty)),
+                    RunErrorKind::Type(format!("{name} needs a pointer, not {}", ptr.ty.a())),
                 ));
             };
             let ty = (**t).clone();
@@ -208,7 +208,7 @@ impl Warp<'_> {
             }),
             t => Err(RunError::at(
                 pos,
-                RunErrorKind::Type(format!("a {t} is not a pointer")),
+                RunErrorKind::Type(format!("{} is not a pointer", t.a())),
             )),
         }
     }
@@ -536,7 +536,7 @@ impl Warp<'_> {
             }
             t => Err(RunError::at(
                 pos,
-                RunErrorKind::Type(format!("a {t} has no method {field}")),
+                RunErrorKind::Type(format!("{} has no method {field}", t.a())),
             )),
         }
     }
@@ -848,7 +848,7 @@ impl Warp<'_> {
         let Some(f) = chosen else {
             return Err(RunError::at(
                 pos,
-                RunErrorKind::Type(format!("a {} cannot become a {to}", s.name)),
+                RunErrorKind::Type(format!("a {} cannot become {}", s.name, to.a())),
             ));
         };
         let ty = Ty::Struct(s.clone());

@@ -284,7 +284,7 @@ impl Warp<'_> {
             }),
             t => Err(RunError::at(
                 pos,
-                RunErrorKind::Type(format!("a {t} is not a pointer")),
+                RunErrorKind::Type(format!("{} is not a pointer", t.a())),
             )),
         }
     }
@@ -490,7 +490,7 @@ impl Warp<'_> {
             t => {
                 return Err(RunError::at(
                     pos,
-                    RunErrorKind::Type(format!("a {t} has no member {field}")),
+                    RunErrorKind::Type(format!("{} has no member {field}", t.a())),
                 ))
             }
         };
@@ -529,7 +529,7 @@ impl Warp<'_> {
         let Some(it) = i.ty.int() else {
             return Err(RunError::at(
                 pos,
-                RunErrorKind::Type(format!("an index must be an integer, not a {}", i.ty)),
+                RunErrorKind::Type(format!("an index must be an integer, not {}", i.ty.a())),
             ));
         };
         let idx = |t: usize| -> S {
@@ -617,7 +617,7 @@ impl Warp<'_> {
                     }),
                     t => Err(RunError::at(
                         pos,
-                        RunErrorKind::Type(format!("a {t} cannot be indexed")),
+                        RunErrorKind::Type(format!("{} cannot be indexed", t.a())),
                     )),
                 }
             }
@@ -1170,7 +1170,7 @@ impl Warp<'_> {
             _ => {
                 return Err(RunError::at(
                     pos,
-                    RunErrorKind::Type(format!("a {from} cannot become a {to}")),
+                    RunErrorKind::Type(format!("{} cannot become {}", from.a(), to.a())),
                 ))
             }
         };

@@ -138,7 +138,7 @@ impl Warp<'_> {
         if !v.ty.is_scalar() {
             return Err(RunError::at(
                 pos,
-                RunErrorKind::Type(format!("a {} is not a condition", v.ty)),
+                RunErrorKind::Type(format!("{} is not a condition", v.ty.a())),
             ));
         }
         let (mut yes, mut unknown) = (0u64, 0u64);

@@ -217,12 +217,20 @@ impl<'a> Warp<'a> {
     fn arguments(&mut self) -> R<Vec<(String, Value)>> {
         let f = self.kernel_fn()?;
         let args = &self.p.launch.args;
+        let arg_pos = |arg: &super::super::parse::launch::LaunchArg| match arg {
+            super::super::parse::launch::LaunchArg::Buffer { pos, .. } => *pos,
+            super::super::parse::launch::LaunchArg::Value(e) => e.pos,
+        };
         if args.len() != f.params.len() {
+            let at = args
+                .get(f.params.len())
+                .map_or(Pos { line: 1, column: 1 }, arg_pos);
             return Err(RunError::at(
-                f.pos,
+                at,
                 RunErrorKind::Launch(format!(
-                    "{} takes {} argument{}, the launch gives {}",
+                    "{} (line {}) takes {} argument{}, the launch gives {}",
                     f.name,
+                    f.pos.line,
                     f.params.len(),
                     if f.params.len() == 1 { "" } else { "s" },
                     args.len()
@@ -234,6 +242,7 @@ impl<'a> Warp<'a> {
         for (param, arg) in f.params.iter().zip(args) {
             let ty = self.resolve(&param.ty, &bindings, param.pos)?;
             let name = param.name.clone().unwrap_or_default();
+            let at = arg_pos(arg);
             let value = match (super::buffer(arg), &ty) {
                 (Some((buffer, offset)), Ty::Ptr(pointee, _)) => {
                     let base = self
@@ -246,7 +255,7 @@ impl<'a> Warp<'a> {
                     let addr = i128::from(base) + i128::from(offset) * size;
                     let addr = u64::try_from(addr).map_err(|_| {
                         RunError::at(
-                            param.pos,
+                            at,
                             RunErrorKind::Launch(format!(
                                 "{buffer}{offset:+} starts below address 0"
                             )),
@@ -259,16 +268,17 @@ impl<'a> Warp<'a> {
                 }
                 (Some((buffer, _)), _) => {
                     return Err(RunError::at(
-                        param.pos,
+                        at,
                         RunErrorKind::Launch(format!(
-                        "parameter {name} is a {ty}, but the launch passes the buffer {buffer}; \
-                             give a value"
+                        "parameter {name} is {}, but the launch passes the buffer {buffer}; give a \
+                             value",
+                            ty.a()
                     )),
                     ))
                 }
                 (None, Ty::Ptr(..)) => {
                     return Err(RunError::at(
-                        param.pos,
+                        at,
                         RunErrorKind::Launch(format!(
                             "parameter {name} is a pointer; the launch must name a buffer for it"
                         )),
@@ -278,16 +288,21 @@ impl<'a> Warp<'a> {
                     let super::super::parse::launch::LaunchArg::Value(e) = arg else {
                         return Err(RunError::at(param.pos, RunErrorKind::Internal("argument")));
                     };
-                    let v = self.eval(e, 1)?;
-                    let v = self.convert(v, &ty, 1, e.pos)?;
-                    if let Some((_, line)) = v.lanes.first_unknown(1) {
-                        let _ = line;
-                        return Err(RunError::at(
-                            e.pos,
+                    let not_constant = |why: String| {
+                        RunError::at(
+                            at,
                             RunErrorKind::Launch(format!(
-                                "the argument for {name} is not a constant"
+                                "the argument for {name} must be a number or a constant \
+                                 expression ({why})"
                             )),
-                        ));
+                        )
+                    };
+                    let v = self
+                        .eval(e, 1)
+                        .and_then(|v| self.convert(v, &ty, 1, e.pos))
+                        .map_err(|err| not_constant(err.kind.to_string()))?;
+                    if v.lanes.first_unknown(1).is_some() || !v.ty.is_scalar() {
+                        return Err(not_constant(format!("{} is not a scalar", v.ty.a())));
                     }
                     v
                 }
@@ -437,13 +452,27 @@ impl<'a> Warp<'a> {
                 mask,
                 RunErrorKind::BlockTooLarge {
                     limit: super::MAX_BLOCK_LANE_ACCESSES,
+                    unit: "lane-accesses",
                 },
             ));
         }
         self.made += lanes;
         let site = self.sh.site(pos, kind, space, elem, part);
         let at = self.out.addresses.len();
-        for t in 0..self.width {
+        if self.out.list.len() >= super::MAX_BLOCK_WARP_ACCESSES {
+            return Err(self.fail(
+                pos,
+                mask,
+                RunErrorKind::BlockTooLarge {
+                    limit: super::MAX_BLOCK_WARP_ACCESSES as u64,
+                    unit: "warp accesses",
+                },
+            ));
+        }
+        let mut rest = mask;
+        while rest != 0 {
+            let t = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
             self.out.addresses.push(match addr.at(t) {
                 S::P(a) => a,
                 S::I(v) => v as u64,

@@ -1,0 +1,497 @@
+//! The CUDA interpreter: the SIMT semantics (divergence, loops, masks, partial warps),
+//! accesses of every shape, and its errors to the letter. Each expected figure is derived in
+//! its comment from the addresses the kernel makes.
+
+use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis, SiteKind};
+use coalescing_lab::model::warp::Figures;
+use coalescing_lab::model::{Machine, Space};
+
+/// The figures of `source` launched as `launch`, with no cache.
+fn run(source: &str, launch: &str) -> CudaAnalysis {
+    match analyse(source, launch, Machine::default(), 0, 700) {
+        Ok(a) => a,
+        Err(e) => panic!("{launch}: {e}"),
+    }
+}
+
+/// The error `source` launched as `launch` gives.
+fn error(source: &str, launch: &str) -> String {
+    match analyse(source, launch, Machine::default(), 0, 700) {
+        Ok(a) => panic!("{launch}: no error, {:?}", a.total),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The figures of the site of `kind` at `line` (the first, if several).
+fn site(a: &CudaAnalysis, line: u32, kind: SiteKind) -> Figures {
+    a.sites
+        .iter()
+        .find(|(s, _)| s.pos.line == line && s.kind == kind)
+        .map(|(_, f)| *f)
+        .unwrap_or_else(|| panic!("no {kind:?} at line {line}: {:?}", a.sites))
+}
+
+/// (requests, sectors, ideal sectors) of a site.
+fn rsi(f: Figures) -> (u64, u64, u64) {
+    (f.requests, f.sectors, f.ideal_sectors)
+}
+
+const COPY: &str = "__global__ void copy(float* out, const float* in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i];
+}";
+
+#[test]
+fn a_copy_reads_and_writes_four_sectors_per_warp() {
+    // 4 blocks of 256 threads: 32 warps, each reading and writing 128 aligned bytes.
+    let a = run(COPY, "copy<<<4, 256>>>(out, in)");
+    assert_eq!(rsi(site(&a, 3, SiteKind::Load)), (32, 128, 128));
+    assert_eq!(rsi(site(&a, 3, SiteKind::Store)), (32, 128, 128));
+    assert_eq!(a.sites.len(), 2);
+    // The access's column is where its expression begins: `in` at 12, `out` at 3.
+    let cols: Vec<(u32, SiteKind)> = a
+        .sites
+        .iter()
+        .map(|(s, _)| (s.pos.column, s.kind))
+        .collect();
+    assert_eq!(cols, [(12, SiteKind::Load), (3, SiteKind::Store)]);
+    assert_eq!(a.shape, (4, 8, 256));
+    assert_eq!(
+        (a.total.unique_sectors, a.total.requested_bytes),
+        (256, 8192)
+    );
+}
+
+#[test]
+fn an_offset_view_straddles_one_more_sector() {
+    // `in+1`: each warp's 128 bytes start 4 bytes into a sector, so they touch 5 sectors
+    // where 4 would do.
+    let a = run(COPY, "copy<<<4, 256>>>(out, in+1)");
+    let load = site(&a, 3, SiteKind::Load);
+    assert_eq!(rsi(load), (32, 160, 128));
+    assert_eq!(load.excess_sectors(), 32);
+    assert_eq!(rsi(site(&a, 3, SiteKind::Store)), (32, 128, 128));
+}
+
+#[test]
+fn a_stride_two_read_fetches_twice_the_sectors_it_needs() {
+    let src = "__global__ void s2(float* out, const float* in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[2 * i];
+}";
+    // Lanes 8 bytes apart: 256 bytes, 8 sectors, for 128 requested bytes (ideal 4).
+    let a = run(src, "s2<<<1, 64>>>(out, in)");
+    assert_eq!(rsi(site(&a, 3, SiteKind::Load)), (2, 16, 8));
+}
+
+#[test]
+fn both_sides_of_a_branch_run_with_their_own_lanes() {
+    let src = "__global__ void k(int* out) {
+  int t = threadIdx.x;
+  if (t % 2 == 0) {
+    out[t] = 1;
+  } else {
+    out[t + 64] = 2;
+  }
+  out[t + 128] = 3;
+}";
+    let a = run(src, "k<<<1, 64>>>(out)");
+    // Each side: 2 warps × 16 lanes 8 bytes apart, spanning 128 bytes (4 sectors); the
+    // distinct bytes are 64, so 2 sectors would do. After the if, all lanes again.
+    let even = site(&a, 4, SiteKind::Store);
+    let odd = site(&a, 6, SiteKind::Store);
+    assert_eq!((rsi(even), even.requested_bytes), ((2, 8, 4), 128));
+    assert_eq!((rsi(odd), odd.requested_bytes), ((2, 8, 4), 128));
+    assert_eq!(rsi(site(&a, 8, SiteKind::Store)), (2, 8, 8));
+}
+
+#[test]
+fn a_branch_no_lane_takes_is_not_a_request() {
+    let src = "__global__ void k(int* out) {
+  if (threadIdx.x >= 32) out[threadIdx.x] = 1;
+}";
+    // Only warp 1 of 2 enters.
+    let a = run(src, "k<<<1, 64>>>(out)");
+    assert_eq!(site(&a, 2, SiteKind::Store).requests, 1);
+}
+
+#[test]
+fn break_continue_and_return_take_lanes_out() {
+    let src = "__global__ void k(int* out, int n) {
+  int t = threadIdx.x;
+  if (t >= n) return;
+  for (int j = 0; j < 4; j++) {
+    if (j == t % 4) continue;
+    if (j > t / 8) break;
+    out[t * 4 + j] = j;
+  }
+  out[200 + t] = 0;
+}";
+    // n = 24: lanes 24..31 return. For lane t, iteration j stores unless j == t % 4 or
+    // j > t / 8 (t / 8 is 0, 1 or 2). The warp runs j = 0..3 while any lane is in.
+    let a = run(src, "k<<<1, 32>>>(out, 24)");
+    let mut lanes = 0u64;
+    let mut requests = 0u64;
+    for j in 0..4 {
+        let active = (0..24).filter(|t| {
+            // Lanes that broke out earlier are gone: a break at j' < j happens when
+            // j' > t / 8 and j' != t % 4.
+            let broke = (0..j).any(|jj| jj != t % 4 && jj > t / 8);
+            !broke && j != t % 4 && j <= t / 8
+        });
+        let n = active.count() as u64;
+        lanes += n;
+        requests += u64::from(n > 0);
+    }
+    let st = site(&a, 7, SiteKind::Store);
+    assert_eq!((st.requests, st.requested_bytes), (requests, lanes * 4));
+    // Every lane that did not return reaches the end: 24 lanes × 4 bytes.
+    assert_eq!(site(&a, 9, SiteKind::Store).requested_bytes, 96);
+}
+
+#[test]
+fn a_partial_last_warp_has_its_missing_lanes_inactive() {
+    // 48 threads: warp 1 holds 16 lanes, 64 bytes, 2 sectors.
+    let a = run(COPY, "copy<<<1, 48>>>(out, in)");
+    let l = site(&a, 3, SiteKind::Load);
+    assert_eq!((rsi(l), l.requested_bytes), ((2, 6, 6), 192));
+}
+
+#[test]
+fn a_bounds_check_keeps_the_last_warp_partial() {
+    let src = "__global__ void scale(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = 2.0f * x[i];
+}";
+    // n = 1000 over 4 blocks of 256: 32 warps, the last 8 of them (i >= 1000 from warp 31's
+    // lane 8 on) partly or wholly out. Warp 31 covers 992..1023: 8 lanes, 1 sector; warps
+    // 32.. do not exist. 31 full warps of 4 sectors and one of 1.
+    let a = run(src, "scale<<<4, 256>>>(x, 1000)");
+    let load = site(&a, 3, SiteKind::Load);
+    let store = site(&a, 3, SiteKind::Store);
+    assert_eq!(rsi(load), (32, 31 * 4 + 1, 31 * 4 + 1));
+    assert_eq!(rsi(store), rsi(load));
+    assert_eq!(load.requested_bytes, 4000);
+}
+
+#[test]
+fn a_float4_access_is_one_sixteen_byte_request() {
+    let src = "__global__ void v(float4* out, const float* in) {
+  int i = threadIdx.x;
+  float4 a = reinterpret_cast<const float4*>(in)[i];
+  out[i] = a;
+  float b = reinterpret_cast<const float4*>(in)[i].y;
+}";
+    let a = run(src, "v<<<1, 32>>>(out, in)");
+    let f = a
+        .sites
+        .iter()
+        .find(|(s, _)| s.pos.line == 3)
+        .map(|(s, f)| (s.elem, *f));
+    let (elem, f) = f.unwrap();
+    // 32 lanes × 16 bytes = 512 bytes, 16 sectors, in one request.
+    assert_eq!((elem, rsi(f)), (16, (1, 16, 16)));
+    assert_eq!(rsi(site(&a, 4, SiteKind::Store)), (1, 16, 16));
+    // One component of a float4 in memory: a 4-byte access 16 bytes apart.
+    let y = site(&a, 5, SiteKind::Load);
+    assert_eq!((rsi(y), y.requested_bytes), ((1, 16, 4), 128));
+}
+
+#[test]
+fn a_struct_copied_whole_is_one_access_per_field() {
+    let src = "struct P { float x; float y; float z; };
+__global__ void aos(P* out, const P* in) {
+  int i = threadIdx.x;
+  out[i] = in[i];
+}
+__global__ void soa(float* x, float* y, float* z) {
+  int i = threadIdx.x;
+  x[i] = y[i] + z[i];
+}";
+    // AoS: 3 loads and 3 stores per warp, each lane 12 bytes apart: 384 bytes, 12 sectors
+    // per field access, for 128 requested bytes (4 sectors ideal, but the distinct bytes of
+    // one field are 128: ideal 4).
+    let a = run(src, "aos<<<1, 32>>>(out, in)");
+    let loads: Vec<(u32, u64, u64)> = a
+        .sites
+        .iter()
+        .filter(|(s, _)| s.kind == SiteKind::Load)
+        .map(|(s, f)| (s.part, f.sectors, f.ideal_sectors))
+        .collect();
+    assert_eq!(loads, [(0, 12, 4), (1, 12, 4), (2, 12, 4)]);
+    assert_eq!(a.total.requests, 6);
+    // SoA: 3 accesses of 4 sectors each.
+    let b = run(src, "soa<<<1, 32>>>(x, y, z)");
+    assert_eq!((b.total.requests, b.total.sectors), (3, 12));
+}
+
+#[test]
+fn an_atomic_on_one_word_is_one_sector_per_request() {
+    let src = "__global__ void count(unsigned int* c, const int* v) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v[i] > 0) atomicAdd(&c[0], 1u);
+}";
+    let a = run(src, "count<<<2, 64>>>(c, v)");
+    let at = site(&a, 3, SiteKind::Atomic);
+    // The condition depends on a loaded value: every lane takes the branch, and the line
+    // says so.
+    assert_eq!((at.requests, at.sectors, at.ideal_sectors), (4, 4, 4));
+    assert_eq!(a.assumed, [3]);
+}
+
+#[test]
+fn extern_shared_memory_is_sized_by_the_launch_and_placed_after_static_arrays() {
+    let src = "__global__ void rev(float* out, const float* in) {
+  __shared__ int flag[3];
+  extern __shared__ float s[];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  __syncthreads();
+  out[t] = s[blockDim.x - 1 - t];
+  flag[0] = 1;
+}";
+    let a = run(src, "rev<<<1, 64, 256>>>(out, in)");
+    let st = site(&a, 5, SiteKind::Store);
+    let ld = site(&a, 7, SiteKind::Load);
+    // Consecutive words: one wavefront per request, no conflict.
+    assert_eq!((st.requests, st.wavefronts, st.bank_conflicts()), (2, 2, 0));
+    assert_eq!((ld.requests, ld.wavefronts, ld.bank_conflicts()), (2, 2, 0));
+    assert_eq!(a.total.barriers, 1);
+    let spaces: Vec<(SiteKind, Space)> = a.sites.iter().map(|(s, _)| (s.kind, s.space)).collect();
+    use SiteKind::*;
+    assert_eq!(
+        spaces,
+        [
+            (Load, Space::Global),
+            (Store, Space::Shared),
+            (Barrier, Space::Global),
+            (Load, Space::Shared),
+            (Store, Space::Global),
+            (Store, Space::Shared)
+        ]
+    );
+    // The dynamic array starts after the static one (12 bytes, rounded up to 16): its
+    // words fall on banks 4.. — still one wavefront for 32 consecutive words.
+    assert_eq!(site(&a, 8, SiteKind::Store).wavefronts, 2);
+}
+
+#[test]
+fn templates_macros_and_device_functions_are_instantiated_and_inlined() {
+    let src = "#define IDX(b, t) ((b) * blockDim.x + (t))
+template <typename T> __device__ T twice(T v) { return v + v; }
+template <typename T, int S>
+__global__ void copy(T* out, const T* in) {
+  int i = IDX(blockIdx.x, threadIdx.x);
+  out[i] = twice(in[i * S]);
+}";
+    // doubles with a stride of 2: lanes 16 bytes apart, 512 bytes, 16 sectors for 256
+    // requested bytes (ideal 8).
+    let a = run(src, "copy<double, 2><<<1, 32>>>(out, in)");
+    let l = site(&a, 6, SiteKind::Load);
+    assert_eq!((rsi(l), l.requested_bytes), ((1, 16, 8), 256));
+    assert_eq!(rsi(site(&a, 6, SiteKind::Store)), (1, 8, 8));
+}
+
+#[test]
+fn nvidia_samples_shared_memory_helper_and_cooperative_groups_run() {
+    // The pattern of cuda-samples' reduction: SharedMemory<T> and a thread block.
+    let src = "#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+template <class T> struct SharedMemory {
+  __device__ inline operator T *() {
+    extern __shared__ int __smem[];
+    return (T *)__smem;
+  }
+};
+template <class T>
+__global__ void reduce0(T *g_idata, T *g_odata, unsigned int n) {
+  cg::thread_block cta = cg::this_thread_block();
+  T *sdata = SharedMemory<T>();
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = (i < n) ? g_idata[i] : 0;
+  cg::sync(cta);
+  for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+    if ((tid % (2 * s)) == 0) {
+      sdata[tid] += sdata[tid + s];
+    }
+    cg::sync(cta);
+  }
+  if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+}
+int main() { return 0; }";
+    let a = run(src, "reduce0<float><<<2, 64, 256>>>(in, out, 128)");
+    // Barriers: one after the load, one per iteration (s = 1, 2, 4, 8, 16, 32): 7 per block.
+    assert_eq!(a.total.barriers, 14);
+    // The final store: one lane of warp 0 in each block.
+    assert_eq!(rsi(site(&a, 23, SiteKind::Store)), (2, 2, 2));
+    // Interleaved addressing: at s = 1 the active lanes are the even ones, 8 bytes apart in
+    // shared memory: two lanes per bank pair, 2 wavefronts where 1 would do.
+    let first = a
+        .sites
+        .iter()
+        .find(|(s, _)| s.pos.line == 19 && s.kind == SiteKind::Load);
+    assert!(first.is_some(), "{:?}", a.sites);
+    assert!(
+        a.notes.iter().any(|n| n.contains("main (line 25)")),
+        "{:?}",
+        a.notes
+    );
+}
+
+#[test]
+fn interleaved_reduction_conflicts_where_the_sequential_one_does_not() {
+    let src = "__global__ void interleaved(float* g) {
+  __shared__ float s[256];
+  unsigned int tid = threadIdx.x;
+  s[tid] = g[blockIdx.x * 256 + tid];
+  __syncthreads();
+  for (unsigned int k = 1; k < blockDim.x; k *= 2) {
+    int index = 2 * k * tid;
+    if (index < blockDim.x) s[index] += s[index + k];
+    __syncthreads();
+  }
+}
+__global__ void sequential(float* g) {
+  __shared__ float s[256];
+  unsigned int tid = threadIdx.x;
+  s[tid] = g[blockIdx.x * 256 + tid];
+  __syncthreads();
+  for (unsigned int k = blockDim.x / 2; k > 0; k >>= 1) {
+    if (tid < k) s[tid] += s[tid + k];
+    __syncthreads();
+  }
+}";
+    let a = run(src, "interleaved<<<1, 256>>>(g)");
+    let b = run(src, "sequential<<<1, 256>>>(g)");
+    // Sequential addressing: consecutive words, never a conflict.
+    let seq: u64 = b
+        .sites
+        .iter()
+        .filter(|(s, _)| s.space == Space::Shared && s.pos.line == 18)
+        .map(|(_, f)| f.bank_conflicts())
+        .sum();
+    assert_eq!(seq, 0);
+    // Interleaved, k = 1: lanes 2 words apart, 16 banks used twice: 2 wavefronts per request
+    // of the first warp's 32 lanes (index 0..62).
+    let inter: u64 = a
+        .sites
+        .iter()
+        .filter(|(s, _)| s.space == Space::Shared && s.pos.line == 8)
+        .map(|(_, f)| f.bank_conflicts())
+        .sum();
+    assert!(inter > 0);
+    // Brute force: the conflicts of the load s[index] over every k and warp.
+    let mut expected = 0u64;
+    let mut k = 1u64;
+    while k < 256 {
+        for w in 0..8u64 {
+            let words: Vec<u64> = (w * 32..w * 32 + 32)
+                .map(|t| 2 * k * t)
+                .filter(|&i| i < 256)
+                .collect();
+            if words.is_empty() {
+                continue;
+            }
+            let mut per_bank = [std::collections::BTreeSet::new(); 0].to_vec();
+            per_bank.resize(32, std::collections::BTreeSet::new());
+            for i in &words {
+                per_bank[(*i % 32) as usize].insert(*i);
+            }
+            let wavefronts = per_bank.iter().map(|b| b.len() as u64).max().unwrap_or(0);
+            expected += wavefronts - 1;
+        }
+        k *= 2;
+    }
+    let index_load = a
+        .sites
+        .iter()
+        .filter(|(s, _)| s.space == Space::Shared && s.pos.line == 8 && s.kind == SiteKind::Store)
+        .map(|(_, f)| f.bank_conflicts())
+        .sum::<u64>();
+    assert_eq!(index_load, expected);
+}
+
+#[test]
+fn errors_name_the_line_the_thread_and_the_values() {
+    let gather = "__global__ void g(float* out, const int* idx) {
+  int j = idx[threadIdx.x];
+  out[j] = 1.0f;
+}";
+    assert_eq!(
+        error(gather, "g<<<1, 32>>>(out, idx)"),
+        "line 3, column 3, block (0,0,0), thread (0,0,0): the address depends on the value \
+         loaded at line 2, which this model does not know (values in memory are not simulated)"
+    );
+    let overflow = "__global__ void o(int* out) {
+  int big = 2147483600 + (int)threadIdx.x * 2;
+  out[big - 2147483600] = 0;
+}";
+    assert_eq!(
+        error(overflow, "o<<<1, 64>>>(out)"),
+        "line 2, column 13, block (0,0,0), thread (24,0,0): 2147483600 + 48 overflows int \
+         (signed overflow is undefined behaviour)"
+    );
+    let barrier = "__global__ void b(float* x) {
+  if (threadIdx.x < 16) __syncthreads();
+  x[threadIdx.x] = 0;
+}";
+    assert_eq!(
+        error(barrier, "b<<<1, 32>>>(x)"),
+        "line 2, column 25, block (0,0,0), thread (16,0,0): thread (16,0,0) does not reach \
+         this __syncthreads() when others of its block do; every thread of a block must reach \
+         a barrier, or none"
+    );
+    let recursion = "__device__ int f(int n) { return n == 0 ? 0 : f(n - 1); }
+__global__ void r(int* x) { x[f(3)] = 0; }";
+    assert_eq!(
+        error(recursion, "r<<<1, 32>>>(x)"),
+        "line 1, column 47: f calls itself; recursion is left out of the subset this page reads"
+    );
+    assert_eq!(
+        error(COPY, "paste<<<1, 32>>>(a, b)"),
+        "launch, column 1: the launch names paste, but the file's kernels are copy"
+    );
+    assert_eq!(
+        error(COPY, "copy<<<1, 32>>>(a)"),
+        "launch, column 1: copy (line 1) takes 2 arguments, the launch gives 1"
+    );
+    assert_eq!(
+        error(COPY, "copy<<<1, 32>>>(a, 3)"),
+        "launch, column 20: parameter in is a pointer; the launch must name a buffer for it"
+    );
+    let endless = "__global__ void e(int* x) { for (int i = 0; ; i += 0) x[0] = i; }";
+    assert_eq!(
+        error(endless, "e<<<1, 1>>>(x)"),
+        "line 1, column 29, block (0,0,0), thread (0,0,0): this loop ran 1048576 iterations \
+         for one warp without ending; the run stops (an endless loop?)"
+    );
+    assert_eq!(
+        error("__global__ void k(int* x) { x[0] = 1 }", "k<<<1, 1>>>(x)"),
+        "source, line 1, column 38: expected ';' after the expression, found '}'"
+    );
+    assert_eq!(
+        error(COPY, "copy<<<1, 2000>>>(a, b)"),
+        "launch, column 1: a block has 2000 threads; at most 1024"
+    );
+    assert_eq!(
+        error(
+            "__global__ void k(int* x, int n) { x[n] = 0; }",
+            "k<<<1, 1>>>(x, N)"
+        ),
+        "launch, column 16: parameter n is an int, but the launch passes the buffer N; give a \
+         value"
+    );
+    assert_eq!(
+        error(
+            "__global__ void k(int* x, int n) { x[n] = 0; }",
+            "k<<<1, 1>>>(x, 2 * M)"
+        ),
+        "launch, column 16: the argument for n must be a number or a constant expression \
+         ('M' is not declared here)"
+    );
+    assert_eq!(
+        error(COPY, "copy<<<1, 32>>>(a, b, c)"),
+        "launch, column 23: copy (line 1) takes 2 arguments, the launch gives 3"
+    );
+}
