@@ -393,8 +393,7 @@ __global__ void sequential(float* g) {
             if words.is_empty() {
                 continue;
             }
-            let mut per_bank = [std::collections::BTreeSet::new(); 0].to_vec();
-            per_bank.resize(32, std::collections::BTreeSet::new());
+            let mut per_bank = vec![std::collections::BTreeSet::new(); 32];
             for i in &words {
                 per_bank[(*i % 32) as usize].insert(*i);
             }
