@@ -83,6 +83,9 @@ fn expr() -> impl Strategy<Value = E> {
     })
 }
 
+/// `threadIdx.x % A < B`, optionally `|| extra < C`.
+type Guard = Option<(u32, u32, Option<(E, u32)>)>;
+
 #[derive(Clone, Debug)]
 struct Access {
     store: bool,
@@ -90,8 +93,7 @@ struct Access {
     elem: u64,
     base: u64,
     idx: E,
-    /// `threadIdx.x % A < B`, optionally `|| extra < C`.
-    guard: Option<(u32, u32, Option<(E, u32)>)>,
+    guard: Guard,
 }
 
 #[derive(Clone, Debug)]
@@ -286,7 +288,7 @@ impl Gen {
 /// Statement `n` (from 0) is on this line of the source.
 const FIRST_LINE: u32 = 8;
 
-fn guard_text(g: &Option<(u32, u32, Option<(E, u32)>)>, cuda: bool) -> String {
+fn guard_text(g: &Guard, cuda: bool) -> String {
     let Some((a, b, extra)) = g else {
         return String::new();
     };
