@@ -29,6 +29,7 @@ impl IntType {
     }
 
     /// The smallest value.
+    #[inline]
     pub fn min(self) -> i128 {
         if self.signed {
             -(1i128 << (self.bits() - 1))
@@ -38,6 +39,7 @@ impl IntType {
     }
 
     /// The largest value.
+    #[inline]
     pub fn max(self) -> i128 {
         if self.signed {
             (1i128 << (self.bits() - 1)) - 1
@@ -101,14 +103,14 @@ impl IntType {
 
     /// `value` converted to this type: modulo 2^N, as C++ converts to an unsigned type (and,
     /// since C++20 and in every compiler before it, to a signed one).
+    #[inline]
     pub fn wrap(self, value: i128) -> i128 {
-        let bits = self.bits();
-        let modulus = 1i128 << bits;
-        let low = value.rem_euclid(modulus);
-        if self.signed && low > self.max() {
-            low - modulus
+        // The low `bits` bits, sign-extended for a signed type: two's complement modulo 2^N.
+        let shift = 128 - self.bits();
+        if self.signed {
+            (value << shift) >> shift
         } else {
-            low
+            ((value << shift) as u128 >> shift) as i128
         }
     }
 }
@@ -219,45 +221,106 @@ impl std::error::Error for Undefined {}
 ///     "2147483647 + 1 overflows int (signed overflow is undefined behaviour)");
 /// ```
 pub fn binary(op: BinaryOp, a: Int, b: Int) -> Result<Int, Undefined> {
-    use BinaryOp as B;
-    if matches!(op, B::Shl | B::Shr) {
-        return shift(op, a, b);
-    }
-    let ty = a.ty.common(b.ty);
-    let (x, y) = (a.to(ty).value, b.to(ty).value);
-    let truth = |t: bool| Ok(Int::new(i128::from(t), INT));
-    let exact = match op {
-        B::Add => x + y,
-        B::Sub => x - y,
-        // Signed 64-bit operands multiply exactly in 128 bits; unsigned ones are taken modulo
-        // 2^128, which 2^64 divides.
-        B::Mul => x.wrapping_mul(y),
-        B::Div | B::Rem if y == 0 => return Err(Undefined::DivisionByZero { op, lhs: x }),
-        // i128 `/` and `%` truncate toward zero, as C++ does.
-        B::Div => x / y,
-        B::Rem => x % y,
-        B::BitAnd => x & y,
-        B::BitXor => x ^ y,
-        B::BitOr => x | y,
-        B::Lt => return truth(x < y),
-        B::Gt => return truth(x > y),
-        B::Le => return truth(x <= y),
-        B::Ge => return truth(x >= y),
-        B::Eq => return truth(x == y),
-        B::Ne => return truth(x != y),
-        B::And => return truth(x != 0 && y != 0),
-        B::Or => return truth(x != 0 || y != 0),
-        B::Shl | B::Shr => return shift(op, a, b),
-    };
-    if ty.signed && (exact < ty.min() || exact > ty.max()) {
-        return Err(Undefined::Overflow {
+    let o = Op::new(op, a.ty, b.ty);
+    o.apply(a.value, b.value)
+        .map(|value| Int { value, ty: o.ty })
+}
+
+/// One binary operator on two operand types, prepared once for many lanes: the type both
+/// operands meet in and its range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    op: BinaryOp,
+    /// The type of the result (`int` for a comparison).
+    pub ty: IntType,
+    /// The type the operands are converted to.
+    common: IntType,
+    /// The operands' own types (a shift converts each on its own).
+    left: IntType,
+    right: IntType,
+    lo: i128,
+    hi: i128,
+}
+
+impl Op {
+    /// `op` between a `a` and a `b`.
+    pub fn new(op: BinaryOp, a: IntType, b: IntType) -> Op {
+        use BinaryOp as B;
+        let common = if matches!(op, B::Shl | B::Shr) {
+            a.promoted()
+        } else {
+            a.common(b)
+        };
+        let ty = match op {
+            B::Lt | B::Gt | B::Le | B::Ge | B::Eq | B::Ne | B::And | B::Or => INT,
+            _ => common,
+        };
+        Op {
             op,
-            lhs: x,
-            rhs: y,
             ty,
-        });
+            common,
+            left: a,
+            right: b,
+            lo: common.min(),
+            hi: common.max(),
+        }
     }
-    Ok(Int::new(exact, ty))
+
+    /// `x op y`, for `x` of the left type and `y` of the right one.
+    #[inline]
+    pub fn apply(&self, x: i128, y: i128) -> Result<i128, Undefined> {
+        use BinaryOp as B;
+        let op = self.op;
+        let ty = self.common;
+        if matches!(op, B::Shl | B::Shr) {
+            let (a, b) = (Int::new(x, self.left), Int::new(y, self.right));
+            return shift(op, a, b).map(|i| i.value);
+        }
+        let fit = |v: i128| {
+            if v >= self.lo && v <= self.hi {
+                v
+            } else {
+                ty.wrap(v)
+            }
+        };
+        let (x, y) = (fit(x), fit(y));
+        let truth = |t: bool| Ok(i128::from(t));
+        let exact = match op {
+            B::Add => x + y,
+            B::Sub => x - y,
+            // Signed 64-bit operands multiply exactly in 128 bits; unsigned ones are taken
+            // modulo 2^128, which 2^64 divides.
+            B::Mul => x.wrapping_mul(y),
+            B::Div | B::Rem if y == 0 => return Err(Undefined::DivisionByZero { op, lhs: x }),
+            // i128 `/` and `%` truncate toward zero, as C++ does.
+            B::Div => x / y,
+            B::Rem => x % y,
+            B::BitAnd => x & y,
+            B::BitXor => x ^ y,
+            B::BitOr => x | y,
+            B::Lt => return truth(x < y),
+            B::Gt => return truth(x > y),
+            B::Le => return truth(x <= y),
+            B::Ge => return truth(x >= y),
+            B::Eq => return truth(x == y),
+            B::Ne => return truth(x != y),
+            B::And => return truth(x != 0 && y != 0),
+            B::Or => return truth(x != 0 || y != 0),
+            B::Shl | B::Shr => 0,
+        };
+        if exact >= self.lo && exact <= self.hi {
+            return Ok(exact);
+        }
+        if ty.signed {
+            return Err(Undefined::Overflow {
+                op,
+                lhs: x,
+                rhs: y,
+                ty,
+            });
+        }
+        Ok(ty.wrap(exact))
+    }
 }
 
 /// `<<` and `>>`: the result has the promoted left operand's type.

@@ -2,7 +2,7 @@
 //! same), places that can be assigned, and the loads and stores that become accesses.
 
 use super::super::super::ast::{BinaryOp, CastKind, Expr, ExprKind, Item, UnaryOp};
-use super::super::super::cint::{binary as int_binary, IntType, INT};
+use super::super::super::cint::{IntType, INT};
 use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::{Ty, LONG, SIZE_T, UINT};
@@ -1048,25 +1048,16 @@ impl Warp<'_> {
                 RunErrorKind::Internal("integer operands"),
             ));
         };
+        let prepared = super::super::super::cint::Op::new(op, ta, tb);
         let mut failed = None;
-        let mut result_ty = None;
         let lanes = Lanes::map(width, m, same, |t| match (a.lanes.at(t), b.lanes.at(t)) {
-            (S::I(x), S::I(y)) => {
-                match int_binary(
-                    op,
-                    super::super::super::cint::Int::new(x, ta),
-                    super::super::super::cint::Int::new(y, tb),
-                ) {
-                    Ok(r) => {
-                        result_ty.get_or_insert(r.ty);
-                        S::I(r.value)
-                    }
-                    Err(u) => {
-                        failed.get_or_insert((t, u));
-                        S::I(0)
-                    }
+            (S::I(x), S::I(y)) => match prepared.apply(x, y) {
+                Ok(r) => S::I(r),
+                Err(u) => {
+                    failed.get_or_insert((t, u));
+                    S::I(0)
                 }
-            }
+            },
             (x, y) => unknown_of(&[x, y]).unwrap_or(S::I(0)),
         });
         if let Some((lane, u)) = failed {
@@ -1074,10 +1065,8 @@ impl Warp<'_> {
         }
         let ty = if compare {
             Ty::Bool
-        } else if matches!(op, B::Shl | B::Shr) {
-            Ty::Int(ta.promoted())
         } else {
-            Ty::Int(result_ty.unwrap_or_else(|| ta.common(tb)))
+            Ty::Int(prepared.ty)
         };
         Ok(Value::new(ty, lanes))
     }
