@@ -3,7 +3,7 @@
 use crate::link::state_of;
 use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
 use coalescing_lab::model::derivation::derive;
-use coalescing_lab::model::inputs::{Inputs, ELEM_SIZES};
+use coalescing_lab::model::inputs::{Field, Inputs, ELEM_SIZES};
 use coalescing_lab::model::kernel::view::{figure_readouts, statement_csv, statement_rows};
 use coalescing_lab::model::kernel::{analyze_kernel, Kernel, KernelInputs, Machine};
 use coalescing_lab::model::permalink::State;
@@ -14,7 +14,7 @@ use coalescing_lab::model::trace::synth::{accelsim_text, nvbit_text};
 use coalescing_lab::model::trace::{Format, TraceOptions};
 use std::io::{Read, Write};
 
-const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES]";
+const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- --launch LAUNCH | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES]";
 
 /// Why a run failed, and its exit status: 1 for I/O, 2 for bad input.
 #[derive(Debug)]
@@ -50,6 +50,31 @@ pub(crate) struct Args {
     pub(crate) positional: Vec<String>,
     pub(crate) style: Option<Style>,
     pub(crate) trace: TraceOptions,
+    pub(crate) cuda: CudaOptions,
+}
+
+/// What `cuda` runs with besides its file.
+pub(crate) struct CudaOptions {
+    /// `name<targs><<<grid, block[, shared]>>>(args)`, as the page's launch field takes it.
+    pub(crate) launch: Option<String>,
+    /// `__CUDA_ARCH__`: 700 (Volta) unless `--arch` says otherwise.
+    pub(crate) arch: u32,
+    /// The calculator's `warp`, `sector` and `line`, from `--warp`, `--sector` and `--line`.
+    pub(crate) machine: Machine,
+    /// 0 for no cache.
+    pub(crate) cache_bytes: u64,
+}
+
+impl Default for CudaOptions {
+    fn default() -> CudaOptions {
+        CudaOptions {
+            launch: None,
+            // Volta and newer, the machine's default (README, "CUDA source").
+            arch: 700,
+            machine: Machine::default(),
+            cache_bytes: coalescing_lab::model::DEFAULT_CACHE_BYTES,
+        }
+    }
 }
 
 fn parse_args(args: &[String]) -> Result<Args, Failure> {
@@ -60,7 +85,10 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
         positional: Vec::new(),
         style: None,
         trace: TraceOptions::default(),
+        cuda: CudaOptions::default(),
     };
+    let mut cache = None;
+    let mut machine: Vec<(Field, String)> = Vec::new();
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
@@ -114,7 +142,19 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
                     })?;
                 out.trace.widths.push((op.to_string(), bytes));
             }
-            "--cache" => out.trace.cache_bytes = cache_bytes(value()?, out.trace.machine)?,
+            "--cache" => cache = Some(value()?),
+            "--launch" => out.cuda.launch = Some(value()?),
+            "--arch" => {
+                let v = value()?;
+                out.cuda.arch = v.trim().parse().ok().filter(|a| *a > 0).ok_or_else(|| {
+                    bad(format!(
+                        "--arch: must be __CUDA_ARCH__ as a whole number, such as 700 for sm_70, found '{v}'"
+                    ))
+                })?;
+            }
+            "--warp" => machine.push((Field::Warp, value()?)),
+            "--sector" => machine.push((Field::Sector, value()?)),
+            "--line" => machine.push((Field::Line, value()?)),
             "--help" | "-h" => {
                 return Err(Failure {
                     code: 0,
@@ -125,7 +165,46 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             _ => out.positional.push(arg.clone()),
         }
     }
+    if let Some((field, _)) = machine.first() {
+        if out.command != "cuda" {
+            return Err(bad(format!(
+                "--{}: only cuda takes a machine (kernel takes its link's, trace Volta's)",
+                field.param()
+            )));
+        }
+        out.cuda.machine = machine_of_flags(&machine)?;
+    }
+    if let Some(text) = cache {
+        let on = if out.command == "cuda" {
+            out.cuda.machine
+        } else {
+            out.trace.machine
+        };
+        out.trace.cache_bytes = cache_bytes(text, on)?;
+        out.cuda.cache_bytes = out.trace.cache_bytes;
+    }
     Ok(out)
+}
+
+/// The machine of `--warp`, `--sector` and `--line`, checked as the calculator checks its
+/// `warp`, `sector` and `line` fields; Volta's for a flag not given, except that a line left
+/// out grows to a sector bigger than 128 bytes, as the calculator repairs it.
+fn machine_of_flags(flags: &[(Field, String)]) -> Result<Machine, Failure> {
+    let mut inputs = Inputs::default();
+    for (field, text) in flags {
+        inputs.set(*field, text.clone());
+    }
+    if !flags.iter().any(|(field, _)| *field == Field::Line) {
+        inputs.line = inputs.default_for(Field::Line);
+    }
+    let scenario = inputs.scenario().map_err(|errors| {
+        bad(errors
+            .iter()
+            .map(|e| format!("--{}: {}", e.field.param(), e.message()))
+            .collect::<Vec<_>>()
+            .join("\n"))
+    })?;
+    Ok(Machine::of(&scenario))
 }
 
 /// The element sizes a width may take, as a sentence says them: "1, 2, 4, 8 or 16".
@@ -137,8 +216,8 @@ fn elem_sizes_text() -> String {
     }
 }
 
-/// The cache size `text` gives, checked as the kernel view checks its `cache` field on the
-/// trace's machine: 0, or a multiple of its line up to `MAX_CACHE_BYTES`.
+/// The cache size `text` gives, checked as the kernel view checks its `cache` field on
+/// `machine`: 0, or a multiple of its line up to `MAX_CACHE_BYTES`.
 fn cache_bytes(text: String, machine: Machine) -> Result<u64, Failure> {
     let inputs = KernelInputs {
         cache: text,
@@ -163,6 +242,7 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
         "analyze" => cmd_analyze(&a)?,
         "kernel" => cmd_kernel(&a)?,
         "trace" => crate::trace::cmd_trace(&a)?,
+        "cuda" => crate::cuda::cmd_cuda(&a)?,
         "answers" => cmd_answers(&a)?,
         "synth" => cmd_synth(&a)?,
         other => return Err(bad(format!("'{other}' is not a subcommand; {USAGE}"))),

@@ -6,6 +6,7 @@
 //! coalescing-lab-cli analyze 'idx=t<16 ? t : 1000+64*(t-16)'
 //! coalescing-lab-cli kernel 'https://host/?tab=kernel&grid=128,128&…'
 //! coalescing-lab-cli trace FILE|- [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]… [--cache BYTES]
+//! coalescing-lab-cli cuda FILE|- --launch 'name<<<grid, block>>>(args)' [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--cache BYTES]
 //! coalescing-lab-cli answers FILE|-
 //! coalescing-lab-cli synth nvbit|accelsim LINK
 //! ```
@@ -17,6 +18,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod cli;
+mod cuda;
 mod link;
 mod out;
 mod trace;

@@ -1,0 +1,254 @@
+//! `cuda FILE|- --launch LAUNCH`: a kernel read from CUDA source and launched through the
+//! model's interpreter, printed as the page's totals (`k-…`), one row per access site
+//! (`cuda-access`) and one per line (`cuda-line`), then its notes.
+
+use crate::cli::{bad, io, one, Args, Failure, Style};
+use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
+use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis, Site, SiteKind};
+use coalescing_lab::model::format::plural;
+use coalescing_lab::model::kernel::view::figure_readouts;
+use coalescing_lab::model::readouts::Readout;
+use coalescing_lab::model::warp::Figures;
+use std::io::Read;
+
+/// A row's figures by the page's attribute names (`data-…` without `data-`), in column order.
+fn figure_fields(f: &Figures) -> [(&'static str, u64); 10] {
+    [
+        ("requests", f.requests),
+        ("requested-bytes", f.requested_bytes),
+        ("sectors", f.sectors),
+        ("ideal-sectors", f.ideal_sectors),
+        ("excess-sectors", f.excess_sectors()),
+        ("unique-sectors", f.unique_sectors),
+        ("dram-bytes", f.dram_bytes()),
+        ("wavefronts", f.wavefronts),
+        ("ideal-wavefronts", f.ideal_wavefronts),
+        ("bank-conflicts", f.bank_conflicts()),
+    ]
+}
+
+/// The same columns for people, in text and Markdown.
+const FIGURE_HEADS: [&str; 10] = [
+    "requests",
+    "requested B",
+    "sectors",
+    "ideal",
+    "excess",
+    "unique",
+    "DRAM bytes",
+    "wavefronts",
+    "ideal wf",
+    "conflicts",
+];
+
+/// The access sites: every site but the barriers, which count in the totals' barriers.
+fn accesses(a: &CudaAnalysis) -> impl Iterator<Item = &(Site, Figures)> {
+    a.sites.iter().filter(|(s, _)| s.kind != SiteKind::Barrier)
+}
+
+fn numbers(f: &Figures) -> impl Iterator<Item = String> {
+    figure_fields(f).into_iter().map(|(_, n)| n.to_string())
+}
+
+/// The figures as JSON fields, `"requests":4,…`, without braces.
+fn json_fields(f: &Figures) -> String {
+    figure_fields(f)
+        .iter()
+        .map(|(name, n)| format!("\"{name}\":{n}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The source as text, from a file or standard input.
+fn read_source(path: &str) -> Result<String, Failure> {
+    let mut text = String::new();
+    if path == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| io("stdin", e))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).map_err(|e| io(path, e))
+    }
+}
+
+pub(crate) fn cmd_cuda(a: &Args) -> Result<String, Failure> {
+    let path = one(a, "CUDA source file (or - for standard input)")?;
+    let Some(launch) = &a.cuda.launch else {
+        return Err(bad(
+            "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run",
+        ));
+    };
+    let source = read_source(&path)?;
+    let o = &a.cuda;
+    let an = analyse(&source, launch, o.machine, o.cache_bytes, o.arch)
+        .map_err(|e| bad(e.to_string()))?;
+    let r = figure_readouts(&an.total, o.machine, o.cache_bytes);
+    Ok(match a.style.unwrap_or(Style::Text) {
+        Style::Json => json(&an, &r),
+        Style::Csv => csv(&an),
+        style => tables(style, &an, &r),
+    })
+}
+
+/// Totals keyed by the page's `k-…` ids, the launch's shape, the rows, the notes.
+fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
+    let sites: Vec<String> = accesses(an)
+        .map(|(s, f)| {
+            format!(
+                "{{\"line\":{},\"column\":{},\"kind\":{},\"space\":{},\"elem\":{},\"part\":{},{}}}",
+                s.pos.line,
+                s.pos.column,
+                json_string(s.kind.name()),
+                json_string(s.space.name()),
+                s.elem,
+                s.part,
+                json_fields(f)
+            )
+        })
+        .collect();
+    let lines: Vec<String> = an
+        .lines
+        .iter()
+        .map(|(line, f)| {
+            format!(
+                "{{\"line\":{line},{},\"barriers\":{}}}",
+                json_fields(f),
+                f.barriers
+            )
+        })
+        .collect();
+    let assumed: Vec<String> = an.assumed.iter().map(u32::to_string).collect();
+    let (blocks, warps, threads) = an.shape;
+    format!(
+        "{{\"readouts\":{},\"launch\":{{\"blocks\":{blocks},\"warps-per-block\":{warps},\"threads-per-block\":{threads}}},\"accesses\":[{}],\"lines\":[{}],\"total\":{{{},\"barriers\":{}}},\"assumed-lines\":[{}],\"notes\":{}}}\n",
+        json_readouts(r),
+        sites.join(","),
+        lines.join(","),
+        json_fields(&an.total),
+        an.total.barriers,
+        assumed.join(","),
+        json_list(&an.notes)
+    )
+}
+
+/// One table: the access rows, then the line rows and the total, told apart by `row`.
+fn csv(an: &CudaAnalysis) -> String {
+    let mut header = vec!["row", "line", "column", "kind", "space", "elem", "part"];
+    let names = figure_fields(&an.total).map(|(name, _)| name.replace('-', "_"));
+    header.extend(names.iter().map(String::as_str));
+    header.push("barriers");
+    let sites = accesses(an).map(|(s, f)| {
+        [
+            "access".to_string(),
+            s.pos.line.to_string(),
+            s.pos.column.to_string(),
+            s.kind.name().to_string(),
+            s.space.name().to_string(),
+            s.elem.to_string(),
+            s.part.to_string(),
+        ]
+        .into_iter()
+        .chain(numbers(f))
+        .chain([f.barriers.to_string()])
+        .collect()
+    });
+    let sums = an
+        .lines
+        .iter()
+        .map(|(line, f)| ("line", line.to_string(), f))
+        .chain([("total", String::new(), &an.total)])
+        .map(|(row, line, f)| {
+            [row.to_string(), line]
+                .into_iter()
+                .chain(std::iter::repeat_n(String::new(), 5))
+                .chain(numbers(f))
+                .chain([f.barriers.to_string()])
+                .collect()
+        });
+    table(Style::Csv, &header, sites.chain(sums))
+}
+
+/// Text or Markdown: the readouts, the launch's shape, the two tables, the notes.
+fn tables(style: Style, an: &CudaAnalysis, r: &[Readout]) -> String {
+    let markdown = style == Style::Markdown;
+    let caption = |text: &str| {
+        if markdown {
+            format!("\n**{text}**\n")
+        } else {
+            format!("\n{text}:")
+        }
+    };
+    let mut s = if markdown {
+        markdown_readouts(r)
+    } else {
+        text_readouts(r)
+    };
+    let (blocks, warps, threads) = an.shape;
+    s.push_str(&format!(
+        "\nLaunch: {blocks} block{} of {threads} thread{} ({warps} warp{} each).\n",
+        plural(blocks),
+        plural(threads),
+        plural(u64::from(warps))
+    ));
+    s.push_str(&caption("Per access site"));
+    let mut heads = vec!["line", "column", "kind", "space", "elem"];
+    heads.extend(FIGURE_HEADS);
+    s.push_str(&table(
+        style,
+        &heads,
+        accesses(an).map(|(site, f)| {
+            // A struct copied field by field makes one site per field at one position.
+            let kind = match site.part {
+                0 => site.kind.name().to_string(),
+                part => format!("{}, part {part}", site.kind.name()),
+            };
+            [
+                site.pos.line.to_string(),
+                site.pos.column.to_string(),
+                kind,
+                site.space.name().to_string(),
+                site.elem.to_string(),
+            ]
+            .into_iter()
+            .chain(numbers(f))
+            .collect()
+        }),
+    ));
+    s.push_str(&caption("Per line"));
+    let mut heads = vec!["line"];
+    heads.extend(FIGURE_HEADS);
+    heads.push("barriers");
+    s.push_str(&table(
+        style,
+        &heads,
+        an.lines
+            .iter()
+            .map(|(line, f)| (line.to_string(), f))
+            .chain([("total".to_string(), &an.total)])
+            .map(|(line, f)| {
+                [line]
+                    .into_iter()
+                    .chain(numbers(f))
+                    .chain([f.barriers.to_string()])
+                    .collect()
+            }),
+    ));
+    let assumed = match an.assumed.as_slice() {
+        [] => None,
+        [line] => Some(format!(
+            "Line {line}: the condition depends on a loaded value, which the model does not know; it was taken to hold for every lane."
+        )),
+        lines => Some(format!(
+            "Lines {}: the conditions depend on loaded values, which the model does not know; each was taken to hold for every lane.",
+            lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        )),
+    };
+    if assumed.is_some() || !an.notes.is_empty() {
+        s.push('\n');
+    }
+    for note in assumed.iter().chain(&an.notes) {
+        s.push_str(&format!("{}{note}\n", if markdown { "- " } else { "" }));
+    }
+    s
+}
