@@ -461,7 +461,7 @@ fn bad_source_launch_and_run_exit_2_with_the_page_s_message() {
     let no_value = "__global__ void k(float* a) {\n  a[threadIdx.x] = ;\n}\n";
     assert_eq!(
         refused(cuda(no_value, "k<<<1, 32>>>(a)", &[])),
-        "line 2, column 20: k is outside the subset this page reads: expected an expression, found ';'"
+        "source, line 2, column 20: expected an expression, found ';'"
     );
     assert_eq!(
         refused(cuda(COPY, "copy<<<1, 32>>>(out, in", &[])),
