@@ -16,4 +16,5 @@ pub mod ast;
 pub mod cint;
 pub mod layout;
 pub mod parse;
+pub mod presets;
 pub mod run;

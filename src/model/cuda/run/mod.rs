@@ -94,7 +94,7 @@ impl fmt::Display for CudaFailure {
 impl std::error::Error for CudaFailure {}
 
 /// What a site does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SiteKind {
     /// A read.
     Load,
