@@ -18,6 +18,7 @@
 //! - `warp`: one warp's run (statements, expressions, calls);
 //! - `error`: why a run stops.
 
+pub mod check;
 pub mod error;
 pub mod ty;
 pub mod value;
@@ -149,6 +150,10 @@ pub(crate) struct Shared {
     pub(crate) constants: HashMap<String, (Ty, Lanes)>,
     /// Lines whose branch depends on a loaded value, taken by every lane that reaches it.
     pub(crate) assumed: BTreeSet<u32>,
+    /// Races and out-of-bounds accesses found so far, and what they are checked against.
+    pub(crate) checks: check::Checks,
+    /// Whether the launch's declared lengths are in `checks`.
+    pub(crate) extents_known: bool,
     /// Whether the kernel's static shared arrays have their offsets.
     pub(crate) shared_laid_out: bool,
     /// Whether a `__constant__` read was met (not counted).
@@ -191,7 +196,8 @@ pub(crate) struct Events {
 /// One event of a warp.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Event {
-    /// A memory access: its site, and where its lanes' addresses begin.
+    /// A memory access: its site, and where its lanes' addresses begin. `same_value`: a
+    /// store whose lanes all store one known value.
     Access {
         site: u32,
         kind: SiteKind,
@@ -199,7 +205,10 @@ pub(crate) enum Event {
         elem: u64,
         mask: u64,
         at: usize,
+        same_value: bool,
     },
+    /// `__syncwarp()`: orders the lanes of the warp.
+    SyncWarp,
     /// `__syncthreads()` reached by the lanes of `mask`.
     Barrier { site: u32, mask: u64, pos: Pos },
 }
@@ -233,6 +242,10 @@ pub struct CudaAnalysis {
     pub notes: Vec<String>,
     /// Blocks, warps per block, threads per block.
     pub shape: (u64, u32, u64),
+    /// Shared-memory races, each pair of sites once, in site order.
+    pub races: Vec<check::Race>,
+    /// Accesses outside a shared array or a declared allocation, one per site.
+    pub out_of_bounds: Vec<check::OutOfBounds>,
 }
 
 /// A launch of a kernel read from source, resumable warp by warp.
@@ -470,7 +483,7 @@ impl CudaJob {
                 .iter()
                 .filter_map(|ev| match *ev {
                     Event::Barrier { site, mask, pos } => Some((site, mask, pos)),
-                    Event::Access { .. } => None,
+                    Event::Access { .. } | Event::SyncWarp => None,
                 })
                 .collect()
         };
@@ -508,6 +521,9 @@ impl CudaJob {
                 });
             }
         }
+        if !self.shared.checks.arrays.is_empty() {
+            self.shared.checks.races(&self.events, block_idx);
+        }
         // Segments between barriers, round robin.
         let mut cursors = vec![0usize; self.events.len()];
         let block = self.block;
@@ -518,6 +534,7 @@ impl CudaJob {
                     *c += 1;
                     match ev {
                         Event::Access { .. } => self.order.push(w, (w, *c - 1)),
+                        Event::SyncWarp => {}
                         Event::Barrier { .. } => break,
                     }
                 }
@@ -534,6 +551,7 @@ impl CudaJob {
                     elem,
                     mask,
                     at,
+                    ..
                 }) = events.get(w).and_then(|e| e.list.get(k)).copied()
                 else {
                     return;
@@ -673,6 +691,8 @@ impl CudaJob {
             assumed: self.shared.assumed.iter().copied().collect(),
             notes,
             shape: (self.blocks, self.warps_per_block, threads),
+            races: self.shared.checks.races.values().cloned().collect(),
+            out_of_bounds: self.shared.checks.oob.values().cloned().collect(),
         }
     }
 

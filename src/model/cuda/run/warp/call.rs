@@ -33,11 +33,10 @@ const LOADS: [&str; 6] = ["__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ld
 const STORES: [&str; 4] = ["__stcg", "__stcs", "__stwb", "__stwt"];
 
 /// Built-ins with no effect on memory traffic.
-const NO_OPS: [&str; 6] = [
+const NO_OPS: [&str; 5] = [
     "__threadfence",
     "__threadfence_block",
     "__threadfence_system",
-    "__syncwarp",
     "__nanosleep",
     "__trap",
 ];
@@ -105,6 +104,15 @@ impl Warp<'_> {
                     Ok(Some(Value::new(Ty::Int(INT), Lanes::Same(S::U(pos.line)))))
                 };
             }
+            "__syncwarp" => {
+                for a in args {
+                    self.eval(a, m)?;
+                }
+                if !self.constant {
+                    self.out.list.push(Event::SyncWarp);
+                }
+                return void();
+            }
             "this_thread_block" | "this_grid" => {
                 return Ok(Some(Value::new(Ty::Group, Lanes::Same(S::I(0)))))
             }
@@ -146,6 +154,7 @@ impl Warp<'_> {
                 *space,
                 m,
                 first.pos.min(pos),
+                false,
             )?;
             let lanes = Lanes::unknown(ty.parts(), pos.line);
             return Ok(Some(Value::new(ty, lanes)));

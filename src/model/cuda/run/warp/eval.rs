@@ -644,7 +644,7 @@ impl Warp<'_> {
                 if let Ty::Array(e, _) = &ty {
                     return Ok(Value::new(Ty::Ptr(e.clone(), space), addr));
                 }
-                self.access(SiteKind::Load, &addr, &ty, space, m, pos)?;
+                self.access(SiteKind::Load, &addr, &ty, space, m, pos, false)?;
                 let lanes = Lanes::unknown(ty.parts(), pos.line);
                 let lanes = if is_agg(&ty) || ty.parts() != 1 {
                     match lanes {
@@ -660,6 +660,7 @@ impl Warp<'_> {
     }
 
     /// The accesses of one memory read or write of a `ty` at `addr`.
+    #[allow(clippy::too_many_arguments, reason = "one access's fields")]
     pub(super) fn access(
         &mut self,
         kind: SiteKind,
@@ -668,16 +669,17 @@ impl Warp<'_> {
         space: Space,
         m: u64,
         pos: Pos,
+        same_value: bool,
     ) -> R<()> {
         if ty.is_one_access() {
-            return self.record(pos, kind, space, ty.size(), 0, addr, m);
+            return self.record(pos, kind, space, ty.size(), 0, addr, m, same_value);
         }
         // A struct or array, field by field (each vector field one access).
         let mut fields = Vec::new();
         flatten(ty, 0, &mut fields);
         for (k, (offset, elem)) in fields.into_iter().enumerate() {
             let a = add_lanes(addr, offset as i128);
-            self.record(pos, kind, space, elem, k as u32, &a, m)?;
+            self.record(pos, kind, space, elem, k as u32, &a, m, same_value)?;
         }
         Ok(())
     }
@@ -687,7 +689,8 @@ impl Warp<'_> {
         match p {
             Place::Var { slot, part, ty } => self.write_var(*slot, part, ty, v, m, pos),
             Place::Mem { addr, ty, space } => {
-                self.access(SiteKind::Store, addr, ty, *space, m, pos)
+                let same = v.lanes.is_same() && v.lanes.first_unknown(m).is_none();
+                self.access(SiteKind::Store, addr, ty, *space, m, pos, same)
             }
             Place::Constant { .. } => Err(RunError::at(
                 pos,

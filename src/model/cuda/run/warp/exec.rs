@@ -336,7 +336,7 @@ impl Warp<'_> {
                 }
             }
             if d.storage.shared {
-                let place = self.shared_array(d, dec.pos, ty)?;
+                let place = self.shared_array(d, &dec.name, dec.pos, ty)?;
                 self.declare_alias(&dec.name, place);
                 continue;
             }
@@ -391,7 +391,7 @@ impl Warp<'_> {
     /// The place of a `__shared__` array: static ones laid out in the order they are first
     /// declared, each at its alignment; `extern` ones at the start of dynamic shared memory,
     /// after every static one.
-    fn shared_array(&mut self, d: &Decl, pos: Pos, ty: Ty) -> R<Place> {
+    fn shared_array(&mut self, d: &Decl, name: &str, pos: Pos, ty: Ty) -> R<Place> {
         if d.storage.is_extern {
             let elem = match &ty {
                 Ty::Array(e, _) => (**e).clone(),
@@ -399,9 +399,11 @@ impl Warp<'_> {
             };
             let start = self.static_shared_bytes()?.next_multiple_of(SHARED_ALIGN);
             let count = self.p.launch.shared_bytes / elem.size().max(1);
+            let ty = Ty::Array(Rc::new(elem), count);
+            self.sh.checks.shared_array(name, start, &ty, pos);
             return Ok(Place::Mem {
                 addr: Lanes::Same(S::P(start)),
-                ty: Ty::Array(Rc::new(elem), count),
+                ty,
                 space: Space::Shared,
             });
         }
@@ -411,6 +413,7 @@ impl Warp<'_> {
                 let o = self.sh.shared_bytes.next_multiple_of(ty.align().max(1));
                 self.sh.shared_bytes = o + ty.size();
                 self.sh.shared_offsets.insert(pos, o);
+                self.sh.checks.shared_array(name, o, &ty, pos);
                 o
             }
         };
@@ -444,6 +447,7 @@ impl Warp<'_> {
                     declarators: Vec::new(),
                     pos: dec.pos,
                 },
+                &dec.name,
                 dec.pos,
                 ty,
             )?;

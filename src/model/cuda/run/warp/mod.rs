@@ -312,10 +312,44 @@ impl<'a> Warp<'a> {
         Ok(out)
     }
 
+    /// The declared lengths of the launch's allocations, with their element sizes from the
+    /// kernel's parameters.
+    fn extents(&mut self, f: &Function) -> R<()> {
+        let bindings = self.p.bindings.clone();
+        for (param, arg) in f.params.iter().zip(&self.p.launch.args) {
+            let Some((name, _)) = super::buffer(arg) else {
+                continue;
+            };
+            let Ty::Ptr(pointee, _) = self.resolve(&param.ty, &bindings, param.pos)? else {
+                continue;
+            };
+            let Some(a) = self.p.allocations.iter().find(|a| a.name == name) else {
+                continue;
+            };
+            let Some(count) = a.count else { continue };
+            let checks = &mut self.sh.checks;
+            if checks.extents.iter().any(|e| e.name == name) {
+                continue;
+            }
+            checks.extents.push(super::check::Extent {
+                name: name.to_string(),
+                base: a.base,
+                count,
+                elem: pointee.size().max(1),
+            });
+            checks.extents.sort_by_key(|e| e.base);
+        }
+        Ok(())
+    }
+
     /// Runs the kernel's body with every lane of the warp.
     fn kernel(&mut self) -> R<()> {
         let f = self.kernel_fn()?;
         let args = self.arguments()?;
+        if !self.sh.extents_known {
+            self.sh.extents_known = true;
+            self.extents(f)?;
+        }
         let bindings = self.p.bindings.clone();
         self.frames.push(Frame {
             names_base: 0,
@@ -425,6 +459,7 @@ impl<'a> Warp<'a> {
         part: u32,
         addr: &Lanes,
         mask: u64,
+        same_value: bool,
     ) -> R<()> {
         if mask == 0 {
             return Ok(());
@@ -486,7 +521,26 @@ impl<'a> Warp<'a> {
             elem,
             mask,
             at,
+            same_value,
         });
+        if space == Space::Shared || !self.sh.checks.extents.is_empty() {
+            let block = self.block;
+            let tid = &self.tid;
+            let thread = |t: usize| {
+                [0, 1, 2].map(|a| match tid[a].at(t) {
+                    S::I(v) => v as u64,
+                    _ => 0,
+                })
+            };
+            let lane_addr = |t: usize| match addr.at(t) {
+                S::P(a) => a,
+                S::I(v) => v as u64,
+                _ => 0,
+            };
+            self.sh
+                .checks
+                .bounds(site as usize, space, elem, mask, lane_addr, block, thread);
+        }
         Ok(())
     }
 }

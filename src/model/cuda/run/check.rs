@@ -1,0 +1,520 @@
+//! What a lockstep count would bless but a GPU would not (issue #25): shared-memory races
+//! between warps, across the lanes of one warp and within one instruction, and accesses
+//! outside a shared array or a global allocation of declared length. The figures still count
+//! these accesses; these reports say that they would fault or corrupt on a GPU.
+
+use super::super::error::Pos;
+use super::{Event, Events, SiteKind};
+use crate::model::machine::Space;
+use std::collections::BTreeMap;
+
+/// A shared array: where it starts in the block's shared memory, its extents and element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedArray {
+    /// Its name.
+    pub name: String,
+    /// Its first byte.
+    pub start: u64,
+    /// Its extents, outermost first (one for a flat array).
+    pub dims: Vec<u64>,
+    /// Bytes per element.
+    pub elem: u64,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
+impl SharedArray {
+    fn bytes(&self) -> u64 {
+        self.dims.iter().product::<u64>() * self.elem
+    }
+
+    /// `name[i][j]` for the element holding byte `offset` of the array.
+    fn element(&self, offset: u64) -> String {
+        let mut k = offset / self.elem.max(1);
+        let mut idx = Vec::new();
+        for d in self.dims.iter().rev() {
+            idx.push(k % d.max(&1));
+            k /= d.max(&1);
+        }
+        idx.reverse();
+        let mut s = self.name.clone();
+        for i in idx {
+            s.push_str(&format!("[{i}]"));
+        }
+        s
+    }
+}
+
+/// A global allocation of the launch with a declared length (`name[COUNT]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extent {
+    /// The allocation's name.
+    pub name: String,
+    /// Its base address.
+    pub base: u64,
+    /// Its length in elements.
+    pub count: u64,
+    /// Bytes per element, from the kernel parameter's type.
+    pub elem: u64,
+}
+
+/// An access outside its array: the first occurrence in full, and how many there were.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfBounds {
+    /// The access site (an index into the analysis's sites).
+    pub site: usize,
+    /// Global or shared.
+    pub space: Space,
+    /// The first occurrence's block and thread.
+    pub block: [u64; 3],
+    /// The first occurrence's thread.
+    pub thread: [u64; 3],
+    /// The array or allocation.
+    pub array: String,
+    /// The element index it reached (negative below the start).
+    pub index: i128,
+    /// Elements in bounds: indices 0 to `count` − 1.
+    pub count: u64,
+    /// Lane-accesses out of bounds at this site.
+    pub occurrences: u64,
+}
+
+/// How far apart the two accesses of a race are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RaceScope {
+    /// Two warps of a block, between two barriers.
+    Block,
+    /// Two lanes of one warp, at two instructions with no `__syncwarp()` between.
+    Warp,
+    /// Two lanes of one store instruction.
+    Instruction,
+}
+
+impl RaceScope {
+    /// Its name in the page's `data-scope`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RaceScope::Block => "block",
+            RaceScope::Warp => "warp",
+            RaceScope::Instruction => "instruction",
+        }
+    }
+}
+
+/// A pair of accesses to one shared word with nothing ordering them, one of them a write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// Block, warp or instruction.
+    pub scope: RaceScope,
+    /// The earlier access's site (the write, when one is a read).
+    pub site_a: usize,
+    /// The later access's site.
+    pub site_b: usize,
+    /// The first occurrence's block.
+    pub block: [u64; 3],
+    /// The warp of the first access (the same as `warp_b` within a warp).
+    pub warp_a: u32,
+    /// The warp of the second.
+    pub warp_b: u32,
+    /// The lanes, for a race within a warp or an instruction.
+    pub lanes: (u32, u32),
+    /// The word, as its array and index: `tile[3][0]`.
+    pub word: String,
+    /// Times a pair of accesses met this way.
+    pub occurrences: u64,
+    /// For an instruction's race: the lanes stored the same known value (harmless).
+    pub same_value: bool,
+}
+
+/// The checks' state across a launch.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Checks {
+    pub(crate) arrays: Vec<SharedArray>,
+    pub(crate) extents: Vec<Extent>,
+    pub(crate) oob: BTreeMap<usize, OutOfBounds>,
+    pub(crate) races: BTreeMap<(RaceScope, usize, usize), Race>,
+}
+
+/// One touch of a shared word in a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Touch {
+    warp: u32,
+    lane: u32,
+    site: u32,
+    kind: SiteKind,
+}
+
+/// Distinct touches kept per word and segment; more add nothing new to report.
+const TOUCHES_PER_WORD: usize = 16;
+
+impl Checks {
+    /// Registers a shared array laid out at `start`.
+    pub(crate) fn shared_array(&mut self, name: &str, start: u64, ty: &super::ty::Ty, pos: Pos) {
+        if self.arrays.iter().any(|a| a.pos == pos && a.start == start) {
+            return;
+        }
+        let mut dims = Vec::new();
+        let mut t = ty;
+        while let super::ty::Ty::Array(e, n) = t {
+            dims.push(*n);
+            t = e;
+        }
+        if dims.is_empty() {
+            dims.push(1);
+        }
+        self.arrays.push(SharedArray {
+            name: name.to_string(),
+            start,
+            dims,
+            elem: t.size().max(1),
+            pos,
+        });
+        self.arrays.sort_by_key(|a| a.start);
+    }
+
+    /// The shared array holding byte `addr`, or the one it ran off (the nearest below).
+    fn array_at(&self, addr: u64) -> Option<&SharedArray> {
+        let k = self.arrays.partition_point(|a| a.start <= addr);
+        match k {
+            0 => self.arrays.first(),
+            k => self.arrays.get(k - 1),
+        }
+    }
+
+    /// `word` rendered as its array's element.
+    fn word_name(&self, word: u64) -> String {
+        let addr = word * 4;
+        match self.array_at(addr) {
+            Some(a) if addr >= a.start && addr < a.start + a.bytes() => a.element(addr - a.start),
+            _ => format!("the shared word at byte {addr}"),
+        }
+    }
+
+    /// Checks one access's lanes against the arrays and extents, and records the first
+    /// occurrence out of bounds. `thread` gives lane `t`'s thread.
+    #[allow(clippy::too_many_arguments, reason = "one access's fields")]
+    pub(crate) fn bounds(
+        &mut self,
+        site: usize,
+        space: Space,
+        elem: u64,
+        mask: u64,
+        addr: impl Fn(usize) -> u64,
+        block: [u64; 3],
+        thread: impl Fn(usize) -> [u64; 3],
+    ) {
+        if space == Space::Global && self.extents.is_empty() {
+            return;
+        }
+        let mut rest = mask;
+        while rest != 0 {
+            let t = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let a = addr(t);
+            let hit = match space {
+                Space::Shared => self.array_at(a).and_then(|arr| {
+                    let inside = a >= arr.start && a + elem <= arr.start + arr.bytes();
+                    (!inside).then(|| {
+                        let index = (i128::from(a) - i128::from(arr.start))
+                            .div_euclid(i128::from(arr.elem));
+                        (arr.name.clone(), index, arr.dims.iter().product::<u64>())
+                    })
+                }),
+                Space::Global => {
+                    let k = self.extents.partition_point(|e| e.base <= a);
+                    let e = match k {
+                        0 => None,
+                        k => self.extents.get(k - 1),
+                    };
+                    e.and_then(|e| {
+                        let end = e.base + e.count * e.elem;
+                        // Beyond the 256 MiB an unpinned allocation owns, the address is
+                        // another allocation's (or none's): not this one's to judge.
+                        let near = a < e.base + super::super::parse::launch::ALLOCATION_STRIDE;
+                        (near && a + elem > end).then(|| {
+                            let index =
+                                (i128::from(a) - i128::from(e.base)) / i128::from(e.elem.max(1));
+                            (e.name.clone(), index, e.count)
+                        })
+                    })
+                }
+            };
+            if let Some((array, index, count)) = hit {
+                self.oob
+                    .entry(site)
+                    .and_modify(|o| o.occurrences += 1)
+                    .or_insert(OutOfBounds {
+                        site,
+                        space,
+                        block,
+                        thread: thread(t),
+                        array,
+                        index,
+                        count,
+                        occurrences: 1,
+                    });
+            }
+        }
+    }
+
+    /// The races of one block, from its warps' events (`width` lanes a warp).
+    pub(crate) fn races(&mut self, events: &[Events], block: [u64; 3]) {
+        // Words of every warp's shared accesses, segment by segment.
+        let mut cursors = vec![0usize; events.len()];
+        loop {
+            let mut words: BTreeMap<u64, Vec<Touch>> = BTreeMap::new();
+            let mut more = false;
+            for (w, e) in events.iter().enumerate() {
+                let mut written: BTreeMap<u64, (u32, u32, usize)> = BTreeMap::new();
+                let c = &mut cursors[w];
+                let mut k = 0usize;
+                while let Some(ev) = e.list.get(*c) {
+                    *c += 1;
+                    k += 1;
+                    match *ev {
+                        Event::Barrier { .. } => {
+                            more = true;
+                            break;
+                        }
+                        Event::SyncWarp => written.clear(),
+                        Event::Access {
+                            site,
+                            kind,
+                            space: Space::Shared,
+                            elem,
+                            mask,
+                            at,
+                            same_value,
+                        } => {
+                            let mut lanes = Vec::new();
+                            let mut rest = mask;
+                            let mut n = 0;
+                            while rest != 0 {
+                                let t = rest.trailing_zeros();
+                                rest &= rest - 1;
+                                if let Some(a) = e.addresses.get(at + n) {
+                                    lanes.push((t, *a));
+                                }
+                                n += 1;
+                            }
+                            let store = kind != SiteKind::Load;
+                            // Within the instruction: two lanes storing to one word.
+                            if kind == SiteKind::Store {
+                                let mut first: BTreeMap<u64, u32> = BTreeMap::new();
+                                for &(t, a) in &lanes {
+                                    for word in a / 4..(a + elem).div_ceil(4) {
+                                        if let Some(&other) = first.get(&word) {
+                                            self.race(
+                                                RaceScope::Instruction,
+                                                (site, site),
+                                                block,
+                                                (w as u32, w as u32),
+                                                (other, t),
+                                                word,
+                                                same_value,
+                                            );
+                                        } else {
+                                            first.insert(word, t);
+                                        }
+                                    }
+                                }
+                            }
+                            // Within the warp: a word another lane wrote earlier.
+                            for &(t, a) in &lanes {
+                                for word in a / 4..(a + elem).div_ceil(4) {
+                                    if let Some(&(lane, wsite, at_event)) = written.get(&word) {
+                                        if lane != t && at_event < k && kind != SiteKind::Atomic {
+                                            self.race(
+                                                RaceScope::Warp,
+                                                (wsite, site),
+                                                block,
+                                                (w as u32, w as u32),
+                                                (lane, t),
+                                                word,
+                                                false,
+                                            );
+                                        }
+                                    }
+                                }
+                            }
+                            for &(t, a) in &lanes {
+                                for word in a / 4..(a + elem).div_ceil(4) {
+                                    if store {
+                                        written.insert(word, (t, site, k));
+                                    }
+                                    let touches = words.entry(word).or_default();
+                                    let touch = Touch {
+                                        warp: w as u32,
+                                        lane: t,
+                                        site,
+                                        kind,
+                                    };
+                                    let seen = touches.iter().any(|x| {
+                                        x.warp == touch.warp
+                                            && x.site == touch.site
+                                            && x.kind == touch.kind
+                                    });
+                                    if !seen && touches.len() < TOUCHES_PER_WORD {
+                                        touches.push(touch);
+                                    }
+                                }
+                            }
+                        }
+                        Event::Access { .. } => {}
+                    }
+                }
+            }
+            // Between warps: a write and another warp's access, not both atomic.
+            for (word, touches) in &words {
+                for (i, x) in touches.iter().enumerate() {
+                    for y in &touches[i + 1..] {
+                        if x.warp == y.warp {
+                            continue;
+                        }
+                        let writes = x.kind != SiteKind::Load || y.kind != SiteKind::Load;
+                        let both_atomic = x.kind == SiteKind::Atomic && y.kind == SiteKind::Atomic;
+                        if !writes || both_atomic {
+                            continue;
+                        }
+                        // The write first, when one is a read.
+                        let (a, b) = if x.kind == SiteKind::Load {
+                            (y, x)
+                        } else {
+                            (x, y)
+                        };
+                        self.race(
+                            RaceScope::Block,
+                            (a.site, b.site),
+                            block,
+                            (a.warp, b.warp),
+                            (a.lane, b.lane),
+                            *word,
+                            false,
+                        );
+                    }
+                }
+            }
+            if !more {
+                break;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "one race's fields")]
+    fn race(
+        &mut self,
+        scope: RaceScope,
+        sites: (u32, u32),
+        block: [u64; 3],
+        warps: (u32, u32),
+        lanes: (u32, u32),
+        word: u64,
+        same_value: bool,
+    ) {
+        let key = (scope, sites.0 as usize, sites.1 as usize);
+        if let Some(r) = self.races.get_mut(&key) {
+            r.occurrences += 1;
+            r.same_value &= same_value;
+            return;
+        }
+        let word = self.word_name(word);
+        self.races.insert(
+            key,
+            Race {
+                scope,
+                site_a: sites.0 as usize,
+                site_b: sites.1 as usize,
+                block,
+                warp_a: warps.0,
+                warp_b: warps.1,
+                lanes,
+                word,
+                occurrences: 1,
+                same_value,
+            },
+        );
+    }
+}
+
+fn verb(kind: SiteKind, past: bool) -> &'static str {
+    match (kind, past) {
+        (SiteKind::Load, false) => "reads",
+        (SiteKind::Load, true) => "read",
+        (SiteKind::Atomic, false) => "updates",
+        (SiteKind::Atomic, true) => "updated",
+        (_, false) => "writes",
+        (_, true) => "wrote",
+    }
+}
+
+impl Race {
+    /// What is wrong and the usual fix, for people. `line_kind(site)` gives a site's line and
+    /// kind.
+    pub fn sentence(&self, line_kind: impl Fn(usize) -> (u32, SiteKind)) -> String {
+        let (la, ka) = line_kind(self.site_a);
+        let (lb, kb) = line_kind(self.site_b);
+        match self.scope {
+            RaceScope::Block => format!(
+                "line {lb} {} {}, which warp {} {} at line {la} with no __syncthreads() between: \
+                 add one after line {la}",
+                verb(kb, false),
+                self.word,
+                self.warp_a,
+                verb(ka, true)
+            ),
+            RaceScope::Warp => format!(
+                "line {lb} {} {}, which lane {} of the same warp {} at line {la} with no \
+                 __syncwarp() between: that is correct only if the warp runs in lockstep, which \
+                 Volta and later GPUs do not promise; add __syncwarp() after line {la}",
+                verb(kb, false),
+                self.word,
+                self.lanes.0,
+                verb(ka, true)
+            ),
+            RaceScope::Instruction if self.same_value => format!(
+                "line {la}: lanes {} and {} of one warp store the same value to {}; harmless, \
+                 but one lane would do",
+                self.lanes.0, self.lanes.1, self.word
+            ),
+            RaceScope::Instruction => format!(
+                "line {la}: lanes {} and {} of one warp store to {} in the same instruction; \
+                 which value lands is not defined",
+                self.lanes.0, self.lanes.1, self.word
+            ),
+        }
+    }
+}
+
+impl OutOfBounds {
+    /// What is wrong, for people. `line` is the site's line.
+    pub fn sentence(&self, line: u32) -> String {
+        let t = self.thread;
+        let b = self.block;
+        let what = match self.space {
+            Space::Shared => "shared array",
+            Space::Global => "allocation",
+        };
+        let more = if self.occurrences > 1 {
+            format!(
+                " ({} lane-accesses out of bounds at this line in all)",
+                self.occurrences
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "line {line}, block ({},{},{}), thread ({},{},{}): index {} is outside the {what} {} \
+             of {} elements (0 to {}); on a GPU this faults or corrupts other data{more}",
+            b[0],
+            b[1],
+            b[2],
+            t[0],
+            t[1],
+            t[2],
+            self.index,
+            self.array,
+            self.count,
+            self.count.saturating_sub(1)
+        )
+    }
+}

@@ -1,0 +1,181 @@
+//! Never bless a wrong kernel (#25): shared-memory races between warps, within a warp and
+//! within an instruction, and accesses out of bounds, each reported to the letter; and none
+//! on the presets, which are correct.
+
+use coalescing_lab::model::cuda::presets::CUDA_PRESETS;
+use coalescing_lab::model::cuda::run::check::RaceScope;
+use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis};
+use coalescing_lab::model::Machine;
+
+fn run(source: &str, launch: &str) -> CudaAnalysis {
+    analyse(source, launch, Machine::default(), 0, 700).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every race's sentence, in order.
+fn races(a: &CudaAnalysis) -> Vec<(RaceScope, String, u64)> {
+    let line_kind = |k: usize| (a.sites[k].0.pos.line, a.sites[k].0.kind);
+    a.races
+        .iter()
+        .map(|r| (r.scope, r.sentence(line_kind), r.occurrences))
+        .collect()
+}
+
+#[test]
+fn a_tiled_transpose_without_its_barrier_races_between_warps() {
+    let src = "#define TILE 32
+__global__ void t(float *odata, const float *idata) {
+  __shared__ float tile[TILE][TILE];
+  int x = blockIdx.x * TILE + threadIdx.x;
+  int y = blockIdx.y * TILE + threadIdx.y;
+  int width = gridDim.x * TILE;
+  for (int j = 0; j < TILE; j += 8)
+    tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
+  x = blockIdx.y * TILE + threadIdx.x;
+  y = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += 8)
+    odata[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];
+}";
+    let a = run(src, "t<<<dim3(2, 2), dim3(32, 8)>>>(odata, idata)");
+    let r = races(&a);
+    assert_eq!(r.len(), 2, "{r:?}");
+    // Word tile[0][1] is written by warp 0 (lane 1, j = 0) and read by warp 1 (lane 0,
+    // j = 0): the lowest word two warps share. Of the 1024 words, the 128 on the diagonal
+    // blocks (x = w + j, 8 per row of 32) are read by the warp that wrote them: 896 words
+    // per block meet another warp, over 4 blocks.
+    assert_eq!(
+        r[0],
+        (
+            RaceScope::Block,
+            "line 12 reads tile[0][1], which warp 0 wrote at line 8 with no __syncthreads() \
+             between: add one after line 8"
+                .to_string(),
+            4 * 896
+        )
+    );
+    // Within warp 0 too: lane 8 reads tile[8][0], which lane 0 wrote at j = 8. Warp w writes
+    // rows w, w+8, w+16, w+24 and reads columns w, w+8, w+16, w+24: 16 words both, 4 of them
+    // on the diagonal (read by the lane that wrote them), so 12 per warp, 8 warps, 4 blocks.
+    assert_eq!((r[1].0, r[1].2), (RaceScope::Warp, 4 * 8 * 12));
+    assert!(
+        r[1].1
+            .starts_with("line 12 reads tile[8][0], which lane 0 of the same warp wrote at line 8"),
+        "{}",
+        r[1].1
+    );
+    let fixed = src.replace("  x = blockIdx.y", "  __syncthreads();\n  x = blockIdx.y");
+    assert!(run(&fixed, "t<<<dim3(2, 2), dim3(32, 8)>>>(odata, idata)")
+        .races
+        .is_empty());
+}
+
+#[test]
+fn a_warp_synchronous_tail_races_within_the_warp_until_syncwarp() {
+    let src = "__global__ void tail(const float *g, float *out) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = g[t];
+  s[t + 32] = g[t + 32];
+  __syncthreads();
+  s[t] += s[t + 16];
+  s[t] += s[t + 8];
+  if (t == 0) out[0] = s[0];
+}";
+    let a = run(src, "tail<<<1, 32>>>(g, out)");
+    let r = races(&a);
+    // Lane 0 reads s[8], which lane 8 wrote one statement before; lanes 0 to 23 each read a
+    // word lanes 8 to 31 wrote: 24 occurrences. (Line 7 reads s[t + 16] after a barrier, and
+    // each lane rewrites only its own word.)
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!((r[0].0, r[0].2), (RaceScope::Warp, 24));
+    assert_eq!(
+        r[0].1,
+        "line 8 reads s[8], which lane 8 of the same warp wrote at line 7 with no __syncwarp() \
+         between: that is correct only if the warp runs in lockstep, which Volta and later GPUs \
+         do not promise; add __syncwarp() after line 7"
+    );
+    let synced = src.replace(
+        "  s[t] += s[t + 8];",
+        "  __syncwarp();\n  s[t] += s[t + 8];",
+    );
+    let b = run(&synced, "tail<<<1, 32>>>(g, out)");
+    assert!(b.races.is_empty(), "{:?}", races(&b));
+}
+
+#[test]
+fn lanes_of_one_store_on_one_word_race_unless_the_value_is_the_same() {
+    let src = "__global__ void k(int *out) {
+  __shared__ int s[4];
+  s[0] = threadIdx.x;
+  s[1] = 7;
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x % 2];
+}";
+    let a = run(src, "k<<<1, 32>>>(out)");
+    let r = races(&a);
+    assert_eq!(
+        r,
+        [
+            (
+                RaceScope::Instruction,
+                "line 3: lanes 0 and 1 of one warp store to s[0] in the same instruction; which \
+                 value lands is not defined"
+                    .to_string(),
+                31
+            ),
+            (
+                RaceScope::Instruction,
+                "line 4: lanes 0 and 1 of one warp store the same value to s[1]; harmless, but \
+                 one lane would do"
+                    .to_string(),
+                31
+            )
+        ]
+    );
+}
+
+#[test]
+fn out_of_bounds_in_shared_and_in_declared_global_allocations() {
+    let src = "__global__ void k(float *out, const float *in) {
+  __shared__ float s[32];
+  int t = threadIdx.x;
+  s[t + 1] = in[t];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + t] = s[t];
+}";
+    let a = run(src, "k<<<2, 32>>>(out[48], in[64])");
+    let line = |k: usize| a.sites[k].0.pos.line;
+    let oob: Vec<String> = a
+        .out_of_bounds
+        .iter()
+        .map(|o| o.sentence(line(o.site)))
+        .collect();
+    assert_eq!(
+        oob,
+        [
+            "line 4, block (0,0,0), thread (31,0,0): index 32 is outside the shared array s of \
+             32 elements (0 to 31); on a GPU this faults or corrupts other data (2 lane-accesses \
+             out of bounds at this line in all)",
+            "line 6, block (1,0,0), thread (16,0,0): index 48 is outside the allocation out of \
+             48 elements (0 to 47); on a GPU this faults or corrupts other data (16 lane-accesses \
+             out of bounds at this line in all)"
+        ]
+    );
+    // The figures still count them.
+    assert_eq!(a.total.requests, 8);
+    // Without declared lengths, global accesses are not judged.
+    assert_eq!(run(src, "k<<<2, 32>>>(out, in)").out_of_bounds.len(), 1);
+}
+
+#[test]
+fn the_presets_are_correct_kernels() {
+    for p in CUDA_PRESETS {
+        let a = analyse(p.source, p.launch, Machine::default(), 0, 700).unwrap();
+        assert!(a.races.is_empty(), "{}: {:?}", p.id, races(&a));
+        assert!(
+            a.out_of_bounds.is_empty(),
+            "{}: {:?}",
+            p.id,
+            a.out_of_bounds
+        );
+    }
+}
