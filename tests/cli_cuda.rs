@@ -505,3 +505,119 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("coalescing-lab-cli: /no/such/kernel.cu: "));
 }
+
+/// The tiled transpose with its barrier removed, on a 4 × 4 grid of 32 × 8 blocks.
+const RACY: &str = "#define TILE 32
+__global__ void t(float *odata, const float *idata) {
+  __shared__ float tile[TILE][TILE];
+  int x = blockIdx.x * TILE + threadIdx.x;
+  int y = blockIdx.y * TILE + threadIdx.y;
+  int width = gridDim.x * TILE;
+  for (int j = 0; j < TILE; j += 8)
+    tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
+  x = blockIdx.y * TILE + threadIdx.x;
+  y = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += 8)
+    odata[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+";
+
+#[test]
+fn the_gate_prints_failures_as_compilers_do_and_exits_1() {
+    let o = cuda(
+        RACY,
+        "t<<<dim3(4, 4), dim3(32, 8)>>>(odata, idata)",
+        &[
+            "--check",
+            "--max-sectors-per-request",
+            "4",
+            "--max-conflicts",
+            "0",
+            "--no-races",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "coalescing-lab-cli: 3 checks failed\n");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    // The column read of the tile: 16 blocks × 8 warps × 4 iterations = 512 requests, each
+    // 32 lanes on one bank: 31 conflicts each, 15872 in all. Both global sites are 4 sectors
+    // per request, within the limit.
+    assert!(
+        lines[0].ends_with(
+            ".cu:12:34: error: 15872 bank conflicts over 512 requests, more than --max-conflicts 0"
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[1].ends_with(
+            ".cu:12:34: error: block-scope race: line 12 reads tile[0][1], which warp 0 wrote at \
+         line 8 with no __syncthreads() between: add one after line 8"
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[2].contains(".cu:12:34: error: warp-scope race: line 12 reads tile[8][0]"),
+        "{out}"
+    );
+    assert!(lines[3].ends_with(".cu: 3 failed"), "{out}");
+    assert_eq!(lines.len(), 4);
+}
+
+#[test]
+fn the_gate_passes_a_good_kernel_and_judges_sectors_and_excess() {
+    let fixed = RACY.replace("  x = blockIdx.y", "  __syncthreads();\n  x = blockIdx.y");
+    let launch = "t<<<dim3(4, 4), dim3(32, 8)>>>(odata, idata)";
+    // With the barrier, only the tile's conflicts remain.
+    let o = cuda(
+        &fixed,
+        launch,
+        &["--check", "--max-sectors-per-request", "4", "--no-races"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).ends_with(".cu: every check passed (3 checked)\n"),
+        "{}",
+        stdout(&o)
+    );
+    // The naive copy through an offset view: 5 sectors where 4 would do, 20% excess.
+    let copy = "__global__ void copy(float* out, const float* in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i];
+}
+";
+    let o = cuda(
+        copy,
+        "copy<<<1, 64>>>(out, in+1)",
+        &["--max-sectors-per-request", "4.5", "--max-excess", "10"],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].ends_with(
+        ".cu:3:12: error: 5.00 sectors per request, more than --max-sectors-per-request 4.5 (load, 2 requests)"
+    ), "{out}");
+    assert!(lines[1].ends_with(
+        ".cu:3:12: error: 2 excess sectors are 20.0% of its 10 sectors, more than --max-excess 10%"
+    ), "{out}");
+    // Out of bounds fails any check: `out` declared 48 floats long.
+    let o = cuda(copy, "copy<<<1, 64>>>(out[48], in)", &["--check"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(
+            ".cu:3:3: error: out of bounds: line 3, block (0,0,0), thread (48,0,0): index 48 is \
+         outside the allocation out of 48 elements (0 to 47)"
+        ),
+        "{out}"
+    );
+    // A limit that is not a number is bad input.
+    assert_eq!(
+        refused(cuda(
+            copy,
+            "copy<<<1, 64>>>(out, in)",
+            &["--max-excess", "ten"]
+        )),
+        "--max-excess: must be a number of at least 0, found 'ten'"
+    );
+}

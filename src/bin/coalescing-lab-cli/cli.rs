@@ -14,7 +14,7 @@ use coalescing_lab::model::trace::synth::{accelsim_text, nvbit_text};
 use coalescing_lab::model::trace::{Format, TraceOptions};
 use std::io::{Read, Write};
 
-const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- --launch LAUNCH | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES]";
+const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- --launch LAUNCH | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
 
 /// Why a run failed, and its exit status: 1 for I/O, 2 for bad input.
 #[derive(Debug)]
@@ -63,6 +63,23 @@ pub(crate) struct CudaOptions {
     pub(crate) machine: Machine,
     /// 0 for no cache.
     pub(crate) cache_bytes: u64,
+    /// `--check` and its limits: the CI gate.
+    pub(crate) gate: Gate,
+}
+
+/// The checks `cuda --check` makes; any limit flag turns the gate on.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Gate {
+    /// Whether the run is a check: print the failures, exit 1 if any.
+    pub(crate) on: bool,
+    /// `--max-sectors-per-request X`, per global access site.
+    pub(crate) max_sectors_per_request: Option<f64>,
+    /// `--max-excess PCT`: excess sectors as a percentage of a global site's sectors.
+    pub(crate) max_excess_percent: Option<f64>,
+    /// `--max-conflicts N`: bank conflicts at a shared site, in all.
+    pub(crate) max_conflicts: Option<u64>,
+    /// `--no-races`: any shared-memory race fails.
+    pub(crate) no_races: bool,
 }
 
 impl Default for CudaOptions {
@@ -73,6 +90,7 @@ impl Default for CudaOptions {
             arch: 700,
             machine: Machine::default(),
             cache_bytes: coalescing_lab::model::DEFAULT_CACHE_BYTES,
+            gate: Gate::default(),
         }
     }
 }
@@ -144,6 +162,40 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             }
             "--cache" => cache = Some(value()?),
             "--launch" => out.cuda.launch = Some(value()?),
+            "--check" => out.cuda.gate.on = true,
+            "--no-races" => {
+                out.cuda.gate.on = true;
+                out.cuda.gate.no_races = true;
+            }
+            "--max-sectors-per-request" | "--max-excess" => {
+                let v = value()?;
+                let limit = v
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0);
+                let Some(limit) = limit else {
+                    return Err(bad(format!(
+                        "{flag}: must be a number of at least 0, found '{v}'"
+                    )));
+                };
+                out.cuda.gate.on = true;
+                if flag == "--max-excess" {
+                    out.cuda.gate.max_excess_percent = Some(limit);
+                } else {
+                    out.cuda.gate.max_sectors_per_request = Some(limit);
+                }
+            }
+            "--max-conflicts" => {
+                let v = value()?;
+                let Ok(limit) = v.trim().parse::<u64>() else {
+                    return Err(bad(format!(
+                        "--max-conflicts: must be a whole number of at least 0, found '{v}'"
+                    )));
+                };
+                out.cuda.gate.on = true;
+                out.cuda.gate.max_conflicts = Some(limit);
+            }
             "--arch" => {
                 let v = value()?;
                 out.cuda.arch = v.trim().parse().ok().filter(|a| *a > 0).ok_or_else(|| {
@@ -164,6 +216,11 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             f if f.starts_with("--") => return Err(bad(format!("{f}: not an option; {USAGE}"))),
             _ => out.positional.push(arg.clone()),
         }
+    }
+    if out.cuda.gate.on && out.command != "cuda" {
+        return Err(bad(
+            "--check and its limits are cuda's (the CI gate over CUDA source)",
+        ));
     }
     if let Some((field, _)) = machine.first() {
         if out.command != "cuda" {
@@ -242,7 +299,21 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
         "analyze" => cmd_analyze(&a)?,
         "kernel" => cmd_kernel(&a)?,
         "trace" => crate::trace::cmd_trace(&a)?,
-        "cuda" => crate::cuda::cmd_cuda(&a)?,
+        "cuda" => {
+            let (text, failed) = crate::cuda::cmd_cuda(&a)?;
+            out.write_all(text.as_bytes())
+                .map_err(|e| io("stdout", e))?;
+            if failed > 0 {
+                return Err(Failure {
+                    code: 1,
+                    message: format!(
+                        "{failed} check{} failed",
+                        if failed == 1 { "" } else { "s" }
+                    ),
+                });
+            }
+            return Ok(());
+        }
         "answers" => cmd_answers(&a)?,
         "synth" => cmd_synth(&a)?,
         other => return Err(bad(format!("'{other}' is not a subcommand; {USAGE}"))),

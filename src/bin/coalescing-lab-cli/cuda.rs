@@ -72,7 +72,8 @@ fn read_source(path: &str) -> Result<String, Failure> {
     }
 }
 
-pub(crate) fn cmd_cuda(a: &Args) -> Result<String, Failure> {
+/// Runs `cuda`: the report, or with `--check` the failed checks; and how many failed.
+pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
     let path = one(a, "CUDA source file (or - for standard input)")?;
     let Some(launch) = &a.cuda.launch else {
         return Err(bad(
@@ -83,12 +84,106 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<String, Failure> {
     let o = &a.cuda;
     let an = analyse(&source, launch, o.machine, o.cache_bytes, o.arch)
         .map_err(|e| bad(e.to_string()))?;
+    if o.gate.on {
+        let file = if path == "-" {
+            "<stdin>"
+        } else {
+            path.as_str()
+        };
+        return Ok(gate(&o.gate, &an, file));
+    }
     let r = figure_readouts(&an.total, o.machine, o.cache_bytes);
-    Ok(match a.style.unwrap_or(Style::Text) {
-        Style::Json => json(&an, &r),
-        Style::Csv => csv(&an),
-        style => tables(style, &an, &r),
-    })
+    Ok((
+        match a.style.unwrap_or(Style::Text) {
+            Style::Json => json(&an, &r),
+            Style::Csv => csv(&an),
+            style => tables(style, &an, &r),
+        },
+        0,
+    ))
+}
+
+/// The CI gate: each failed check as a compiler writes a diagnostic (`FILE:LINE:COLUMN:
+/// error: …`, so editors and CI logs link to it), then a summary line. Out-of-bounds
+/// accesses always fail; races fail with `--no-races`.
+fn gate(g: &crate::cli::Gate, an: &CudaAnalysis, file: &str) -> (String, usize) {
+    let mut out = Vec::new();
+    let mut checked = 0usize;
+    let at = |s: &Site| format!("{file}:{}:{}: error:", s.pos.line, s.pos.column);
+    for (s, f) in accesses(an) {
+        let global = s.space == coalescing_lab::model::Space::Global;
+        if global && f.requests > 0 {
+            if let Some(limit) = g.max_sectors_per_request {
+                checked += 1;
+                let spr = f.sectors as f64 / f.requests as f64;
+                if spr > limit {
+                    out.push(format!(
+                        "{} {spr:.2} sectors per request, more than --max-sectors-per-request {limit} ({}, {} requests)",
+                        at(s),
+                        s.kind.name(),
+                        f.requests
+                    ));
+                }
+            }
+            if let (Some(limit), true) = (g.max_excess_percent, f.sectors > 0) {
+                checked += 1;
+                let pct = f.excess_sectors() as f64 * 100.0 / f.sectors as f64;
+                if pct > limit {
+                    out.push(format!(
+                        "{} {} excess sectors are {pct:.1}% of its {} sectors, more than --max-excess {limit}%",
+                        at(s),
+                        f.excess_sectors(),
+                        f.sectors
+                    ));
+                }
+            }
+        }
+        if let (Some(limit), false) = (g.max_conflicts, global) {
+            checked += 1;
+            if f.bank_conflicts() > limit {
+                out.push(format!(
+                    "{} {} bank conflicts over {} requests, more than --max-conflicts {limit}",
+                    at(s),
+                    f.bank_conflicts(),
+                    f.requests
+                ));
+            }
+        }
+    }
+    let line_kind = |k: usize| {
+        an.sites
+            .get(k)
+            .map_or((0, SiteKind::Load), |(s, _)| (s.pos.line, s.kind))
+    };
+    if g.no_races {
+        checked += 1;
+        for r in an.races.iter().filter(|r| !r.same_value) {
+            if let Some((s, _)) = an.sites.get(r.site_b) {
+                out.push(format!(
+                    "{} {}-scope race: {}",
+                    at(s),
+                    r.scope.name(),
+                    r.sentence(line_kind)
+                ));
+            }
+        }
+    }
+    for o in &an.out_of_bounds {
+        if let Some((s, _)) = an.sites.get(o.site) {
+            out.push(format!(
+                "{} out of bounds: {}",
+                at(s),
+                o.sentence(s.pos.line)
+            ));
+        }
+    }
+    let failed = out.len();
+    out.push(if failed == 0 {
+        format!("{file}: every check passed ({checked} checked)")
+    } else {
+        format!("{file}: {failed} failed")
+    });
+    (out.join("\n") + "\n", failed)
 }
 
 /// Totals keyed by the page's `k-…` ids, the launch's shape, the rows, the notes.
@@ -119,15 +214,64 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
         })
         .collect();
     let assumed: Vec<String> = an.assumed.iter().map(u32::to_string).collect();
+    let site = |k: usize| an.sites.get(k).map(|(s, _)| s.clone());
+    let line_kind = |k: usize| site(k).map_or((0, SiteKind::Load), |s| (s.pos.line, s.kind));
+    let triple = |v: [u64; 3]| format!("[{},{},{}]", v[0], v[1], v[2]);
+    let races: Vec<String> = an
+        .races
+        .iter()
+        .filter_map(|r| {
+            let (a, b) = (site(r.site_a)?, site(r.site_b)?);
+            Some(format!(
+                "{{\"scope\":{},\"line-a\":{},\"column-a\":{},\"kind-a\":{},\"line-b\":{},\"column-b\":{},\"kind-b\":{},\"block\":{},\"warp-a\":{},\"warp-b\":{},\"word\":{},\"occurrences\":{},\"same-value\":{},\"sentence\":{}}}",
+                json_string(r.scope.name()),
+                a.pos.line,
+                a.pos.column,
+                json_string(a.kind.name()),
+                b.pos.line,
+                b.pos.column,
+                json_string(b.kind.name()),
+                triple(r.block),
+                r.warp_a,
+                r.warp_b,
+                json_string(&r.word),
+                r.occurrences,
+                r.same_value,
+                json_string(&r.sentence(line_kind))
+            ))
+        })
+        .collect();
+    let oob: Vec<String> = an
+        .out_of_bounds
+        .iter()
+        .filter_map(|o| {
+            let s = site(o.site)?;
+            Some(format!(
+                "{{\"line\":{},\"column\":{},\"space\":{},\"block\":{},\"thread\":{},\"array\":{},\"index\":{},\"count\":{},\"occurrences\":{},\"sentence\":{}}}",
+                s.pos.line,
+                s.pos.column,
+                json_string(o.space.name()),
+                triple(o.block),
+                triple(o.thread),
+                json_string(&o.array),
+                o.index,
+                o.count,
+                o.occurrences,
+                json_string(&o.sentence(s.pos.line))
+            ))
+        })
+        .collect();
     let (blocks, warps, threads) = an.shape;
     format!(
-        "{{\"readouts\":{},\"launch\":{{\"blocks\":{blocks},\"warps-per-block\":{warps},\"threads-per-block\":{threads}}},\"accesses\":[{}],\"lines\":[{}],\"total\":{{{},\"barriers\":{}}},\"assumed-lines\":[{}],\"notes\":{}}}\n",
+        "{{\"readouts\":{},\"launch\":{{\"blocks\":{blocks},\"warps-per-block\":{warps},\"threads-per-block\":{threads}}},\"accesses\":[{}],\"lines\":[{}],\"total\":{{{},\"barriers\":{}}},\"assumed-lines\":[{}],\"races\":[{}],\"out-of-bounds\":[{}],\"notes\":{}}}\n",
         json_readouts(r),
         sites.join(","),
         lines.join(","),
         json_fields(&an.total),
         an.total.barriers,
         assumed.join(","),
+        races.join(","),
+        oob.join(","),
         json_list(&an.notes)
     )
 }
@@ -167,6 +311,33 @@ fn csv(an: &CudaAnalysis) -> String {
                 .collect()
         });
     table(Style::Csv, &header, sites.chain(sums))
+}
+
+/// Each race and out-of-bounds access as a sentence, races first.
+fn problems(an: &CudaAnalysis) -> Vec<String> {
+    let line_kind = |k: usize| {
+        an.sites
+            .get(k)
+            .map_or((0, SiteKind::Load), |(s, _)| (s.pos.line, s.kind))
+    };
+    let races = an.races.iter().map(|r| {
+        let times = if r.occurrences > 1 {
+            format!(" ({} times)", r.occurrences)
+        } else {
+            String::new()
+        };
+        let what = if r.same_value { "Note" } else { "Race" };
+        format!(
+            "{what} ({} scope): {}{times}.",
+            r.scope.name(),
+            r.sentence(line_kind)
+        )
+    });
+    let oob = an.out_of_bounds.iter().map(|o| {
+        let line = an.sites.get(o.site).map_or(0, |(s, _)| s.pos.line);
+        format!("Out of bounds: {}.", o.sentence(line))
+    });
+    races.chain(oob).collect()
 }
 
 /// Text or Markdown: the readouts, the launch's shape, the two tables, the notes.
@@ -244,10 +415,11 @@ fn tables(style: Style, an: &CudaAnalysis, r: &[Readout]) -> String {
             lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
         )),
     };
-    if assumed.is_some() || !an.notes.is_empty() {
+    let problems = problems(an);
+    if assumed.is_some() || !an.notes.is_empty() || !problems.is_empty() {
         s.push('\n');
     }
-    for note in assumed.iter().chain(&an.notes) {
+    for note in problems.iter().chain(assumed.iter()).chain(&an.notes) {
         s.push_str(&format!("{}{note}\n", if markdown { "- " } else { "" }));
     }
     s
