@@ -439,7 +439,20 @@ fn errors_name_the_line_the_thread_and_the_values() {
         error(barrier, "b<<<1, 32>>>(x)"),
         "line 2, column 25, block (0,0,0), thread (16,0,0): thread (16,0,0) does not reach \
          this __syncthreads() when others of its block do; every thread of a block must reach \
-         a barrier, or none"
+         a barrier, or none (it is inside the branch at line 2)"
+    );
+    // Whole warps apart: warp 0 reaches it, warp 1 does not.
+    let by_warp = "__global__ void b(float* x) {
+  for (int k = 0; k < 2; k++) {
+    if (threadIdx.x < 32)
+      __syncthreads();
+  }
+}";
+    assert_eq!(
+        error(by_warp, "b<<<1, 64>>>(x)"),
+        "line 4, column 7, block (0,0,0), thread (32,0,0): thread (32,0,0) does not reach \
+         this __syncthreads() when others of its block do; every thread of a block must reach \
+         a barrier, or none (it is inside the branch at line 3)"
     );
     let recursion = "__device__ int f(int n) { return n == 0 ? 0 : f(n - 1); }
 __global__ void r(int* x) { x[f(3)] = 0; }";

@@ -59,6 +59,8 @@ pub enum RunErrorKind {
         differs: [u64; 3],
         /// Whether the thread that differs reaches it (and thread (0,0,0)'s warp does not).
         reaches: bool,
+        /// The line of the innermost `if` or loop around the barrier.
+        branch: Option<u32>,
     },
     /// A loop that ran past the step budget.
     EndlessLoop {
@@ -131,7 +133,11 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::Skipped { name, why } => {
                 write!(f, "{name} could not be read: {why}")
             }
-            RunErrorKind::Barrier { differs, reaches } => {
+            RunErrorKind::Barrier {
+                differs,
+                reaches,
+                branch,
+            } => {
                 let (a, b) = if *reaches {
                     ("reaches", "do not")
                 } else {
@@ -142,7 +148,11 @@ impl fmt::Display for RunErrorKind {
                     "thread {} {a} this __syncthreads() when others of its block {b}; every \
                      thread of a block must reach a barrier, or none",
                     triple(*differs)
-                )
+                )?;
+                match branch {
+                    Some(line) => write!(f, " (it is inside the branch at line {line})"),
+                    None => Ok(()),
+                }
             }
             RunErrorKind::EndlessLoop { iterations } => write!(
                 f,

@@ -210,7 +210,13 @@ pub(crate) enum Event {
     /// `__syncwarp()`: orders the lanes of the warp.
     SyncWarp,
     /// `__syncthreads()` reached by the lanes of `mask`.
-    Barrier { site: u32, mask: u64, pos: Pos },
+    Barrier {
+        site: u32,
+        mask: u64,
+        pos: Pos,
+        /// The line of the innermost `if` or loop around it, if any.
+        branch: Option<u32>,
+    },
 }
 
 /// What the run is given: the parsed source, the launch, the machine.
@@ -478,11 +484,16 @@ impl CudaJob {
         };
         // The barriers of warp 0 are the block's; every warp must reach the same ones with
         // every lane.
-        let barriers = |e: &Events| -> Vec<(u32, u64, Pos)> {
+        let barriers = |e: &Events| -> Vec<(u32, u64, Pos, Option<u32>)> {
             e.list
                 .iter()
                 .filter_map(|ev| match *ev {
-                    Event::Barrier { site, mask, pos } => Some((site, mask, pos)),
+                    Event::Barrier {
+                        site,
+                        mask,
+                        pos,
+                        branch,
+                    } => Some((site, mask, pos, branch)),
                     Event::Access { .. } | Event::SyncWarp => None,
                 })
                 .collect()
@@ -495,19 +506,18 @@ impl CudaJob {
             for k in 0..mine.len().max(first.len()) {
                 let (a, b) = (first.get(k), mine.get(k));
                 let lane_tid = |lane: u32| w as u64 * width + u64::from(lane);
-                let (pos, differs, reaches) = match (a, b) {
-                    (Some(&(sa, _, pa)), Some(&(sb, mb, pb))) => {
+                let (pos, differs, reaches, branch) = match (a, b) {
+                    (Some(&(sa, _, _, _)), Some(&(sb, mb, pb, bb))) => {
                         if mb != full {
-                            (pb, lane_tid((!mb & full).trailing_zeros()), false)
+                            (pb, lane_tid((!mb & full).trailing_zeros()), false, bb)
                         } else if sa != sb {
-                            (pb, lane_tid(0), true)
+                            (pb, lane_tid(0), true, bb)
                         } else {
-                            let _ = pa;
                             continue;
                         }
                     }
-                    (Some(&(_, _, pa)), None) => (pa, lane_tid(0), false),
-                    (None, Some(&(_, _, pb))) => (pb, lane_tid(0), true),
+                    (Some(&(_, _, pa, ba)), None) => (pa, lane_tid(0), false, ba),
+                    (None, Some(&(_, _, pb, bb))) => (pb, lane_tid(0), true, bb),
                     (None, None) => continue,
                 };
                 let thread = warp::thread_of(&self.program, differs);
@@ -517,6 +527,7 @@ impl CudaJob {
                     kind: Box::new(RunErrorKind::Barrier {
                         differs: thread,
                         reaches,
+                        branch,
                     }),
                 });
             }
@@ -609,7 +620,7 @@ impl CudaJob {
                     )),
                 });
             }
-            if let Some(&(site, _, _)) = first.get(segment) {
+            if let Some(&(site, _, _, _)) = first.get(segment) {
                 self.tally.barrier(site as usize);
             }
         }

@@ -203,7 +203,13 @@ impl Warp<'_> {
             ));
         }
         let site = self.sh.site(pos, SiteKind::Barrier, Space::Global, 0, 0);
-        self.out.list.push(Event::Barrier { site, mask: m, pos });
+        let branch = self.enclosing.last().copied();
+        self.out.list.push(Event::Barrier {
+            site,
+            mask: m,
+            pos,
+            branch,
+        });
         Ok(())
     }
 

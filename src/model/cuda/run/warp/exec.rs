@@ -36,13 +36,18 @@ impl Warp<'_> {
                 otherwise,
             } => {
                 let (yes, no) = self.branch(cond, m)?;
-                if yes != 0 {
-                    self.scoped(|w| w.exec(then, yes))?;
-                }
-                if let (Some(o), true) = (otherwise, no != 0) {
-                    self.scoped(|w| w.exec(o, no))?;
-                }
-                Ok(())
+                self.enclosing.push(s.pos.line);
+                let out = (|| {
+                    if yes != 0 {
+                        self.scoped(|w| w.exec(then, yes))?;
+                    }
+                    if let (Some(o), true) = (otherwise, no != 0) {
+                        self.scoped(|w| w.exec(o, no))?;
+                    }
+                    Ok(())
+                })();
+                self.enclosing.pop();
+                out
             }
             StmtKind::For {
                 init,
@@ -177,7 +182,9 @@ impl Warp<'_> {
             is_loop: true,
             ..Flow::default()
         });
+        self.enclosing.push(pos.line);
         let out = self.looped_inner(pos, mask, cond, step, body, body_first);
+        self.enclosing.pop();
         self.frame_mut()?.flows.pop();
         out
     }

@@ -102,6 +102,8 @@ pub(crate) struct Warp<'a> {
     made: u64,
     /// Evaluating a constant expression: no thread exists.
     constant: bool,
+    /// Lines of the `if`s and loops the current statement is inside, innermost last.
+    enclosing: Vec<u32>,
 }
 
 /// Block `linear`'s `(x, y, z)`.
@@ -167,6 +169,7 @@ pub(crate) fn run_warp(
         room,
         made: 0,
         constant: false,
+        enclosing: Vec::new(),
     };
     w.kernel()?;
     Ok(w.made)
@@ -200,6 +203,7 @@ impl<'a> Warp<'a> {
             room: 0,
             made: 0,
             constant: true,
+            enclosing: Vec::new(),
         }
     }
 
