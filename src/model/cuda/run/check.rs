@@ -133,6 +133,50 @@ pub(crate) struct Checks {
     pub(crate) extents: Vec<Extent>,
     pub(crate) oob: BTreeMap<usize, OutOfBounds>,
     pub(crate) races: BTreeMap<(RaceScope, usize, usize), Race>,
+    /// Buffers reused from block to block.
+    scratch: RaceScratch,
+}
+
+/// The race check's buffers: one entry per shared word, cleared lazily by stamps.
+#[derive(Clone, Debug, Default)]
+struct RaceScratch {
+    words: Vec<WordTouches>,
+    written: Vec<Written>,
+    touched: Vec<u32>,
+    segment: u64,
+    stamp: u64,
+}
+
+/// The distinct touches of one word in the current segment.
+#[derive(Clone, Copy, Debug)]
+struct WordTouches {
+    segment: u64,
+    len: u8,
+    touches: [Touch; TOUCHES_PER_WORD],
+}
+
+impl Default for WordTouches {
+    fn default() -> WordTouches {
+        WordTouches {
+            segment: 0,
+            len: 0,
+            touches: [Touch {
+                warp: 0,
+                lane: 0,
+                site: 0,
+                kind: SiteKind::Load,
+            }; TOUCHES_PER_WORD],
+        }
+    }
+}
+
+/// The last write to a word by the current warp since its last `__syncwarp()`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Written {
+    stamp: u64,
+    lane: u32,
+    site: u32,
+    event: u32,
 }
 
 /// One touch of a shared word in a segment.
@@ -257,17 +301,32 @@ impl Checks {
         }
     }
 
-    /// The races of one block, from its warps' events (`width` lanes a warp).
+    /// The races of one block, from its warps' events.
     pub(crate) fn races(&mut self, events: &[Events], block: [u64; 3]) {
-        // Words of every warp's shared accesses, segment by segment.
+        let words = self
+            .arrays
+            .iter()
+            .map(|a| (a.start + a.bytes()).div_ceil(4))
+            .max()
+            .unwrap_or(0) as usize;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        if scratch.words.len() < words {
+            scratch.words.resize_with(words, WordTouches::default);
+            scratch.written.resize(words, Written::default());
+        }
         let mut cursors = vec![0usize; events.len()];
         loop {
-            let mut words: BTreeMap<u64, Vec<Touch>> = BTreeMap::new();
+            scratch.segment += 1;
+            let segment = scratch.segment;
+            scratch.touched.clear();
             let mut more = false;
             for (w, e) in events.iter().enumerate() {
-                let mut written: BTreeMap<u64, (u32, u32, usize)> = BTreeMap::new();
+                // `written` entries of this warp and segment carry this stamp; a __syncwarp()
+                // moves to a fresh one.
+                scratch.stamp += 1;
+                let mut stamp = scratch.stamp;
                 let c = &mut cursors[w];
-                let mut k = 0usize;
+                let mut k = 0u32;
                 while let Some(ev) = e.list.get(*c) {
                     *c += 1;
                     k += 1;
@@ -276,7 +335,10 @@ impl Checks {
                             more = true;
                             break;
                         }
-                        Event::SyncWarp => written.clear(),
+                        Event::SyncWarp => {
+                            scratch.stamp += 1;
+                            stamp = scratch.stamp;
+                        }
                         Event::Access {
                             site,
                             kind,
@@ -286,76 +348,96 @@ impl Checks {
                             at,
                             same_value,
                         } => {
-                            let mut lanes = Vec::new();
+                            let n = mask.count_ones() as usize;
+                            let Some(addrs) = e.addresses.get(at..at + n) else {
+                                continue;
+                            };
+                            let mut lanes = [(0u32, 0u64); 64];
                             let mut rest = mask;
-                            let mut n = 0;
-                            while rest != 0 {
-                                let t = rest.trailing_zeros();
+                            for (slot, a) in lanes.iter_mut().zip(addrs) {
+                                *slot = (rest.trailing_zeros(), *a);
                                 rest &= rest - 1;
-                                if let Some(a) = e.addresses.get(at + n) {
-                                    lanes.push((t, *a));
-                                }
-                                n += 1;
                             }
-                            let store = kind != SiteKind::Load;
+                            let lanes = &lanes[..n];
+                            let span = elem.div_ceil(4).max(1);
                             // Within the instruction: two lanes storing to one word.
-                            if kind == SiteKind::Store {
-                                let mut first: BTreeMap<u64, u32> = BTreeMap::new();
-                                for &(t, a) in &lanes {
-                                    for word in a / 4..(a + elem).div_ceil(4) {
-                                        if let Some(&other) = first.get(&word) {
-                                            self.race(
-                                                RaceScope::Instruction,
-                                                (site, site),
-                                                block,
-                                                (w as u32, w as u32),
-                                                (other, t),
-                                                word,
-                                                same_value,
-                                            );
-                                        } else {
-                                            first.insert(word, t);
-                                        }
+                            if kind == SiteKind::Store && n > 1 {
+                                let mut by_word: Vec<(u64, u32)> =
+                                    lanes.iter().map(|&(t, a)| (a / 4, t)).collect();
+                                by_word.sort_unstable();
+                                for pair in by_word.windows(2) {
+                                    if pair[0].0 == pair[1].0 {
+                                        self.race(
+                                            RaceScope::Instruction,
+                                            (site, site),
+                                            block,
+                                            (w as u32, w as u32),
+                                            (pair[0].1, pair[1].1),
+                                            pair[0].0,
+                                            same_value,
+                                        );
                                     }
                                 }
                             }
-                            // Within the warp: a word another lane wrote earlier.
-                            for &(t, a) in &lanes {
-                                for word in a / 4..(a + elem).div_ceil(4) {
-                                    if let Some(&(lane, wsite, at_event)) = written.get(&word) {
-                                        if lane != t && at_event < k && kind != SiteKind::Atomic {
-                                            self.race(
-                                                RaceScope::Warp,
-                                                (wsite, site),
-                                                block,
-                                                (w as u32, w as u32),
-                                                (lane, t),
-                                                word,
-                                                false,
-                                            );
-                                        }
+                            for &(t, a) in lanes {
+                                for word in a / 4..a / 4 + span {
+                                    let Some(slot) = scratch.written.get_mut(word as usize) else {
+                                        continue;
+                                    };
+                                    // Within the warp: a word another lane wrote earlier.
+                                    if slot.stamp == stamp
+                                        && slot.lane != t
+                                        && slot.event < k
+                                        && kind != SiteKind::Atomic
+                                    {
+                                        let (lane, wsite) = (slot.lane, slot.site);
+                                        self.race(
+                                            RaceScope::Warp,
+                                            (wsite, site),
+                                            block,
+                                            (w as u32, w as u32),
+                                            (lane, t),
+                                            word,
+                                            false,
+                                        );
                                     }
                                 }
                             }
-                            for &(t, a) in &lanes {
-                                for word in a / 4..(a + elem).div_ceil(4) {
-                                    if store {
-                                        written.insert(word, (t, site, k));
+                            for &(t, a) in lanes {
+                                for word in a / 4..a / 4 + span {
+                                    let Some(wt) = scratch.words.get_mut(word as usize) else {
+                                        continue;
+                                    };
+                                    if kind != SiteKind::Load {
+                                        if let Some(slot) = scratch.written.get_mut(word as usize) {
+                                            *slot = Written {
+                                                stamp,
+                                                lane: t,
+                                                site,
+                                                event: k,
+                                            };
+                                        }
                                     }
-                                    let touches = words.entry(word).or_default();
+                                    if wt.segment != segment {
+                                        wt.segment = segment;
+                                        wt.len = 0;
+                                        scratch.touched.push(word as u32);
+                                    }
                                     let touch = Touch {
                                         warp: w as u32,
                                         lane: t,
                                         site,
                                         kind,
                                     };
-                                    let seen = touches.iter().any(|x| {
+                                    let held = &wt.touches[..usize::from(wt.len)];
+                                    let seen = held.iter().any(|x| {
                                         x.warp == touch.warp
                                             && x.site == touch.site
                                             && x.kind == touch.kind
                                     });
-                                    if !seen && touches.len() < TOUCHES_PER_WORD {
-                                        touches.push(touch);
+                                    if !seen && usize::from(wt.len) < TOUCHES_PER_WORD {
+                                        wt.touches[usize::from(wt.len)] = touch;
+                                        wt.len += 1;
                                     }
                                 }
                             }
@@ -365,7 +447,15 @@ impl Checks {
                 }
             }
             // Between warps: a write and another warp's access, not both atomic.
-            for (word, touches) in &words {
+            scratch.touched.sort_unstable();
+            for &word in &scratch.touched {
+                let Some(wt) = scratch.words.get(word as usize) else {
+                    continue;
+                };
+                let touches = &wt.touches[..usize::from(wt.len)];
+                if !touches.iter().any(|x| x.kind != SiteKind::Load) {
+                    continue;
+                }
                 for (i, x) in touches.iter().enumerate() {
                     for y in &touches[i + 1..] {
                         if x.warp == y.warp {
@@ -388,7 +478,7 @@ impl Checks {
                             block,
                             (a.warp, b.warp),
                             (a.lane, b.lane),
-                            *word,
+                            u64::from(word),
                             false,
                         );
                     }
@@ -398,6 +488,7 @@ impl Checks {
                 break;
             }
         }
+        self.scratch = scratch;
     }
 
     #[allow(clippy::too_many_arguments, reason = "one race's fields")]

@@ -78,6 +78,48 @@ impl Lanes {
         Lanes::Each(out)
     }
 
+    /// `f(a, b)` lane by lane for the lanes of `mask` (once when both are the same in every
+    /// lane); `f` sees each lane's scalars, not the lane number.
+    #[inline]
+    pub fn zip_map(
+        a: &Lanes,
+        b: &Lanes,
+        width: usize,
+        mask: u64,
+        mut f: impl FnMut(S, S) -> S,
+    ) -> Lanes {
+        fn slice(l: &Lanes) -> Option<&[S]> {
+            match l {
+                Lanes::Each(v) => Some(v),
+                _ => None,
+            }
+        }
+        match (a, b) {
+            (Lanes::Same(x), Lanes::Same(y)) => Lanes::Same(f(*x, *y)),
+            _ => {
+                let (sa, sb) = (slice(a), slice(b));
+                let (xa, xb) = (a.at(0), b.at(0));
+                let mut out = vec![S::I(0); width].into_boxed_slice();
+                let full = width >= 64 || mask == (1u64 << width) - 1;
+                let mut one = |t: usize| {
+                    let x = sa.and_then(|v| v.get(t).copied()).unwrap_or(xa);
+                    let y = sb.and_then(|v| v.get(t).copied()).unwrap_or(xb);
+                    if let Some(slot) = out.get_mut(t) {
+                        *slot = f(x, y);
+                    }
+                };
+                if full {
+                    for t in 0..width {
+                        one(t);
+                    }
+                } else {
+                    each_lane(mask, one);
+                }
+                Lanes::Each(out)
+            }
+        }
+    }
+
     /// Whether this is held once for every lane.
     #[inline]
     pub fn is_same(&self) -> bool {

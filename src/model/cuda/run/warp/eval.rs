@@ -1053,15 +1053,30 @@ impl Warp<'_> {
         };
         let prepared = super::super::super::cint::Op::new(op, ta, tb);
         let mut failed = None;
-        let lanes = Lanes::map(width, m, same, |t| match (a.lanes.at(t), b.lanes.at(t)) {
+        let lanes = Lanes::zip_map(&a.lanes, &b.lanes, width, m, |x, y| match (x, y) {
             (S::I(x), S::I(y)) => match prepared.apply(x, y) {
                 Ok(r) => S::I(r),
                 Err(u) => {
-                    failed.get_or_insert((t, u));
+                    failed.get_or_insert(u);
                     S::I(0)
                 }
             },
             (x, y) => unknown_of(&[x, y]).unwrap_or(S::I(0)),
+        });
+        // The lowest lane that met the error, found again only when there is one.
+        let failed = failed.map(|u| {
+            let mut lane = 0;
+            for t in 0..width {
+                if m >> t & 1 == 1 {
+                    if let (S::I(x), S::I(y)) = (a.lanes.at(t), b.lanes.at(t)) {
+                        if prepared.apply(x, y).is_err() {
+                            lane = t;
+                            break;
+                        }
+                    }
+                }
+            }
+            (lane, u)
         });
         if let Some((lane, u)) = failed {
             return Err(self.fail_lane(pos, lane, RunErrorKind::Undefined(u)));
@@ -1296,9 +1311,13 @@ pub(super) fn add_lanes(a: &Lanes, k: i128) -> Lanes {
 
 /// `addr + i × size` lane by lane.
 fn scaled(addr: &Lanes, i: &Lanes, it: IntType, size: u64, m: u64, width: usize) -> Lanes {
-    let same = addr.is_same() && i.is_same();
-    Lanes::map(width, m, same, |t| match (addr.at(t), i.at(t)) {
-        (S::P(a), S::I(x)) => S::P((i128::from(a) + it.wrap(x) * i128::from(size)) as u64),
+    let (lo, hi) = (it.min(), it.max());
+    let size = i128::from(size);
+    Lanes::zip_map(addr, i, width, m, |a, x| match (a, x) {
+        (S::P(a), S::I(x)) => {
+            let x = if x >= lo && x <= hi { x } else { it.wrap(x) };
+            S::P((i128::from(a) + x * size) as u64)
+        }
         (S::U(l), _) | (_, S::U(l)) => S::U(l),
         (a, _) => a,
     })
