@@ -21,11 +21,14 @@ pub struct SharedArray {
     pub elem: u64,
     /// Where it is declared.
     pub pos: Pos,
+    /// Its elements in all.
+    pub count: u64,
 }
 
 impl SharedArray {
+    #[inline]
     fn bytes(&self) -> u64 {
-        self.dims.iter().product::<u64>() * self.elem
+        self.count * self.elem
     }
 
     /// `name[i][j]` for the element holding byte `offset` of the array.
@@ -143,6 +146,8 @@ struct RaceScratch {
     words: Vec<WordTouches>,
     written: Vec<Written>,
     touched: Vec<u32>,
+    lanes: Vec<(u32, u64)>,
+    by_word: Vec<(u64, u32)>,
     segment: u64,
     stamp: u64,
 }
@@ -206,12 +211,14 @@ impl Checks {
         if dims.is_empty() {
             dims.push(1);
         }
+        let count = dims.iter().product();
         self.arrays.push(SharedArray {
             name: name.to_string(),
             start,
             dims,
             elem: t.size().max(1),
             pos,
+            count,
         });
         self.arrays.sort_by_key(|a| a.start);
     }
@@ -352,18 +359,19 @@ impl Checks {
                             let Some(addrs) = e.addresses.get(at..at + n) else {
                                 continue;
                             };
-                            let mut lanes = [(0u32, 0u64); 64];
+                            scratch.lanes.clear();
                             let mut rest = mask;
-                            for (slot, a) in lanes.iter_mut().zip(addrs) {
-                                *slot = (rest.trailing_zeros(), *a);
+                            for a in addrs {
+                                scratch.lanes.push((rest.trailing_zeros(), *a));
                                 rest &= rest - 1;
                             }
-                            let lanes = &lanes[..n];
+                            let lanes = std::mem::take(&mut scratch.lanes);
                             let span = elem.div_ceil(4).max(1);
                             // Within the instruction: two lanes storing to one word.
                             if kind == SiteKind::Store && n > 1 {
-                                let mut by_word: Vec<(u64, u32)> =
-                                    lanes.iter().map(|&(t, a)| (a / 4, t)).collect();
+                                let mut by_word = std::mem::take(&mut scratch.by_word);
+                                by_word.clear();
+                                by_word.extend(lanes.iter().map(|&(t, a)| (a / 4, t)));
                                 by_word.sort_unstable();
                                 for pair in by_word.windows(2) {
                                     if pair[0].0 == pair[1].0 {
@@ -378,8 +386,9 @@ impl Checks {
                                         );
                                     }
                                 }
+                                scratch.by_word = by_word;
                             }
-                            for &(t, a) in lanes {
+                            for &(t, a) in &lanes {
                                 for word in a / 4..a / 4 + span {
                                     let Some(slot) = scratch.written.get_mut(word as usize) else {
                                         continue;
@@ -403,7 +412,7 @@ impl Checks {
                                     }
                                 }
                             }
-                            for &(t, a) in lanes {
+                            for &(t, a) in &lanes {
                                 for word in a / 4..a / 4 + span {
                                     let Some(wt) = scratch.words.get_mut(word as usize) else {
                                         continue;
@@ -441,6 +450,7 @@ impl Checks {
                                     }
                                 }
                             }
+                            scratch.lanes = lanes;
                         }
                         Event::Access { .. } => {}
                     }
