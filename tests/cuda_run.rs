@@ -507,3 +507,27 @@ __global__ void r(int* x) { x[f(3)] = 0; }";
         "launch, column 23: copy (line 1) takes 2 arguments, the launch gives 3"
     );
 }
+
+#[test]
+fn cooperative_group_tiles_shuffle_vote_and_reduce_within_their_tile() {
+    let src = "#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  cg::thread_block_tile<8> tile = cg::tiled_partition<8>(cg::this_thread_block());
+  int r = tile.thread_rank();
+  int v = tile.shfl_down(r, 1);
+  out[v * 32] = 0;
+  int s = cg::reduce(tile, r, cg::plus<int>());
+  out[1000 + s + tile.meta_group_rank() * 0] = 1;
+  tile.sync();
+  if (tile.any(r == 7)) out[2000 + tile.size()] = 2;
+}";
+    let a = run(src, "k<<<1, 32>>>(out)");
+    // Within tiles of 8, lane t gets the rank of t + 1, and the tile's last lane keeps its
+    // own 7: ranks 1 to 7, one sector each (a 32-lane shuffle would give 8).
+    assert_eq!(rsi(site(&a, 7, SiteKind::Store)).1, 7);
+    // Each tile's ranks sum to 28: every lane writes one word.
+    assert_eq!(rsi(site(&a, 9, SiteKind::Store)), (1, 1, 1));
+    // Every tile has a lane of rank 7.
+    assert_eq!(site(&a, 11, SiteKind::Store).requested_bytes, 128);
+}

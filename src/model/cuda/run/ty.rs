@@ -45,6 +45,8 @@ pub enum Ty {
     Struct(Rc<StructTy>),
     /// A cooperative group (`cg::thread_block`): `sync()`, `thread_rank()`, `size()`.
     Group,
+    /// A thread-block tile of this many consecutive lanes (`cg::thread_block_tile<32>`).
+    Tile(u32),
 }
 
 /// A struct with its template arguments bound and its fields laid out.
@@ -79,7 +81,7 @@ impl Ty {
     /// `sizeof`.
     pub fn size(&self) -> u64 {
         match self {
-            Ty::Void | Ty::Group => 1,
+            Ty::Void | Ty::Group | Ty::Tile(_) => 1,
             Ty::Bool => 1,
             Ty::Int(t) => u64::from(t.bytes),
             Ty::Float => 4,
@@ -186,6 +188,7 @@ impl fmt::Display for Ty {
             Ty::Array(t, n) => write!(f, "{t}[{n}]"),
             Ty::Struct(s) => f.write_str(&s.name),
             Ty::Group => f.write_str("thread_block"),
+            Ty::Tile(n) => write!(f, "thread_block_tile<{n}>"),
         }
     }
 }

@@ -79,6 +79,37 @@ impl Warp<'_> {
             ));
         };
         let name = full.rsplit("::").next().unwrap_or(full);
+        match name {
+            "tiled_partition" => {
+                let n = match (template_args.first(), args.get(1)) {
+                    (Some(TemplateArg::Value(e)), _) => {
+                        let b = self.frame()?.bindings.clone();
+                        self.constant_int(e, &b)?.value
+                    }
+                    (_, Some(e)) => match self.eval(e, m)?.lanes.at(0) {
+                        S::I(x) => x,
+                        _ => 0,
+                    },
+                    _ => 0,
+                };
+                if let Some(g) = args.first() {
+                    self.eval(g, m)?;
+                }
+                if !(1..=i128::from(self.p.machine.warp)).contains(&n) || n & (n - 1) != 0 {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Unsupported(format!(
+                            "a tile of {n} threads (tiles here are a power of two, at most a warp)"
+                        )),
+                    ));
+                }
+                return Ok(Value::new(Ty::Tile(n as u32), Lanes::Same(S::I(0))));
+            }
+            "reduce" if full.contains("::") || self.p.unit.function("reduce").is_none() => {
+                return self.group_reduce(args, m, pos);
+            }
+            _ => {}
+        }
         if let Some(v) = self.builtin(name, args, m, pos)? {
             return Ok(v);
         }
@@ -241,8 +272,6 @@ impl Warp<'_> {
                 if let Some(mask) = args.first().filter(|_| with_mask) {
                     self.eval(mask, m)?;
                 }
-                let v = self.eval(var, m)?;
-                let l = self.eval(lane, m)?;
                 let seg = match args.get(skip + 2) {
                     Some(w) => match self.eval(w, m)?.lanes.at(m.trailing_zeros() as usize) {
                         S::I(x) if x > 0 => x as usize,
@@ -250,69 +279,8 @@ impl Warp<'_> {
                     },
                     None => self.width,
                 };
-                if let Some((t, line)) = l.lanes.first_unknown(m) {
-                    return Err(self.fail_lane(
-                        lane.pos,
-                        t,
-                        RunErrorKind::DependsOnLoad {
-                            what: "the shuffle's source lane",
-                            load_line: line,
-                        },
-                    ));
-                }
-                let width = self.width;
-                let seg = seg.clamp(1, width);
-                let src = |t: usize| -> usize {
-                    let k = match l.lanes.at(t) {
-                        S::I(x) => x,
-                        _ => 0,
-                    };
-                    let start = t / seg * seg;
-                    let within = t % seg;
-                    let s = match base {
-                        "__shfl" => (k.rem_euclid(seg as i128)) as usize + start,
-                        "__shfl_up" => {
-                            let s = within as i128 - k;
-                            if s < 0 {
-                                t
-                            } else {
-                                start + s as usize
-                            }
-                        }
-                        "__shfl_down" => {
-                            let s = within as i128 + k;
-                            if s >= seg as i128 {
-                                t
-                            } else {
-                                start + s as usize
-                            }
-                        }
-                        _ => {
-                            let s = (within as i128 ^ k) as usize;
-                            if s >= seg {
-                                t
-                            } else {
-                                start + s
-                            }
-                        }
-                    };
-                    if m >> s & 1 == 1 {
-                        s
-                    } else {
-                        t
-                    }
-                };
-                let shuffle = |lanes: &Lanes| -> Lanes {
-                    if lanes.is_same() {
-                        return lanes.clone();
-                    }
-                    Lanes::map(width, m, false, |t| lanes.at(src(t)))
-                };
-                let out = match &v.lanes {
-                    Lanes::Agg(parts) => Lanes::Agg(parts.iter().map(shuffle).collect()),
-                    other => shuffle(other),
-                };
-                Ok(Some(Value::new(v.ty, out)))
+                let op = base.trim_start_matches("__shfl");
+                self.shuffle(op, var, lane, seg, m).map(Some)
             }
             "__ballot" | "__any" | "__all" => {
                 let skip = usize::from(with_mask);
@@ -362,6 +330,192 @@ impl Warp<'_> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// A shuffle within segments of `seg` lanes: `op` is "" (from a lane), "_up", "_down" or
+    /// "_xor". Known values are moved between lanes; a lane whose source is outside its
+    /// segment or inactive keeps its own value.
+    fn shuffle(&mut self, op: &str, var: &Expr, lane: &Expr, seg: usize, m: u64) -> R<Value> {
+        let v = self.eval(var, m)?;
+        let l = self.eval(lane, m)?;
+        if let Some((t, line)) = l.lanes.first_unknown(m) {
+            return Err(self.fail_lane(
+                lane.pos,
+                t,
+                RunErrorKind::DependsOnLoad {
+                    what: "the shuffle's source lane",
+                    load_line: line,
+                },
+            ));
+        }
+        let width = self.width;
+        let seg = seg.clamp(1, width);
+        let src = |t: usize| -> usize {
+            let k = match l.lanes.at(t) {
+                S::I(x) => x,
+                _ => 0,
+            };
+            let start = t / seg * seg;
+            let within = (t % seg) as i128;
+            let s = match op {
+                "" => Some(k.rem_euclid(seg as i128)),
+                "_up" => Some(within - k).filter(|s| *s >= 0),
+                "_down" => Some(within + k).filter(|s| *s < seg as i128),
+                _ => Some(within ^ k).filter(|s| (0..seg as i128).contains(s)),
+            };
+            match s.map(|s| start + s as usize) {
+                Some(s) if m >> s & 1 == 1 => s,
+                _ => t,
+            }
+        };
+        let shuffle = |lanes: &Lanes| -> Lanes {
+            if lanes.is_same() {
+                return lanes.clone();
+            }
+            Lanes::map(width, m, false, |t| lanes.at(src(t)))
+        };
+        let out = match &v.lanes {
+            Lanes::Agg(parts) => Lanes::Agg(parts.iter().map(shuffle).collect()),
+            other => shuffle(other),
+        };
+        Ok(Value::new(v.ty, out))
+    }
+
+    /// A thread-block tile's member: `sync`, `thread_rank`, `size`, `meta_group_rank`,
+    /// `meta_group_size`, the shuffles and the votes, within tiles of `n` lanes.
+    fn tile_method(&mut self, n: u32, field: &str, args: &[Expr], m: u64, pos: Pos) -> R<Value> {
+        let n64 = u64::from(n);
+        let width = self.width;
+        let first = u64::from(self.warp) * width as u64;
+        match field {
+            "shfl" | "shfl_up" | "shfl_down" | "shfl_xor" => {
+                let [var, lane] = args else {
+                    return Err(arity(pos, field, 2));
+                };
+                let op = field.trim_start_matches("shfl");
+                return self.shuffle(op, var, lane, n as usize, m);
+            }
+            "any" | "all" | "ballot" => {
+                let [pred] = args else {
+                    return Err(arity(pos, field, 1));
+                };
+                let v = self.eval(pred, m)?;
+                let (yes, unknown) = self.truth(&v, m, pred.pos)?;
+                let line = v.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
+                let tile_mask = |t: usize| -> u64 {
+                    let start = t / n as usize * n as usize;
+                    let ones = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+                    ones << start
+                };
+                let lanes = Lanes::map(width, m, false, |t| {
+                    let tm = tile_mask(t) & m;
+                    if unknown & tm != 0 {
+                        return S::U(line);
+                    }
+                    S::I(match field {
+                        "any" => i128::from(yes & tm != 0),
+                        "all" => i128::from(yes & tm == tm),
+                        _ => i128::from(((yes & tm) >> (t / n as usize * n as usize)) as u32),
+                    })
+                });
+                let ty = if field == "ballot" {
+                    Ty::Int(UINT)
+                } else {
+                    Ty::Bool
+                };
+                return Ok(Value::new(ty, lanes));
+            }
+            _ => {}
+        }
+        for a in args {
+            self.eval(a, m)?;
+        }
+        let threads: u64 = self.p.launch.block.iter().product();
+        match field {
+            "sync" => {
+                if !self.constant {
+                    self.out.list.push(Event::SyncWarp);
+                }
+                Ok(Value::new(Ty::Void, Lanes::Same(S::I(0))))
+            }
+            "thread_rank" => Ok(Value::new(
+                Ty::Int(UINT),
+                Lanes::map(width, m, false, |t| {
+                    S::I(i128::from((first + t as u64) % n64))
+                }),
+            )),
+            "meta_group_rank" => Ok(Value::new(
+                Ty::Int(UINT),
+                Lanes::map(width, m, false, |t| {
+                    S::I(i128::from((first + t as u64) / n64))
+                }),
+            )),
+            "size" | "num_threads" => Ok(Value::int(UINT, i128::from(n))),
+            "meta_group_size" => Ok(Value::int(UINT, i128::from(threads.div_ceil(n64)))),
+            _ => Err(RunError::at(
+                pos,
+                RunErrorKind::Unsupported(format!("the cooperative-groups tile member {field}")),
+            )),
+        }
+    }
+
+    /// `cg::reduce(tile, value, cg::plus<T>())` and its kin: the tile's active lanes combined,
+    /// exact on known values.
+    fn group_reduce(&mut self, args: &[Expr], m: u64, pos: Pos) -> R<Value> {
+        let [group, value, op] = args else {
+            return Err(arity(pos, "reduce", 3));
+        };
+        let g = self.eval(group, m)?;
+        let n = match g.ty {
+            Ty::Tile(n) => n as usize,
+            _ => self.width,
+        };
+        let v = self.eval(value, m)?;
+        let op_name = match &op.kind {
+            ExprKind::InitList { ty: Some(t), .. } | ExprKind::Cast { ty: t, .. } => {
+                match &t.base {
+                    Base::Named { name, .. } => name.clone(),
+                    _ => String::new(),
+                }
+            }
+            ExprKind::Call { callee, .. } => match &callee.kind {
+                ExprKind::Name(n) => n.rsplit("::").next().unwrap_or(n).to_string(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        let width = self.width;
+        let combine = |a: S, b: S| -> S {
+            match (a, b) {
+                (S::U(l), _) | (_, S::U(l)) => S::U(l),
+                (S::I(x), S::I(y)) => S::I(match op_name.as_str() {
+                    "less" => x.min(y),
+                    "greater" => x.max(y),
+                    "bit_and" => x & y,
+                    "bit_or" => x | y,
+                    "bit_xor" => x ^ y,
+                    _ => x + y,
+                }),
+                (S::F(x), S::F(y)) => S::F(match op_name.as_str() {
+                    "less" => x.min(y),
+                    "greater" => x.max(y),
+                    _ => x + y,
+                }),
+                (a, _) => a,
+            }
+        };
+        let lanes = Lanes::map(width, m, false, |t| {
+            let start = t / n * n;
+            let mut acc: Option<S> = None;
+            for s in start..(start + n).min(width) {
+                if m >> s & 1 == 1 {
+                    let x = v.lanes.at(s);
+                    acc = Some(acc.map_or(x, |a| combine(a, x)));
+                }
+            }
+            acc.unwrap_or(S::I(0))
+        });
+        Ok(Value::new(v.ty, lanes))
     }
 
     /// The math library and integer intrinsics: exact on known values, unknown otherwise.
@@ -528,6 +682,7 @@ impl Warp<'_> {
         let ty = self.place_ty(&p);
         match ty {
             Ty::Group => self.group_method(field, args, m, pos),
+            Ty::Tile(n) => self.tile_method(n, field, args, m, pos),
             Ty::Struct(s) => {
                 let Some(Item::Struct(def)) = self.p.unit.items.get(s.item) else {
                     return Err(RunError::at(pos, RunErrorKind::Internal("struct item")));

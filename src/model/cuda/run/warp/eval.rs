@@ -1174,6 +1174,8 @@ impl Warp<'_> {
             (Ty::Struct(s), _) => return self.conversion(s.clone(), v, to, m, pos),
             (_, Ty::Struct(_)) => return self.construct_from(to, vec![v], m, pos),
             (Ty::Group, Ty::Group) => v.lanes,
+            (Ty::Tile(_), Ty::Tile(_)) => return Ok(v),
+            (Ty::Tile(_), Ty::Group) => return Ok(v),
             _ => {
                 return Err(RunError::at(
                     pos,

@@ -91,6 +91,8 @@ pub(crate) struct Warp<'a> {
     /// Lanes that hold a thread.
     full: u64,
     block: [u64; 3],
+    /// The warp within its block.
+    warp: u32,
     /// The lanes' `threadIdx`, x, y, z.
     tid: [Lanes; 3],
     vars: Vec<Var>,
@@ -161,6 +163,7 @@ pub(crate) fn run_warp(
         width,
         full,
         block: block_index(p, block),
+        warp,
         tid: [lanes(x), lanes(y), lanes(z)],
         vars: Vec::new(),
         names: Vec::new(),
@@ -191,6 +194,7 @@ impl<'a> Warp<'a> {
             width: 1,
             full: 1,
             block: [0; 3],
+            warp: 0,
             tid: [
                 Lanes::Same(S::I(0)),
                 Lanes::Same(S::I(0)),

@@ -188,6 +188,12 @@ impl Warp<'_> {
                 if let Some(t) = b.ty(name) {
                     return Ok(t.clone());
                 }
+                if name == "thread_block_tile" {
+                    if let Some(TemplateArg::Value(e)) = args.first() {
+                        let n = self.constant_int(e, b)?.value;
+                        return Ok(Ty::Tile(u32::try_from(n).unwrap_or(0)));
+                    }
+                }
                 if GROUP_TYPES.contains(&name.as_str()) {
                     return Ok(Ty::Group);
                 }
