@@ -531,3 +531,14 @@ __global__ void k(int* out) {
     // Every tile has a lane of rank 7.
     assert_eq!(site(&a, 11, SiteKind::Store).requested_bytes, 128);
 }
+
+#[test]
+fn a_name_from_an_unread_header_says_how_to_supply_it() {
+    let src = "#include \"common.h\"
+__global__ void k(int* out) { out[threadIdx.x % BIN_COUNT] = 0; }";
+    assert_eq!(
+        error(src, "k<<<1, 32>>>(out)"),
+        "line 2, column 49: 'BIN_COUNT' is not declared here; if it is a macro from a header, \
+         which this page does not read, add its #define to the source"
+    );
+}

@@ -107,7 +107,21 @@ impl fmt::Display for RunErrorKind {
                 "{what} depends on the value loaded at line {load_line}, which this model does \
                  not know (values in memory are not simulated)"
             ),
-            RunErrorKind::Undeclared(name) => write!(f, "'{name}' is not declared here"),
+            RunErrorKind::Undeclared(name) => {
+                write!(f, "'{name}' is not declared here")?;
+                let macro_like = name.len() > 1
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                if macro_like {
+                    write!(
+                        f,
+                        "; if it is a macro from a header, which this page does not read, add its \
+                         #define to the source"
+                    )?;
+                }
+                Ok(())
+            }
             RunErrorKind::Type(why) | RunErrorKind::Launch(why) => f.write_str(why),
             RunErrorKind::Unsupported(what) => {
                 write!(f, "the CUDA subset this page reads leaves out {what}")
