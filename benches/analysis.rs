@@ -64,5 +64,39 @@ fn kernel_transpose(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sixty_four_lanes, parts, kernel_transpose);
+/// The CUDA interpreter's throughput on the same transpose written as source (the
+/// `transpose-naive` CUDA preset: 1024×1024 floats, 32×8 blocks, the same 2M lane-accesses as
+/// `kernel engine`), through the same cache model.
+fn cuda_transpose(c: &mut Criterion) {
+    use coalescing_lab::model::cuda::presets::cuda_preset;
+    use coalescing_lab::model::cuda::run::analyse;
+    use coalescing_lab::model::kernel::Machine;
+    let Some(p) = cuda_preset("transpose-naive") else {
+        return;
+    };
+    let mut group = c.benchmark_group("cuda interpreter");
+    group.throughput(criterion::Throughput::Elements(2 * 1024 * 1024));
+    group.sample_size(10);
+    group.bench_function("naive transpose 1024x1024 as source, lane-accesses", |b| {
+        b.iter(|| {
+            analyse(
+                black_box(p.source),
+                p.launch,
+                Machine::default(),
+                6 << 20,
+                700,
+            )
+            .map(|a| a.total)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    sixty_four_lanes,
+    parts,
+    kernel_transpose,
+    cuda_transpose
+);
 criterion_main!(benches);

@@ -452,6 +452,27 @@ execFileSync('cargo', ['bench', '--quiet', '--bench', 'analysis', '--', '--warm-
   );
 }
 
+// 9b. The CUDA interpreter natively, on the same transpose written as source (criterion, the
+// same run): lane-accesses per second, and its time against the kernel engine's as the floor.
+execFileSync('cargo', ['bench', '--quiet', '--bench', 'analysis', '--', '--warm-up-time', '1', '--measurement-time', '3', 'cuda interpreter'], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+{
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const median = (group) => {
+    const bench = readdirSync(group).find((d) => d !== 'report');
+    return JSON.parse(readFileSync(`${group}/${bench}/new/estimates.json`, 'utf8')).median.point_estimate;
+  };
+  const cuda = median('target/criterion/cuda interpreter');
+  const engine = median('target/criterion/kernel engine');
+  row(
+    'CUDA interpreter, native (criterion, the 1024² naive transpose as source)',
+    `${((2 * 1024 * 1024) / (cuda / 1e9) / 1e6).toFixed(1)} M lane-accesses/s; ${(cuda / engine).toFixed(2)}× the kernel engine's time on the same launch (the floor, this run)`,
+    '≤ 2× (issue #27)',
+    cuda / engine <= 2,
+  );
+}
+
 // 10. Traces: a synthetic NVBit trace of the naive 1024×1024 transpose (about 45 MB, written
 // by the CLI from the model), read natively by the CLI and in the page by the trace panel. The
 // floors, in the same run: `cat` of the file natively, and in the page a plain read of the same
