@@ -542,3 +542,56 @@ __global__ void k(int* out) { out[threadIdx.x % BIN_COUNT] = 0; }";
          which this page does not read, add its #define to the source"
     );
 }
+
+#[test]
+fn worst_warps_and_one_warps_executions_hand_off_to_the_calculator() {
+    use coalescing_lab::model::cuda::presets::cuda_preset;
+    use coalescing_lab::model::cuda::run::CudaJob;
+    use coalescing_lab::model::inputs::Inputs;
+    use coalescing_lab::model::sectors::analyze;
+    use coalescing_lab::model::warp::Measure;
+    let p = cuda_preset("transpose-tiled").unwrap();
+    let mut job = CudaJob::new(p.source, p.launch, Machine::default(), 6 << 20, 700).unwrap();
+    while !job.step(4096).unwrap() {}
+    let a = job.finish();
+    // The worst by conflicts: a column read of the tile, 32 wavefronts where 1 would do.
+    let worst = a.worst_by(Measure::Conflicts);
+    assert_eq!(worst.len(), 10);
+    let w = &worst[0];
+    assert_eq!(a.sites[w.site].0.space, Space::Shared);
+    assert_eq!(
+        w.cost.wavefronts.map(|x| (x.wavefronts, x.ideal)),
+        Some((32, 1))
+    );
+    // The first comes first in execution order: block 0, warp 0.
+    assert_eq!((w.block, w.warp), ([0, 0, 0], 0));
+    // By sectors, the global accesses: 4 each, none worse.
+    assert!(a
+        .worst_by(Measure::Sectors)
+        .iter()
+        .all(|w| w.cost.sectors == 4));
+    // One warp's executions in order: 4 loads and tile stores, then 4 tile reads and stores.
+    let ex = job.warp_executions(5, 3).unwrap();
+    let kinds: Vec<(u32, SiteKind)> = ex
+        .iter()
+        .map(|e| (a.sites[e.site].0.pos.line, a.sites[e.site].0.kind))
+        .collect();
+    assert_eq!(kinds.len(), 16);
+    assert_eq!(ex[0].block, [5, 0, 0]);
+    // Each one, handed to the calculator as addrs= with its elem and space, costs the same.
+    for e in &ex {
+        let (site, _) = &a.sites[e.site];
+        let calc = Inputs {
+            addrs: e.calculator_addrs(32),
+            elem: site.elem.to_string(),
+            space: site.space.name().into(),
+            ..Inputs::default()
+        };
+        let got = analyze(&calc).unwrap();
+        match e.cost.wavefronts {
+            Some(w) => assert_eq!(got.banks.unwrap().totals.wavefronts, w.wavefronts),
+            None => assert_eq!(got.totals.sectors, e.cost.sectors),
+        }
+    }
+    assert!(job.warp_executions(1024, 0).is_err());
+}

@@ -30,7 +30,9 @@ use super::error::{CudaError, Pos};
 use super::parse::launch::{parse_launch, Allocation, Launch, LaunchArg, LaunchError};
 use super::parse::parse;
 use crate::model::machine::{AccessKind, Machine, Space};
-use crate::model::warp::{Figures, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess};
+use crate::model::warp::{
+    Cost, Figures, Measure, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess,
+};
 pub use error::{RunError, RunErrorKind};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -134,8 +136,50 @@ pub struct Site {
     pub part: u32,
 }
 
+/// One warp's execution of one access site: which warp, its lanes' addresses and its cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarpExecution {
+    /// The access site (an index into the analysis's sites).
+    pub site: usize,
+    /// The block's `(x, y, z)`.
+    pub block: [u64; 3],
+    /// The warp within its block.
+    pub warp: u32,
+    /// Active lanes, bit `t` for lane `t`.
+    pub mask: u64,
+    /// Each active lane's first byte, lowest lane first.
+    pub addresses: Vec<u64>,
+    /// Its cost, cold: sectors and their ideal, or wavefronts.
+    pub cost: Cost,
+}
+
+impl WarpExecution {
+    /// The calculator's `addrs=` text: one address per lane of a `width`-lane warp, `-` for an
+    /// inactive lane. With the site's `elem` and space, the calculator shows the same cost.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda::run::WarpExecution;
+    /// let w = WarpExecution { site: 0, block: [0; 3], warp: 0, mask: 0b101, addresses: vec![16, 48],
+    ///     cost: Default::default() };
+    /// assert_eq!(w.calculator_addrs(4), "16,-,48,-");
+    /// ```
+    pub fn calculator_addrs(&self, width: u32) -> String {
+        let mut next = self.addresses.iter();
+        (0..width.min(64))
+            .map(|t| {
+                if self.mask >> t & 1 == 1 {
+                    next.next().map_or_else(|| "-".to_string(), u64::to_string)
+                } else {
+                    "-".to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
 /// What the interpreter keeps across warps and blocks.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Shared {
     /// Sites by first execution.
     pub(crate) sites: Vec<Site>,
@@ -252,6 +296,16 @@ pub struct CudaAnalysis {
     pub races: Vec<check::Race>,
     /// Accesses outside a shared array or a declared allocation, one per site.
     pub out_of_bounds: Vec<check::OutOfBounds>,
+    /// The worst warp executions by each measure, in [`Measure::ALL`]'s order, most first.
+    pub worst: Vec<Vec<WarpExecution>>,
+}
+
+impl CudaAnalysis {
+    /// The worst warp executions by `measure`, most first.
+    pub fn worst_by(&self, measure: Measure) -> &[WarpExecution] {
+        let k = Measure::ALL.iter().position(|m| *m == measure).unwrap_or(0);
+        self.worst.get(k).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// A launch of a kernel read from source, resumable warp by warp.
@@ -271,7 +325,7 @@ pub struct CudaAnalysis {
 pub struct CudaJob {
     program: Program,
     shared: Shared,
-    tally: Tally,
+    tally: Tally<WarpExecution>,
     events: Vec<Events>,
     warps_per_block: u32,
     blocks: u64,
@@ -382,7 +436,7 @@ impl CudaJob {
             cache_bytes,
             unique_sites: Some(usize::MAX >> 1),
             heat: Some((blocks, warps_per_block)),
-            worst: false,
+            worst: true,
         });
         Ok(CudaJob {
             program,
@@ -581,6 +635,14 @@ impl CudaJob {
                     }
                 }
                 let addresses = &lanes[..width.min(crate::model::LANES)];
+                let row = |cost: &Cost| WarpExecution {
+                    site: site as usize,
+                    block: block_idx,
+                    warp: w as u32,
+                    mask,
+                    addresses: compact.to_vec(),
+                    cost: *cost,
+                };
                 let access = WarpAccess {
                     site: site as usize,
                     kind: if kind == SiteKind::Load {
@@ -596,9 +658,9 @@ impl CudaJob {
                     addresses,
                 };
                 let counted = if kind == SiteKind::Atomic {
-                    tally.atomic(&access, |_| ())
+                    tally.atomic(&access, row)
                 } else {
-                    tally.access(&access, |_| ())
+                    tally.access(&access, row)
                 };
                 if let Err(e) = counted {
                     failure.get_or_insert((site, w, e));
@@ -704,7 +766,87 @@ impl CudaJob {
             shape: (self.blocks, self.warps_per_block, threads),
             races: self.shared.checks.races.values().cloned().collect(),
             out_of_bounds: self.shared.checks.oob.values().cloned().collect(),
+            worst: Measure::ALL.iter().map(|m| self.tally.worst(*m)).collect(),
         }
+    }
+
+    /// Every access warp `warp` of block `block` (linear) makes, in its order: for the page's
+    /// drill-down into one execution. The warp runs on its own (warps never influence each
+    /// other here), so this is what the launch saw.
+    pub fn warp_executions(&self, block: u64, warp: u32) -> Result<Vec<WarpExecution>, RunError> {
+        if block >= self.blocks || warp >= self.warps_per_block {
+            return Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::Launch(format!(
+                    "block {block}, warp {warp} is outside the launch's {} blocks of {} warps",
+                    self.blocks, self.warps_per_block
+                )),
+            ));
+        }
+        let mut shared = self.shared.clone();
+        let mut events = Events::default();
+        warp::run_warp(
+            &self.program,
+            &mut shared,
+            block,
+            warp,
+            &mut events,
+            MAX_BLOCK_LANE_ACCESSES,
+        )?;
+        let machine = self.program.machine;
+        let mut scratch = crate::model::warp::Scratch::default();
+        let shift = machine.sector_bytes.trailing_zeros();
+        let block_idx = warp::block_index(&self.program, block);
+        let mut out = Vec::new();
+        for ev in &events.list {
+            let Event::Access {
+                site,
+                kind,
+                space,
+                elem,
+                mask,
+                at,
+                ..
+            } = *ev
+            else {
+                continue;
+            };
+            let n = mask.count_ones() as usize;
+            let compact = events.addresses.get(at..at + n).unwrap_or_default();
+            let mut lanes = [0u64; crate::model::LANES];
+            let mut rest = mask;
+            for a in compact {
+                let t = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if let Some(slot) = lanes.get_mut(t) {
+                    *slot = *a;
+                }
+            }
+            let access = WarpAccess {
+                site: site as usize,
+                kind: if kind == SiteKind::Load {
+                    AccessKind::Load
+                } else {
+                    AccessKind::Store
+                },
+                space,
+                elem,
+                block,
+                warp,
+                mask,
+                addresses: &lanes[..(machine.warp as usize).min(crate::model::LANES)],
+            };
+            let cost = scratch.measure(&access, shift).unwrap_or_default();
+            out.push(WarpExecution {
+                site: site as usize,
+                block: block_idx,
+                warp,
+                mask,
+                addresses: compact.to_vec(),
+                cost,
+            });
+        }
+        Ok(out)
     }
 
     /// The kernel's parameters as the source declares them, for proposing a launch.
