@@ -364,6 +364,7 @@ impl Reader {
             addresses: [0; TRACE_LANES],
             block: self.block,
             warp: self.warp,
+            launch: None,
         };
         let lanes: Vec<usize> = (0..TRACE_LANES).filter(|l| mask & (1 << l) != 0).collect();
         let mode = next(Token::AddressMode)?;

@@ -115,7 +115,13 @@ pub struct Record<'a> {
     pub block: [u32; 3],
     /// NVBit: the hardware warp slot; Accel-Sim: the warp within the block.
     pub warp: u32,
+    /// NVBit's `grid_launch_id`: which kernel launch the line belongs to (Accel-Sim has one
+    /// launch per file).
+    pub launch: Option<u64>,
 }
+
+/// Distinct kernel launches a trace's note counts exactly.
+pub const MAX_LAUNCHES_TRACKED: usize = 4096;
 
 /// The two formats read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -239,6 +245,11 @@ pub enum Note {
         /// Distinct sectors recorded before the budget stopped the count.
         unique: u64,
     },
+    /// Accesses of several kernel launches, counted together.
+    Launches {
+        /// Distinct launches seen (up to [`MAX_LAUNCHES_TRACKED`], then "more than").
+        count: usize,
+    },
     /// More than [`POOLED_AFTER`] instructions: the later ones' write-backs are pooled.
     Pooled {
         /// Static memory instructions in the trace.
@@ -264,6 +275,17 @@ impl fmt::Display for Note {
                  can hold in {} MiB: the distinct-sector figure ({unique}) is a lower bound; \
                  every other figure is exact.",
                 super::warp::UNIQUE_BUDGET_BYTES >> 20
+            ),
+            Note::Launches { count } => write!(
+                f,
+                "The trace holds {}{count} kernel launches (NVBit's grid_launch_id), counted \
+                 together: the figures are their sum, and the cache model keeps its contents \
+                 from one launch to the next, as an L2 does between back-to-back launches.",
+                if *count >= MAX_LAUNCHES_TRACKED {
+                    "more than "
+                } else {
+                    ""
+                }
             ),
             Note::Pooled { instructions } => write!(
                 f,
@@ -318,6 +340,8 @@ pub struct Importer {
     analysis: TraceAnalysis,
     /// The remarks so far, each once, in the order they arose.
     notes: Vec<Note>,
+    /// Distinct `grid_launch_id`s seen, up to [`MAX_LAUNCHES_TRACKED`].
+    launches: std::collections::BTreeSet<u64>,
 }
 
 impl Importer {
@@ -333,6 +357,7 @@ impl Importer {
             held: RoundRobin::default(),
             tally: tally::Tally::new(options.machine, options.cache_bytes, options.widths),
             notes: Vec::new(),
+            launches: std::collections::BTreeSet::new(),
             analysis: TraceAnalysis {
                 format: options.format,
                 machine: options.machine,
@@ -422,6 +447,11 @@ impl Importer {
                 unique: total.unique_sectors,
             });
         }
+        if self.launches.len() > 1 {
+            self.notes.push(Note::Launches {
+                count: self.launches.len(),
+            });
+        }
         if rows.len() > POOLED_AFTER {
             self.notes.push(Note::Pooled {
                 instructions: rows.len(),
@@ -492,6 +522,11 @@ impl Importer {
         match nvbit::parse(text)? {
             nvbit::Line::Access(r) => {
                 self.analysis.executions += 1;
+                if let Some(id) = r.launch {
+                    if self.launches.len() < MAX_LAUNCHES_TRACKED {
+                        self.launches.insert(id);
+                    }
+                }
                 let at = self.tally.intern(r.pc, r.opcode);
                 self.tally
                     .execute(at, r.mask, &r.addresses, r.block, r.warp)

@@ -128,6 +128,7 @@ pub enum Line<'a> {
 /// );
 /// ```
 pub fn parse(line: &str) -> Result<Line<'_>, NvbitError> {
+    let mut launch = None;
     let body = match line.strip_prefix("MEMTRACE: ") {
         Some(rest) => {
             let Some((ctx, rest)) = rest.split_once(" - ") else {
@@ -143,9 +144,10 @@ pub fn parse(line: &str) -> Result<Line<'_>, NvbitError> {
             let Some(rest) = rest.strip_prefix("grid_launch_id ") else {
                 return Err(NvbitError::ExpectedGridLaunchId);
             };
-            let Some((_, rest)) = rest.split_once(" - ") else {
+            let Some((id, rest)) = rest.split_once(" - ") else {
                 return Err(NvbitError::ExpectedCtaAfterLaunchId);
             };
+            launch = id.trim().parse().ok();
             rest
         }
         // NVBit 1.4 wrote the access lines bare.
@@ -185,6 +187,7 @@ pub fn parse(line: &str) -> Result<Line<'_>, NvbitError> {
         addresses: [0; TRACE_LANES],
         block,
         warp,
+        launch,
     };
     let mut count = 0;
     for (lane, token) in addresses.split_ascii_whitespace().enumerate() {
