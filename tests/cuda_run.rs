@@ -595,3 +595,84 @@ fn worst_warps_and_one_warps_executions_hand_off_to_the_calculator() {
     }
     assert!(job.warp_executions(1024, 0).is_err());
 }
+
+#[test]
+fn the_rest_of_the_language_runs_as_cpp_says() {
+    let src = "namespace cg = cooperative_groups;
+typedef float real;
+using index_t = int;
+constexpr int STRIDE = 2;
+__constant__ float coeff[4];
+struct Span {
+  index_t start;
+  __device__ Span(index_t s) : start(s) {}
+  __device__ index_t at(index_t k) const { return start + k * STRIDE; }
+};
+template <typename T> __device__ T pick(T a, T b) { return a; }
+template <> __device__ float pick<float>(float a, float b) { return b; }
+__global__ void k(real* out, const real* in, unsigned int* flags) {
+  index_t t = threadIdx.x;
+  Span s(t);
+  int n = 0;
+  do { n++; } while (n < 3);
+  switch (t % 4) {
+    case 0: out[s.at(0)] = 1; break;
+    case 1: out[s.at(1)] = 2;
+    default: out[64 + t] = 3;
+  }
+  int c = (t < 16) ? (int)in[t] : 0;
+  bool both = t >= 8 && in[t + 32] > 0.0f;
+  out[100 + (t, t * sizeof(double) / 8)] = coeff[t % 4];
+  real v = __ldg(&in[t]);
+  atomicCAS(&flags[t % 2], 0u, 1u);
+  int src = __shfl_sync(0xffffffffu, t, 31 - t);
+  out[200 + src] = v;
+  float w = pick(1.0f, 2.0f);
+  out[300 + (int)w] = 0;
+}";
+    let a = run(src, "k<<<1, 32>>>(out, in, flags)");
+    let at = |line: u32, kind| site(&a, line, kind);
+    // switch: case 0 (8 lanes) at 2t; case 1 falls into default (8 + 24 lanes).
+    assert_eq!(at(19, SiteKind::Store).requested_bytes, 8 * 4);
+    assert_eq!(at(20, SiteKind::Store).requested_bytes, 8 * 4);
+    assert_eq!(at(21, SiteKind::Store).requested_bytes, 24 * 4);
+    // ?: reads in[t] only for lanes 0..15; && reads in[t+32] only for lanes 8..31.
+    assert_eq!(at(23, SiteKind::Load).requested_bytes, 16 * 4);
+    assert_eq!(at(24, SiteKind::Load).requested_bytes, 24 * 4);
+    // The comma operator and sizeof: index 100 + t, bytes 400 to 527, which straddle 5
+    // sectors; __constant__ reads are not accesses.
+    let store26 = at(25, SiteKind::Store);
+    assert_eq!((store26.requests, store26.sectors), (1, 5));
+    assert!(a
+        .sites
+        .iter()
+        .all(|(s, _)| !(s.pos.line == 25 && s.kind == SiteKind::Load)));
+    assert!(
+        a.notes.iter().any(|n| n.contains("__constant__")),
+        "{:?}",
+        a.notes
+    );
+    // __ldg is a load; atomicCAS an atomic on 2 words, one sector.
+    assert_eq!(at(26, SiteKind::Load).requests, 1);
+    assert_eq!(rsi(at(27, SiteKind::Atomic)), (1, 1, 1));
+    // The shuffle reverses the lanes: still 32 consecutive floats.
+    assert_eq!(rsi(at(29, SiteKind::Store)), (1, 4, 4));
+    // The explicit specialisation for float returns b = 2: out[302], one lane's word each.
+    let w = a.sites.iter().find(|(s, _)| s.pos.line == 31).unwrap();
+    assert_eq!(w.1.requested_bytes, 128);
+}
+
+#[test]
+fn a_loop_bound_read_from_memory_stops_naming_both_lines() {
+    let src = "__global__ void k(float* out, const int* len) {
+  int n = len[0];
+  for (int i = 0; i < n; i++)
+    out[i] = 0;
+}";
+    assert_eq!(
+        error(src, "k<<<1, 32>>>(out, len)"),
+        "line 3, column 19, block (0,0,0), thread (0,0,0): the loop's condition depends on the \
+         value loaded at line 2, which this model does not know (values in memory are not \
+         simulated)"
+    );
+}

@@ -506,15 +506,53 @@ impl Cursor<'_> {
         let params = self.params()?;
         // Trailing qualifiers: `const`, `noexcept`.
         while self.eat_word("const") || self.eat_word("noexcept") {}
-        // A constructor's member initialisers are outside the subset.
-        if self.peek_is(Punct::Colon) {
-            return Err(self.unsupported("a constructor's member initialiser list"));
+        // A constructor's member initialisers: each `field(args)` or `field{args}` becomes
+        // an assignment at the start of the body, in the order written.
+        let mut inits = Vec::new();
+        if self.eat(Punct::Colon) {
+            loop {
+                let (field, at) = self.ident("a member to initialise")?;
+                let items = if self.eat(Punct::LParen) {
+                    self.list_rest(Punct::RParen)?
+                } else if self.eat(Punct::LBrace) {
+                    self.list_rest(Punct::RBrace)?
+                } else {
+                    return Err(self.expected("'(' or '{' and the member's initialiser"));
+                };
+                let rhs = match <[super::ast::Expr; 1]>::try_from(items) {
+                    Ok([one]) => one,
+                    Err(items) => super::ast::Expr {
+                        kind: super::ast::ExprKind::InitList { ty: None, items },
+                        pos: at,
+                    },
+                };
+                let lhs = super::ast::Expr {
+                    kind: super::ast::ExprKind::Name(field),
+                    pos: at,
+                };
+                inits.push(super::ast::Stmt {
+                    kind: super::ast::StmtKind::Expr(super::ast::Expr {
+                        kind: super::ast::ExprKind::Assign {
+                            op: None,
+                            lhs: Box::new(lhs),
+                            rhs: Box::new(rhs),
+                        },
+                        pos: at,
+                    }),
+                    pos: at,
+                });
+                if !self.eat(Punct::Comma) {
+                    break;
+                }
+            }
         }
-        let body = if self.eat(Punct::Semi) {
+        let body = if self.eat(Punct::Semi) && inits.is_empty() {
             Vec::new()
         } else {
             self.require(Punct::LBrace, "the function's body")?;
-            self.block_rest()?
+            let mut body = inits;
+            body.extend(self.block_rest()?);
+            body
         };
         Ok(Function {
             name,

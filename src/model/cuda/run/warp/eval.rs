@@ -93,6 +93,19 @@ impl Warp<'_> {
                 let b = self.eval(rhs, m)?;
                 self.binary(*op, a, b, m, e.pos)
             }
+            ExprKind::Assign { op: None, lhs, rhs }
+                if matches!(rhs.kind, ExprKind::InitList { ty: None, .. }) =>
+            {
+                // `x = {a, b}` (and a member initialiser `x{a, b}`): a value of x's type.
+                let ExprKind::InitList { items, .. } = &rhs.kind else {
+                    return Err(RunError::at(e.pos, RunErrorKind::Internal("braced list")));
+                };
+                let p = self.place(lhs, m)?;
+                let ty = self.place_ty(&p);
+                let v = self.construct(&ty, items, m, rhs.pos, false)?;
+                self.store(&p, v.clone(), m, lhs.pos)?;
+                Ok(v)
+            }
             ExprKind::Assign { op, lhs, rhs } => {
                 let r = self.eval(rhs, m)?;
                 let p = self.place(lhs, m)?;
