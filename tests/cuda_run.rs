@@ -676,3 +676,45 @@ fn a_loop_bound_read_from_memory_stops_naming_both_lines() {
          simulated)"
     );
 }
+
+#[test]
+fn hostile_nesting_is_refused_before_it_can_exhaust_the_stack() {
+    let deep = |open: &str, close: &str, n: usize| {
+        format!(
+            "__global__ void k(int* o) {{ o[{}threadIdx.x{}] = 0; }}",
+            open.repeat(n),
+            close.repeat(n)
+        )
+    };
+    let refused = "expressions and statements nest more than 100 levels deep here";
+    for src in [
+        deep("(", ")", 100_000),
+        deep("-", "", 100_000),
+        deep("", " + 1", 100_000),
+        deep("1 ? ", " : 0", 100_000),
+        format!(
+            "__global__ void k(int* o) {{ {} o[0] = 0; {} }}",
+            "{".repeat(100_000),
+            "}".repeat(100_000)
+        ),
+        format!(
+            "__global__ void k(int* o) {{ o[0]{} = 0; }}",
+            "[0]".repeat(100_000)
+        ),
+    ] {
+        let e = error(&src, "k<<<1, 32>>>(o)");
+        assert!(
+            e.starts_with("source, line 1, column ") && e.ends_with(refused),
+            "{e}"
+        );
+    }
+    // Ordinary depth reads: 60 parentheses, a sum of 60 terms.
+    assert_eq!(
+        run(&deep("(", ")", 60), "k<<<1, 32>>>(o)").total.requests,
+        1
+    );
+    assert_eq!(
+        run(&deep("", " + 0", 60), "k<<<1, 32>>>(o)").total.requests,
+        1
+    );
+}

@@ -92,6 +92,11 @@ pub enum ErrorKind {
         /// The token found instead.
         found: String,
     },
+    /// Expressions or statements nested deeper than the limit.
+    TooDeep {
+        /// The limit, in levels.
+        limit: u32,
+    },
     /// A construct outside the supported subset.
     Unsupported {
         /// The construct, named for people ("goto", "a lambda").
@@ -147,6 +152,10 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BadCondition(why) => write!(f, "#if: {why}"),
             ErrorKind::Launch { why } => f.write_str(why),
             ErrorKind::Expected { what, found } => write!(f, "expected {what}, found '{found}'"),
+            ErrorKind::TooDeep { limit } => write!(
+                f,
+                "expressions and statements nest more than {limit} levels deep here"
+            ),
             ErrorKind::Unsupported { construct } => {
                 write!(f, "the CUDA subset this page reads leaves out {construct}")
             }

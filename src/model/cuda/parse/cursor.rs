@@ -111,7 +111,13 @@ pub(super) struct Cursor<'a> {
     pub(super) pending_gt: bool,
     /// Inside template arguments: a `>` closes them instead of comparing.
     pub(super) in_template_args: u32,
+    /// How deep the expression or statement being read nests (a bound on its tree's depth).
+    pub(super) depth: u32,
 }
+
+/// The deepest expressions and statements nest: past it the source is refused, so that
+/// neither the parser nor the interpreter can run out of stack on a hostile file.
+pub const MAX_NESTING: u32 = 100;
 
 impl<'a> Cursor<'a> {
     pub(super) fn new(tokens: &'a [Token], names: &'a Names) -> Cursor<'a> {
@@ -122,7 +128,31 @@ impl<'a> Cursor<'a> {
             type_params: Vec::new(),
             pending_gt: false,
             in_template_args: 0,
+            depth: 0,
         }
+    }
+
+    /// One level deeper; an error past [`MAX_NESTING`].
+    pub(super) fn deeper(&mut self) -> Result<(), CudaError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(CudaError::new(
+                self.pos(),
+                super::super::error::ErrorKind::TooDeep { limit: MAX_NESTING },
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `f` one level deeper, and comes back to this depth after it, whatever it did.
+    pub(super) fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, CudaError>,
+    ) -> Result<T, CudaError> {
+        let start = self.depth;
+        let out = self.deeper().and_then(|()| f(self));
+        self.depth = start;
+        out
     }
 
     /// A throwaway cursor at `at` over the same tokens, to look ahead.
@@ -134,6 +164,7 @@ impl<'a> Cursor<'a> {
             type_params: other.type_params.clone(),
             pending_gt: false,
             in_template_args: other.in_template_args,
+            depth: other.depth,
         }
     }
 

@@ -85,7 +85,7 @@ impl Cursor<'_> {
             return Ok(lhs);
         }
         self.advance();
-        let rhs = self.assignment_or_list()?;
+        let rhs = self.nested(Self::assignment_or_list)?;
         let pos = lhs.pos;
         Ok(Expr {
             kind: ExprKind::Assign {
@@ -103,9 +103,9 @@ impl Cursor<'_> {
         if !self.eat(Punct::Question) {
             return Ok(cond);
         }
-        let then = self.expr()?;
+        let then = self.nested(Self::expr)?;
         self.require(Punct::Colon, "':' in the conditional expression")?;
-        let otherwise = self.assignment()?;
+        let otherwise = self.nested(Self::assignment)?;
         let pos = cond.pos;
         Ok(Expr {
             kind: ExprKind::Cond {
@@ -118,6 +118,14 @@ impl Cursor<'_> {
     }
 
     fn binary(&mut self, min: u8) -> Result<Expr, CudaError> {
+        let start = self.depth;
+        let out = self.binary_inner(min);
+        self.depth = start;
+        out
+    }
+
+    /// Each operator folded in makes the tree one level deeper.
+    fn binary_inner(&mut self, min: u8) -> Result<Expr, CudaError> {
         let mut lhs = self.unary()?;
         loop {
             if self.pending_gt {
@@ -133,6 +141,7 @@ impl Cursor<'_> {
                 return Ok(lhs);
             };
             self.advance();
+            self.deeper()?;
             let rhs = self.binary(prec + 1)?;
             let pos = lhs.pos;
             lhs = Expr {
@@ -147,6 +156,10 @@ impl Cursor<'_> {
     }
 
     fn unary(&mut self) -> Result<Expr, CudaError> {
+        self.nested(Self::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr, CudaError> {
         let pos = self.pos();
         let op = match self.peek() {
             Some(Tok::Punct(Punct::Minus)) => Some(UnaryOp::Neg),
@@ -227,9 +240,30 @@ impl Cursor<'_> {
     }
 
     fn postfix(&mut self) -> Result<Expr, CudaError> {
+        let start = self.depth;
+        let out = self.postfix_inner();
+        self.depth = start;
+        out
+    }
+
+    /// Each index, call, member or `++` makes the tree one level deeper.
+    fn postfix_inner(&mut self) -> Result<Expr, CudaError> {
         let mut e = self.primary()?;
         loop {
             let pos = e.pos;
+            if matches!(
+                self.peek(),
+                Some(Tok::Punct(
+                    Punct::LBracket
+                        | Punct::LParen
+                        | Punct::Dot
+                        | Punct::Arrow
+                        | Punct::PlusPlus
+                        | Punct::MinusMinus
+                ))
+            ) {
+                self.deeper()?;
+            }
             if self.eat(Punct::LBracket) {
                 let index = self.expr()?;
                 self.require(Punct::RBracket, "']' after the index")?;

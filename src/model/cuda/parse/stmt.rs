@@ -21,6 +21,10 @@ impl Cursor<'_> {
 
     /// One statement.
     pub(super) fn statement(&mut self) -> Result<Stmt, CudaError> {
+        self.nested(Self::statement_inner)
+    }
+
+    fn statement_inner(&mut self) -> Result<Stmt, CudaError> {
         let pos = self.pos();
         let stmt = |kind| Ok(Stmt { kind, pos });
         if self.eat(Punct::Semi) {
