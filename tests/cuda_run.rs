@@ -718,3 +718,49 @@ fn hostile_nesting_is_refused_before_it_can_exhaust_the_stack() {
         1
     );
 }
+
+#[test]
+fn hostile_types_constants_and_sizes_are_refused_with_their_reason() {
+    let cases = [
+        (
+            "struct A { int x; A inner; };\n__global__ void k(A* o) { o[threadIdx.x].x = 0; }",
+            "k<<<1, 32>>>(o)",
+            "line 1, column 21: the type A refers to itself, or nests more than 64 types deep",
+        ),
+        (
+            "template <int N> struct A { A<N+1> inner; };\n__global__ void k(A<0>* o) { o[threadIdx.x]; }",
+            "k<<<1, 32>>>(o)",
+            "line 1, column 36: the type A refers to itself, or nests more than 64 types deep",
+        ),
+        (
+            "typedef B A; typedef A B;\n__global__ void k(A* o) { o[threadIdx.x] = 0; }",
+            "k<<<1, 32>>>(o)",
+            "line 2, column 19: the type A refers to itself, or nests more than 64 types deep",
+        ),
+        (
+            "constexpr int A = B + 1;\nconstexpr int B = A + 1;\n__global__ void k(int* o) { o[A] = 0; }",
+            "k<<<1, 32>>>(o)",
+            "line 2, column 19: the constant A is defined in terms of itself",
+        ),
+        (
+            "__global__ void k(int* o) { int a[1 << 30]; o[0] = a[0]; }",
+            "k<<<1, 32>>>(o)",
+            "line 1, column 33: a holds 1073741824 values; a local variable here holds at most \
+             4096 (locals are registers)",
+        ),
+        (
+            "__global__ void k(int* o) { __shared__ int s[1 << 30]; s[threadIdx.x] = 1; }",
+            "k<<<1, 32>>>(o)",
+            "line 1, column 44: the block's shared memory comes to 4294967296 bytes with s; a \
+             block has at most 232448",
+        ),
+        (
+            "__global__ void k(int* o) { extern __shared__ int s[]; s[threadIdx.x] = 1; }",
+            "k<<<1, 32, 1048576>>>(o)",
+            "launch, column 1: 1048576 bytes of dynamic shared memory; a block has at most 232448",
+        ),
+    ];
+    for (src, launch, want) in cases {
+        assert_eq!(error(src, launch), want);
+    }
+}

@@ -51,6 +51,11 @@ pub const MAX_BLOCK_WARP_ACCESSES: usize = 1 << 21;
 pub const MAX_LOOP_ITERATIONS: u64 = 1 << 20;
 /// At most this many threads in a block, as on NVIDIA hardware.
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// At most this many bytes of shared memory a block: 227 KiB, the most any NVIDIA GPU gives
+/// one block (H100's 227 KB).
+pub const MAX_SHARED_BYTES: u64 = 227 << 10;
+/// At most this many values in one local variable (a local array lives in registers).
+pub const MAX_LOCAL_PARTS: usize = 4096;
 /// At most this many nested calls.
 pub const MAX_CALL_DEPTH: usize = 64;
 
@@ -198,6 +203,10 @@ pub(crate) struct Shared {
     pub(crate) checks: check::Checks,
     /// Whether the launch's declared lengths are in `checks`.
     pub(crate) extents_known: bool,
+    /// How deep type resolution is nested now (aliases, fields, template arguments).
+    pub(crate) type_depth: u32,
+    /// Global constants being evaluated now, to refuse one defined through itself.
+    pub(crate) evaluating: Vec<String>,
     /// Whether the kernel's static shared arrays have their offsets.
     pub(crate) shared_laid_out: bool,
     /// Whether a `__constant__` read was met (not counted).
@@ -387,6 +396,12 @@ impl CudaJob {
         };
         if threads == 0 || blocks == 0 {
             return Err(launch_error("the launch has no threads".into()));
+        }
+        if launch.shared_bytes > MAX_SHARED_BYTES {
+            return Err(launch_error(format!(
+                "{} bytes of dynamic shared memory; a block has at most {MAX_SHARED_BYTES}",
+                launch.shared_bytes
+            )));
         }
         if threads > MAX_THREADS_PER_BLOCK {
             return Err(launch_error(format!(

@@ -401,6 +401,25 @@ impl Warp<'_> {
                 RunErrorKind::Undeclared(name.to_string()),
             ));
         };
+        if self.sh.evaluating.iter().any(|n| n == name) {
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Type(format!("the constant {name} is defined in terms of itself")),
+            ));
+        }
+        self.sh.evaluating.push(name.to_string());
+        let out = self.global_of(name, decl, dec);
+        self.sh.evaluating.retain(|n| n != name);
+        out
+    }
+
+    /// The place of global `name`, declared by `dec` of `decl`.
+    fn global_of(
+        &mut self,
+        name: &str,
+        decl: &super::super::super::ast::Decl,
+        dec: &super::super::super::ast::Declarator,
+    ) -> R<Place> {
         let empty = Rc::new(super::super::Bindings::default());
         let mut ty = self.resolve(&dec.ty, &empty, dec.pos)?;
         for dim in dec.dims.iter().rev() {

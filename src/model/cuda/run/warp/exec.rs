@@ -344,8 +344,33 @@ impl Warp<'_> {
             }
             if d.storage.shared {
                 let place = self.shared_array(d, &dec.name, dec.pos, ty)?;
+                if self.sh.shared_bytes + self.p.launch.shared_bytes
+                    > super::super::MAX_SHARED_BYTES
+                {
+                    return Err(RunError::at(
+                        dec.pos,
+                        RunErrorKind::Type(format!(
+                            "the block's shared memory comes to {} bytes with {}; a block has at most {}",
+                            self.sh.shared_bytes + self.p.launch.shared_bytes,
+                            dec.name,
+                            super::super::MAX_SHARED_BYTES
+                        )),
+                    ));
+                }
                 self.declare_alias(&dec.name, place);
                 continue;
+            }
+            if ty.parts() > super::super::MAX_LOCAL_PARTS {
+                return Err(RunError::at(
+                    dec.pos,
+                    RunErrorKind::Type(format!(
+                        "{} holds {} values; a local variable here holds at most {} (locals are \
+                         registers)",
+                        dec.name,
+                        ty.parts(),
+                        super::super::MAX_LOCAL_PARTS
+                    )),
+                ));
             }
             if dec.ty.reference {
                 let Some(Init::Expr(e)) = &dec.init else {

@@ -14,6 +14,10 @@ use super::{Warp, R};
 use crate::model::machine::Space;
 use std::rc::Rc;
 
+/// Types resolved within types (aliases, fields, template arguments) at most this deep: a
+/// type that contains itself is refused, not followed for ever.
+const MAX_TYPE_DEPTH: u32 = 64;
+
 /// Cooperative groups' types, which the interpreter knows by name.
 const GROUP_TYPES: [&str; 5] = [
     "thread_block",
@@ -188,37 +192,56 @@ impl Warp<'_> {
                 if let Some(t) = b.ty(name) {
                     return Ok(t.clone());
                 }
-                if name == "thread_block_tile" {
-                    if let Some(TemplateArg::Value(e)) = args.first() {
-                        let n = self.constant_int(e, b)?.value;
-                        return Ok(Ty::Tile(u32::try_from(n).unwrap_or(0)));
-                    }
-                }
-                if GROUP_TYPES.contains(&name.as_str()) {
-                    return Ok(Ty::Group);
-                }
-                let unit = &self.p.unit;
-                if let Some(t) = unit.items.iter().find_map(|i| match i {
-                    Item::Alias { name: n, ty, .. } if n == name => Some(ty.clone()),
-                    _ => None,
-                }) {
-                    return self.resolve(&t, &Bindings::default(), pos);
-                }
-                if unit
-                    .items
-                    .iter()
-                    .any(|i| matches!(i, Item::Struct(s) if s.name == *name))
-                {
-                    return Ok(Ty::Struct(self.instance(name, args, b, pos)?));
-                }
-                return Err(RunError::at(
-                    pos,
-                    RunErrorKind::Type(format!(
-                        "the type {name} is not declared in this file (headers are not read)"
-                    )),
-                ));
+                self.sh.type_depth += 1;
+                let out = if self.sh.type_depth > MAX_TYPE_DEPTH {
+                    Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!(
+                            "the type {name} refers to itself, or nests more than {MAX_TYPE_DEPTH} \
+                             types deep"
+                        )),
+                    ))
+                } else {
+                    self.named(name, args, b, pos)
+                };
+                self.sh.type_depth -= 1;
+                return out;
             }
         })
+    }
+
+    /// A named type that is not a template parameter: a cooperative group, an alias, a
+    /// struct.
+    fn named(&mut self, name: &str, args: &[TemplateArg], b: &Bindings, pos: Pos) -> R<Ty> {
+        if name == "thread_block_tile" {
+            if let Some(TemplateArg::Value(e)) = args.first() {
+                let n = self.constant_int(e, b)?.value;
+                return Ok(Ty::Tile(u32::try_from(n).unwrap_or(0)));
+            }
+        }
+        if GROUP_TYPES.contains(&name) {
+            return Ok(Ty::Group);
+        }
+        let unit = &self.p.unit;
+        if let Some(t) = unit.items.iter().find_map(|i| match i {
+            Item::Alias { name: n, ty, .. } if n == name => Some(ty.clone()),
+            _ => None,
+        }) {
+            return self.resolve(&t, &Bindings::default(), pos);
+        }
+        if unit
+            .items
+            .iter()
+            .any(|i| matches!(i, Item::Struct(s) if s.name == *name))
+        {
+            return Ok(Ty::Struct(self.instance(name, args, b, pos)?));
+        }
+        return Err(RunError::at(
+            pos,
+            RunErrorKind::Type(format!(
+                "the type {name} is not declared in this file (headers are not read)"
+            )),
+        ));
     }
 
     /// The struct `name<args>`, laid out: an explicit specialisation when one matches.
