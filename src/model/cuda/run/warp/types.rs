@@ -236,12 +236,12 @@ impl Warp<'_> {
         {
             return Ok(Ty::Struct(self.instance(name, args, b, pos)?));
         }
-        return Err(RunError::at(
+        Err(RunError::at(
             pos,
             RunErrorKind::Type(format!(
                 "the type {name} is not declared in this file (headers are not read)"
             )),
-        ));
+        ))
     }
 
     /// The struct `name<args>`, laid out: an explicit specialisation when one matches.
