@@ -15,6 +15,7 @@ pub use error::{CudaError, ErrorKind, Pos};
 pub mod ast;
 pub mod cint;
 pub mod layout;
+pub mod link;
 pub mod parse;
 pub mod presets;
 pub mod run;
