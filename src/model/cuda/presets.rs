@@ -94,6 +94,33 @@ int main()
 }
 ";
 
+const TRANSPOSE_RACE: &str =
+    "// The tiled transpose with its __syncthreads() removed: a warp reads tile words
+// that other warps may not have written yet.
+#define TILE_DIM 32
+#define BLOCK_ROWS 8
+
+__global__ void transposeNoSync(float *odata, const float *idata)
+{
+    __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+
+    int x = blockIdx.x * TILE_DIM + threadIdx.x;
+    int y = blockIdx.y * TILE_DIM + threadIdx.y;
+    int width = gridDim.x * TILE_DIM;
+
+    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+        tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
+
+    // The barrier that belongs here is missing.
+
+    x = blockIdx.y * TILE_DIM + threadIdx.x;
+    y = blockIdx.x * TILE_DIM + threadIdx.y;
+
+    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+        odata[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+";
+
 const SGEMM: &str = "// C = A × B for N × N row-major floats, one thread per element of C.
 template <int N>
 __global__ void sgemmRows(const float *A, const float *B, float *C)
@@ -201,7 +228,7 @@ __global__ void saxpy(int n, float a, const float *x, float *y)
 ";
 
 /// Every preset, in the picker's order.
-pub const CUDA_PRESETS: [CudaPreset; 14] = [
+pub const CUDA_PRESETS: [CudaPreset; 15] = [
     CudaPreset {
         id: "copy",
         title: "Copy",
@@ -249,6 +276,15 @@ pub const CUDA_PRESETS: [CudaPreset; 14] = [
                  no conflicts left.",
         source: TRANSPOSE,
         launch: "transposePadded<<<dim3(32, 32), dim3(32, 8)>>>(odata, idata)",
+    },
+    CudaPreset {
+        id: "transpose-race",
+        title: "Transpose, barrier missing",
+        lesson: "The padded transpose without its __syncthreads(): every figure is as good as \
+                 the padded one's, yet warps read tile words other warps have not written yet. \
+                 The race check names the lines and the barrier to add.",
+        source: TRANSPOSE_RACE,
+        launch: "transposeNoSync<<<dim3(32, 32), dim3(32, 8)>>>(odata, idata)",
     },
     CudaPreset {
         id: "sgemm-rows",
