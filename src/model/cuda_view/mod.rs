@@ -11,9 +11,9 @@
 mod rows;
 
 pub use rows::{
-    access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, line_rows, notes,
-    proposal_text, readouts, results_of, site_rows, source_lines, Band, LineRow, SiteRow,
-    SourceLine, EXECUTION_ORDER,
+    access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, line_label,
+    line_rows, notes, proposal_text, readouts, results_of, site_rows, source_lines, stopped_note,
+    Band, LineRow, SiteRow, SourceLine, EXECUTION_ORDER,
 };
 
 /// The kernel a page without `src` shows: a bounds-checked copy, one float per thread, so the

@@ -538,3 +538,31 @@ pub fn results_of(default_kernel: bool, failed: Option<CudaField>) -> String {
     };
     format!("The figures below are the default kernel's (copy): {why}.")
 }
+
+/// Under the source view, when it shows a source that stops at `line` rather than the
+/// analysed one.
+pub fn stopped_note(line: u32) -> String {
+    format!(
+        "This is the source as typed: the run stops at line {line}. The figures and the table \
+         of sites are the last finished run's."
+    )
+}
+
+/// A line's accessible name in the source view, where it is a button that lists its accesses.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::{line_label, line_rows, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// use coalescing_lab::model::Machine;
+/// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 0, 700).unwrap();
+/// assert_eq!(line_label(&line_rows(&a)[0]), "Line 4: 2 accesses, no excess sectors; list them");
+/// ```
+pub fn line_label(r: &LineRow) -> String {
+    format!(
+        "Line {}: {} access{}, {}; list them",
+        r.line,
+        r.accesses,
+        if r.accesses == 1 { "" } else { "es" },
+        r.band.meaning()
+    )
+}

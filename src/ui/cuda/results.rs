@@ -7,8 +7,8 @@ use super::super::widgets::{ColumnHeads, ReadoutList};
 use super::{Jobs, Run, Status};
 use crate::model::cuda::run::CudaFailure;
 use crate::model::cuda_view::{
-    access_summary, assumed_note, failure_field, notes, readouts, results_of, site_rows,
-    source_lines, Band, CudaInputs, SiteRow, SourceLine, EXECUTION_ORDER,
+    access_summary, assumed_note, failure_field, line_label, notes, readouts, results_of,
+    site_rows, source_lines, stopped_note, Band, CudaInputs, SiteRow, SourceLine, EXECUTION_ORDER,
 };
 use crate::model::format::bytes_text;
 use crate::model::kernel::view::assumptions;
@@ -125,6 +125,11 @@ fn SourceView(source: Memo<SourceShown>, picked: RwSignal<Option<u32>>) -> impl 
         <p class="hint" id="cuda-source-hint">
             "Per line: sectors per global request, excess sectors (beyond the ideal) and bank conflicts, summed over the line's accesses. A line's colour is its share of the kernel's excess sectors. Pick a line to list its accesses."
         </p>
+        {move || source.with(|s| s.error_line).map(|line| view! {
+            <p class="stale" data-testid="cuda-source-stopped" data-line=line>
+                {stopped_note(line)}
+            </p>
+        })}
         <ul class="band-legend" aria-label="Line colours">
             {Band::ALL.iter().map(|b| view! {
                 <li><span class=format!("swatch excess-{}", b.0) aria-hidden="true"></span>{b.meaning()}</li>
@@ -153,12 +158,7 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
     let pick = move |_| picked.set(Some(n));
     let number = match &row {
         Some(r) if r.accesses > 0 => {
-            let label = format!(
-                "Line {n}: {} access{}, {}",
-                r.accesses,
-                if r.accesses == 1 { "" } else { "es" },
-                r.band.meaning()
-            );
+            let label = line_label(r);
             view! {
                 <button
                     type="button"
@@ -306,7 +306,13 @@ fn site_row(r: SiteRow) -> impl IntoView {
 }
 
 /// The source view's columns.
-const SOURCE_COLUMNS: &[&str] = &["Line", "Sectors / request", "Excess", "Conflicts", "Source"];
+const SOURCE_COLUMNS: &[&str] = &[
+    "Line",
+    "Sectors per request",
+    "Excess sectors",
+    "Bank conflicts",
+    "Source",
+];
 
 /// The site table's columns.
 const SITE_COLUMNS: &[&str] = &[
