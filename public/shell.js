@@ -8,7 +8,7 @@
   const root = document.documentElement;
   const query = new URLSearchParams(location.search);
   // As the app decodes the link: the last `tab` wins, an unknown one is the calculator.
-  const tabs = ['calculator', 'roofline', 'probe', 'kernel', 'trace'];
+  const tabs = ['calculator', 'roofline', 'probe', 'kernel', 'trace', 'cuda'];
   const tab = query.getAll('tab').pop();
   root.dataset.shell = tabs.includes(tab) ? tab : 'calculator';
   // The lab's machine mode opens on other content; its shell is the title alone.

@@ -14,6 +14,7 @@ pub mod banks;
 pub mod calculator;
 pub mod csv;
 pub mod cuda;
+pub mod cuda_view;
 pub mod error;
 pub mod exact;
 pub mod expr;

@@ -7,6 +7,7 @@
 mod builders;
 mod calculator;
 mod canvas;
+mod cuda;
 mod job;
 mod kernel;
 mod lazy;
@@ -182,6 +183,7 @@ fn tab_bit(tab: Tab) -> u8 {
         Tab::Probe => 4,
         Tab::Kernel => 8,
         Tab::Trace => 16,
+        Tab::Cuda => 32,
     }
 }
 
@@ -218,6 +220,7 @@ const LAZY_PANELS: &[(Tab, lazy::Loader, &str, &str)] = &[
     (Tab::Probe, lazy::PROBE, "probe", "GPU probe"),
     (Tab::Kernel, lazy::KERNEL, "kernel", "kernel view"),
     (Tab::Trace, lazy::TRACE, "trace", "trace panel"),
+    (Tab::Cuda, lazy::CUDA, "cuda", "CUDA source panel"),
 ];
 
 /// The tabs, in order: id, test id, label.
@@ -227,6 +230,7 @@ const TABS: &[(Tab, &str, &str)] = &[
     (Tab::Trace, "tab-trace", "Trace"),
     (Tab::Roofline, "tab-roofline", "Roofline lab"),
     (Tab::Probe, "tab-probe", "GPU probe"),
+    (Tab::Cuda, "tab-cuda", "CUDA source"),
 ];
 
 /// The tab list: click, or arrow keys as the ARIA tabs pattern describes.

@@ -25,13 +25,23 @@ export const GUARDS = {
   // first 350_000 → 360_000: the newcomer's way in (hostile pass M9) adds 11 KB gzip to the
   // calculator's load: the folded introduction and glossary 2.7 KB, the lessons of the 18
   // worked examples, the terms' tooltips, the phone's headline bar and exact byte units.
-  first: 360_000,
+  // first 360_000 → 363_000: the CUDA source panel (#27) adds 2.4 KB gzip to the first load:
+  // its tab, link parameters and loader 1.1 KB of the main wasm, its styles 0.8 KB (one
+  // stylesheet), the static first content's tab and section 0.2 KB, the drop's bindings and
+  // the chunk loader 0.3 KB.
+  first: 363_000,
   // kernel_trace 165_000 → 176_000: the hostile-pass fixes add 12.2 KB gzip to that chunk
   // (a paged trace table, the label on stale figures, sparse distinct-sector pages: 6.3 KB;
   // the heat map and worst lists by sectors, excess, wavefronts or conflicts: 5.9 KB).
-  panels: { kernel_trace: 176_000, roofline: 90_000, probe: 82_000 },
+  // cuda: 230_000, the CUDA source panel's chunk and the chunks it shares (#27: the
+  // interpreter, the source view, the tables). kernel_trace 176_000 → 180_000: the warp core's
+  // tally and cache are now in a chunk shared with the CUDA panel (its own sections and the
+  // calls between modules), and the per-sector cache and distinct-sector calls are inlined
+  // into each chunk: +7.3 KB gzip.
+  panels: { kernel_trace: 180_000, roofline: 90_000, probe: 82_000, cuda: 230_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
-  whole: 692_000,
+  // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
+  whole: 875_000,
 };
 
 /**

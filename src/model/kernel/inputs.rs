@@ -297,6 +297,19 @@ impl KernelInputs {
         *slot = value;
     }
 
+    /// The cache's bytes checked against `machine`'s line, as [`KernelInputs::kernel`] checks
+    /// them: for panels that share the kernel view's `cache` (the CUDA source panel).
+    ///
+    /// ```
+    /// use coalescing_lab::model::kernel::{KernelInputs, Machine};
+    /// assert_eq!(KernelInputs::default().cache_bytes(Machine::default()), Ok(6 << 20));
+    /// let odd = KernelInputs { cache: "100".into(), ..KernelInputs::default() };
+    /// assert!(odd.cache_bytes(Machine::default()).is_err());
+    /// ```
+    pub fn cache_bytes(&self, machine: Machine) -> Result<u64, KernelError> {
+        parse_cache(&self.cache, machine.line_bytes)
+    }
+
     /// Checks every field against `machine`, reporting all problems at once in form order.
     pub fn kernel(&self, machine: Machine) -> Result<Kernel, Vec<KernelError>> {
         let mut errors = Vec::new();

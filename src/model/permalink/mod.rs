@@ -14,6 +14,7 @@
 //! knows no parameter but `v`: it runs the panels in order.
 
 mod calculator;
+mod cuda;
 mod kernel;
 mod page;
 mod probe;
@@ -66,6 +67,12 @@ macro_rules! state_parts {
             trace_format: Option<$crate::model::trace::Format>,
             /// The Roofline lab's machine mode: `roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`.
             roofs: $crate::model::roofline::MachineInputs,
+            /// `src`: the CUDA source panel's source as typed; empty for the default kernel.
+            /// Its cache is the kernel view's `cache`, its machine the calculator's.
+            cuda_src: String,
+            /// `launch`: the CUDA source panel's launch as typed; empty for the one that goes
+            /// with the source (`model::cuda_view::CudaInputs::from_link`).
+            cuda_launch: String,
         }
     };
 }
@@ -110,7 +117,7 @@ trait Params {
 }
 
 /// The panels, in the order their parameters are written.
-const PANELS: [&dyn Params; 7] = [
+const PANELS: [&dyn Params; 8] = [
     &page::Page,
     &calculator::Calculator,
     &roofline::Lab,
@@ -118,6 +125,7 @@ const PANELS: [&dyn Params; 7] = [
     &kernel::Kernel,
     &trace::Trace,
     &roofline::Machine,
+    &cuda::Cuda,
 ];
 
 /// The panels in the order their notices are listed (the permalink tests pin it): what falls
@@ -380,6 +388,7 @@ pub fn embed_snippet(page: &str, state: &State) -> String {
         Tab::Probe => "Coalescing Lab: GPU probe",
         Tab::Kernel => "Coalescing Lab: kernel view",
         Tab::Trace => "Coalescing Lab: trace",
+        Tab::Cuda => "Coalescing Lab: CUDA source",
     };
     format!(
         "<iframe src=\"{}\" width=\"100%\" height=\"900\" title=\"{title}\" loading=\"lazy\" style=\"border:0\"></iframe>",

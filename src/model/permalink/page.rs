@@ -17,6 +17,8 @@ pub enum Tab {
     Kernel,
     /// The trace import (NVBit or Accel-Sim): `tab=trace`.
     Trace,
+    /// CUDA C++ source, interpreted launch by launch: `tab=cuda`.
+    Cuda,
 }
 
 impl Tab {
@@ -28,6 +30,7 @@ impl Tab {
             Tab::Probe => "probe",
             Tab::Kernel => "kernel",
             Tab::Trace => "trace",
+            Tab::Cuda => "cuda",
         }
     }
 
@@ -39,6 +42,7 @@ impl Tab {
             Tab::Probe,
             Tab::Kernel,
             Tab::Trace,
+            Tab::Cuda,
         ]
         .into_iter()
         .find(|t| t.param() == param)

@@ -144,7 +144,10 @@ impl SectorCache {
 
     /// A load of sector `sector` (within the line) of `slot`: true on a hit; on a miss the
     /// sector is fetched and becomes present and clean.
-    #[inline]
+    // Always inlined: it runs once per sector, and the kernel view, the trace panel and the
+    // CUDA panel call it from different chunks, where a call crosses modules (README, "First
+    // load: the split"; `opt-level = "z"` ignores a plain `#[inline]`).
+    #[inline(always)]
     pub fn load(&mut self, slot: LineSlot, sector: usize) -> bool {
         let state = &mut self.states[slot.0 as usize * self.sectors_per_line + sector];
         let hit = *state != ABSENT;
@@ -157,7 +160,7 @@ impl SectorCache {
     /// A store to sector `sector` of `slot` by statement `stmt` (0 to 253): true when the
     /// sector was present. Either way it becomes present and dirty, without a fetch; a
     /// sector already dirty keeps the statement that dirtied it first.
-    #[inline]
+    #[inline(always)] // once per sector, from several chunks: see `load`
     pub fn store(&mut self, slot: LineSlot, sector: usize, stmt: u8) -> bool {
         let state = &mut self.states[slot.0 as usize * self.sectors_per_line + sector];
         let hit = *state != ABSENT;

@@ -109,7 +109,9 @@ impl UniqueSectors {
     /// Records that site `site` touched `sector`. Past the budget, a sector on a page not
     /// yet held, or one that would grow a page, is not recorded, and
     /// [`UniqueSectors::over_budget`] turns true.
-    #[inline]
+    // Always inlined, with `mark`: once per sector, called from several chunks, where a call
+    // crosses modules (as `SectorCache::load`).
+    #[inline(always)]
     pub(crate) fn insert(&mut self, sector: u64, site: usize) {
         let page = sector >> PAGE_SHIFT;
         let offset = (sector as usize) & (PAGE_SECTORS - 1);
@@ -156,7 +158,7 @@ impl UniqueSectors {
 
     /// Sets `bit` for sector `offset` of the page keyed `key`, and returns the bits it had;
     /// `None` when the budget kept it from being recorded. `memo` picks the last-page memo.
-    #[inline]
+    #[inline(always)] // once per sector: see `insert`
     fn mark(&mut self, memo: usize, key: u64, offset: usize, bit: u8) -> Option<u8> {
         let at = match self.last[memo & 1] {
             Some((k, at)) if k == key => at,

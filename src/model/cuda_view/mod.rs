@@ -1,0 +1,133 @@
+//! The CUDA source panel's inputs and words (issue #27): the source and the launch as typed
+//! (`src`, `launch`), the kernel a page without them shows, which field a failure names, and
+//! (in `rows`) the access and line tables, the source view's gutter and colour bands and the
+//! whole-kernel readouts.
+//!
+//! The panel lays these out; it computes nothing. The model it words is `model::cuda::run`,
+//! which this module reads and never changes. Only the panel reaches this module, so all of it
+//! travels in the panel's chunk: the link decoder holds `src` and `launch` as plain text.
+//! Knows nothing of the browser.
+
+mod rows;
+
+pub use rows::{
+    access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, line_label,
+    line_rows, notes, proposal_text, readouts, results_of, site_rows, source_lines, stopped_note,
+    Band, LineRow, SiteRow, SourceLine, EXECUTION_ORDER,
+};
+
+/// The kernel a page without `src` shows: a bounds-checked copy, one float per thread, so the
+/// panel has figures at once.
+pub const DEFAULT_SOURCE: &str = "__global__ void copy(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i];
+}
+";
+
+/// The default kernel's launch: 16 blocks of 256 threads over 4096 floats.
+pub const DEFAULT_LAUNCH: &str = "copy<<<16, 256>>>(out, in, 4096)";
+
+/// The panel's two text fields, named by their URL parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CudaField {
+    /// The CUDA C++ source: `src`.
+    Source,
+    /// The launch, as host code writes it: `launch`.
+    Launch,
+}
+
+impl CudaField {
+    /// The URL parameter: `src` or `launch`. A public contract, never renamed.
+    pub fn param(self) -> &'static str {
+        match self {
+            CudaField::Source => "src",
+            CudaField::Launch => "launch",
+        }
+    }
+}
+
+/// The panel's inputs as text, exactly as typed or as found in the link.
+///
+/// The link carries them as typed, with an empty value for "not given": an empty `src` is the
+/// default kernel ([`DEFAULT_SOURCE`]), and an empty `launch` is the launch that goes with the
+/// source (the default kernel's [`DEFAULT_LAUNCH`], or none for another source, which the
+/// page then proposes). So a source cleared to nothing, or the default kernel's launch
+/// cleared, are not kept in the link.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::{CudaInputs, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// let default = CudaInputs::from_link("", "");
+/// assert_eq!(default, CudaInputs::default());
+/// assert_eq!(default.to_link(), (String::new(), String::new()));
+/// let mine = CudaInputs::from_link("__global__ void k() {}", "");
+/// assert_eq!(mine.launch, "");
+/// assert_eq!(CudaInputs::from_link("", "copy<<<1, 32>>>(out, in, 32)").source, DEFAULT_SOURCE);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CudaInputs {
+    /// The source: `src`.
+    pub source: String,
+    /// The launch: `launch`.
+    pub launch: String,
+}
+
+impl Default for CudaInputs {
+    fn default() -> CudaInputs {
+        CudaInputs {
+            source: DEFAULT_SOURCE.into(),
+            launch: DEFAULT_LAUNCH.into(),
+        }
+    }
+}
+
+impl CudaInputs {
+    /// The launch that goes with `source` when a link gives none: the default kernel's
+    /// launch for the default source, empty for any other.
+    pub fn launch_without_link(source: &str) -> &'static str {
+        if source == DEFAULT_SOURCE {
+            DEFAULT_LAUNCH
+        } else {
+            ""
+        }
+    }
+
+    /// The inputs a link's `src` and `launch` stand for (each empty when not given).
+    pub fn from_link(src: &str, launch: &str) -> CudaInputs {
+        let source = if src.is_empty() { DEFAULT_SOURCE } else { src };
+        let launch = if launch.is_empty() {
+            CudaInputs::launch_without_link(source)
+        } else {
+            launch
+        };
+        CudaInputs {
+            source: source.into(),
+            launch: launch.into(),
+        }
+    }
+
+    /// What the link carries for these inputs: `(src, launch)`, each empty where it is what
+    /// an empty value stands for. `from_link` of it gives these inputs back, except for an
+    /// empty source and the default kernel with an empty launch.
+    pub fn to_link(&self) -> (String, String) {
+        let src = if self.source == DEFAULT_SOURCE {
+            String::new()
+        } else {
+            self.source.clone()
+        };
+        let launch = if self.launch == CudaInputs::launch_without_link(&self.source) {
+            String::new()
+        } else {
+            self.launch.clone()
+        };
+        (src, launch)
+    }
+
+    /// The raw text of `field`.
+    pub fn get(&self, field: CudaField) -> &str {
+        match field {
+            CudaField::Source => &self.source,
+            CudaField::Launch => &self.launch,
+        }
+    }
+}

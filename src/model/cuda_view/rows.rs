@@ -1,0 +1,568 @@
+//! The CUDA panel's tables and source view, worded: one row per access site, one per line,
+//! the source's lines with their gutter and colour band, the whole-kernel readouts, the notes,
+//! and where a failure points.
+
+use super::super::cuda::error::Pos;
+use super::super::cuda::run::{CudaAnalysis, CudaFailure, Proposal, RunErrorKind, SiteKind};
+use super::super::format::{list_and, number, plural};
+use super::super::kernel::view::figure_readouts;
+use super::super::machine::{Machine, Space};
+use super::super::readouts::Readout;
+use super::super::warp::Figures;
+use super::CudaField;
+
+/// The field a failure is in: the source, or the launch (its text, or a launch that does not
+/// fit the kernel or the model's limits).
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::CudaJob;
+/// use coalescing_lab::model::cuda_view::{failure_field, CudaField};
+/// use coalescing_lab::model::Machine;
+/// let src = "__global__ void k(float* a) { a[threadIdx.x] = 1; }";
+/// let field = |launch: &str| failure_field(&CudaJob::new(src, launch, Machine::default(), 0, 700).unwrap_err());
+/// assert_eq!(field("k<<<1, 32>>(a)"), CudaField::Launch);
+/// assert_eq!(field("other<<<1, 32>>>(a)"), CudaField::Launch);
+/// assert_eq!(field("k<<<1, 2048>>>(a)"), CudaField::Launch);
+/// let bad = CudaJob::new("__global__ void k( {", "k<<<1, 32>>>()", Machine::default(), 0, 700).unwrap_err();
+/// assert_eq!(failure_field(&bad), CudaField::Source);
+/// ```
+pub fn failure_field(failure: &CudaFailure) -> CudaField {
+    match failure {
+        CudaFailure::Source(_) => CudaField::Source,
+        CudaFailure::Launch(_) => CudaField::Launch,
+        CudaFailure::Run(e) => match *e.kind {
+            RunErrorKind::NoKernel { .. }
+            | RunErrorKind::Launch(_)
+            | RunErrorKind::TooLarge { .. }
+            | RunErrorKind::BlockTooLarge { .. } => CudaField::Launch,
+            _ => CudaField::Source,
+        },
+    }
+}
+
+/// Where in the source a failure points, to mark that line; `None` for a failure of the
+/// launch.
+pub fn failure_pos(failure: &CudaFailure) -> Option<Pos> {
+    if failure_field(failure) != CudaField::Source {
+        return None;
+    }
+    let pos = match failure {
+        CudaFailure::Source(e) => e.pos,
+        CudaFailure::Run(e) => e.pos,
+        CudaFailure::Launch(_) => return None,
+    };
+    (pos.line > 0).then_some(pos)
+}
+
+/// Line `pos.line` of `source` with a caret under `pos.column`, as rustc and gcc show an
+/// error; empty when the source has no such line.
+///
+/// ```
+/// use coalescing_lab::model::cuda::error::Pos;
+/// use coalescing_lab::model::cuda_view::caret;
+/// let src = "int a;\n\tint b = c;\n";
+/// assert_eq!(caret(src, Pos { line: 2, column: 10 }), "2 | \tint b = c;\n  | \t        ^");
+/// assert_eq!(caret(src, Pos { line: 9, column: 1 }), "");
+/// ```
+pub fn caret(source: &str, pos: Pos) -> String {
+    let Some(text) = source_text_lines(source).nth(pos.line.saturating_sub(1) as usize) else {
+        return String::new();
+    };
+    if pos.line == 0 {
+        return String::new();
+    }
+    let number = pos.line.to_string();
+    // Tabs stay tabs under the line, so the caret stands under its column in any tab width.
+    let pad: String = text
+        .chars()
+        .take(pos.column.saturating_sub(1) as usize)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    format!("{number} | {text}\n{} | {pad}^", " ".repeat(number.len()))
+}
+
+/// `__CUDA_ARCH__` for the calculator's architecture preset: the preprocessor's `#if
+/// __CUDA_ARCH__ >= …` then reads the code path that machine compiles. Fermi is 200 and
+/// Kepler 350 (CUDA C Programming Guide, compute capabilities); Volta and newer, and the AMD
+/// presets (whose source is read as CUDA for an NVIDIA GPU of today), 700.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::cuda_arch;
+/// assert_eq!(cuda_arch("volta"), 700);
+/// assert_eq!(cuda_arch("fermi-l1"), 200);
+/// // Degenerate input: an unknown or empty preset is the default's.
+/// assert_eq!(cuda_arch(""), 700);
+/// ```
+pub fn cuda_arch(arch: &str) -> u32 {
+    match arch.trim() {
+        "fermi-l1" => 200,
+        "nvidia-l1-bypass" => 350,
+        _ => 700,
+    }
+}
+
+/// One access site's row (barriers have none), with every cell worded once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteRow {
+    /// Where its expression begins: `data-line`, `data-column`.
+    pub line: u32,
+    /// `data-column`.
+    pub column: u32,
+    /// `load`, `store` or `atomic`: `data-kind`.
+    pub kind: &'static str,
+    /// `global` or `shared`: `data-space`.
+    pub space: &'static str,
+    /// Bytes per lane: `data-elem`.
+    pub elem: u64,
+    /// For a struct copied field by field, which field (0 otherwise).
+    pub part: u32,
+    /// The row's header: "8:30 load".
+    pub name: String,
+    /// Warp instructions with an active lane: `data-requests`.
+    pub requests: u64,
+    /// elem × active lanes, summed: `data-requested-bytes`.
+    pub requested_bytes: u64,
+    /// Request-level sectors, each counted cold: `data-sectors`.
+    pub sectors: u64,
+    /// ⌈distinct requested bytes ÷ sector⌉ summed: `data-ideal-sectors`.
+    pub ideal_sectors: u64,
+    /// `sectors − ideal_sectors`: `data-excess-sectors`.
+    pub excess_sectors: u64,
+    /// Distinct sectors of this site: `data-unique-sectors`.
+    pub unique_sectors: u64,
+    /// DRAM bytes read and written back on its behalf: `data-dram-bytes`.
+    pub dram_bytes: u64,
+    /// Shared sites: wavefronts, their ideal and the conflicts (`data-wavefronts`,
+    /// `data-ideal-wavefronts`, `data-bank-conflicts`); `None` for a global site.
+    pub shared: Option<(u64, u64, u64)>,
+    /// Sectors per request for people: "—" in shared memory, "n/a" with no request.
+    pub sectors_per_request: String,
+}
+
+/// Sectors per global request for people.
+fn per_request(f: &Figures) -> String {
+    if f.global_requests() == 0 {
+        return "—".into();
+    }
+    f.sectors_per_request()
+        .map_or("n/a".into(), |r| number(r.value()))
+}
+
+/// Every access site's row, in order of first execution; barriers are not rows.
+pub fn site_rows(a: &CudaAnalysis) -> Vec<SiteRow> {
+    a.sites
+        .iter()
+        .filter(|(s, _)| s.kind != SiteKind::Barrier)
+        .map(|(s, f)| {
+            let shared = s.space == Space::Shared;
+            SiteRow {
+                line: s.pos.line,
+                column: s.pos.column,
+                kind: s.kind.name(),
+                space: s.space.name(),
+                elem: s.elem,
+                part: s.part,
+                name: if s.part > 0 {
+                    format!(
+                        "{}:{} {} (field {})",
+                        s.pos.line,
+                        s.pos.column,
+                        s.kind.name(),
+                        s.part + 1
+                    )
+                } else {
+                    format!("{}:{} {}", s.pos.line, s.pos.column, s.kind.name())
+                },
+                requests: f.requests,
+                requested_bytes: f.requested_bytes,
+                sectors: f.sectors,
+                ideal_sectors: f.ideal_sectors,
+                excess_sectors: f.excess_sectors(),
+                unique_sectors: f.unique_sectors,
+                dram_bytes: f.dram_bytes(),
+                shared: shared.then(|| (f.wavefronts, f.ideal_wavefronts, f.bank_conflicts())),
+                sectors_per_request: if shared { "—".into() } else { per_request(f) },
+            }
+        })
+        .collect()
+}
+
+/// How strongly a line is coloured: its share of the kernel's excess sectors, in five bands
+/// (0: none; 1: up to a tenth; 2: up to a quarter; 3: up to a half; 4: more than a half).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Band(pub u8);
+
+impl Band {
+    /// The band of `excess` sectors out of the kernel's `total`.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda_view::Band;
+    /// assert_eq!(Band::of(0, 100), Band(0));
+    /// assert_eq!(Band::of(10, 100), Band(1));
+    /// assert_eq!(Band::of(26, 100), Band(3));
+    /// assert_eq!(Band::of(100, 100), Band(4));
+    /// // Degenerate input: no excess in the kernel.
+    /// assert_eq!(Band::of(0, 0), Band(0));
+    /// ```
+    pub fn of(excess: u64, total: u64) -> Band {
+        let (e, t) = (u128::from(excess), u128::from(total));
+        Band(if e == 0 || t == 0 {
+            0
+        } else if e * 10 <= t {
+            1
+        } else if e * 4 <= t {
+            2
+        } else if e * 2 <= t {
+            3
+        } else {
+            4
+        })
+    }
+
+    /// What the band means, for the legend and the line's accessible name.
+    pub fn meaning(self) -> &'static str {
+        match self.0 {
+            0 => "no excess sectors",
+            1 => "up to 10 % of the kernel's excess sectors",
+            2 => "up to 25 % of the kernel's excess sectors",
+            3 => "up to 50 % of the kernel's excess sectors",
+            _ => "more than half of the kernel's excess sectors",
+        }
+    }
+
+    /// Every band, for the legend.
+    pub const ALL: [Band; 5] = [Band(0), Band(1), Band(2), Band(3), Band(4)];
+}
+
+/// One source line's sums over its sites (barriers included), worded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineRow {
+    /// `data-line`.
+    pub line: u32,
+    /// Access sites on the line (barriers not counted).
+    pub accesses: usize,
+    /// `data-requests`.
+    pub requests: u64,
+    /// The requests to global memory, a part of `requests`.
+    pub global_requests: u64,
+    /// `data-requested-bytes`.
+    pub requested_bytes: u64,
+    /// `data-sectors`.
+    pub sectors: u64,
+    /// `data-ideal-sectors`.
+    pub ideal_sectors: u64,
+    /// `data-excess-sectors`.
+    pub excess_sectors: u64,
+    /// `data-unique-sectors`: distinct sectors summed over its sites.
+    pub unique_sectors: u64,
+    /// `data-dram-bytes`.
+    pub dram_bytes: u64,
+    /// Shared wavefronts, their ideal and the conflicts, when the line has a shared access.
+    pub shared: Option<(u64, u64, u64)>,
+    /// `__syncthreads()` reached on this line, once per block each time.
+    pub barriers: u64,
+    /// Sectors per global request for the gutter: "—" with none.
+    pub sectors_per_request: String,
+    /// Its share of the kernel's excess sectors.
+    pub band: Band,
+}
+
+/// Every line with a site, ascending.
+pub fn line_rows(a: &CudaAnalysis) -> Vec<LineRow> {
+    let total = a.total.excess_sectors();
+    a.lines
+        .iter()
+        .map(|(line, f)| {
+            let accesses = a
+                .sites
+                .iter()
+                .filter(|(s, _)| s.pos.line == *line && s.kind != SiteKind::Barrier)
+                .count();
+            LineRow {
+                line: *line,
+                accesses,
+                requests: f.requests,
+                global_requests: f.global_requests(),
+                requested_bytes: f.requested_bytes,
+                sectors: f.sectors,
+                ideal_sectors: f.ideal_sectors,
+                excess_sectors: f.excess_sectors(),
+                unique_sectors: f.unique_sectors,
+                dram_bytes: f.dram_bytes(),
+                shared: (f.shared_requests > 0)
+                    .then(|| (f.wavefronts, f.ideal_wavefronts, f.bank_conflicts())),
+                barriers: f.barriers,
+                sectors_per_request: per_request(f),
+                band: Band::of(f.excess_sectors(), total),
+            }
+        })
+        .collect()
+}
+
+/// One line of the source view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceLine {
+    /// From 1, as the file counts them.
+    pub number: u32,
+    /// The line as written, without its line end.
+    pub text: String,
+    /// Its figures, when it has a site.
+    pub row: Option<LineRow>,
+    /// Whether a branch on it depended on a loaded value (taken by every lane reaching it).
+    pub assumed: bool,
+}
+
+/// The lines of `source` as the CUDA reader numbers them: split at `\n`, a `\r` before it
+/// dropped; a final line end starts no line.
+fn source_text_lines(source: &str) -> impl Iterator<Item = &str> {
+    source
+        .strip_suffix('\n')
+        .unwrap_or(source)
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+}
+
+/// The source view: every line of `source`, with the figures of `analysis` (of that source)
+/// on the lines that have sites.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::{source_lines, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// use coalescing_lab::model::Machine;
+/// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 0, 700).unwrap();
+/// let lines = source_lines(DEFAULT_SOURCE, Some(&a));
+/// assert_eq!(lines.len(), 5);
+/// assert_eq!(lines[3].row.as_ref().map(|r| (r.accesses, r.sectors_per_request.as_str())), Some((2, "4")));
+/// assert!(lines[0].row.is_none());
+/// ```
+pub fn source_lines(source: &str, analysis: Option<&CudaAnalysis>) -> Vec<SourceLine> {
+    let mut rows = analysis
+        .map(line_rows)
+        .unwrap_or_default()
+        .into_iter()
+        .peekable();
+    let assumed = analysis.map_or(&[][..], |a| &a.assumed[..]);
+    source_text_lines(source)
+        .enumerate()
+        .map(|(k, text)| {
+            let number = k as u32 + 1;
+            while rows.peek().is_some_and(|r| r.line < number) {
+                rows.next();
+            }
+            let row = rows.next_if(|r| r.line == number);
+            SourceLine {
+                number,
+                text: text.to_string(),
+                row,
+                assumed: assumed.contains(&number),
+            }
+        })
+        .collect()
+}
+
+/// The whole-kernel figures: the kernel view's `k-…` readouts, with `k-ideal-sectors` and
+/// `k-excess-sectors` after sectors per request.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::{readouts, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// use coalescing_lab::model::Machine;
+/// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 0, 700).unwrap();
+/// let ids: Vec<&str> = readouts(&a, Machine::default(), 0).iter().map(|r| r.id).collect();
+/// assert_eq!(&ids[3..6], ["k-sectors-per-request", "k-ideal-sectors", "k-excess-sectors"]);
+/// ```
+pub fn readouts(a: &CudaAnalysis, machine: Machine, cache_bytes: u64) -> Vec<Readout> {
+    let t = &a.total;
+    let mut out = figure_readouts(t, machine, cache_bytes);
+    let at = out
+        .iter()
+        .position(|r| r.id == "k-sectors-per-request")
+        .map_or(out.len(), |k| k + 1);
+    let extra = [
+        Readout {
+            id: "k-ideal-sectors",
+            label: "Ideal sectors",
+            text: t.ideal_sectors.to_string(),
+            value: t.ideal_sectors.to_string(),
+            detail: "⌈distinct requested bytes ÷ sector⌉ per request, summed".into(),
+            headline: false,
+        },
+        Readout {
+            id: "k-excess-sectors",
+            label: "Excess sectors",
+            text: t.excess_sectors().to_string(),
+            value: t.excess_sectors().to_string(),
+            detail: "request-level − ideal: the waste".into(),
+            headline: true,
+        },
+    ];
+    out.splice(at..at, extra);
+    out
+}
+
+/// What the page says beside the figures: the run's notes, then the launch's shape.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::{notes, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// use coalescing_lab::model::Machine;
+/// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 0, 700).unwrap();
+/// assert_eq!(notes(&a), ["16 blocks of 256 threads, 8 warps each: 128 warps."]);
+/// ```
+pub fn notes(a: &CudaAnalysis) -> Vec<String> {
+    let (blocks, warps, threads) = a.shape;
+    let all = blocks * u64::from(warps);
+    let mut out = a.notes.clone();
+    out.push(format!(
+        "{blocks} block{} of {threads} thread{}, {warps} warp{} each: {all} warp{}.",
+        plural(blocks),
+        plural(threads),
+        plural(u64::from(warps)),
+        plural(all)
+    ));
+    out
+}
+
+/// The note on lines whose branch depended on a loaded value, naming them; `None` with none.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::assumed_note as note;
+/// assert_eq!(note(&[4, 9]).as_deref(), Some("Lines 4 and 9: a condition depends on a value loaded from memory, which is not simulated; every lane that reached it was taken to hold it."));
+/// assert_eq!(note(&[]), None);
+/// ```
+pub fn assumed_note(lines: &[u32]) -> Option<String> {
+    let (first, rest) = lines.split_first()?;
+    let names: Vec<String> = lines.iter().map(u32::to_string).collect();
+    let head = if rest.is_empty() {
+        format!("Line {first}")
+    } else {
+        format!("Lines {}", list_and(&names))
+    };
+    Some(format!(
+        "{head}: a condition depends on a value loaded from memory, which is not simulated; \
+         every lane that reached it was taken to hold it."
+    ))
+}
+
+/// The proposal for a source with one kernel and no launch, and the values it still needs.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::Proposal;
+/// use coalescing_lab::model::cuda_view::proposal_text;
+/// let p = Proposal { launch: "k<<<1, 256>>>(out, n)".into(), missing: vec!["n".into()] };
+/// assert_eq!(proposal_text(&p), "Replace n with a value, and set the grid and block to the launch you mean.");
+/// let p = Proposal { launch: "k<<<1, 256>>>(out)".into(), missing: vec![] };
+/// assert_eq!(proposal_text(&p), "It needs no other value; set the grid and block to the launch you mean.");
+/// ```
+pub fn proposal_text(p: &Proposal) -> String {
+    if p.missing.is_empty() {
+        return "It needs no other value; set the grid and block to the launch you mean.".into();
+    }
+    let n = p.missing.len() as u64;
+    format!(
+        "Replace {} with {}, and set the grid and block to the launch you mean.",
+        list_and(&p.missing),
+        if n == 1 { "a value" } else { "values" }
+    )
+}
+
+/// The order the cache model sees the accesses in, as a list for the page.
+pub const EXECUTION_ORDER: [&str; 3] = [
+    "blocks in linear order, one block at a time;",
+    "inside a block, each warp runs to its end on its own, and between two __syncthreads() the warps' memory instructions reach the cache round robin, one instruction of each warp in turn;",
+    "an instruction's sectors in ascending address order.",
+];
+
+/// One access of a line, for the list under the source view when the line is picked.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::{access_summary, site_rows, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// use coalescing_lab::model::Machine;
+/// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 0, 700).unwrap();
+/// assert_eq!(
+///     access_summary(&site_rows(&a)[0]),
+///     "column 14: global load of 4 B per lane; 128 requests, 512 sectors (4 per request), ideal 512, excess 0"
+/// );
+/// ```
+pub fn access_summary(r: &SiteRow) -> String {
+    let part = if r.part > 0 {
+        format!(" (field {})", r.part + 1)
+    } else {
+        String::new()
+    };
+    let head = format!(
+        "column {}{part}: {} {} of {} B per lane; {} request{}",
+        r.column,
+        r.space,
+        r.kind,
+        r.elem,
+        r.requests,
+        plural(r.requests)
+    );
+    match r.shared {
+        Some((wavefronts, ideal, conflicts)) => format!(
+            "{head}, {wavefronts} wavefront{}, ideal {ideal}, {conflicts} bank conflict{}",
+            plural(wavefronts),
+            plural(conflicts)
+        ),
+        None => format!(
+            "{head}, {} sector{} ({} per request), ideal {}, excess {}",
+            r.sectors,
+            plural(r.sectors),
+            r.sectors_per_request,
+            r.ideal_sectors,
+            r.excess_sectors
+        ),
+    }
+}
+
+/// What the figures on show are, when they are not the inputs': the default kernel's
+/// (the link's source or launch does not run, or the launch is empty), or an earlier run's.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::{results_of, CudaField};
+/// assert_eq!(results_of(true, Some(CudaField::Launch)), "The figures below are the default kernel's (copy): the launch does not run.");
+/// assert_eq!(results_of(false, None), "The figures below are the last finished run's, of another source, launch, cache or machine.");
+/// ```
+pub fn results_of(default_kernel: bool, failed: Option<CudaField>) -> String {
+    if !default_kernel {
+        return "The figures below are the last finished run's, of another source, launch, \
+                cache or machine."
+            .into();
+    }
+    let why = match failed {
+        Some(CudaField::Source) => "the source does not run",
+        Some(CudaField::Launch) => "the launch does not run",
+        None => "there is no launch yet",
+    };
+    format!("The figures below are the default kernel's (copy): {why}.")
+}
+
+/// Under the source view, when it shows a source that stops at `line` rather than the
+/// analysed one.
+pub fn stopped_note(line: u32) -> String {
+    format!(
+        "This is the source as typed: the run stops at line {line}. The figures and the table \
+         of sites are the last finished run's."
+    )
+}
+
+/// A line's accessible name in the source view, where it is a button that lists its accesses.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::{line_label, line_rows, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// use coalescing_lab::model::Machine;
+/// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 0, 700).unwrap();
+/// assert_eq!(line_label(&line_rows(&a)[0]), "Line 4: 2 accesses, no excess sectors; list them");
+/// ```
+pub fn line_label(r: &LineRow) -> String {
+    format!(
+        "Line {}: {} access{}, {}; list them",
+        r.line,
+        r.accesses,
+        if r.accesses == 1 { "" } else { "es" },
+        r.band.meaning()
+    )
+}

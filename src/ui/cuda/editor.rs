@@ -1,0 +1,246 @@
+//! The panel's inputs: the source (a text area with line numbers that scroll with it, a file
+//! picker, and drop onto the text area), the launch, the cache (the kernel view's), and the
+//! launch the page proposes for a file with one kernel.
+//!
+//! Each field is built once and fed by signals, never rebuilt by its own edit: a rebuilt field
+//! loses focus after every key (the kernel view's statements did, hostile pass H1).
+
+use super::super::widgets::TextField;
+use super::super::AppState;
+use crate::model::cuda::error::{CudaError, ErrorKind, Pos};
+use crate::model::cuda::lex::MAX_SOURCE_BYTES;
+use crate::model::cuda::run::{CudaFailure, Proposal};
+use crate::model::cuda_view::{proposal_text, CudaField, CudaInputs};
+use crate::model::kernel::KernelField;
+use leptos::ev::DragEvent;
+use leptos::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+/// The error of `field`, if it is the one in error.
+fn error_of(
+    error: Signal<Option<(CudaField, String)>>,
+    field: CudaField,
+) -> impl Fn() -> Option<String> + Copy {
+    move || {
+        error.with(|e| {
+            e.as_ref()
+                .filter(|(f, _)| *f == field)
+                .map(|(_, m)| m.clone())
+        })
+    }
+}
+
+/// The one element that says why the inputs do not run, under the field in error.
+fn error_note(error: Signal<Option<(CudaField, String)>>, field: CudaField) -> impl IntoView {
+    let message = error_of(error, field);
+    move || {
+        message().map(|m| {
+            view! {
+                <p class="error" id="cuda-error" data-testid="cuda-error" data-field=field.param() role="alert">{m}</p>
+            }
+        })
+    }
+}
+
+/// Reads a picked or dropped file into the source, or says why not: a file over the reader's
+/// limit gets the reader's own message, and is not read.
+fn load(file: web_sys::File, inputs: RwSignal<CudaInputs>, file_error: RwSignal<Option<String>>) {
+    let bytes = file.size() as usize;
+    if bytes > MAX_SOURCE_BYTES {
+        let refused = CudaFailure::Source(CudaError::new(
+            Pos { line: 1, column: 1 },
+            ErrorKind::SourceTooLong { bytes },
+        ));
+        file_error.set(Some(format!("{}: {refused}", file.name())));
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        let text = JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|t| t.as_string());
+        match text {
+            Some(text) => {
+                file_error.set(None);
+                // A new file's kernel needs its own launch: the page proposes one.
+                inputs.update(|i| {
+                    i.source = text;
+                    i.launch = String::new();
+                });
+            }
+            None => file_error.set(Some(format!(
+                "{}: the browser could not read the file as text",
+                file.name()
+            ))),
+        }
+    });
+}
+
+/// The line numbers beside the source: one per line, the line in error marked.
+fn gutter(lines: u32, bad: Option<u32>) -> impl IntoView {
+    let numbers = |from: u32, to: u32| -> String {
+        (from..=to).map(|n| format!("{n}\n")).collect::<String>()
+    };
+    match bad.filter(|&b| b >= 1 && b <= lines) {
+        Some(b) => view! {
+            {numbers(1, b - 1)}
+            <span class="bad" data-testid="cuda-gutter-error">{format!("{b}")}</span>
+            {format!("\n{}", numbers(b + 1, lines))}
+        }
+        .into_any(),
+        None => numbers(1, lines).into_any(),
+    }
+}
+
+#[component]
+pub(super) fn Inputs(
+    state: AppState,
+    inputs: RwSignal<CudaInputs>,
+    /// The field in error and why.
+    error: Signal<Option<(CudaField, String)>>,
+    /// The source line a failure names.
+    error_line: Signal<Option<u32>>,
+    /// That line with a caret under the column.
+    excerpt: Signal<Option<String>>,
+    cache_error: Signal<Option<String>>,
+    file_error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    // Text areas show a last, empty line after a final line end: number it too.
+    let lines = Memo::new(move |_| {
+        inputs.with(|i| i.source.bytes().filter(|&b| b == b'\n').count() as u32 + 1)
+    });
+    let source_invalid = error_of(error, CudaField::Source);
+    let launch_invalid = error_of(error, CudaField::Launch);
+    let described = move |field: CudaField, hint: &'static str| {
+        let bad = error_of(error, field);
+        Signal::derive(move || {
+            if bad().is_some() {
+                format!("cuda-error {hint}")
+            } else {
+                hint.to_string()
+            }
+        })
+    };
+    let scrolled = move |ev: leptos::ev::Event| {
+        let area: web_sys::Element = event_target(&ev);
+        if let Some(g) = document().get_element_by_id("cuda-gutter") {
+            g.set_scroll_top(area.scroll_top());
+        }
+    };
+    let pick = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            load(file, inputs, file_error);
+        }
+        // Picking the same file again reads it again.
+        input.set_value("");
+    };
+    let dropped = move |ev: DragEvent| {
+        let file = ev
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0));
+        if let Some(file) = file {
+            ev.prevent_default();
+            load(file, inputs, file_error);
+        }
+    };
+    let file_note = move || {
+        file_error.get().map(|m| {
+            view! { <p class="error" data-testid="cuda-file-error" role="alert">{m}</p> }
+        })
+    };
+    view! {
+        <div class="field cuda-source-field" class:invalid=move || source_invalid().is_some()>
+            <label for="input-src">"Source " <span class="param" aria-hidden="true">"src"</span></label>
+            <div class="cuda-editor" on:dragover=|ev: DragEvent| ev.prevent_default() on:drop=dropped>
+                <pre class="cuda-gutter" id="cuda-gutter" aria-hidden="true">{move || gutter(lines.get(), error_line.get())}</pre>
+                <textarea
+                    id="input-src"
+                    name="src"
+                    data-testid="input-src"
+                    class="mono"
+                    rows="12"
+                    wrap="off"
+                    spellcheck="false"
+                    autocomplete="off"
+                    autocapitalize="off"
+                    aria-invalid=move || source_invalid().is_some().to_string()
+                    aria-describedby=described(CudaField::Source, "input-src-hint")
+                    prop:value=move || inputs.with(|i| i.source.clone())
+                    on:input=move |ev| inputs.update(|i| i.source = event_target_value(&ev))
+                    on:scroll=scrolled
+                ></textarea>
+            </div>
+            <p class="hint" id="input-src-hint">
+                "CUDA C++ as you would compile it: kernels, " <code>"__device__"</code> " functions, structs, templates, " <code>"#define"</code>
+                ". Host code (" <code>"main"</code> ", " <code>"#include"</code> ") is listed and skipped. Type or paste it, pick a file, or drop one on the text area. The file is read here and never leaves your machine."
+            </p>
+            {error_note(error, CudaField::Source)}
+            {move || excerpt.get().map(|text| view! { <pre class="caret mono" data-testid="cuda-error-excerpt">{text}</pre> })}
+        </div>
+        <div class="field">
+            <label for="cuda-file">"Source file"</label>
+            <input type="file" id="cuda-file" data-testid="cuda-file" accept=".cu,.cuh,.txt,text/plain" on:change=pick />
+            {file_note}
+        </div>
+        <div class="field" class:invalid=move || launch_invalid().is_some()>
+            <label for="input-launch">"Launch " <span class="param" aria-hidden="true">"launch"</span></label>
+            <input
+                id="input-launch"
+                type="text"
+                name="launch"
+                data-testid="input-launch"
+                class="mono"
+                autocomplete="off"
+                autocapitalize="off"
+                spellcheck="false"
+                placeholder="kernel<<<grid, block>>>(args)"
+                aria-invalid=move || launch_invalid().is_some().to_string()
+                aria-describedby=described(CudaField::Launch, "input-launch-hint")
+                prop:value=move || inputs.with(|i| i.launch.clone())
+                on:input=move |ev| inputs.update(|i| i.launch = event_target_value(&ev))
+            />
+            <p class="hint" id="input-launch-hint">
+                <code>"name<<<grid, block[, shared bytes]>>>(args)"</code>
+                ", grid and block as numbers or " <code>"dim3(x, y, z)"</code>
+                "; a pointer argument is a name (its own allocation), " <code>"name@0x1000"</code>
+                " pins its base, " <code>"name[N]"</code> " gives its length; a value is a number."
+            </p>
+            {error_note(error, CudaField::Launch)}
+        </div>
+        <TextField
+            testid="cuda-input-cache".to_string()
+            param="cache"
+            label="Cache"
+            tag="cache"
+            hint="bytes: 0 for none, or whole lines up to 1 GiB (V100's L2: 6291456); the kernel view's cache"
+            placeholder="6291456"
+            value=Signal::derive(move || state.kernel.with(|k| k.get(KernelField::Cache)))
+            on_input=Callback::new(move |text| state.kernel.update(|k| k.set(KernelField::Cache, text)))
+            error=cache_error
+        />
+    }
+}
+
+/// The launch the page proposes for a file with one kernel, the values it still needs, and a
+/// button that writes it into the launch field.
+#[component]
+pub(super) fn Proposed(
+    inputs: RwSignal<CudaInputs>,
+    proposal: Memo<Option<Proposal>>,
+) -> impl IntoView {
+    move || {
+        proposal.get().map(|p| {
+            let launch = p.launch.clone();
+            let use_it = move |_| inputs.update(|i| i.launch = launch.clone());
+            view! {
+                <div class="note broadcast cuda-proposal" data-testid="cuda-proposal" data-launch=p.launch.clone() data-missing=p.missing.join(",")>
+                    <p>"The source has one kernel. A launch for it: " <code>{p.launch.clone()}</code></p>
+                    <p>{proposal_text(&p)}</p>
+                    <button type="button" data-testid="cuda-use-proposal" on:click=use_it>"Use this launch"</button>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,390 @@
+//! The CUDA source panel (`tab=cuda`): a kernel as written, its launch, and the figures of the
+//! interpreted run per access site, per line and for the whole kernel, with the source shown
+//! as Nsight Compute's source view shows it. The run is a job in slices with progress and
+//! Cancel, as in the kernel view: an edit cancels the running job and starts another, and the
+//! last finished analysis stays on show while a job runs.
+//!
+//! - `editor`: the source (line numbers, a file picker, drop), the launch and the cache;
+//! - `results`: the readouts, the notes, the source view and the tables.
+
+mod editor;
+mod results;
+
+use editor::{Inputs, Proposed};
+use results::Results;
+
+use super::job::{now_ms, soon};
+use super::AppState;
+use crate::model::cuda::run::{CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
+use crate::model::cuda_view::{
+    caret, cuda_arch, failure_field, failure_pos, CudaField, CudaInputs,
+};
+use crate::model::job::{Slice, Slicer, SLICE_MS};
+use crate::model::kernel::Machine;
+use crate::model::DEFAULT_CACHE_BYTES;
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// Launches of up to this many warps run in the task of the edit, so that small kernels show
+/// their figures without a flicker; bigger ones start in a task of their own.
+const AT_ONCE: u64 = 256;
+
+/// One run: what the job was made from.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Run {
+    pub(super) inputs: CudaInputs,
+    pub(super) machine: Machine,
+    pub(super) cache_bytes: u64,
+    pub(super) arch: u32,
+}
+
+/// Where the current job stands.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Status {
+    /// Nothing to run: the launch is empty.
+    Idle,
+    Running {
+        done: u64,
+        total: u64,
+    },
+    Done,
+    Cancelled,
+    Failed,
+}
+
+impl Status {
+    fn name(&self) -> &'static str {
+        match self {
+            Status::Idle => "idle",
+            Status::Running { .. } => "running",
+            Status::Done => "done",
+            Status::Cancelled => "cancelled",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// The panel's job state, shared by its parts.
+#[derive(Clone, Copy)]
+pub(super) struct Jobs {
+    generation: StoredValue<u64>,
+    job: StoredValue<Option<CudaJob>, LocalStorage>,
+    pub(super) status: RwSignal<Status>,
+    /// The last finished analysis, and the run it is of.
+    pub(super) analysis: RwSignal<Option<(Run, CudaAnalysis)>>,
+    /// Why the current inputs do not run, with their run.
+    pub(super) failure: RwSignal<Option<(Run, CudaFailure)>>,
+}
+
+impl Jobs {
+    /// Starts a job for `run`, cancelling the one running. A repair (the default kernel, run
+    /// because a link's own does not) keeps the failure it answers on show.
+    fn start(self, run: Run, repair: bool) {
+        let ticket = self.generation.get_value() + 1;
+        self.generation.set_value(ticket);
+        if !repair {
+            self.failure.set(None);
+        }
+        let fresh = CudaJob::new(
+            &run.inputs.source,
+            &run.inputs.launch,
+            run.machine,
+            run.cache_bytes,
+            run.arch,
+        );
+        let fresh = match fresh {
+            Ok(job) => job,
+            Err(e) => {
+                self.job.set_value(None);
+                self.fail(run, e, repair);
+                return;
+            }
+        };
+        let (done, total) = fresh.progress();
+        self.job.set_value(Some(fresh));
+        self.status.set(Status::Running { done, total });
+        if total <= AT_ONCE {
+            self.slice(ticket, run, repair);
+        } else {
+            set_timeout(
+                move || self.slice(ticket, run, repair),
+                Duration::from_millis(0),
+            );
+        }
+    }
+
+    /// A run that stopped. When nothing has been shown yet (a link whose source or launch does
+    /// not run), the default kernel runs instead, with the failure kept on its field.
+    fn fail(self, run: Run, e: CudaFailure, repair: bool) {
+        self.status.set(Status::Failed);
+        if repair {
+            return;
+        }
+        self.failure.set(Some((run.clone(), e)));
+        let default = CudaInputs::default();
+        if self.analysis.with_untracked(Option::is_none) && run.inputs != default {
+            self.start(
+                Run {
+                    inputs: default,
+                    ..run
+                },
+                true,
+            );
+        }
+    }
+
+    /// One slice of the job: runs until SLICE_MS has passed, then yields to the page. A stale
+    /// `ticket` (a newer job started) does nothing.
+    fn slice(self, ticket: u64, run: Run, repair: bool) {
+        if self.generation.try_get_value() != Some(ticket) {
+            return;
+        }
+        let start = now_ms();
+        let outcome = self
+            .job
+            .try_update_value(|slot| Some(Slicer::default().run(slot.as_mut()?, &mut now_ms)))
+            .flatten();
+        match outcome {
+            Some(Ok(Slice::Done)) => {
+                let finished = self
+                    .job
+                    .try_update_value(Option::take)
+                    .flatten()
+                    .map(|j| j.finish());
+                let show = move || {
+                    if let Some(result) = finished {
+                        self.analysis.set(Some((run, result)));
+                        self.status.set(Status::Done);
+                    }
+                };
+                // After a long slice, drawing the figures gets a task of its own.
+                if now_ms() - start > SLICE_MS / 2.0 {
+                    set_timeout(
+                        move || {
+                            if self.generation.try_get_value() == Some(ticket) {
+                                show();
+                            }
+                        },
+                        Duration::from_millis(0),
+                    );
+                } else {
+                    show();
+                }
+            }
+            Some(Ok(Slice::Yield)) => {
+                if let Some((done, total)) =
+                    self.job.with_value(|j| j.as_ref().map(CudaJob::progress))
+                {
+                    self.status.set(Status::Running { done, total });
+                }
+                soon(move || self.slice(ticket, run, repair));
+            }
+            Some(Err(e)) => {
+                self.job.set_value(None);
+                self.fail(run, e, repair);
+            }
+            None => {}
+        }
+    }
+
+    fn cancel(self) {
+        self.generation.update_value(|g| *g += 1);
+        self.job.set_value(None);
+        self.status.set(Status::Cancelled);
+    }
+}
+
+/// Whether a failure says the launch names a kernel the file does not have: the page then
+/// proposes a launch for the file's kernel, as for an empty launch.
+fn names_no_kernel(failure: &CudaFailure) -> bool {
+    matches!(failure, CudaFailure::Run(e) if matches!(*e.kind, RunErrorKind::NoKernel { .. }))
+}
+
+#[component]
+pub fn CudaPanel(state: AppState) -> impl IntoView {
+    // The fields' text. The link holds it as `src` and `launch`, each empty where it is what
+    // an empty value stands for; the fields keep what was typed, even an emptied source.
+    let inputs = RwSignal::new(CudaInputs::from_link(
+        &state.cuda_src.get_untracked(),
+        &state.cuda_launch.get_untracked(),
+    ));
+    Effect::new(move |_| {
+        let (src, launch) = inputs.with(CudaInputs::to_link);
+        if state.cuda_src.with_untracked(|s| *s != src) {
+            state.cuda_src.set(src);
+        }
+        if state.cuda_launch.with_untracked(|l| *l != launch) {
+            state.cuda_launch.set(launch);
+        }
+    });
+    // A link loaded again (Back) that says otherwise than the fields.
+    Effect::new(move |_| {
+        let link = (state.cuda_src.get(), state.cuda_launch.get());
+        if inputs.with_untracked(CudaInputs::to_link) != link {
+            inputs.set(CudaInputs::from_link(&link.0, &link.1));
+        }
+    });
+    // The machine is the calculator's, as it shows it (bad fields at their defaults).
+    let machine = Memo::new(move |_| state.calc.with(Machine::shown_by));
+    let arch = Memo::new(move |_| state.calc.with(|c| cuda_arch(&c.arch)));
+    // The cache is the kernel view's `cache`; while it is in error, the last good value.
+    let cache_checked = Memo::new(move |_| {
+        let m = machine.get();
+        state.kernel.with(|k| k.cache_bytes(m))
+    });
+    let cache_bytes = Memo::new(move |previous: Option<&u64>| match cache_checked.get() {
+        Ok(bytes) => bytes,
+        Err(_) => previous.copied().unwrap_or(DEFAULT_CACHE_BYTES),
+    });
+    let target = Memo::new(move |_| Run {
+        inputs: inputs.get(),
+        machine: machine.get(),
+        cache_bytes: cache_bytes.get(),
+        arch: arch.get(),
+    });
+    let jobs = Jobs {
+        generation: StoredValue::new(0),
+        job: StoredValue::new_local(None),
+        status: RwSignal::new(Status::Idle),
+        analysis: RwSignal::new(None),
+        failure: RwSignal::new(None),
+    };
+    // A new run cancels the running job and starts its own; an empty launch waits for one.
+    Effect::new(move |_| {
+        let run = target.get();
+        let shown = jobs
+            .analysis
+            .with_untracked(|a| a.as_ref().is_some_and(|(r, _)| *r == run));
+        if shown {
+            // Back to the run on show (an edit undone): its figures stand.
+            jobs.generation.update_value(|g| *g += 1);
+            jobs.job.set_value(None);
+            jobs.failure.set(None);
+            jobs.status.set(Status::Done);
+            return;
+        }
+        if run.inputs.launch.trim().is_empty() {
+            jobs.generation.update_value(|g| *g += 1);
+            jobs.job.set_value(None);
+            jobs.failure.set(None);
+            jobs.status.set(Status::Idle);
+            // A page with nothing shown yet shows the default kernel meanwhile.
+            if jobs.analysis.with_untracked(Option::is_none) {
+                jobs.start(
+                    Run {
+                        inputs: CudaInputs::default(),
+                        ..run
+                    },
+                    true,
+                );
+            }
+            return;
+        }
+        jobs.start(run, false);
+    });
+    // The failure of the inputs on show, with the field it names.
+    let failure = Memo::new(move |_| {
+        jobs.failure.with(|f| {
+            f.as_ref()
+                .filter(|(run, _)| target.with(|t| t == run))
+                .map(|(_, e)| e.clone())
+        })
+    });
+    let field_in_error = Memo::new(move |_| failure.with(|f| f.as_ref().map(failure_field)));
+    let error_line =
+        Memo::new(move |_| failure.with(|f| f.as_ref().and_then(failure_pos).map(|p| p.line)));
+    let message = Memo::new(move |_| failure.with(|f| f.as_ref().map(ToString::to_string)));
+    let excerpt = Memo::new(move |_| {
+        let pos = failure.with(|f| f.as_ref().and_then(failure_pos))?;
+        let text = inputs.with_untracked(|i| caret(&i.source, pos));
+        (!text.is_empty()).then_some(text)
+    });
+    // The launch to propose: for an empty launch, or one that names no kernel of the file.
+    let wants_proposal = Memo::new(move |_| {
+        inputs.with(|i| i.launch.trim().is_empty())
+            || failure.with(|f| f.as_ref().is_some_and(names_no_kernel))
+    });
+    let proposal = Memo::new(move |_| {
+        if !wants_proposal.get() {
+            return None;
+        }
+        let arch = arch.get();
+        inputs.with(|i| {
+            crate::model::cuda::run::propose_launch(&i.source, arch)
+                .ok()
+                .flatten()
+        })
+    });
+    // A file that could not be read says so until the next edit.
+    let file_error = RwSignal::new(None::<String>);
+    Effect::new(move |first: Option<()>| {
+        inputs.track();
+        if first.is_some() {
+            file_error.set(None);
+        }
+    });
+    let error = Signal::derive(move || {
+        file_error
+            .get()
+            .map(|m| (CudaField::Source, m))
+            .or_else(|| field_in_error.get().zip(message.get()))
+    });
+    let running = move || jobs.status.with(|s| matches!(s, Status::Running { .. }));
+    let cancel = move |_| jobs.cancel();
+
+    view! {
+        <section class="cuda" aria-labelledby="cuda-title">
+            <h2 id="cuda-title">"CUDA source"</h2>
+            <p class="lead">
+                "A kernel as you wrote it, and its launch as host code writes it. Every thread runs the source as the GPU's SIMT model runs it, a warp at a time under its active mask; each load, store and atomic becomes a warp memory instruction, counted as the calculator counts one, per access site, per line and for the whole kernel."
+            </p>
+            <div class="layout">
+                <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="CUDA kernel and launch">
+                    <Inputs
+                        state=state
+                        inputs=inputs
+                        error=error
+                        error_line=Signal::from(error_line)
+                        excerpt=Signal::from(excerpt)
+                        cache_error=Signal::derive(move || cache_checked.with(|c| c.as_ref().err().map(ToString::to_string)))
+                        file_error=file_error
+                    />
+                    <Proposed inputs=inputs proposal=proposal />
+                </form>
+                <div class="outputs">
+                    <div class="results" aria-labelledby="cuda-results-title">
+                        <h3 id="cuda-results-title">"Whole kernel"</h3>
+                        <Show when=running>
+                            <div class="kernel-run" data-testid="cuda-progress">
+                                <progress
+                                    max=move || jobs.status.with(|s| match s { Status::Running { total, .. } => *total, _ => 1 }).to_string()
+                                    value=move || jobs.status.with(|s| match s { Status::Running { done, .. } => *done, _ => 0 }).to_string()
+                                    aria-label="CUDA run progress"
+                                ></progress>
+                                <span class="hint">
+                                    {move || jobs.status.with(|s| match s {
+                                        Status::Running { done, total } => format!("{done} of {total} warps"),
+                                        _ => String::new(),
+                                    })}
+                                </span>
+                                <button type="button" class="secondary" data-testid="cuda-cancel" on:click=cancel>"Cancel"</button>
+                            </div>
+                        </Show>
+                        <p class="visually-hidden" role="status" data-testid="cuda-status" data-value=move || jobs.status.with(Status::name)>
+                            {move || jobs.status.with(|s| match s {
+                                Status::Done => "Kernel run.",
+                                Status::Cancelled => "Cancelled: showing the last finished results.",
+                                Status::Failed => "The run stopped.",
+                                _ => "",
+                            })}
+                        </p>
+                        {move || (jobs.status.get() == Status::Cancelled).then(|| view! {
+                            <p class="stale" data-testid="cuda-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p>
+                        })}
+                        <Results jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
+                    </div>
+                </div>
+            </div>
+        </section>
+    }
+}

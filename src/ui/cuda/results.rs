@@ -1,0 +1,332 @@
+//! The figures of the last finished run: the whole-kernel readouts, the notes, the source view
+//! (each line with its sectors per request, excess sectors and bank conflicts, coloured by its
+//! share of the kernel's excess; a line picked lists its accesses) and the table per access
+//! site.
+
+use super::super::widgets::{ColumnHeads, ReadoutList};
+use super::{Jobs, Run, Status};
+use crate::model::cuda::run::CudaFailure;
+use crate::model::cuda_view::{
+    access_summary, assumed_note, failure_field, line_label, notes, readouts, results_of,
+    site_rows, source_lines, stopped_note, Band, CudaInputs, SiteRow, SourceLine, EXECUTION_ORDER,
+};
+use crate::model::format::bytes_text;
+use crate::model::kernel::view::assumptions;
+use crate::model::kernel::Machine;
+use leptos::prelude::*;
+
+/// What the source view shows: the source of the last finished analysis with its figures, or,
+/// when the inputs stop on a line of their source, that source with the line marked.
+#[derive(Clone, Debug, PartialEq)]
+struct SourceShown {
+    lines: Vec<SourceLine>,
+    error_line: Option<u32>,
+}
+
+#[component]
+pub(super) fn Results(
+    jobs: Jobs,
+    target: Memo<Run>,
+    failure: Memo<Option<CudaFailure>>,
+    error_line: Signal<Option<u32>>,
+    machine: Memo<Machine>,
+) -> impl IntoView {
+    let analysis = jobs.analysis;
+    let shown_other = Memo::new(move |_| {
+        analysis.with(|a| {
+            let (run, _) = a.as_ref()?;
+            target.with(|t| {
+                (run != t).then(|| {
+                    let default_kernel =
+                        run.inputs == CudaInputs::default() && t.inputs != CudaInputs::default();
+                    let failed = failure.with(|f| f.as_ref().map(failure_field));
+                    (
+                        default_kernel && (failed.is_some() || t.inputs.launch.trim().is_empty()),
+                        failed,
+                    )
+                })
+            })
+        })
+    });
+    let stale = Signal::derive(move || {
+        shown_other.with(Option::is_some)
+            || jobs
+                .status
+                .with(|s| matches!(s, Status::Running { .. } | Status::Failed))
+    });
+    let figures = Signal::derive(move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|(run, a)| readouts(a, run.machine, run.cache_bytes))
+                .unwrap_or_default()
+        })
+    });
+    let source = Memo::new(move |_| {
+        if let Some(line) = error_line.get() {
+            let lines = target.with(|t| source_lines(&t.inputs.source, None));
+            return SourceShown {
+                lines,
+                error_line: Some(line),
+            };
+        }
+        analysis.with(|a| SourceShown {
+            lines: a
+                .as_ref()
+                .map(|(run, a)| source_lines(&run.inputs.source, Some(a)))
+                .unwrap_or_default(),
+            error_line: None,
+        })
+    });
+    let sites = Memo::new(move |_| {
+        analysis.with(|a| a.as_ref().map(|(_, a)| site_rows(a)).unwrap_or_default())
+    });
+    let picked = RwSignal::new(None::<u32>);
+    let cache = move || target.with(|t| t.cache_bytes);
+    view! {
+        {move || shown_other.get().map(|(default_kernel, failed)| view! {
+            <p class="stale" data-testid="cuda-results-of" data-value=if default_kernel { "default" } else { "earlier" }>
+                {results_of(default_kernel, failed)}
+            </p>
+        })}
+        <Show
+            when=move || analysis.with(Option::is_some)
+            fallback=|| view! { <p class="hint">"Figures appear when the launch has run."</p> }
+        >
+            <ReadoutList readouts=figures stale=stale />
+        </Show>
+        {move || analysis.with(|a| a.as_ref().map(|(_, a)| notes(a)).unwrap_or_default())
+            .into_iter()
+            .map(|note| view! { <p class="note" data-testid="cuda-note">{note}</p> })
+            .collect_view()}
+        {move || analysis.with(|a| {
+            let (_, a) = a.as_ref()?;
+            let note = assumed_note(&a.assumed)?;
+            let lines = a.assumed.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+            Some(view! { <p class="note warning" data-testid="cuda-assumed" data-lines=lines>{note}</p> })
+        })}
+        <p class="hint">{move || assumptions(machine.get(), cache())}</p>
+        <details class="order">
+            <summary>"Execution order the cache model assumes"</summary>
+            <ol>{EXECUTION_ORDER.iter().map(|s| view! { <li>{*s}</li> }).collect_view()}</ol>
+        </details>
+        <SourceView source=source picked=picked />
+        <Picked sites=sites picked=picked />
+        <SiteTable sites=sites />
+    }
+}
+
+/// The source, read-only, as Nsight Compute's source view shows it: a gutter per line with
+/// its sectors per request, excess sectors and bank conflicts, the line coloured by its share
+/// of the kernel's excess sectors. A line with accesses is a button that lists them.
+#[component]
+fn SourceView(source: Memo<SourceShown>, picked: RwSignal<Option<u32>>) -> impl IntoView {
+    view! {
+        <h3 id="cuda-source-title">"Source view"</h3>
+        <p class="hint" id="cuda-source-hint">
+            "Per line: sectors per global request, excess sectors (beyond the ideal) and bank conflicts, summed over the line's accesses. A line's colour is its share of the kernel's excess sectors. Pick a line to list its accesses."
+        </p>
+        {move || source.with(|s| s.error_line).map(|line| view! {
+            <p class="stale" data-testid="cuda-source-stopped" data-line=line>
+                {stopped_note(line)}
+            </p>
+        })}
+        <ul class="band-legend" aria-label="Line colours">
+            {Band::ALL.iter().map(|b| view! {
+                <li><span class=format!("swatch excess-{}", b.0) aria-hidden="true"></span>{b.meaning()}</li>
+            }).collect_view()}
+        </ul>
+        <div class="lane-table cuda-source-view" role="region" aria-labelledby="cuda-source-title" aria-describedby="cuda-source-hint" tabindex="0">
+            <table class="cuda-source" data-testid="cuda-source">
+                <ColumnHeads names=SOURCE_COLUMNS />
+                <tbody>
+                    {move || source.with(|s| {
+                        let bad = s.error_line;
+                        s.lines.iter().map(|l| source_row(l, bad, picked)).collect_view()
+                    })}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// One line of the source view.
+fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -> impl IntoView {
+    let n = l.number;
+    let error = bad == Some(n);
+    let row = l.row.clone();
+    let band = row.as_ref().map_or(0, |r| r.band.0);
+    let pick = move |_| picked.set(Some(n));
+    let number = match &row {
+        Some(r) if r.accesses > 0 => {
+            let label = line_label(r);
+            view! {
+                <button
+                    type="button"
+                    class="line-pick"
+                    data-testid="cuda-pick-line"
+                    aria-label=label
+                    aria-pressed=move || (picked.get() == Some(n)).to_string()
+                    on:click=pick
+                >
+                    {n}
+                </button>
+            }
+            .into_any()
+        }
+        _ => n.into_any(),
+    };
+    let (per_request, excess, conflicts) = row.as_ref().map_or_else(Default::default, |r| {
+        (
+            r.sectors_per_request.clone(),
+            if r.global_requests > 0 {
+                r.excess_sectors.to_string()
+            } else {
+                String::new()
+            },
+            r.shared.map_or(String::new(), |(_, _, c)| c.to_string()),
+        )
+    });
+    let shared = row.as_ref().and_then(|r| r.shared);
+    view! {
+        <tr
+            class=format!("cuda-src excess-{band}")
+            class:cuda-line=row.is_some()
+            class:error-line=error
+            class:picked=move || picked.get() == Some(n)
+            data-line=n
+            data-requests=row.as_ref().map(|r| r.requests)
+            data-requested-bytes=row.as_ref().map(|r| r.requested_bytes)
+            data-sectors=row.as_ref().map(|r| r.sectors)
+            data-ideal-sectors=row.as_ref().map(|r| r.ideal_sectors)
+            data-excess-sectors=row.as_ref().map(|r| r.excess_sectors)
+            data-unique-sectors=row.as_ref().map(|r| r.unique_sectors)
+            data-dram-bytes=row.as_ref().map(|r| r.dram_bytes)
+            data-barriers=row.as_ref().map(|r| r.barriers)
+            data-wavefronts=shared.map(|s| s.0)
+            data-ideal-wavefronts=shared.map(|s| s.1)
+            data-bank-conflicts=shared.map(|s| s.2)
+            data-band=row.is_some().then_some(band)
+            data-assumed=l.assumed.then_some("true")
+            data-error=error.then_some("true")
+            on:click=pick
+        >
+            <th scope="row" class="mono">{number}</th>
+            <td class="mono">{per_request}</td>
+            <td class="mono">{excess}</td>
+            <td class="mono" class:conflicted=shared.is_some_and(|s| s.2 > 0)>{conflicts}</td>
+            <td class="code">
+                <code>{l.text.clone()}</code>
+                {l.assumed.then(|| view! { <span class="badge" title="A condition on this line depends on a value loaded from memory; every lane that reached it was taken to hold it.">"assumed"</span> })}
+                {error.then(|| view! { <span class="badge bad">"stops here"</span> })}
+            </td>
+        </tr>
+    }
+}
+
+/// The picked line's accesses, under the source view.
+#[component]
+fn Picked(sites: Memo<Vec<SiteRow>>, picked: RwSignal<Option<u32>>) -> impl IntoView {
+    view! {
+        <div class="cuda-picked" data-testid="cuda-line-accesses" data-line=move || picked.get() aria-live="polite">
+            {move || {
+                let line = picked.get()?;
+                let mine: Vec<SiteRow> = sites.with(|s| s.iter().filter(|r| r.line == line).cloned().collect());
+                if mine.is_empty() {
+                    return None;
+                }
+                Some(view! {
+                    <h4>{format!("Line {line}")}</h4>
+                    <ul>
+                        {mine.iter().map(|r| view! {
+                            <li data-testid="cuda-line-access" data-column=r.column data-kind=r.kind>{access_summary(r)}</li>
+                        }).collect_view()}
+                    </ul>
+                })
+            }}
+        </div>
+    }
+}
+
+/// One row per access site (barriers are not rows), in order of first execution.
+#[component]
+fn SiteTable(sites: Memo<Vec<SiteRow>>) -> impl IntoView {
+    view! {
+        <Show when=move || sites.with(|s| !s.is_empty())>
+            <div class="lane-table" role="region" aria-labelledby="cuda-sites-title" tabindex="0">
+                <table>
+                    <caption id="cuda-sites-title">"Per access site, in order of first execution"</caption>
+                    <ColumnHeads names=SITE_COLUMNS />
+                    <tbody>
+                        {move || sites.get().into_iter().map(site_row).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        </Show>
+    }
+}
+
+fn site_row(r: SiteRow) -> impl IntoView {
+    let shared = r.shared;
+    view! {
+        <tr
+            class="cuda-access"
+            data-testid="cuda-access"
+            data-line=r.line
+            data-column=r.column
+            data-kind=r.kind
+            data-space=r.space
+            data-elem=r.elem
+            data-part=(r.part > 0).then_some(r.part)
+            data-requests=r.requests
+            data-requested-bytes=r.requested_bytes
+            data-sectors=r.sectors
+            data-ideal-sectors=r.ideal_sectors
+            data-excess-sectors=r.excess_sectors
+            data-unique-sectors=r.unique_sectors
+            data-dram-bytes=r.dram_bytes
+            data-wavefronts=shared.map(|s| s.0)
+            data-ideal-wavefronts=shared.map(|s| s.1)
+            data-bank-conflicts=shared.map(|s| s.2)
+        >
+            <th scope="row" class="mono">{r.name.clone()}</th>
+            <td>{r.space}</td>
+            <td class="mono">{r.elem}</td>
+            <td class="mono">{r.requests}</td>
+            <td class="mono" title=format!("{} bytes", r.requested_bytes)>{bytes_text(r.requested_bytes)}</td>
+            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.sectors.to_string() }}</td>
+            <td class="mono">{r.sectors_per_request.clone()}</td>
+            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.ideal_sectors.to_string() }}</td>
+            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.excess_sectors.to_string() }}</td>
+            <td class="mono">{r.unique_sectors}</td>
+            <td class="mono" title=format!("{} bytes", r.dram_bytes)>{bytes_text(r.dram_bytes)}</td>
+            <td class="mono">{shared.map_or("—".to_string(), |s| s.0.to_string())}</td>
+            <td class="mono" class:conflicted=shared.is_some_and(|s| s.2 > 0)>{shared.map_or("—".to_string(), |s| s.2.to_string())}</td>
+        </tr>
+    }
+}
+
+/// The source view's columns.
+const SOURCE_COLUMNS: &[&str] = &[
+    "Line",
+    "Sectors per request",
+    "Excess sectors",
+    "Bank conflicts",
+    "Source",
+];
+
+/// The site table's columns.
+const SITE_COLUMNS: &[&str] = &[
+    "Site",
+    "Memory",
+    "Bytes",
+    "Requests",
+    "Requested",
+    "Sectors",
+    "Per request",
+    "Ideal",
+    "Excess",
+    "Unique",
+    "DRAM bytes",
+    "Wavefronts",
+    "Conflicts",
+];
