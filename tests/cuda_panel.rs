@@ -317,7 +317,7 @@ fn a_parse_error_names_the_source_its_line_and_column() {
     assert_eq!(failure_field(&e), CudaField::Source);
     assert_eq!(
         e.to_string(),
-        "line 3, column 3: k is outside the subset this page reads: expected ';' after the declaration, found 'a'"
+        "source, line 3, column 3: expected ';' after the declaration, found 'a'"
     );
     let pos = failure_pos(&e).unwrap();
     assert_eq!(caret(src, pos), "3 |   a[i] = 0;\n  |   ^");

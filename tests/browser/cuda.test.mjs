@@ -95,7 +95,7 @@ test('a pasted file with host code: the note lists what was skipped', async () =
   await pasteInto(s.driver, 'src', file);
   // The copy kernel's launch names a kernel the file lacks: the page says so and proposes one.
   await s.driver.wait(async () => (await text('cuda-error')) !== null, 5000);
-  assert.equal(await text('cuda-error'), 'line 1, column 1: the launch names copy, but the file\'s kernels are scale');
+  assert.equal(await text('cuda-error'), 'launch, column 1: the launch names copy, but the file\'s kernels are scale');
   assert.equal(await s.driver.findElement(By.css('[data-testid="cuda-error"]')).getAttribute('data-field'), 'launch');
   assert.equal(await s.driver.findElement(By.css('[data-testid="input-launch"]')).getAttribute('aria-invalid'), 'true');
   const proposal = await s.driver.findElement(By.css('[data-testid="cuda-proposal"]'));
@@ -113,7 +113,7 @@ test('a parse error by link names its line and column, marks the line and shows 
   const error = await s.driver.findElement(By.css('#cuda-error'));
   assert.equal(await error.getAttribute('role'), 'alert');
   assert.equal(await error.getAttribute('data-field'), 'src');
-  assert.equal(await error.getText(), "line 3, column 3: k is outside the subset this page reads: expected ';' after the declaration, found 'a'");
+  assert.equal(await error.getText(), "source, line 3, column 3: expected ';' after the declaration, found 'a'");
   assert.equal(await text('cuda-error-excerpt'), '3 |   a[i] = 0;\n  |   ^');
   const area = await s.driver.findElement(By.css('[data-testid="input-src"]'));
   assert.equal(await area.getAttribute('aria-invalid'), 'true');
