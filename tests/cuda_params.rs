@@ -325,7 +325,15 @@ proptest! {
     #[test]
     fn parameters_and_source_give_the_same_figures(g in kernel()) {
         let machine = Machine::default();
-        let kernel = g.inputs().kernel(machine);
+        // The kernel view reads expressions of at most 256 characters; longer ones are not a
+        // case of this property.
+        let inputs = g.inputs();
+        prop_assume!((1..=8u8).all(|n| {
+            [StmtField::Idx, StmtField::Active]
+                .iter()
+                .all(|f| inputs.get(KernelField::Stmt(n, *f)).len() <= 256)
+        }));
+        let kernel = inputs.kernel(machine);
         let kernel = match kernel {
             Ok(k) => k,
             Err(e) => {
