@@ -369,7 +369,9 @@ impl<R: Clone> Tally<R> {
         self.figures_of(&sum, self.unique.total)
     }
 
-    fn figures_of(&self, c: &SiteCounts, unique: u64) -> Figures {
+    /// The figures of counts the caller summed (a source line's sites, say), with `unique`
+    /// distinct sectors, on this tally's machine and cache.
+    pub fn figures_of(&self, c: &SiteCounts, unique: u64) -> Figures {
         let s = self.machine.sector_bytes;
         Figures {
             requests: c.requests,

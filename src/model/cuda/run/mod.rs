@@ -183,6 +183,31 @@ impl WarpExecution {
     }
 }
 
+/// The lanes of `mask` given their addresses in order (`compact`), spread to one entry per
+/// lane; entries of inactive lanes are 0.
+fn spread(mask: u64, compact: &[u64]) -> [u64; crate::model::LANES] {
+    let mut lanes = [0u64; crate::model::LANES];
+    let mut rest = mask;
+    for a in compact {
+        let t = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if let Some(slot) = lanes.get_mut(t) {
+            *slot = *a;
+        }
+    }
+    lanes
+}
+
+/// The warp core's access kind for a site's: an atomic is counted as a store (with
+/// [`Tally::atomic`] for its fetch).
+fn access_kind(kind: SiteKind) -> AccessKind {
+    if kind == SiteKind::Load {
+        AccessKind::Load
+    } else {
+        AccessKind::Store
+    }
+}
+
 /// What the interpreter keeps across warps and blocks.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Shared {
@@ -640,15 +665,7 @@ impl CudaJob {
                 let Some(compact) = events[w].addresses.get(at..at + n) else {
                     return;
                 };
-                let mut lanes = [0u64; crate::model::LANES];
-                let mut rest = mask;
-                for a in compact {
-                    let t = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    if let Some(slot) = lanes.get_mut(t) {
-                        *slot = *a;
-                    }
-                }
+                let lanes = spread(mask, compact);
                 let addresses = &lanes[..width.min(crate::model::LANES)];
                 let row = |cost: &Cost| WarpExecution {
                     site: site as usize,
@@ -660,11 +677,7 @@ impl CudaJob {
                 };
                 let access = WarpAccess {
                     site: site as usize,
-                    kind: if kind == SiteKind::Load {
-                        AccessKind::Load
-                    } else {
-                        AccessKind::Store
-                    },
+                    kind: access_kind(kind),
                     space,
                     elem,
                     block,
@@ -719,15 +732,9 @@ impl CudaJob {
             e.0.add(&self.tally.counts(k));
             e.1 += f.unique_sectors;
         }
-        let sector = self.program.machine.sector_bytes;
         let lines = by_line
             .into_iter()
-            .map(|(line, (c, unique))| {
-                (
-                    line,
-                    figures_of(&c, unique, sector, self.tally.total().hits.is_some()),
-                )
-            })
+            .map(|(line, (c, unique))| (line, self.tally.figures_of(&c, unique)))
             .collect();
         let mut notes = Vec::new();
         let host: Vec<String> = self
@@ -828,22 +835,10 @@ impl CudaJob {
             };
             let n = mask.count_ones() as usize;
             let compact = events.addresses.get(at..at + n).unwrap_or_default();
-            let mut lanes = [0u64; crate::model::LANES];
-            let mut rest = mask;
-            for a in compact {
-                let t = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                if let Some(slot) = lanes.get_mut(t) {
-                    *slot = *a;
-                }
-            }
+            let lanes = spread(mask, compact);
             let access = WarpAccess {
                 site: site as usize,
-                kind: if kind == SiteKind::Load {
-                    AccessKind::Load
-                } else {
-                    AccessKind::Store
-                },
+                kind: access_kind(kind),
                 space,
                 elem,
                 block,
@@ -887,25 +882,6 @@ fn unreachable_kernel() -> &'static Function {
         params: Vec::new(),
         body: Vec::new(),
     })
-}
-
-fn figures_of(c: &SiteCounts, unique: u64, sector: u64, cached: bool) -> Figures {
-    Figures {
-        requests: c.requests,
-        requested_bytes: c.requested_bytes,
-        shared_requests: c.shared_requests,
-        shared_requested_bytes: c.shared_requested_bytes,
-        wavefronts: c.wavefronts.wavefronts,
-        ideal_wavefronts: c.wavefronts.ideal,
-        barriers: c.barriers,
-        sectors: c.sectors,
-        ideal_sectors: c.ideal_sectors,
-        transferred_bytes: c.sectors * sector,
-        unique_sectors: unique,
-        dram_read_bytes: c.read_sectors * sector,
-        dram_write_bytes: c.write_sectors * sector,
-        hits: cached.then_some(c.hits),
-    }
 }
 
 /// Runs a whole launch at once: for tests and the command line.

@@ -54,19 +54,7 @@ impl Warp<'_> {
         if let ExprKind::Member { base, field, arrow } = &callee.kind {
             let p = if *arrow {
                 let v = self.eval(base, m)?;
-                match &v.ty {
-                    Ty::Ptr(t, space) => Place::Mem {
-                        addr: v.lanes,
-                        ty: (**t).clone(),
-                        space: *space,
-                    },
-                    t => {
-                        return Err(RunError::at(
-                            base.pos,
-                            RunErrorKind::Type(format!("{} is not a pointer", t.a())),
-                        ))
-                    }
-                }
+                self.deref(v, base.pos)?
             } else {
                 self.place(base, m)?
             };
@@ -195,7 +183,7 @@ impl Warp<'_> {
                 return Err(arity(pos, name, 1));
             };
             let v = self.eval(p, m)?;
-            let place = self.pointee(v, p.pos)?;
+            let place = self.deref(v, p.pos)?;
             return self.load(place, m, pos).map(Some);
         }
         if STORES.contains(&name) {
@@ -204,7 +192,7 @@ impl Warp<'_> {
             };
             let v = self.eval(p, m)?;
             let x = self.eval(value, m)?;
-            let place = self.pointee(v, p.pos)?;
+            let place = self.deref(v, p.pos)?;
             let ty = self.place_ty(&place);
             let x = self.convert(x, &ty, m, pos)?;
             self.store(&place, x, m, pos)?;
@@ -242,21 +230,6 @@ impl Warp<'_> {
             branch,
         });
         Ok(())
-    }
-
-    /// The memory a pointer value points to.
-    fn pointee(&self, v: Value, pos: Pos) -> R<Place> {
-        match &v.ty {
-            Ty::Ptr(t, space) => Ok(Place::Mem {
-                addr: v.lanes,
-                ty: (**t).clone(),
-                space: *space,
-            }),
-            t => Err(RunError::at(
-                pos,
-                RunErrorKind::Type(format!("{} is not a pointer", t.a())),
-            )),
-        }
     }
 
     /// Shuffles, votes and lane masks.

@@ -265,7 +265,7 @@ impl Warp<'_> {
             ExprKind::Member { base, field, arrow } => {
                 let p = if *arrow {
                     let v = self.eval(base, m)?;
-                    self.deref(v, m, base.pos)?
+                    self.deref(v, base.pos)?
                 } else {
                     self.place(base, m)?
                 };
@@ -281,14 +281,14 @@ impl Warp<'_> {
                 operand,
             } => {
                 let v = self.eval(operand, m)?;
-                self.deref(v, m, e.pos)
+                self.deref(v, e.pos)
             }
             _ => Ok(Place::Temp(self.eval(e, m)?)),
         }
     }
 
     /// The memory a pointer value points to.
-    fn deref(&mut self, v: Value, _m: u64, pos: Pos) -> R<Place> {
+    pub(super) fn deref(&self, v: Value, pos: Pos) -> R<Place> {
         match &v.ty {
             Ty::Ptr(t, space) => Ok(Place::Mem {
                 addr: v.lanes,
@@ -443,34 +443,14 @@ impl Warp<'_> {
         let value = match &dec.init {
             Some(super::super::super::ast::Init::Expr(e)) => {
                 let mut events = super::super::Events::default();
-                let mut c = Warp::constant(self.p, self.sh, &mut events);
-                c.frames.push(super::Frame {
-                    names_base: 0,
-                    returned: 0,
-                    flows: Vec::new(),
-                    ret: None,
-                    ret_ty: Ty::Void,
-                    bindings: empty.clone(),
-                    function: std::ptr::null(),
-                    this: None,
-                });
+                let mut c = Warp::constant_in(self.p, self.sh, &mut events, empty.clone());
                 let v = c.eval(e, 1)?;
                 c.convert(v, &ty, 1, e.pos)?
             }
             Some(super::super::super::ast::Init::List(items))
             | Some(super::super::super::ast::Init::Ctor(items)) => {
                 let mut events = super::super::Events::default();
-                let mut c = Warp::constant(self.p, self.sh, &mut events);
-                c.frames.push(super::Frame {
-                    names_base: 0,
-                    returned: 0,
-                    flows: Vec::new(),
-                    ret: None,
-                    ret_ty: Ty::Void,
-                    bindings: empty.clone(),
-                    function: std::ptr::null(),
-                    this: None,
-                });
+                let mut c = Warp::constant_in(self.p, self.sh, &mut events, empty.clone());
                 c.construct(&ty, items, 1, dec.pos, false)?
             }
             None => Value::new(ty.clone(), zero(&ty)),

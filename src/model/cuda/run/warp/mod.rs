@@ -211,6 +211,28 @@ impl<'a> Warp<'a> {
         }
     }
 
+    /// A constant warp ([`Warp::constant`]) with one frame whose template values are
+    /// `bindings`, ready to evaluate an expression.
+    fn constant_in(
+        p: &'a Program,
+        sh: &'a mut Shared,
+        out: &'a mut Events,
+        bindings: Rc<Bindings>,
+    ) -> Warp<'a> {
+        let mut c = Warp::constant(p, sh, out);
+        c.frames.push(Frame {
+            names_base: 0,
+            returned: 0,
+            flows: Vec::new(),
+            ret: None,
+            ret_ty: Ty::Void,
+            bindings,
+            function: std::ptr::null(),
+            this: None,
+        });
+        c
+    }
+
     fn kernel_fn(&self) -> R<&'a Function> {
         match self.p.unit.items.get(self.p.kernel) {
             Some(Item::Function(f)) => Ok(f),

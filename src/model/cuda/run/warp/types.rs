@@ -138,17 +138,7 @@ impl Warp<'_> {
     /// An integer constant expression's value, with `bindings`' template values in scope.
     pub(super) fn constant_int(&mut self, e: &Expr, bindings: &Bindings) -> R<Int> {
         let mut events = Events::default();
-        let mut c = Warp::constant(self.p, self.sh, &mut events);
-        c.frames.push(super::Frame {
-            names_base: 0,
-            returned: 0,
-            flows: Vec::new(),
-            ret: None,
-            ret_ty: Ty::Void,
-            bindings: Rc::new(bindings.clone()),
-            function: std::ptr::null(),
-            this: None,
-        });
+        let mut c = Warp::constant_in(self.p, self.sh, &mut events, Rc::new(bindings.clone()));
         let v = c.eval(e, 1)?;
         match (v.ty.int(), v.lanes.at(0)) {
             (Some(t), S::I(x)) => Ok(Int::new(x, t)),
