@@ -1,15 +1,19 @@
 //! The CUDA source panel's inputs and words (issue #27): the source and the launch as typed
-//! (`src`, `launch`), the kernel a page without them shows, which field a failure names, and
-//! (in `rows`) the access and line tables, the source view's gutter and colour bands and the
+//! (`src`, `launch`), the kernel a page without them shows, which field a failure names,
+//! (in `link`) the link's four parameters together, with a preset or a packed source, and (in
+//! `rows`) the access and line tables, the source view's gutter and colour bands and the
 //! whole-kernel readouts.
 //!
 //! The panel lays these out; it computes nothing. The model it words is `model::cuda::run`,
 //! which this module reads and never changes. Only the panel reaches this module, so all of it
-//! travels in the panel's chunk: the link decoder holds `src` and `launch` as plain text.
+//! travels in the panel's chunk: the link decoder holds `src`, `srcz` and `launch` as plain
+//! text.
 //! Knows nothing of the browser.
 
+mod link;
 mod rows;
 
+pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
 pub use rows::{
     access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, line_label,
     line_rows, notes, proposal_text, readouts, results_of, site_rows, source_lines, stopped_note,

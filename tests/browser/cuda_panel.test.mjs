@@ -1,0 +1,81 @@
+// The CUDA source panel's later parts (tab=cuda): presets by link and by picking, the race
+// and out-of-bounds reports with their marks in the source view, the worst warps and every
+// warp of one execution handed to the calculator, long sources packed in the link, the CSV of
+// the access rows; axe in light and dark, and 320 px.
+import { test } from 'node:test';
+import { session } from './session.mjs';
+import assert from 'node:assert/strict';
+import { By, until } from 'selenium-webdriver';
+import { openApp, pasteInto, pageErrors, axe, scheme, expectUrl, captureDownload, panelSettled } from './harness.mjs';
+
+const s = session();
+
+const status = () => s.driver.findElement(By.css('[data-testid="cuda-status"]')).getAttribute('data-value');
+const inPanel = (testid) =>
+  s.driver.executeScript(`return document.querySelector('#panel-cuda [data-testid="${testid}"]')?.dataset.value ?? null`);
+/** Every element matching `css` as its data attributes, with its text as `text`. */
+const rows = (css) =>
+  s.driver.executeScript(
+    `return [...document.querySelectorAll(${JSON.stringify(css)})].map((r) => ({ ...r.dataset, text: r.textContent }));`,
+  );
+const query = () => s.driver.getCurrentUrl().then((u) => new URL(u).search);
+
+/** Opens the panel at `q` and waits until its run has ended (`want`: done or failed). */
+async function openCuda(q, want = 'done', timeout = 60000) {
+  await openApp(s.driver, s.site.url, q);
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-status"]')), 15000);
+  await s.driver.wait(async () => (await status()) === want, timeout);
+}
+
+/** Waits until a run started by an edit has ended with figures for `k-requests` = `requests`. */
+async function ranWith(requests, timeout = 60000) {
+  await s.driver.wait(async () => (await status()) === 'done' && (await inPanel('k-requests')) === requests, timeout);
+}
+
+/** Picks `value` in the select with test id `testid`, as a user would. */
+async function pick(testid, value) {
+  await s.driver.findElement(By.css(`[data-testid="${testid}"] option[value="${value}"]`)).click();
+}
+
+const field = (testid) => s.driver.findElement(By.css(`[data-testid="${testid}"]`)).getAttribute('value');
+
+test('a preset by link: its source and launch, its lesson, and the naive store at 32 sectors a request', async () => {
+  await openCuda('?tab=cuda&cpreset=transpose-naive');
+  assert.equal(await field('cuda-preset'), 'transpose-naive');
+  assert.match(await field('input-src'), /__global__ void transposeNaive/);
+  assert.equal(await field('input-launch'), 'transposeNaive<<<dim3(32, 32), dim3(32, 8)>>>(odata, idata)');
+  assert.match((await rows('[data-testid="cuda-lesson"]'))[0].text, /32 sectors per store/);
+  const store = (await rows('.cuda-access')).find((r) => r.kind === 'store');
+  assert.equal(store.sectors, '1048576');
+  assert.equal(store.requests, '32768');
+  // The link stays the preset's id, not its source.
+  assert.equal(await query(), '?v=1&tab=cuda&cpreset=transpose-naive');
+  assert.deepEqual(await pageErrors(s.driver), []);
+});
+
+test('picking a preset writes its source and launch into the fields; an edit makes the kernel your own', async () => {
+  await openCuda('?tab=cuda');
+  assert.equal(await field('cuda-preset'), '', 'the default kernel is no preset');
+  assert.equal((await rows('[data-testid="cuda-lesson"]')).length, 0);
+  await pick('cuda-preset', 'transpose-tiled');
+  // 1024 blocks × 8 warps × 4 passes, at each of 4 sites (two global, two shared).
+  await ranWith('131072');
+  assert.match(await field('input-src'), /__global__ void transposeTiled/);
+  assert.equal(await field('input-launch'), 'transposeTiled<<<dim3(32, 32), dim3(32, 8)>>>(odata, idata)');
+  assert.match((await rows('[data-testid="cuda-lesson"]'))[0].text, /31 conflicts per request/);
+  await expectUrl(s.driver, /\?v=1&tab=cuda&cpreset=transpose-tiled$/);
+  // Another grid: still the preset's source, with its own launch in the link.
+  await pasteInto(s.driver, 'launch', 'transposeTiled<<<dim3(16, 16), dim3(32, 8)>>>(odata, idata)');
+  await ranWith('32768');
+  assert.equal(await field('cuda-preset'), '');
+  await expectUrl(s.driver, /\?v=1&tab=cuda&cpreset=transpose-tiled&launch=transposeTiled/);
+});
+
+test('a cpreset that names no preset gets the link notice, and the default kernel is shown', async () => {
+  await openCuda('?tab=cuda&cpreset=transpose-fast');
+  const notice = await rows('[data-testid="link-warning"]');
+  assert.equal(notice.length, 1);
+  assert.match(notice[0].text, /^`cpreset=transpose-fast` is not a CUDA preset \(copy, copy-offset, .*bounds-partial\); it was ignored\.$/);
+  assert.equal(await inPanel('k-requests'), '256');
+  assert.equal(await query(), '?v=1&tab=cuda');
+});
