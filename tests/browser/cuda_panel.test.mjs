@@ -79,3 +79,36 @@ test('a cpreset that names no preset gets the link notice, and the default kerne
   assert.equal(await inPanel('k-requests'), '256');
   assert.equal(await query(), '?v=1&tab=cuda');
 });
+
+test('the broken transpose: a race between warps at lines 15 and 23, marked; its padded twin has none', async () => {
+  await openCuda('?tab=cuda&cpreset=transpose-race');
+  const races = await rows('[data-testid="cuda-race"]');
+  assert.ok(races.length >= 1);
+  const r = races[0];
+  assert.deepEqual([r.scope, r.lineA, r.lineB, r.kindA, r.kindB, r.block, r.warpA, r.word], ['block', '15', '23', 'store', 'load', '0,0,0', '0', 'tile[0][1]']);
+  assert.ok(Number(r.occurrences) > 1);
+  assert.match(r.text, /line 23 reads tile\[0\]\[1\], which warp 0 wrote at line 15 with no __syncthreads\(\) between: add one after line 15/);
+  assert.equal((await rows('[data-testid="cuda-counted-anyway"]')).length, 1);
+  // Both lines are marked in the source view, with text for screen readers.
+  const marked = await rows('tr.cuda-src[data-race]');
+  assert.ok(marked.some((l) => l.line === '15') && marked.some((l) => l.line === '23'), JSON.stringify(marked.map((l) => l.line)));
+  assert.match(marked.find((l) => l.line === '15').text, /race on this line/);
+  await pick('cuda-preset', 'transpose-padded');
+  await s.driver.wait(async () => (await rows('[data-testid="cuda-race"]')).length === 0 && (await status()) === 'done', 60000);
+  assert.equal((await rows('tr.cuda-src[data-race]')).length, 0);
+  assert.match((await rows('[data-testid="cuda-checks-summary"]'))[0].text, /^No race and no access out of bounds in this launch\./);
+  assert.equal((await rows('[data-testid="cuda-counted-anyway"]')).length, 0);
+});
+
+test('a copy launched past its allocation reports the first thread out of bounds, and marks its line', async () => {
+  await openCuda(`?tab=cuda&cpreset=copy&launch=${encodeURIComponent('copy<<<1, 64>>>(out[48], in)')}`);
+  const oob = await rows('[data-testid="cuda-oob"]');
+  assert.equal(oob.length, 1);
+  const o = oob[0];
+  assert.deepEqual([o.line, o.block, o.thread, o.array, o.index, o.count, o.occurrences, o.space], ['5', '0,0,0', '48,0,0', 'out', '48', '48', '16', 'global']);
+  assert.match(o.text, /line 5, block \(0,0,0\), thread \(48,0,0\): index 48 is outside the allocation out of 48 elements \(0 to 47\); on a GPU this faults or corrupts other data/);
+  assert.match((await rows('[data-testid="cuda-counted-anyway"]'))[0].text, /still count these accesses.*fault or corrupt/);
+  assert.deepEqual((await rows('tr.cuda-src[data-oob]')).map((l) => l.line), ['5']);
+  // The figures count the accesses anyway: 2 warps, a load and a store each.
+  assert.equal(await inPanel('k-requests'), '4');
+});

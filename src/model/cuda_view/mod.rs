@@ -1,8 +1,9 @@
 //! The CUDA source panel's inputs and words (issue #27): the source and the launch as typed
-//! (`src`, `launch`), the kernel a page without them shows, which field a failure names,
-//! (in `link`) the link's four parameters together, with a preset or a packed source, and (in
-//! `rows`) the access and line tables, the source view's gutter and colour bands and the
-//! whole-kernel readouts.
+//! (`src`, `launch`), the kernel a page without them shows, which field a failure names, and
+//! - `link`: the link's four parameters together, with a preset or a packed source;
+//! - `rows`: the access and line tables, the source view's gutter and colour bands and the
+//!   whole-kernel readouts;
+//! - `checks`: the race and bounds reports and the lines they mark.
 //!
 //! The panel lays these out; it computes nothing. The model it words is `model::cuda::run`,
 //! which this module reads and never changes. Only the panel reaches this module, so all of it
@@ -10,9 +11,13 @@
 //! text.
 //! Knows nothing of the browser.
 
+mod checks;
 mod link;
 mod rows;
 
+pub use checks::{
+    checks_summary, oob_rows, problem_lines, race_rows, times, OobRow, RaceRow, COUNTED_ANYWAY,
+};
 pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
 pub use rows::{
     access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, line_label,

@@ -5,10 +5,11 @@
 
 use super::super::widgets::{ColumnHeads, ReadoutList};
 use super::{Jobs, Run, Status};
-use crate::model::cuda::run::CudaFailure;
+use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
-    access_summary, assumed_note, failure_field, line_label, notes, readouts, results_of,
-    site_rows, source_lines, stopped_note, Band, CudaInputs, SiteRow, SourceLine, EXECUTION_ORDER,
+    access_summary, assumed_note, checks_summary, failure_field, line_label, notes, oob_rows,
+    race_rows, readouts, results_of, site_rows, source_lines, stopped_note, times, Band,
+    CudaInputs, OobRow, RaceRow, SiteRow, SourceLine, COUNTED_ANYWAY, EXECUTION_ORDER,
 };
 use crate::model::format::bytes_text;
 use crate::model::kernel::view::assumptions;
@@ -104,6 +105,7 @@ pub(super) fn Results(
             let lines = a.assumed.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
             Some(view! { <p class="note warning" data-testid="cuda-assumed" data-lines=lines>{note}</p> })
         })}
+        <Checks analysis=analysis />
         <p class="hint">{move || assumptions(machine.get(), cache())}</p>
         <details class="order">
             <summary>"Execution order the cache model assumes"</summary>
@@ -112,6 +114,81 @@ pub(super) fn Results(
         <SourceView source=source picked=picked />
         <Picked sites=sites picked=picked />
         <SiteTable sites=sites />
+    }
+}
+
+/// The race and bounds reports of the last finished run: a row per race (same-value stores
+/// as notes) and per access out of bounds, each with the model's sentence, and what the
+/// figures make of them; or that the checks found none.
+#[component]
+fn Checks(analysis: RwSignal<Option<(Run, CudaAnalysis)>>) -> impl IntoView {
+    let reports =
+        Memo::new(move |_| analysis.with(|a| a.as_ref().map(|(_, a)| (race_rows(a), oob_rows(a)))));
+    move || {
+        reports.get().map(|(races, oob)| {
+            let (notes, races): (Vec<RaceRow>, Vec<RaceRow>) =
+                races.into_iter().partition(|r| r.note);
+            let problems = !races.is_empty() || !oob.is_empty();
+            let (n_races, n_oob) = (races.len(), oob.len());
+            view! {
+                <section class="cuda-checks" aria-labelledby="cuda-checks-title" data-testid="cuda-checks" data-races=n_races data-oob=n_oob>
+                    <h3 id="cuda-checks-title">"Races and out-of-bounds accesses"</h3>
+                    <p class:stale=problems data-testid="cuda-checks-summary">{checks_summary(n_races, n_oob, notes.len())}</p>
+                    <ul class="cuda-reports">
+                        {races.into_iter().chain(notes).map(race_item).collect_view()}
+                        {oob.into_iter().map(oob_item).collect_view()}
+                    </ul>
+                    {problems.then(|| view! { <p class="note warning" data-testid="cuda-counted-anyway">{COUNTED_ANYWAY}</p> })}
+                </section>
+            }
+        })
+    }
+}
+
+fn xyz(v: [u64; 3]) -> String {
+    format!("{},{},{}", v[0], v[1], v[2])
+}
+
+fn race_item(r: RaceRow) -> impl IntoView {
+    view! {
+        <li
+            class=if r.note { "cuda-race-note" } else { "cuda-race" }
+            data-testid=if r.note { "cuda-race-note" } else { "cuda-race" }
+            data-scope=r.scope
+            data-line-a=r.line_a
+            data-line-b=r.line_b
+            data-kind-a=r.kind_a
+            data-kind-b=r.kind_b
+            data-block=xyz(r.block)
+            data-warp-a=r.warp_a
+            data-warp-b=r.warp_b
+            data-word=r.word.clone()
+            data-occurrences=r.occurrences
+        >
+            <strong>{r.what}</strong>": "
+            <span class="sentence">{r.sentence.clone()}</span>
+            {times(r.occurrences)}
+        </li>
+    }
+}
+
+fn oob_item(o: OobRow) -> impl IntoView {
+    view! {
+        <li
+            class="cuda-oob"
+            data-testid="cuda-oob"
+            data-line=o.line
+            data-block=xyz(o.block)
+            data-thread=xyz(o.thread)
+            data-array=o.array.clone()
+            data-index=o.index.to_string()
+            data-count=o.count
+            data-occurrences=o.occurrences
+            data-space=o.space
+        >
+            <strong>"Out of bounds"</strong>": "
+            <span class="sentence">{o.sentence.clone()}</span>
+        </li>
     }
 }
 
@@ -207,10 +284,24 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
             data-bank-conflicts=shared.map(|s| s.2)
             data-band=row.is_some().then_some(band)
             data-assumed=l.assumed.then_some("true")
+            data-race=l.race.then_some("true")
+            data-oob=l.oob.then_some("true")
             data-error=error.then_some("true")
             on:click=pick
         >
-            <th scope="row" class="mono">{number}</th>
+            <th scope="row" class="mono">
+                {number}
+                {l.race.then(|| view! {
+                    <span class="mark race" title="A shared-memory race: see Races and out-of-bounds accesses">
+                        "race"<span class="visually-hidden">" on this line"</span>
+                    </span>
+                })}
+                {l.oob.then(|| view! {
+                    <span class="mark oob" title="An access outside its array: see Races and out-of-bounds accesses">
+                        "out of bounds"<span class="visually-hidden">" on this line"</span>
+                    </span>
+                })}
+            </th>
             <td class="mono">{per_request}</td>
             <td class="mono">{excess}</td>
             <td class="mono" class:conflicted=shared.is_some_and(|s| s.2 > 0)>{conflicts}</td>
