@@ -112,3 +112,66 @@ test('a copy launched past its allocation reports the first thread out of bounds
   // The figures count the accesses anyway: 2 warps, a load and a store each.
   assert.equal(await inPanel('k-requests'), '4');
 });
+
+/** Clicks the calculator link of the first row with test id `testid`, and returns that row and what the calculator shows. */
+async function handOff(testid) {
+  const [row] = await rows(`#panel-cuda [data-testid="${testid}"]`);
+  await s.driver.findElement(By.css(`#panel-cuda [data-testid="${testid}-open"]`)).click();
+  await panelSettled(s.driver);
+  await s.driver.wait(async () => (await query()).includes('addrs='), 5000);
+  const shown = await s.driver.executeScript(
+    `const v = (id) => document.querySelector('#panel-calculator [data-testid="' + id + '"]')?.dataset.value ?? null;
+     return { sectors: v('sectors'), wavefronts: v('wavefronts'), active: v('active-lanes') };`,
+  );
+  return { row, shown };
+}
+
+test('the worst warps by sectors: each row has its line, and opens in the calculator with the same sectors', async () => {
+  await openCuda('?tab=cuda&cpreset=transpose-naive');
+  assert.equal(await field('cuda-measure'), 'sectors');
+  const worst = await rows('#panel-cuda [data-testid="kernel-worst"]');
+  assert.equal(worst.length, 10);
+  // The naive store: 32 sectors where 4 would do, on line 12.
+  assert.deepEqual([worst[0].line, worst[0].kind, worst[0].sectors, worst[0].excessSectors, worst[0].block, worst[0].warp], ['12', 'store', '32', '28', '0,0,0', '0']);
+  const { row, shown } = await handOff('kernel-worst');
+  assert.equal(shown.sectors, row.sectors);
+  assert.equal(shown.active, row.active);
+  const search = new URLSearchParams(await query());
+  assert.equal(search.get('addrs'), row.addrs);
+  assert.equal(search.get('tab'), null, 'the calculator is the default tab');
+  assert.deepEqual(await pageErrors(s.driver), []);
+});
+
+test('the worst by conflicts, and every execution of one warp on a picked line, open in the calculator alike', async () => {
+  await openCuda('?tab=cuda&cpreset=transpose-tiled');
+  // A kernel with bank conflicts ranks by them at first.
+  assert.equal(await field('cuda-measure'), 'conflicts');
+  const [first] = await rows('#panel-cuda [data-testid="kernel-worst"]');
+  assert.deepEqual([first.space, first.wavefronts, first.bankConflicts, first.sectors], ['shared', '32', '31', undefined]);
+  await pick('cuda-measure', 'sectors');
+  await s.driver.wait(async () => (await rows('#panel-cuda [data-testid="kernel-worst"]'))[0].space === 'global', 5000);
+  // Pick the column read's line, then warp 3 of block 5.
+  await s.driver.findElement(By.css(`.cuda-line[data-line="${first.line}"] [data-testid="cuda-pick-line"]`)).click();
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-one-warp"]')), 5000);
+  assert.equal((await rows('[data-testid="cuda-warp"]')).length, 8, 'a load and a store, 4 passes');
+  await s.driver.executeScript(`
+    for (const [id, v] of [['cuda-pick-block', '5'], ['cuda-pick-warp', '3']]) {
+      const e = document.getElementById(id);
+      e.value = v;
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+    }`);
+  await s.driver.wait(async () => (await rows('[data-testid="cuda-warp"]')).every((r) => r.block === '5,0,0' && r.warp === '3'), 5000);
+  const listed = await rows('[data-testid="cuda-warp"]');
+  assert.deepEqual(listed.map((r) => r.kind), ['load', 'store', 'load', 'store', 'load', 'store', 'load', 'store']);
+  assert.ok(listed.every((r) => r.line === first.line));
+  // A block outside the launch says so beside its field.
+  await s.driver.executeScript(`const e = document.getElementById('cuda-pick-block'); e.value = '1024'; e.dispatchEvent(new Event('input', { bubbles: true }));`);
+  await s.driver.wait(async () => (await rows('.cuda-one-warp [data-testid="input-error"]')).length === 1, 5000);
+  assert.equal((await rows('.cuda-one-warp [data-testid="input-error"]'))[0].text, 'block: the launch has 1024 blocks, 0 to 1023; found 1024');
+  assert.equal(await s.driver.findElement(By.css('#cuda-pick-block')).getAttribute('aria-invalid'), 'true');
+  await s.driver.executeScript(`const e = document.getElementById('cuda-pick-block'); e.value = '5'; e.dispatchEvent(new Event('input', { bubbles: true }));`);
+  await s.driver.wait(async () => (await rows('[data-testid="cuda-warp"]')).length === 8, 5000);
+  const { row, shown } = await handOff('cuda-warp');
+  assert.equal(row.space, 'shared');
+  assert.equal(shown.wavefronts, row.wavefronts);
+});

@@ -72,6 +72,9 @@ impl Status {
 pub(super) struct Jobs {
     generation: StoredValue<u64>,
     job: StoredValue<Option<CudaJob>, LocalStorage>,
+    /// The job of the analysis on show, kept after its run for the drill-down into one warp
+    /// (`CudaJob::warp_executions` runs that warp again on the finished job's sites).
+    pub(super) kept: StoredValue<Option<CudaJob>, LocalStorage>,
     pub(super) status: RwSignal<Status>,
     /// The last finished analysis, and the run it is of.
     pub(super) analysis: RwSignal<Option<(Run, CudaAnalysis)>>,
@@ -149,13 +152,11 @@ impl Jobs {
             .flatten();
         match outcome {
             Some(Ok(Slice::Done)) => {
-                let finished = self
-                    .job
-                    .try_update_value(Option::take)
-                    .flatten()
-                    .map(|j| j.finish());
+                let finished = self.job.try_update_value(Option::take).flatten();
+                let result = finished.as_ref().map(CudaJob::finish);
                 let show = move || {
-                    if let Some(result) = finished {
+                    if let Some(result) = result {
+                        self.kept.set_value(finished);
                         self.analysis.set(Some((run, result)));
                         self.status.set(Status::Done);
                     }
@@ -289,6 +290,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
     let jobs = Jobs {
         generation: StoredValue::new(0),
         job: StoredValue::new_local(None),
+        kept: StoredValue::new_local(None),
         status: RwSignal::new(Status::Idle),
         analysis: RwSignal::new(None),
         failure: RwSignal::new(None),
@@ -438,7 +440,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                         {move || (jobs.status.get() == Status::Cancelled).then(|| view! {
                             <p class="stale" data-testid="cuda-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p>
                         })}
-                        <Results jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
+                        <Results state=state jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
                     </div>
                 </div>
             </div>
