@@ -175,3 +175,77 @@ test('the worst by conflicts, and every execution of one warp on a picked line, 
   assert.equal(row.space, 'shared');
   assert.equal(shown.wavefronts, row.wavefronts);
 });
+
+/** A kernel of more than 1500 characters: a copy with a long comment. */
+const LONG = `__global__ void scale(float *a) {\n  a[blockIdx.x * blockDim.x + threadIdx.x] *= 2.0f;\n}\n${Array.from({ length: 40 }, (_, k) => `// note ${k}: each thread scales one float of its own, and no other thread's.\n`).join('')}`;
+
+test('a long source travels packed (srcz) and comes back the same; Copy link writes it too', async () => {
+  assert.ok(LONG.length > 1500);
+  await openCuda('?tab=cuda');
+  await pasteInto(s.driver, 'src', LONG);
+  await pasteInto(s.driver, 'launch', 'scale<<<2, 64>>>(a)');
+  await ranWith('8');
+  await expectUrl(s.driver, /[?&]srcz=[A-Za-z0-9_-]+&launch=scale/);
+  const search = await query();
+  assert.ok(!new URLSearchParams(search).has('src'), 'not both forms');
+  assert.ok(search.length < LONG.length / 2, `${search.length} characters for a ${LONG.length}-character source`);
+  assert.equal(await s.driver.findElement(By.css('[data-testid="permalink"]')).getAttribute('value'), await s.driver.getCurrentUrl());
+  // Opened again, the link gives back the source to the letter.
+  await openCuda(search);
+  assert.equal(await field('input-src'), LONG);
+  assert.equal(await inPanel('k-requests'), '8');
+  assert.equal((await rows('[data-testid="cuda-link-notice"]')).length, 0);
+  // The plain form still reads.
+  await openCuda(`?tab=cuda&src=${encodeURIComponent(LONG)}&launch=${encodeURIComponent('scale<<<2, 64>>>(a)')}`);
+  assert.equal(await field('input-src'), LONG);
+  await expectUrl(s.driver, /[?&]srcz=/);
+});
+
+test('a srcz that does not unpack is named with its reason beside the source, and the default kernel is shown', async () => {
+  await openCuda('?tab=cuda&srcz=AAAA');
+  const [notice] = await rows('[data-testid="cuda-link-notice"]');
+  assert.equal(notice.text, '`srcz=AAAA`: the packed text is not a packed source; using the default kernel.');
+  assert.equal(notice.param, 'srcz');
+  assert.equal(await inPanel('k-requests'), '256');
+  assert.match(await field('input-src'), /__global__ void copy/);
+  // The next edit retires it.
+  await pasteInto(s.driver, 'launch', 'copy<<<1, 32>>>(out, in, 32)');
+  await s.driver.wait(async () => (await rows('[data-testid="cuda-link-notice"]')).length === 0, 5000);
+});
+
+test('the access rows download as the command line writes them', async () => {
+  await openCuda('?tab=cuda&cpreset=transpose-tiled');
+  const file = await captureDownload(s.driver, 'cuda-csv');
+  assert.equal(file.name, 'coalescing-cuda-transpose-tiled-sites.csv');
+  const lines = file.text.split('\r\n');
+  assert.equal(lines[0], 'row,line,column,kind,space,elem,part,requests,requested_bytes,sectors,ideal_sectors,excess_sectors,unique_sectors,dram_bytes,wavefronts,ideal_wavefronts,bank_conflicts,barriers');
+  const sites = await rows('.cuda-access');
+  const access = lines.filter((l) => l.startsWith('access,')).map((l) => l.split(','));
+  assert.deepEqual(access.map((r) => [r[1], r[2], r[3], r[4], r[9]]), sites.map((r) => [r.line, r.column, r.kind, r.space, r.sectors]));
+  assert.ok(lines.some((l) => l.startsWith('total,')));
+});
+
+test('the new parts are axe-clean in light and dark, and fit 320 px', async () => {
+  const queries = ['?tab=cuda&cpreset=transpose-race', `?tab=cuda&cpreset=copy&launch=${encodeURIComponent('copy<<<1, 64>>>(out[48], in)')}`, '?tab=cuda&srcz=AAAA'];
+  for (const q of queries) {
+    for (const mode of ['light', 'dark']) {
+      await scheme(s.driver, mode);
+      await openCuda(q);
+      // With a line picked, its warp's executions are on show too.
+      await s.driver.executeScript("document.querySelector('[data-testid=\"cuda-pick-line\"]')?.click()");
+      assert.deepEqual(await axe(s.driver), [], `${mode}: ${q}`);
+    }
+  }
+  await scheme(s.driver, 'light');
+  await s.driver.sendDevToolsCommand('Emulation.setDeviceMetricsOverride', { width: 320, height: 800, deviceScaleFactor: 2, mobile: true });
+  try {
+    for (const q of queries) {
+      await openCuda(q);
+      await s.driver.executeScript("document.querySelector('[data-testid=\"cuda-pick-line\"]')?.click()");
+      const [scroll, inner] = await s.driver.executeScript('return [document.documentElement.scrollWidth, window.innerWidth];');
+      assert.ok(scroll <= inner, `${q}: the page is ${scroll} px wide at ${inner} px`);
+    }
+  } finally {
+    await s.driver.sendDevToolsCommand('Emulation.clearDeviceMetricsOverride', {});
+  }
+});

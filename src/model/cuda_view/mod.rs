@@ -4,6 +4,7 @@
 //! - `rows`: the access and line tables, the source view's gutter and colour bands and the
 //!   whole-kernel readouts;
 //! - `checks`: the race and bounds reports and the lines they mark;
+//! - `export`: the CSV of the tables, as the command line writes it;
 //! - `warps`: warp executions one by one (the worst, every one of a warp), each with its
 //!   calculator scenario.
 //!
@@ -14,6 +15,7 @@
 //! Knows nothing of the browser.
 
 mod checks;
+mod export;
 mod link;
 mod rows;
 mod warps;
@@ -21,6 +23,7 @@ mod warps;
 pub use checks::{
     checks_summary, oob_rows, problem_lines, race_rows, times, OobRow, RaceRow, COUNTED_ANYWAY,
 };
+pub use export::{access_csv, figure_fields};
 pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
 pub use rows::{
     access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, line_label,

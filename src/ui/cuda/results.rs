@@ -3,15 +3,17 @@
 //! share of the kernel's excess; a line picked lists its accesses) and the table per access
 //! site.
 
+use super::super::share::download_text;
 use super::super::widgets::{ColumnHeads, ReadoutList, TextField};
 use super::super::{url, AppState};
 use super::{Jobs, Run, Status};
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
-    access_summary, assumed_note, calculator_inputs, checks_summary, default_measure,
-    execution_rows, failure_field, line_executions, line_label, notes, oob_rows, race_rows,
-    readouts, results_of, site_rows, source_lines, stopped_note, times, Band, CudaInputs,
-    ExecutionRow, OobRow, PickField, RaceRow, SiteRow, SourceLine, COUNTED_ANYWAY, EXECUTION_ORDER,
+    access_csv, access_summary, assumed_note, calculator_inputs, checks_summary, default_measure,
+    execution_rows, failure_field, line_executions, line_label, matching_preset, notes, oob_rows,
+    race_rows, readouts, results_of, site_rows, source_lines, stopped_note, times, Band,
+    CudaInputs, ExecutionRow, OobRow, PickField, RaceRow, SiteRow, SourceLine, COUNTED_ANYWAY,
+    EXECUTION_ORDER,
 };
 use crate::model::format::bytes_text;
 use crate::model::kernel::view::assumptions;
@@ -87,6 +89,18 @@ pub(super) fn Results(
         analysis.with(|a| a.as_ref().map(|(_, a)| site_rows(a)).unwrap_or_default())
     });
     let picked = RwSignal::new(None::<u32>);
+    // The CSV the command line's `cuda --format csv` writes, named after the preset on show.
+    let export = move |_| {
+        let file = analysis.with_untracked(|a| {
+            a.as_ref().map(|(run, a)| {
+                let what = matching_preset(&run.inputs).map_or("custom", |p| p.id);
+                (format!("coalescing-cuda-{what}-sites.csv"), access_csv(a))
+            })
+        });
+        if let Some((name, text)) = file {
+            download_text(&name, "text/csv", &text);
+        }
+    };
     let cache = move || target.with(|t| t.cache_bytes);
     view! {
         {move || shown_other.get().map(|(default_kernel, failed)| view! {
@@ -120,7 +134,11 @@ pub(super) fn Results(
         <Picked sites=sites picked=picked />
         <OneWarp state=state jobs=jobs picked=picked />
         <SiteTable sites=sites />
-
+        <Show when=move || sites.with(|s| !s.is_empty())>
+            <div class="buttons exports">
+                <button type="button" data-testid="cuda-csv" on:click=export>"Download the access sites (CSV)"</button>
+            </div>
+        </Show>
         <Worst state=state analysis=analysis />
     }
 }
