@@ -148,10 +148,9 @@ pub(super) fn Results(
 /// figures make of them; or that the checks found none.
 #[component]
 fn Checks(analysis: RwSignal<Option<(Run, CudaAnalysis)>>) -> impl IntoView {
-    let reports =
-        Memo::new(move |_| analysis.with(|a| a.as_ref().map(|(_, a)| (race_rows(a), oob_rows(a)))));
     move || {
-        reports.get().map(|(races, oob)| {
+        let reports = analysis.with(|a| a.as_ref().map(|(_, a)| (race_rows(a), oob_rows(a))));
+        reports.map(|(races, oob)| {
             let (notes, races): (Vec<RaceRow>, Vec<RaceRow>) =
                 races.into_iter().partition(|r| r.note);
             let problems = !races.is_empty() || !oob.is_empty();
@@ -472,7 +471,7 @@ fn Worst(state: AppState, analysis: RwSignal<Option<(Run, CudaAnalysis)>>) -> im
                     </select>
                     <p class="hint">"Bank conflicts at first when the kernel has any, sectors otherwise."</p>
                 </div>
-                <p class="hint">{move || format!("The 10 warp executions with the most {}, ties in execution order. Each opens in the calculator with its own addresses.", measure.get().unit())}</p>
+                <p class="hint">{move || format!("The 10 warp executions with the most {}, ties in execution order (a warp that runs an access in a loop has a row per pass). Each opens in the calculator with its own addresses.", measure.get().unit())}</p>
                 <ExecutionTable rows=rows testid="kernel-worst" state=state caption="The 10 worst warp executions" />
             </section>
         </Show>
