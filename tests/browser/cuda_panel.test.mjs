@@ -150,6 +150,9 @@ test('the worst by conflicts, and every execution of one warp on a picked line, 
   assert.deepEqual([first.space, first.wavefronts, first.bankConflicts, first.sectors], ['shared', '32', '31', undefined]);
   await pick('cuda-measure', 'sectors');
   await s.driver.wait(async () => (await rows('#panel-cuda [data-testid="kernel-worst"]'))[0].space === 'global', 5000);
+  // A line without accesses lists no warp.
+  await s.driver.findElement(By.css('tr.cuda-src[data-line="1"]')).click();
+  assert.equal((await rows('[data-testid="cuda-one-warp"]')).length, 0);
   // Pick the column read's line, then warp 3 of block 5.
   await s.driver.findElement(By.css(`.cuda-line[data-line="${first.line}"] [data-testid="cuda-pick-line"]`)).click();
   await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-one-warp"]')), 5000);

@@ -31,9 +31,10 @@ pub fn figure_fields(f: &Figures) -> [(&'static str, u64); 10] {
 /// use coalescing_lab::model::Machine;
 /// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 0, 700).unwrap();
 /// let csv = access_csv(&a);
+/// assert!(csv.ends_with("\r\n"));
 /// let rows: Vec<&str> = csv.lines().collect();
-/// assert_eq!(rows[0], "row,line,column,kind,space,elem,part,requests,requested_bytes,sectors,ideal_sectors,excess_sectors,unique_sectors,dram_bytes,wavefronts,ideal_wavefronts,bank_conflicts,barriers\r");
-/// assert_eq!(rows[1], "access,4,14,load,global,4,0,128,16384,512,512,0,512,16384,0,0,0,0\r");
+/// assert_eq!(rows[0], "row,line,column,kind,space,elem,part,requests,requested_bytes,sectors,ideal_sectors,excess_sectors,unique_sectors,dram_bytes,wavefronts,ideal_wavefronts,bank_conflicts,barriers");
+/// assert_eq!(rows[1], "access,4,14,load,global,4,0,128,16384,512,512,0,512,16384,0,0,0,0");
 /// assert_eq!(rows.len(), 5);
 /// ```
 pub fn access_csv(a: &CudaAnalysis) -> String {

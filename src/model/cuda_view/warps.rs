@@ -56,7 +56,9 @@ pub struct ExecutionRow {
 /// let a = analyse(p.source, "copy<<<1, 64>>>(out, in+1)", Machine::default(), 0, 700).unwrap();
 /// let rows = execution_rows(&a, a.worst_by(Measure::Sectors), 32);
 /// assert_eq!((rows[0].site.as_str(), rows[0].sectors, rows[0].cost.as_str()), ("5:14 load", 5, "5 (1 excess)"));
-/// assert!(rows[0].addrs.starts_with("4,8,12,"));
+/// // The calculator's addrs=: 32 lanes, 4 bytes apart from one past a sector's start.
+/// let addrs: Vec<u64> = rows[0].addrs.split(',').map(|a| a.parse().unwrap()).collect();
+/// assert_eq!((addrs.len(), addrs[0] % 32, addrs[1] - addrs[0]), (32, 4, 4));
 /// // Degenerate input: no executions, no rows.
 /// assert!(execution_rows(&a, &[], 32).is_empty());
 /// ```

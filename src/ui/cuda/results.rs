@@ -132,7 +132,7 @@ pub(super) fn Results(
         </details>
         <SourceView source=source picked=picked />
         <Picked sites=sites picked=picked />
-        <OneWarp state=state jobs=jobs picked=picked />
+        <OneWarp state=state jobs=jobs sites=sites picked=picked />
         <SiteTable sites=sites />
         <Show when=move || sites.with(|s| !s.is_empty())>
             <div class="buttons exports">
@@ -367,11 +367,19 @@ fn Picked(sites: Memo<Vec<SiteRow>>, picked: RwSignal<Option<u32>>) -> impl Into
 /// number, the rows from the kept job (`CudaJob::warp_executions`), each opening in the
 /// calculator.
 #[component]
-fn OneWarp(state: AppState, jobs: Jobs, picked: RwSignal<Option<u32>>) -> impl IntoView {
+fn OneWarp(
+    state: AppState,
+    jobs: Jobs,
+    sites: Memo<Vec<SiteRow>>,
+    picked: RwSignal<Option<u32>>,
+) -> impl IntoView {
     let block = RwSignal::new("0".to_string());
     let warp = RwSignal::new("0".to_string());
     let executions = Memo::new(move |_| {
-        let line = picked.get()?;
+        // A line without accesses (a row of the source view is clickable as a whole) has none.
+        let line = picked
+            .get()
+            .filter(|line| sites.with(|s| s.iter().any(|r| r.line == *line)))?;
         let (block, warp) = (block.get(), warp.get());
         jobs.analysis.with(|a| {
             let (run, a) = a.as_ref()?;
