@@ -40,12 +40,17 @@ export const GUARDS = {
   // into each chunk: +7.3 KB gzip. cuda 230_000 → 255_000: the interpreter's ninth-session
   // features measured at 245.8 KB gzip in all: the race and bounds checks (#25), cooperative
   // groups' tiles and cg::reduce, the worst warp lists and one warp's executions, member
-  // initialiser lists, the nesting and type-depth guards.
-  panels: { kernel_trace: 180_000, roofline: 90_000, probe: 82_000, cuda: 255_000 },
+  // initialiser lists, the nesting and type-depth guards. cuda 255_000 → 318_000: the panel's
+  // later parts measured at 311.3 KB gzip (from 245.8): presets with their sources and lessons,
+  // the race and bounds reports, the worst warps and one warp's executions with their
+  // calculator hand-off, packed sources (miniz_oxide's deflate and inflate), the CSV; most of
+  // it Leptos' view and signal code for the new parts (README, "The CUDA panel's later parts").
+  panels: { kernel_trace: 180_000, roofline: 90_000, probe: 82_000, cuda: 318_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
-  whole: 900_000,
+  // whole 900_000 → 965_000: the CUDA chunk's 65.5 KB of the panel's later parts.
+  whole: 965_000,
 };
 
 /**

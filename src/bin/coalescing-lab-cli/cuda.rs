@@ -5,27 +5,12 @@
 use crate::cli::{bad, io, one, Args, Failure, Style};
 use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
 use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis, Site, SiteKind};
+use coalescing_lab::model::cuda_view::{access_csv, figure_fields};
 use coalescing_lab::model::format::plural;
 use coalescing_lab::model::kernel::view::figure_readouts;
 use coalescing_lab::model::readouts::Readout;
 use coalescing_lab::model::warp::Figures;
 use std::io::Read;
-
-/// A row's figures by the page's attribute names (`data-…` without `data-`), in column order.
-fn figure_fields(f: &Figures) -> [(&'static str, u64); 10] {
-    [
-        ("requests", f.requests),
-        ("requested-bytes", f.requested_bytes),
-        ("sectors", f.sectors),
-        ("ideal-sectors", f.ideal_sectors),
-        ("excess-sectors", f.excess_sectors()),
-        ("unique-sectors", f.unique_sectors),
-        ("dram-bytes", f.dram_bytes()),
-        ("wavefronts", f.wavefronts),
-        ("ideal-wavefronts", f.ideal_wavefronts),
-        ("bank-conflicts", f.bank_conflicts()),
-    ]
-}
 
 /// The same columns for people, in text and Markdown.
 const FIGURE_HEADS: [&str; 10] = [
@@ -96,7 +81,7 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
     Ok((
         match a.style.unwrap_or(Style::Text) {
             Style::Json => json(&an, &r),
-            Style::Csv => csv(&an),
+            Style::Csv => access_csv(&an),
             style => tables(style, &an, &r),
         },
         0,
@@ -274,43 +259,6 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
         oob.join(","),
         json_list(&an.notes)
     )
-}
-
-/// One table: the access rows, then the line rows and the total, told apart by `row`.
-fn csv(an: &CudaAnalysis) -> String {
-    let mut header = vec!["row", "line", "column", "kind", "space", "elem", "part"];
-    let names = figure_fields(&an.total).map(|(name, _)| name.replace('-', "_"));
-    header.extend(names.iter().map(String::as_str));
-    header.push("barriers");
-    let sites = accesses(an).map(|(s, f)| {
-        [
-            "access".to_string(),
-            s.pos.line.to_string(),
-            s.pos.column.to_string(),
-            s.kind.name().to_string(),
-            s.space.name().to_string(),
-            s.elem.to_string(),
-            s.part.to_string(),
-        ]
-        .into_iter()
-        .chain(numbers(f))
-        .chain([f.barriers.to_string()])
-        .collect()
-    });
-    let sums = an
-        .lines
-        .iter()
-        .map(|(line, f)| ("line", line.to_string(), f))
-        .chain([("total", String::new(), &an.total)])
-        .map(|(row, line, f)| {
-            [row.to_string(), line]
-                .into_iter()
-                .chain(std::iter::repeat_n(String::new(), 5))
-                .chain(numbers(f))
-                .chain([f.barriers.to_string()])
-                .collect()
-        });
-    table(Style::Csv, &header, sites.chain(sums))
 }
 
 /// Each race and out-of-bounds access as a sentence, races first.

@@ -350,6 +350,28 @@ pub const CUDA_PRESETS: [CudaPreset; 15] = [
     },
 ];
 
+/// Every preset's id, in the picker's order: what a link's `cpreset` may name. The link
+/// decoder checks `cpreset` in the first load, which must not carry the presets' sources, so
+/// the ids are listed apart; `tests/cuda_panel_presets.rs` checks that they are
+/// [`CUDA_PRESETS`]' ids, in order.
+pub const CUDA_PRESET_IDS: [&str; 15] = [
+    "copy",
+    "copy-offset",
+    "copy-stride2",
+    "transpose-naive",
+    "transpose-tiled",
+    "transpose-padded",
+    "transpose-race",
+    "sgemm-rows",
+    "sgemm-cols",
+    "sgemm-tiled",
+    "reduce-interleaved",
+    "reduce-sequential",
+    "layout-aos",
+    "layout-soa",
+    "bounds-partial",
+];
+
 /// The preset with id `id`.
 pub fn cuda_preset(id: &str) -> Option<&'static CudaPreset> {
     CUDA_PRESETS.iter().find(|p| p.id == id)

@@ -1,19 +1,37 @@
 //! The CUDA source panel's inputs and words (issue #27): the source and the launch as typed
 //! (`src`, `launch`), the kernel a page without them shows, which field a failure names, and
-//! (in `rows`) the access and line tables, the source view's gutter and colour bands and the
-//! whole-kernel readouts.
+//! - `link`: the link's four parameters together, with a preset or a packed source;
+//! - `rows`: the access and line tables, the source view's gutter and colour bands and the
+//!   whole-kernel readouts;
+//! - `checks`: the race and bounds reports and the lines they mark;
+//! - `export`: the CSV of the tables, as the command line writes it;
+//! - `warps`: warp executions one by one (the worst, every one of a warp), each with its
+//!   calculator scenario.
 //!
 //! The panel lays these out; it computes nothing. The model it words is `model::cuda::run`,
 //! which this module reads and never changes. Only the panel reaches this module, so all of it
-//! travels in the panel's chunk: the link decoder holds `src` and `launch` as plain text.
+//! travels in the panel's chunk: the link decoder holds `src`, `srcz` and `launch` as plain
+//! text.
 //! Knows nothing of the browser.
 
+mod checks;
+mod export;
+mod link;
 mod rows;
+mod warps;
 
+pub use checks::{
+    checks_summary, oob_rows, problem_lines, race_rows, times, OobRow, RaceRow, COUNTED_ANYWAY,
+};
+pub use export::{access_csv, figure_fields};
+pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
 pub use rows::{
     access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, line_label,
     line_rows, notes, proposal_text, readouts, results_of, site_rows, source_lines, stopped_note,
     Band, LineRow, SiteRow, SourceLine, EXECUTION_ORDER,
+};
+pub use warps::{
+    calculator_inputs, default_measure, execution_rows, line_executions, ExecutionRow, PickField,
 };
 
 /// The kernel a page without `src` shows: a bounds-checked copy, one float per thread, so the

@@ -9,6 +9,7 @@ use super::super::kernel::view::figure_readouts;
 use super::super::machine::{Machine, Space};
 use super::super::readouts::Readout;
 use super::super::warp::Figures;
+use super::checks::problem_lines;
 use super::CudaField;
 
 /// The field a failure is in: the source, or the launch (its text, or a launch that does not
@@ -310,6 +311,10 @@ pub struct SourceLine {
     pub row: Option<LineRow>,
     /// Whether a branch on it depended on a loaded value (taken by every lane reaching it).
     pub assumed: bool,
+    /// Whether one of its accesses races with another (`data-race`).
+    pub race: bool,
+    /// Whether one of its accesses reached outside its array (`data-oob`).
+    pub oob: bool,
 }
 
 /// The lines of `source` as the CUDA reader numbers them: split at `\n`, a `\r` before it
@@ -342,6 +347,7 @@ pub fn source_lines(source: &str, analysis: Option<&CudaAnalysis>) -> Vec<Source
         .into_iter()
         .peekable();
     let assumed = analysis.map_or(&[][..], |a| &a.assumed[..]);
+    let (races, oob) = analysis.map(problem_lines).unwrap_or_default();
     source_text_lines(source)
         .enumerate()
         .map(|(k, text)| {
@@ -355,6 +361,8 @@ pub fn source_lines(source: &str, analysis: Option<&CudaAnalysis>) -> Vec<Source
                 text: text.to_string(),
                 row,
                 assumed: assumed.contains(&number),
+                race: races.binary_search(&number).is_ok(),
+                oob: oob.binary_search(&number).is_ok(),
             }
         })
         .collect()

@@ -1,34 +1,63 @@
-//! The CUDA source panel's parameters: `src`, the source text, and `launch`, the launch as
-//! host code writes it. Its cache is the kernel view's `cache` and its machine the
-//! calculator's `arch`, `warp`, `sector` and `line`, read by their own panels.
+//! The CUDA source panel's parameters: `cpreset`, a preset's id; `src`, the source text, or
+//! `srcz`, the same packed (`model::cuda::link`); and `launch`, the launch as host code writes
+//! it. Its cache is the kernel view's `cache` and its machine the calculator's `arch`, `warp`,
+//! `sector` and `line`, read by their own panels.
 //!
-//! Both values travel as typed, empty when the link has none; what an empty one stands for
-//! (the default kernel, the launch that goes with the source) is the panel's to say
-//! (`model::cuda_view::CudaInputs::from_link`). Whether they read is known only once the
-//! panel has parsed them (the CUDA reader travels in the panel's chunk, not in the first
-//! load), so a bad value is named by the panel, beside its field, with the default kernel
-//! shown instead.
+//! The values travel as typed, empty when the link has none; what they stand for together
+//! (a preset's source and launch, the default kernel, the launch that goes with the source)
+//! is the panel's to say (`model::cuda_view::CudaLink`). Whether a source reads, and whether
+//! `srcz` unpacks, is known only once the panel has read them (the CUDA reader and the
+//! inflater travel in the panel's chunk, not in the first load), so a bad value is named by
+//! the panel, with the default kernel shown instead. Only `cpreset` is checked here, against
+//! the presets' ids, which are all of the presets the first load carries.
 
 use super::{Link, Params, State};
+use crate::model::cuda::presets::CUDA_PRESET_IDS;
 
-/// `src` and `launch`.
+/// `cpreset`, `src`, `srcz` and `launch`.
 pub(super) struct Cuda;
+
+/// Whether `id` names a CUDA preset.
+fn is_preset(id: &str) -> bool {
+    CUDA_PRESET_IDS.contains(&id)
+}
 
 impl Params for Cuda {
     fn is_param(&self, key: &str) -> bool {
-        matches!(key, "src" | "launch")
+        matches!(key, "cpreset" | "src" | "srcz" | "launch")
     }
 
+    /// A `cpreset` that names no preset is dropped.
     fn decode(&self, link: &Link, state: &mut State) {
+        state.cuda_preset = link
+            .shown("cpreset")
+            .map(|id| id.trim().to_string())
+            .filter(|id| is_preset(id))
+            .unwrap_or_default();
         state.cuda_src = link.shown("src").unwrap_or_default();
+        state.cuda_srcz = link.shown("srcz").unwrap_or_default();
         state.cuda_launch = link.shown("launch").unwrap_or_default();
     }
 
     fn encode(&self, state: &State, out: &mut Vec<(String, String)>) {
-        for (key, value) in [("src", &state.cuda_src), ("launch", &state.cuda_launch)] {
+        for (key, value) in [
+            ("cpreset", &state.cuda_preset),
+            ("src", &state.cuda_src),
+            ("srcz", &state.cuda_srcz),
+            ("launch", &state.cuda_launch),
+        ] {
             if !value.is_empty() {
                 out.push((key.into(), value.clone()));
             }
         }
+    }
+
+    fn pair_warning(&self, key: &str, value: &str) -> Option<String> {
+        (key == "cpreset" && !is_preset(value.trim())).then(|| {
+            format!(
+                "`cpreset={value}` is not a CUDA preset ({}); it was ignored.",
+                CUDA_PRESET_IDS.join(", ")
+            )
+        })
     }
 }

@@ -67,9 +67,16 @@ macro_rules! state_parts {
             trace_format: Option<$crate::model::trace::Format>,
             /// The Roofline lab's machine mode: `roofs`, `machine`, `bw.N`, `peak.N`, `pt.N`.
             roofs: $crate::model::roofline::MachineInputs,
-            /// `src`: the CUDA source panel's source as typed; empty for the default kernel.
-            /// Its cache is the kernel view's `cache`, its machine the calculator's.
+            /// `cpreset`: the CUDA source panel's preset, whose source and launch stand where
+            /// the link has no `src` (or `srcz`) and `launch`; empty for none.
+            cuda_preset: String,
+            /// `src`: the CUDA source panel's source as typed; empty for the default kernel
+            /// (or the preset's). Its cache is the kernel view's `cache`, its machine the
+            /// calculator's.
             cuda_src: String,
+            /// `srcz`: the same source packed (`model::cuda::link::pack`), which the panel
+            /// writes instead of `src` for a long source; empty for none.
+            cuda_srcz: String,
             /// `launch`: the CUDA source panel's launch as typed; empty for the one that goes
             /// with the source (`model::cuda_view::CudaInputs::from_link`).
             cuda_launch: String,

@@ -104,6 +104,8 @@ pub(super) fn Inputs(
     excerpt: Signal<Option<String>>,
     cache_error: Signal<Option<String>>,
     file_error: RwSignal<Option<String>>,
+    /// Why the link's `srcz` did not unpack, until the next edit.
+    link_notice: RwSignal<Option<String>>,
 ) -> impl IntoView {
     // Text areas show a last, empty line after a final line end: number it too.
     let lines = Memo::new(move |_| {
@@ -177,6 +179,7 @@ pub(super) fn Inputs(
                 ". Host code (" <code>"main"</code> ", " <code>"#include"</code> ") is listed and skipped. Type or paste it, pick a file, or drop one on the text area. The file is read here and never leaves your machine."
             </p>
             {error_note(error, CudaField::Source)}
+            {move || link_notice.get().map(|m| view! { <p class="note warning" role="status" data-testid="cuda-link-notice" data-param="srcz">{m}</p> })}
             {move || excerpt.get().map(|text| view! { <pre class="caret mono" data-testid="cuda-error-excerpt">{text}</pre> })}
         </div>
         <div class="field">

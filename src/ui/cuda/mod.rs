@@ -14,10 +14,13 @@ use editor::{Inputs, Proposed};
 use results::Results;
 
 use super::job::{now_ms, soon};
+use super::widgets::Select;
 use super::AppState;
+use crate::model::cuda::presets::CUDA_PRESETS;
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
 use crate::model::cuda_view::{
-    caret, cuda_arch, failure_field, failure_pos, CudaField, CudaInputs,
+    caret, cuda_arch, failure_field, failure_pos, matching_preset, preset_inputs, CudaField,
+    CudaInputs, CudaLink,
 };
 use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::Machine;
@@ -69,6 +72,9 @@ impl Status {
 pub(super) struct Jobs {
     generation: StoredValue<u64>,
     job: StoredValue<Option<CudaJob>, LocalStorage>,
+    /// The job of the analysis on show, kept after its run for the drill-down into one warp
+    /// (`CudaJob::warp_executions` runs that warp again on the finished job's sites).
+    pub(super) kept: StoredValue<Option<CudaJob>, LocalStorage>,
     pub(super) status: RwSignal<Status>,
     /// The last finished analysis, and the run it is of.
     pub(super) analysis: RwSignal<Option<(Run, CudaAnalysis)>>,
@@ -146,13 +152,11 @@ impl Jobs {
             .flatten();
         match outcome {
             Some(Ok(Slice::Done)) => {
-                let finished = self
-                    .job
-                    .try_update_value(Option::take)
-                    .flatten()
-                    .map(|j| j.finish());
+                let finished = self.job.try_update_value(Option::take).flatten();
+                let result = finished.as_ref().map(CudaJob::finish);
                 let show = move || {
-                    if let Some(result) = finished {
+                    if let Some(result) = result {
+                        self.kept.set_value(finished);
                         self.analysis.set(Some((run, result)));
                         self.status.set(Status::Done);
                     }
@@ -200,30 +204,71 @@ fn names_no_kernel(failure: &CudaFailure) -> bool {
     matches!(failure, CudaFailure::Run(e) if matches!(*e.kind, RunErrorKind::NoKernel { .. }))
 }
 
+/// The panel's link as the page's state holds it.
+fn link_of(state: AppState) -> CudaLink {
+    CudaLink {
+        preset: state.cuda_preset.get(),
+        src: state.cuda_src.get(),
+        srcz: state.cuda_srcz.get(),
+        launch: state.cuda_launch.get(),
+    }
+}
+
 #[component]
 pub fn CudaPanel(state: AppState) -> impl IntoView {
-    // The fields' text. The link holds it as `src` and `launch`, each empty where it is what
-    // an empty value stands for; the fields keep what was typed, even an emptied source.
-    let inputs = RwSignal::new(CudaInputs::from_link(
-        &state.cuda_src.get_untracked(),
-        &state.cuda_launch.get_untracked(),
-    ));
+    // The fields' text. The link holds it as a preset (`cpreset`), the source as typed (`src`)
+    // or packed (`srcz`), and `launch`, each empty where it is what an empty value stands for;
+    // the fields keep what was typed, even an emptied source.
+    // A `srcz` that does not unpack is named beside the source until the next edit: only this
+    // chunk can inflate it, so the link notice of the first load cannot.
+    let (opening, notice) = untrack(|| link_of(state)).inputs();
+    let link_notice = RwSignal::new(notice);
+    let inputs = RwSignal::new(opening);
+    // The link last written from the fields, so that the link's own echo is not read back.
+    let written = StoredValue::new(CudaLink::default());
     Effect::new(move |_| {
-        let (src, launch) = inputs.with(CudaInputs::to_link);
-        if state.cuda_src.with_untracked(|s| *s != src) {
-            state.cuda_src.set(src);
-        }
-        if state.cuda_launch.with_untracked(|l| *l != launch) {
-            state.cuda_launch.set(launch);
+        let link = inputs.with(CudaLink::of);
+        written.set_value(link.clone());
+        let CudaLink {
+            preset,
+            src,
+            srcz,
+            launch,
+        } = link;
+        for (signal, value) in [
+            (state.cuda_preset, preset),
+            (state.cuda_src, src),
+            (state.cuda_srcz, srcz),
+            (state.cuda_launch, launch),
+        ] {
+            if signal.with_untracked(|s| *s != value) {
+                signal.set(value);
+            }
         }
     });
     // A link loaded again (Back) that says otherwise than the fields.
     Effect::new(move |_| {
-        let link = (state.cuda_src.get(), state.cuda_launch.get());
-        if inputs.with_untracked(CudaInputs::to_link) != link {
-            inputs.set(CudaInputs::from_link(&link.0, &link.1));
+        let link = link_of(state);
+        if written.with_value(|w| *w == link) {
+            return;
+        }
+        let (loaded, _) = link.inputs();
+        if inputs.with_untracked(|i| *i != loaded) {
+            inputs.set(loaded);
         }
     });
+    let preset = Signal::derive(move || {
+        inputs
+            .with(matching_preset)
+            .map_or("", |p| p.id)
+            .to_string()
+    });
+    let pick_preset = Callback::new(move |id: String| {
+        if let Some(picked) = preset_inputs(&id) {
+            inputs.set(picked);
+        }
+    });
+    let lesson = move || inputs.with(matching_preset).map(|p| p.lesson);
     // The machine is the calculator's, as it shows it (bad fields at their defaults).
     let machine = Memo::new(move |_| state.calc.with(Machine::shown_by));
     let arch = Memo::new(move |_| state.calc.with(|c| cuda_arch(&c.arch)));
@@ -245,6 +290,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
     let jobs = Jobs {
         generation: StoredValue::new(0),
         job: StoredValue::new_local(None),
+        kept: StoredValue::new_local(None),
         status: RwSignal::new(Status::Idle),
         analysis: RwSignal::new(None),
         failure: RwSignal::new(None),
@@ -321,6 +367,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         inputs.track();
         if first.is_some() {
             file_error.set(None);
+            link_notice.set(None);
         }
     });
     let error = Signal::derive(move || {
@@ -338,6 +385,17 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             <p class="lead">
                 "A kernel as you wrote it, and its launch as host code writes it. Every thread runs the source as the GPU's SIMT model runs it, a warp at a time under its active mask; each load, store and atomic becomes a warp memory instruction, counted as the calculator counts one, per access site, per line and for the whole kernel."
             </p>
+            <div class="field">
+                <label for="cuda-preset">"Kernel"</label>
+                <Select
+                    id="cuda-preset"
+                    none="Your own kernel"
+                    options={CUDA_PRESETS.iter().map(|p| (p.id, p.title)).collect::<Vec<_>>()}
+                    value=preset
+                    on_pick=pick_preset
+                />
+                {move || lesson().map(|text| view! { <p class="note broadcast" data-testid="cuda-lesson">{text}</p> })}
+            </div>
             <div class="layout">
                 <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="CUDA kernel and launch">
                     <Inputs
@@ -348,6 +406,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                         excerpt=Signal::from(excerpt)
                         cache_error=Signal::derive(move || cache_checked.with(|c| c.as_ref().err().map(ToString::to_string)))
                         file_error=file_error
+                        link_notice=link_notice
                     />
                     <Proposed inputs=inputs proposal=proposal />
                 </form>
@@ -381,7 +440,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                         {move || (jobs.status.get() == Status::Cancelled).then(|| view! {
                             <p class="stale" data-testid="cuda-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p>
                         })}
-                        <Results jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
+                        <Results state=state jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
                     </div>
                 </div>
             </div>

@@ -3,16 +3,23 @@
 //! share of the kernel's excess; a line picked lists its accesses) and the table per access
 //! site.
 
-use super::super::widgets::{ColumnHeads, ReadoutList};
+use super::super::share::download_text;
+use super::super::widgets::{ColumnHeads, ReadoutList, TextField};
+use super::super::{url, AppState};
 use super::{Jobs, Run, Status};
-use crate::model::cuda::run::CudaFailure;
+use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
-    access_summary, assumed_note, failure_field, line_label, notes, readouts, results_of,
-    site_rows, source_lines, stopped_note, Band, CudaInputs, SiteRow, SourceLine, EXECUTION_ORDER,
+    access_csv, access_summary, assumed_note, calculator_inputs, checks_summary, default_measure,
+    execution_rows, failure_field, line_executions, line_label, matching_preset, notes, oob_rows,
+    race_rows, readouts, results_of, site_rows, source_lines, stopped_note, times, Band,
+    CudaInputs, ExecutionRow, OobRow, PickField, RaceRow, SiteRow, SourceLine, COUNTED_ANYWAY,
+    EXECUTION_ORDER,
 };
 use crate::model::format::bytes_text;
 use crate::model::kernel::view::assumptions;
 use crate::model::kernel::Machine;
+use crate::model::permalink::{self, State, Tab};
+use crate::model::warp::Measure;
 use leptos::prelude::*;
 
 /// What the source view shows: the source of the last finished analysis with its figures, or,
@@ -25,6 +32,7 @@ struct SourceShown {
 
 #[component]
 pub(super) fn Results(
+    state: AppState,
     jobs: Jobs,
     target: Memo<Run>,
     failure: Memo<Option<CudaFailure>>,
@@ -81,6 +89,18 @@ pub(super) fn Results(
         analysis.with(|a| a.as_ref().map(|(_, a)| site_rows(a)).unwrap_or_default())
     });
     let picked = RwSignal::new(None::<u32>);
+    // The CSV the command line's `cuda --format csv` writes, named after the preset on show.
+    let export = move |_| {
+        let file = analysis.with_untracked(|a| {
+            a.as_ref().map(|(run, a)| {
+                let what = matching_preset(&run.inputs).map_or("custom", |p| p.id);
+                (format!("coalescing-cuda-{what}-sites.csv"), access_csv(a))
+            })
+        });
+        if let Some((name, text)) = file {
+            download_text(&name, "text/csv", &text);
+        }
+    };
     let cache = move || target.with(|t| t.cache_bytes);
     view! {
         {move || shown_other.get().map(|(default_kernel, failed)| view! {
@@ -104,6 +124,7 @@ pub(super) fn Results(
             let lines = a.assumed.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
             Some(view! { <p class="note warning" data-testid="cuda-assumed" data-lines=lines>{note}</p> })
         })}
+        <Checks analysis=analysis />
         <p class="hint">{move || assumptions(machine.get(), cache())}</p>
         <details class="order">
             <summary>"Execution order the cache model assumes"</summary>
@@ -111,7 +132,88 @@ pub(super) fn Results(
         </details>
         <SourceView source=source picked=picked />
         <Picked sites=sites picked=picked />
+        <OneWarp state=state jobs=jobs sites=sites picked=picked />
         <SiteTable sites=sites />
+        <Show when=move || sites.with(|s| !s.is_empty())>
+            <div class="buttons exports">
+                <button type="button" data-testid="cuda-csv" on:click=export>"Download the access sites (CSV)"</button>
+            </div>
+        </Show>
+        <Worst state=state analysis=analysis />
+    }
+}
+
+/// The race and bounds reports of the last finished run: a row per race (same-value stores
+/// as notes) and per access out of bounds, each with the model's sentence, and what the
+/// figures make of them; or that the checks found none.
+#[component]
+fn Checks(analysis: RwSignal<Option<(Run, CudaAnalysis)>>) -> impl IntoView {
+    move || {
+        let reports = analysis.with(|a| a.as_ref().map(|(_, a)| (race_rows(a), oob_rows(a))));
+        reports.map(|(races, oob)| {
+            let (notes, races): (Vec<RaceRow>, Vec<RaceRow>) =
+                races.into_iter().partition(|r| r.note);
+            let problems = !races.is_empty() || !oob.is_empty();
+            let (n_races, n_oob) = (races.len(), oob.len());
+            view! {
+                <section class="cuda-checks" aria-labelledby="cuda-checks-title" data-testid="cuda-checks" data-races=n_races data-oob=n_oob>
+                    <h3 id="cuda-checks-title">"Races and out-of-bounds accesses"</h3>
+                    <p class:stale=problems data-testid="cuda-checks-summary">{checks_summary(n_races, n_oob, notes.len())}</p>
+                    <ul class="cuda-reports">
+                        {races.into_iter().chain(notes).map(race_item).collect_view()}
+                        {oob.into_iter().map(oob_item).collect_view()}
+                    </ul>
+                    {problems.then(|| view! { <p class="note warning" data-testid="cuda-counted-anyway">{COUNTED_ANYWAY}</p> })}
+                </section>
+            }
+        })
+    }
+}
+
+fn xyz(v: [u64; 3]) -> String {
+    format!("{},{},{}", v[0], v[1], v[2])
+}
+
+fn race_item(r: RaceRow) -> impl IntoView {
+    view! {
+        <li
+            class=if r.note { "cuda-race-note" } else { "cuda-race" }
+            data-testid=if r.note { "cuda-race-note" } else { "cuda-race" }
+            data-scope=r.scope
+            data-line-a=r.line_a
+            data-line-b=r.line_b
+            data-kind-a=r.kind_a
+            data-kind-b=r.kind_b
+            data-block=xyz(r.block)
+            data-warp-a=r.warp_a
+            data-warp-b=r.warp_b
+            data-word=r.word.clone()
+            data-occurrences=r.occurrences
+        >
+            <strong>{r.what}</strong>": "
+            <span class="sentence">{r.sentence.clone()}</span>
+            {times(r.occurrences)}
+        </li>
+    }
+}
+
+fn oob_item(o: OobRow) -> impl IntoView {
+    view! {
+        <li
+            class="cuda-oob"
+            data-testid="cuda-oob"
+            data-line=o.line
+            data-block=xyz(o.block)
+            data-thread=xyz(o.thread)
+            data-array=o.array.clone()
+            data-index=o.index.to_string()
+            data-count=o.count
+            data-occurrences=o.occurrences
+            data-space=o.space
+        >
+            <strong>"Out of bounds"</strong>": "
+            <span class="sentence">{o.sentence.clone()}</span>
+        </li>
     }
 }
 
@@ -207,10 +309,24 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
             data-bank-conflicts=shared.map(|s| s.2)
             data-band=row.is_some().then_some(band)
             data-assumed=l.assumed.then_some("true")
+            data-race=l.race.then_some("true")
+            data-oob=l.oob.then_some("true")
             data-error=error.then_some("true")
             on:click=pick
         >
-            <th scope="row" class="mono">{number}</th>
+            <th scope="row" class="mono">
+                {number}
+                {l.race.then(|| view! {
+                    <span class="mark race" title="A shared-memory race: see Races and out-of-bounds accesses">
+                        "race"<span class="visually-hidden">" on this line"</span>
+                    </span>
+                })}
+                {l.oob.then(|| view! {
+                    <span class="mark oob" title="An access outside its array: see Races and out-of-bounds accesses">
+                        "out of bounds"<span class="visually-hidden">" on this line"</span>
+                    </span>
+                })}
+            </th>
             <td class="mono">{per_request}</td>
             <td class="mono">{excess}</td>
             <td class="mono" class:conflicted=shared.is_some_and(|s| s.2 > 0)>{conflicts}</td>
@@ -243,6 +359,191 @@ fn Picked(sites: Memo<Vec<SiteRow>>, picked: RwSignal<Option<u32>>) -> impl Into
                     </ul>
                 })
             }}
+        </div>
+    }
+}
+
+/// Every execution one warp makes of the picked line's accesses: a block and a warp picked by
+/// number, the rows from the kept job (`CudaJob::warp_executions`), each opening in the
+/// calculator.
+#[component]
+fn OneWarp(
+    state: AppState,
+    jobs: Jobs,
+    sites: Memo<Vec<SiteRow>>,
+    picked: RwSignal<Option<u32>>,
+) -> impl IntoView {
+    let block = RwSignal::new("0".to_string());
+    let warp = RwSignal::new("0".to_string());
+    let executions = Memo::new(move |_| {
+        // A line without accesses (a row of the source view is clickable as a whole) has none.
+        let line = picked
+            .get()
+            .filter(|line| sites.with(|s| s.iter().any(|r| r.line == *line)))?;
+        let (block, warp) = (block.get(), warp.get());
+        jobs.analysis.with(|a| {
+            let (run, a) = a.as_ref()?;
+            let width = run.machine.warp;
+            jobs.kept.with_value(|job| {
+                let job = job.as_ref()?;
+                Some(
+                    line_executions(job, a, line, &block, &warp)
+                        .map(|ex| execution_rows(a, &ex, width)),
+                )
+            })
+        })
+    });
+    let error_of = move |field: PickField| {
+        Signal::derive(move || {
+            executions.with(|e| match e {
+                Some(Err((f, m))) if *f == field => Some(m.clone()),
+                _ => None,
+            })
+        })
+    };
+    let rows = Signal::derive(move || {
+        executions.with(|e| match e {
+            Some(Ok(rows)) => rows.clone(),
+            _ => Vec::new(),
+        })
+    });
+    view! {
+        <Show when=move || executions.with(Option::is_some)>
+            <section class="cuda-one-warp" aria-labelledby="cuda-warp-title" data-testid="cuda-one-warp" data-line=move || picked.get()>
+                <h4 id="cuda-warp-title">{move || format!("Line {}: every execution of one warp", picked.get().unwrap_or_default())}</h4>
+                <p class="hint">"A warp runs on its own here (values read from memory are not simulated), so these are the accesses the launch made, in the warp's order. Each opens in the calculator."</p>
+                <div class="pick">
+                    <TextField
+                        testid="cuda-pick-block".to_string()
+                        param="block-number"
+                        label="Block"
+                        tag="(linear number)"
+                        hint="x + y·Gx + z·Gx·Gy"
+                        inputmode="numeric"
+                        value=block
+                        on_input=Callback::new(move |t| block.set(t))
+                        error=error_of(PickField::Block)
+                    />
+                    <TextField
+                        testid="cuda-pick-warp".to_string()
+                        param="warp-number"
+                        label="Warp"
+                        tag="(in the block)"
+                        hint="from 0"
+                        inputmode="numeric"
+                        value=warp
+                        on_input=Callback::new(move |t| warp.set(t))
+                        error=error_of(PickField::Warp)
+                    />
+                </div>
+                <ExecutionTable rows=rows testid="cuda-warp" state=state caption="Every execution of the chosen warp on this line" />
+            </section>
+        </Show>
+    }
+}
+
+/// The worst warp executions of the last finished run by a measure, as the kernel view lists
+/// its worst warp instructions.
+#[component]
+fn Worst(state: AppState, analysis: RwSignal<Option<(Run, CudaAnalysis)>>) -> impl IntoView {
+    let chosen = RwSignal::new(None::<Measure>);
+    let measure = Signal::derive(move || {
+        chosen.get().unwrap_or_else(|| {
+            analysis.with(|a| {
+                a.as_ref()
+                    .map_or(Measure::Sectors, |(_, a)| default_measure(a))
+            })
+        })
+    });
+    let rows = Signal::derive(move || {
+        let m = measure.get();
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|(run, a)| execution_rows(a, a.worst_by(m), run.machine.warp))
+                .unwrap_or_default()
+        })
+    });
+    view! {
+        <Show when=move || analysis.with(Option::is_some)>
+            <section class="cuda-worst" aria-labelledby="cuda-worst-title">
+                <h3 id="cuda-worst-title">"Worst warp executions"</h3>
+                <div class="field measure">
+                    <label for="cuda-measure">"Rank by"</label>
+                    <select
+                        id="cuda-measure"
+                        data-testid="cuda-measure"
+                        prop:value=move || measure.get().name()
+                        on:change=move |ev| chosen.set(Measure::parse(&event_target_value(&ev)))
+                    >
+                        {Measure::ALL.map(|m| view! { <option value=m.name()>{m.unit()}</option> }).collect_view()}
+                    </select>
+                    <p class="hint">"Bank conflicts at first when the kernel has any, sectors otherwise."</p>
+                </div>
+                <p class="hint">{move || format!("The 10 warp executions with the most {}, ties in execution order (a warp that runs an access in a loop has a row per pass). Each opens in the calculator with its own addresses.", measure.get().unit())}</p>
+                <ExecutionTable rows=rows testid="kernel-worst" state=state caption="The 10 worst warp executions" />
+            </section>
+        </Show>
+    }
+}
+
+/// Warp executions, each a row that opens in the calculator as the kernel view's hand-off
+/// does: its addresses as `addrs`, the site's `elem` and `space`, the calculator's machine.
+#[component]
+fn ExecutionTable(
+    rows: Signal<Vec<ExecutionRow>>,
+    testid: &'static str,
+    state: AppState,
+    caption: &'static str,
+) -> impl IntoView {
+    view! {
+        <div class="lane-table" role="region" aria-label=caption tabindex="0">
+            <table>
+                <caption>{caption}</caption>
+                <ColumnHeads names=EXECUTION_COLUMNS />
+                <tbody>
+                    {move || rows.get().into_iter().map(|row| {
+                        let calc = calculator_inputs(&row, &state.calc.get_untracked());
+                        let href = permalink::link(&url::page(), &State { tab: Tab::Calculator, calc: calc.clone(), ..State::default() });
+                        let go = move |ev: leptos::ev::MouseEvent| {
+                            ev.prevent_default();
+                            state.calc.set(calc.clone());
+                            state.tab.set(Tab::Calculator);
+                        };
+                        let [x, y, z] = row.block;
+                        let shared = row.wavefronts;
+                        view! {
+                            <tr
+                                data-testid=testid
+                                data-line=row.line
+                                data-column=row.column
+                                data-kind=row.kind
+                                data-space=row.space
+                                data-block=format!("{x},{y},{z}")
+                                data-warp=row.warp
+                                data-active=row.active_lanes
+                                // A shared row's cost is wavefronts: it has no sectors.
+                                data-sectors=shared.is_none().then_some(row.sectors)
+                                data-ideal-sectors=shared.is_none().then_some(row.ideal_sectors)
+                                data-excess-sectors=shared.is_none().then_some(row.excess_sectors)
+                                data-wavefronts=shared.map(|s| s.0)
+                                data-bank-conflicts=shared.map(|s| s.1)
+                                data-addrs=row.addrs.clone()
+                            >
+                                <th scope="row" class="mono">{row.site.clone()}</th>
+                                <td class="mono">{format!("({x},{y},{z})")}</td>
+                                <td class="mono">{row.warp}</td>
+                                <td class="mono">{row.active_lanes}</td>
+                                <td class="mono">{row.cost.clone()}</td>
+                                <td>
+                                    <a href=href data-testid=format!("{testid}-open") on:click=go>
+                                        {format!("Open block ({x},{y},{z}) warp {}", row.warp)}
+                                    </a>
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
         </div>
     }
 }
@@ -312,6 +613,16 @@ const SOURCE_COLUMNS: &[&str] = &[
     "Excess sectors",
     "Bank conflicts",
     "Source",
+];
+
+/// The columns of a table of warp executions.
+const EXECUTION_COLUMNS: &[&str] = &[
+    "Site",
+    "Block (x,y,z)",
+    "Warp",
+    "Active lanes",
+    "Sectors (excess) or wavefronts",
+    "Calculator",
 ];
 
 /// The site table's columns.

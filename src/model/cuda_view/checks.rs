@@ -1,0 +1,211 @@
+//! The race and bounds reports (`model::cuda::run::check`), worded for the panel: one row per
+//! race (same-value stores within one instruction apart, as notes) and one per access outside
+//! its array, each with the model's sentence, and which lines to mark in the source view.
+
+use super::super::cuda::run::check::{OutOfBounds, Race, RaceScope};
+use super::super::cuda::run::{CudaAnalysis, SiteKind};
+use super::super::format::plural;
+
+/// One race (or, for lanes of one store that store the same known value, a note), worded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaceRow {
+    /// `block`, `warp` or `instruction`: `data-scope`.
+    pub scope: &'static str,
+    /// The earlier access's line (the write, when one is a read): `data-line-a`.
+    pub line_a: u32,
+    /// The later access's line: `data-line-b`.
+    pub line_b: u32,
+    /// `load`, `store` or `atomic`: `data-kind-a`.
+    pub kind_a: &'static str,
+    /// `data-kind-b`.
+    pub kind_b: &'static str,
+    /// The first occurrence's block: `data-block`, `x,y,z`.
+    pub block: [u64; 3],
+    /// `data-warp-a`.
+    pub warp_a: u32,
+    /// `data-warp-b`.
+    pub warp_b: u32,
+    /// The word, as its array and index (`tile[3][0]`): `data-word`.
+    pub word: String,
+    /// Times a pair of accesses met this way: `data-occurrences`.
+    pub occurrences: u64,
+    /// Lanes of one store stored the same known value: harmless, a note and no race.
+    pub note: bool,
+    /// What is wrong and the usual fix, as the model words it.
+    pub sentence: String,
+    /// What the row's heading says: "Race between warps", …
+    pub what: &'static str,
+}
+
+/// One access outside its array or allocation, worded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OobRow {
+    /// The access's line: `data-line`.
+    pub line: u32,
+    /// The first occurrence's block: `data-block`, `x,y,z`.
+    pub block: [u64; 3],
+    /// Its thread: `data-thread`, `x,y,z`.
+    pub thread: [u64; 3],
+    /// The array or allocation: `data-array`.
+    pub array: String,
+    /// The element index reached (negative below the start): `data-index`.
+    pub index: i128,
+    /// Elements in bounds: `data-count`.
+    pub count: u64,
+    /// Lane-accesses out of bounds at this site: `data-occurrences`.
+    pub occurrences: u64,
+    /// `global` or `shared`: `data-space`.
+    pub space: &'static str,
+    /// What is wrong, as the model words it.
+    pub sentence: String,
+}
+
+/// A site's line and kind, for the model's sentences.
+fn line_kind(a: &CudaAnalysis, site: usize) -> (u32, SiteKind) {
+    a.sites
+        .get(site)
+        .map_or((0, SiteKind::Load), |(s, _)| (s.pos.line, s.kind))
+}
+
+fn race_row(a: &CudaAnalysis, r: &Race) -> RaceRow {
+    let (line_a, kind_a) = line_kind(a, r.site_a);
+    let (line_b, kind_b) = line_kind(a, r.site_b);
+    let note = r.scope == RaceScope::Instruction && r.same_value;
+    RaceRow {
+        scope: r.scope.name(),
+        line_a,
+        line_b,
+        kind_a: kind_a.name(),
+        kind_b: kind_b.name(),
+        block: r.block,
+        warp_a: r.warp_a,
+        warp_b: r.warp_b,
+        word: r.word.clone(),
+        occurrences: r.occurrences,
+        note,
+        sentence: r.sentence(|k| line_kind(a, k)),
+        what: match r.scope {
+            _ if note => "Note",
+            RaceScope::Block => "Race between warps",
+            RaceScope::Warp => "Race within a warp",
+            RaceScope::Instruction => "Race within one store",
+        },
+    }
+}
+
+/// Every race of the launch, and the notes on harmless same-value stores, in the model's
+/// order (by scope, then by site).
+///
+/// ```
+/// use coalescing_lab::model::cuda::presets::cuda_preset;
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::race_rows;
+/// use coalescing_lab::model::Machine;
+/// let p = cuda_preset("transpose-race").unwrap();
+/// let a = analyse(p.source, p.launch, Machine::default(), 0, 700).unwrap();
+/// let r = &race_rows(&a)[0];
+/// assert_eq!((r.scope, r.line_a, r.line_b, r.kind_a, r.kind_b, r.note), ("block", 15, 23, "store", "load", false));
+/// // Degenerate input: a kernel without shared memory has none.
+/// let p = cuda_preset("copy").unwrap();
+/// assert!(race_rows(&analyse(p.source, "copy<<<1, 64>>>(out, in)", Machine::default(), 0, 700).unwrap()).is_empty());
+/// ```
+pub fn race_rows(a: &CudaAnalysis) -> Vec<RaceRow> {
+    a.races.iter().map(|r| race_row(a, r)).collect()
+}
+
+fn oob_row(a: &CudaAnalysis, o: &OutOfBounds) -> OobRow {
+    let line = line_kind(a, o.site).0;
+    OobRow {
+        line,
+        block: o.block,
+        thread: o.thread,
+        array: o.array.clone(),
+        index: o.index,
+        count: o.count,
+        occurrences: o.occurrences,
+        space: o.space.name(),
+        sentence: o.sentence(line),
+    }
+}
+
+/// Every access site that reached outside its array or declared allocation, by site.
+///
+/// ```
+/// use coalescing_lab::model::cuda::presets::cuda_preset;
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::oob_rows;
+/// use coalescing_lab::model::Machine;
+/// let p = cuda_preset("copy").unwrap();
+/// let a = analyse(p.source, "copy<<<1, 64>>>(out[48], in)", Machine::default(), 0, 700).unwrap();
+/// let o = &oob_rows(&a)[0];
+/// assert_eq!((o.line, o.array.as_str(), o.index, o.count, o.occurrences), (5, "out", 48, 48, 16));
+/// ```
+pub fn oob_rows(a: &CudaAnalysis) -> Vec<OobRow> {
+    a.out_of_bounds.iter().map(|o| oob_row(a, o)).collect()
+}
+
+/// The lines the source view marks: those of a race (either access; notes are not races),
+/// and those of an access out of bounds; each ascending, without repeats.
+pub fn problem_lines(a: &CudaAnalysis) -> (Vec<u32>, Vec<u32>) {
+    let mut races: Vec<u32> = race_rows(a)
+        .iter()
+        .filter(|r| !r.note)
+        .flat_map(|r| [r.line_a, r.line_b])
+        .collect();
+    races.sort_unstable();
+    races.dedup();
+    let mut oob: Vec<u32> = a
+        .out_of_bounds
+        .iter()
+        .map(|o| line_kind(a, o.site).0)
+        .collect();
+    oob.sort_unstable();
+    oob.dedup();
+    (races, oob)
+}
+
+/// How many times a report's pair or access met, for its row: "" once, else " (N times)".
+pub fn times(occurrences: u64) -> String {
+    if occurrences > 1 {
+        format!(" ({occurrences} times)")
+    } else {
+        String::new()
+    }
+}
+
+/// Under the reports: what the figures make of these accesses.
+pub const COUNTED_ANYWAY: &str = "The figures above still count these accesses as the \
+    source makes them; on a GPU they would fault or corrupt other data, or return values that \
+    depend on timing.";
+
+/// The summary line of the reports: how many races and accesses out of bounds, or that the
+/// checks found none, which is no proof.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::checks_summary;
+/// assert_eq!(checks_summary(1, 0, 2), "1 race and no access out of bounds (and 2 notes).");
+/// assert_eq!(checks_summary(0, 0, 0), "No race and no access out of bounds in this launch. The checks see only this launch, run this way: a clean report is no proof that the kernel is correct.");
+/// ```
+pub fn checks_summary(races: usize, oob: usize, notes: usize) -> String {
+    if races == 0 && oob == 0 && notes == 0 {
+        return "No race and no access out of bounds in this launch. The checks see only this \
+                launch, run this way: a clean report is no proof that the kernel is correct."
+            .into();
+    }
+    let count = |n: usize, one: &str, many: &str| match n {
+        0 => format!("no {one}"),
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    };
+    let head = format!(
+        "{} and {}",
+        count(races, "race", "races"),
+        count(oob, "access out of bounds", "accesses out of bounds")
+    );
+    let mut head = head[..1].to_uppercase() + &head[1..];
+    if notes > 0 {
+        head.push_str(&format!(" (and {notes} note{})", plural(notes as u64)));
+    }
+    head.push('.');
+    head
+}
