@@ -2,6 +2,9 @@
 //! literals, punctuators, each with the line and column where it begins in the file as given.
 //! Comments and line continuations disappear here; directives are the preprocessor's, which
 //! sees where each logical line starts.
+//!
+//! One idea, kept in one file: the lexer is a single loop over characters whose arms (numbers,
+//! literals, punctuators) share its position bookkeeping; about half the file is its tests.
 
 use super::error::{CudaError, ErrorKind, Pos};
 

@@ -10,6 +10,9 @@
 //!
 //! [`Importer`] takes bytes as they come ([`Importer::feed`]), keeps only an unfinished line
 //! and, for Accel-Sim, the current thread block, and never the file. Pure: std only.
+//!
+//! One idea, kept in one file: the importer's state machine (chunks, line ends, the two
+//! formats' dispatch, notes); the formats, the tally and the rows are modules of their own.
 
 pub mod accelsim;
 pub mod nvbit;

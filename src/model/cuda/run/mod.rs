@@ -17,6 +17,10 @@
 //! - `value`: one value per lane;
 //! - `warp`: one warp's run (statements, expressions, calls);
 //! - `error`: why a run stops.
+//!
+//! This file is one idea, the launch as a resumable job: preparing it, running warps, replaying
+//! a block into the tally, and its figures; what a warp does is in `warp`, the checks in
+//! `check`.
 
 pub mod check;
 pub mod error;

@@ -3,9 +3,13 @@
 //!
 //! - `exec`: statements and control flow;
 //! - `eval`: expressions, places (what can be assigned), loads and stores;
-//! - `call`: device functions, constructors and the built-ins;
+//! - `arith`: operators, conversions and initialisers;
+//! - `call`: device functions, constructors, methods and conversions;
+//! - `builtin`: barriers, atomics, shuffles and votes, cooperative groups, the math library;
 //! - `types`: types resolved with their template arguments, structs laid out.
 
+mod arith;
+mod builtin;
 mod call;
 mod eval;
 mod exec;
