@@ -266,6 +266,47 @@ impl Op {
         }
     }
 
+    /// `x op y` for operands affine in a lane number `t` (`x = a.0 + a.1 × t`, `y = b.0 + b.1 ×
+    /// t`) over the lanes `first..=last`: the result's `(base, step)` when it is affine too and
+    /// equals [`Op::apply`]'s in every lane between. That holds for `+`, `-`, and `×` by a value
+    /// the same in every lane, when neither operand nor the result leaves the common type's
+    /// range at `first` or at `last`: each is affine in `t`, so no lane between leaves it
+    /// either, nothing wraps, and nothing overflows. `None` otherwise: the caller then goes
+    /// lane by lane, and meets any wrap or overflow there.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda::cint::{Op, INT};
+    /// use coalescing_lab::model::expr::BinaryOp;
+    /// // (32·bx + t) × 1024 over lanes 0..=31: base 32768·bx, step 1024.
+    /// let mul = Op::new(BinaryOp::Mul, INT, INT);
+    /// assert_eq!(mul.line((64, 1), (1024, 0), 0, 31), Some((65536, 1024)));
+    /// // Two lane-varying factors are not affine; an overflow at the last lane is not either.
+    /// assert_eq!(mul.line((0, 1), (0, 1), 0, 31), None);
+    /// assert_eq!(mul.line((0, 1 << 26), (64, 0), 0, 31), None);
+    /// ```
+    pub fn line(
+        &self,
+        a: (i128, i128),
+        b: (i128, i128),
+        first: i128,
+        last: i128,
+    ) -> Option<(i128, i128)> {
+        use BinaryOp as B;
+        let r = match self.op {
+            B::Add => (a.0.checked_add(b.0)?, a.1.checked_add(b.1)?),
+            B::Sub => (a.0.checked_sub(b.0)?, a.1.checked_sub(b.1)?),
+            B::Mul if b.1 == 0 => (a.0.checked_mul(b.0)?, a.1.checked_mul(b.0)?),
+            B::Mul if a.1 == 0 => (b.0.checked_mul(a.0)?, b.1.checked_mul(a.0)?),
+            _ => return None,
+        };
+        let at = |(base, step): (i128, i128), t: i128| base.checked_add(step.checked_mul(t)?);
+        let within = |v: Option<i128>| v.is_some_and(|v| v >= self.lo && v <= self.hi);
+        [first, last]
+            .iter()
+            .all(|&t| within(at(a, t)) && within(at(b, t)) && within(at(r, t)))
+            .then_some(r)
+    }
+
     /// `x op y`, for `x` of the left type and `y` of the right one.
     #[inline]
     pub fn apply(&self, x: i128, y: i128) -> Result<i128, Undefined> {

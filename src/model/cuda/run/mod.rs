@@ -240,6 +240,9 @@ pub(crate) struct Shared {
     pub(crate) shared_laid_out: bool,
     /// Whether a `__constant__` read was met (not counted).
     pub(crate) constant_reads: bool,
+    /// Every value held once or lane by lane, never as a line: the general path the fast
+    /// paths are tested against ([`CudaJob::general_paths`]).
+    pub(crate) general_only: bool,
 }
 
 impl Shared {
@@ -503,6 +506,14 @@ impl CudaJob {
     pub fn progress(&self) -> (u64, u64) {
         let per = u64::from(self.warps_per_block);
         (self.block * per + u64::from(self.warp), self.blocks * per)
+    }
+
+    /// Turns the fast paths off: every value is then held once or lane by lane, never as a
+    /// line, and all arithmetic goes lane by lane. For tests that the fast paths change no
+    /// figure; call it before the first [`CudaJob::step`].
+    #[doc(hidden)]
+    pub fn general_paths(&mut self) {
+        self.shared.general_only = true;
     }
 
     /// Runs up to `budget` more warps (at least one). True when the launch is complete; an

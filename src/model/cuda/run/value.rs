@@ -1,6 +1,8 @@
 //! One value per lane of a warp. Most values are the same in every lane (constants,
-//! `blockIdx`, a loop counter), so they are held once; the rest hold one entry per lane. An
-//! entry of a lane outside the active mask means nothing.
+//! `blockIdx`, a loop counter), so they are held once. Many of the rest are affine in the
+//! lane (`threadIdx.x`, and the indices and addresses built from it), so they are held as a
+//! base and a step. The rest hold one entry per lane. An entry of a lane outside the active
+//! mask means nothing.
 
 /// What one lane holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,6 +32,18 @@ impl S {
 pub enum Lanes {
     /// Every lane holds this.
     Same(S),
+    /// Lane `t` holds `base + step × t`: an integer, or a pointer's address when `ptr` holds.
+    /// Every active lane's value is exact and within its type's range; `step` is never 0.
+    /// The arithmetic that keeps a value affine is checked at the lowest and highest active
+    /// lane, which bound every lane between them (see [`Lanes::line`]).
+    Line {
+        /// Lane 0's value.
+        base: i128,
+        /// What each next lane adds.
+        step: i128,
+        /// Whether the values are addresses ([`S::P`]) rather than integers ([`S::I`]).
+        ptr: bool,
+    },
     /// Lane `t` holds entry `t` (as many entries as the warp has lanes).
     Each(Box<[S]>),
     /// A vector's, struct's or array's parts, in order.
@@ -52,6 +66,14 @@ impl Lanes {
     pub fn at(&self, t: usize) -> S {
         match self {
             Lanes::Same(s) => *s,
+            Lanes::Line { base, step, ptr } => {
+                let v = base.wrapping_add(step.wrapping_mul(t as i128));
+                if *ptr {
+                    S::P(v as u64)
+                } else {
+                    S::I(v)
+                }
+            }
             Lanes::Each(v) => v.get(t).copied().unwrap_or(S::I(0)),
             Lanes::Agg(parts) => parts.first().map_or(S::I(0), |p| p.at(t)),
         }
@@ -88,22 +110,14 @@ impl Lanes {
         mask: u64,
         mut f: impl FnMut(S, S) -> S,
     ) -> Lanes {
-        fn slice(l: &Lanes) -> Option<&[S]> {
-            match l {
-                Lanes::Each(v) => Some(v),
-                _ => None,
-            }
-        }
         match (a, b) {
             (Lanes::Same(x), Lanes::Same(y)) => Lanes::Same(f(*x, *y)),
             _ => {
-                let (sa, sb) = (slice(a), slice(b));
-                let (xa, xb) = (a.at(0), b.at(0));
                 let mut out = vec![S::I(0); width].into_boxed_slice();
                 let full = width >= 64 || mask == (1u64 << width) - 1;
                 let mut one = |t: usize| {
-                    let x = sa.and_then(|v| v.get(t).copied()).unwrap_or(xa);
-                    let y = sb.and_then(|v| v.get(t).copied()).unwrap_or(xb);
+                    let x = a.at(t);
+                    let y = b.at(t);
                     if let Some(slot) = out.get_mut(t) {
                         *slot = f(x, y);
                     }
@@ -125,7 +139,7 @@ impl Lanes {
     pub fn is_same(&self) -> bool {
         match self {
             Lanes::Same(_) => true,
-            Lanes::Each(_) => false,
+            Lanes::Line { .. } | Lanes::Each(_) => false,
             Lanes::Agg(parts) => parts.iter().all(Lanes::is_same),
         }
     }
@@ -171,7 +185,7 @@ impl Lanes {
     pub fn first_unknown(&self, mask: u64) -> Option<(usize, u32)> {
         match self {
             Lanes::Same(S::U(line)) if mask != 0 => Some((mask.trailing_zeros() as usize, *line)),
-            Lanes::Same(_) => None,
+            Lanes::Same(_) | Lanes::Line { .. } => None,
             Lanes::Each(v) => {
                 let mut found = None;
                 each_lane(mask, |t| {
@@ -184,6 +198,55 @@ impl Lanes {
                 found
             }
             Lanes::Agg(parts) => parts.iter().find_map(|p| p.first_unknown(mask)),
+        }
+    }
+
+    /// Lanes `0..values.len()` holding `values`: held once when they are all the same, as a
+    /// line when they are integers a constant step apart (and `lines` allows it), and one by
+    /// one otherwise.
+    pub fn from_values(values: Vec<S>, lines: bool) -> Lanes {
+        let Some(&first) = values.first() else {
+            return Lanes::Same(S::I(0));
+        };
+        if values.iter().all(|s| *s == first) {
+            return Lanes::Same(first);
+        }
+        if let (true, S::I(a), Some(S::I(b))) = (lines, first, values.get(1).copied()) {
+            let step = b - a;
+            let on_line = values
+                .iter()
+                .enumerate()
+                .all(|(t, s)| *s == S::I(a + step * t as i128));
+            if on_line {
+                return Lanes::Line {
+                    base: a,
+                    step,
+                    ptr: false,
+                };
+            }
+        }
+        Lanes::Each(values.into_boxed_slice())
+    }
+
+    /// `(base, step)` when every lane holds `base + step × t`, an integer (`ptr` false) or an
+    /// address (`ptr` true): a [`Lanes::Line`], or a value held once (step 0).
+    #[inline]
+    pub fn line(&self, ptr: bool) -> Option<(i128, i128)> {
+        match *self {
+            Lanes::Same(S::I(v)) if !ptr => Some((v, 0)),
+            Lanes::Same(S::P(a)) if ptr => Some((i128::from(a), 0)),
+            Lanes::Line { base, step, ptr: p } if p == ptr => Some((base, step)),
+            _ => None,
+        }
+    }
+
+    /// The lanes holding `base + step × t`: held once when `step` is 0.
+    #[inline]
+    pub fn on_line(base: i128, step: i128, ptr: bool) -> Lanes {
+        match (step, ptr) {
+            (0, false) => Lanes::Same(S::I(base)),
+            (0, true) => Lanes::Same(S::P(base as u64)),
+            _ => Lanes::Line { base, step, ptr },
         }
     }
 

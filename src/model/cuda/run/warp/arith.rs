@@ -4,7 +4,7 @@
 //! built from initialiser lists and constructors.
 
 use super::super::super::ast::{BinaryOp, Expr};
-use super::super::super::cint::INT;
+use super::super::super::cint::{IntType, INT};
 use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::{Ty, LONG, UINT};
@@ -63,6 +63,11 @@ impl Warp<'_> {
                 let (p, n) = if ptr_left { (&a, &b) } else { (&b, &a) };
                 let it = n.ty.int().unwrap_or(INT);
                 let sign = if op == B::Sub { -1 } else { 1 };
+                if !self.sh.general_only {
+                    if let Some(lanes) = scaled_line(&p.lanes, &n.lanes, it, sign * size, m) {
+                        return Ok(Value::new(Ty::Ptr(e.clone(), *space), lanes));
+                    }
+                }
                 let lanes = Lanes::map(width, m, same, |t| match (p.lanes.at(t), n.lanes.at(t)) {
                     (S::P(addr), S::I(k)) => {
                         S::P((i128::from(addr) + sign * it.wrap(k) * size) as u64)
@@ -169,6 +174,16 @@ impl Warp<'_> {
             ));
         };
         let prepared = super::super::super::cint::Op::new(op, ta, tb);
+        if !same && !self.sh.general_only && m != 0 {
+            // The fast path: affine operands with an affine result, checked at the ends.
+            if let (Some(x), Some(y)) = (a.lanes.line(false), b.lanes.line(false)) {
+                let (first, last) = active_ends(m);
+                if let Some((base, step)) = prepared.line(x, y, first, last) {
+                    let lanes = Lanes::on_line(base, step, false);
+                    return Ok(Value::new(Ty::Int(prepared.ty), lanes));
+                }
+            }
+        }
         let mut failed = None;
         let lanes = Lanes::zip_map(&a.lanes, &b.lanes, width, m, |x, y| match (x, y) {
             (S::I(x), S::I(y)) => match prepared.apply(x, y) {
@@ -229,6 +244,19 @@ impl Warp<'_> {
                 u => u,
             }),
             (f, Ty::Int(it)) if f.is_scalar() => {
+                let line = v
+                    .lanes
+                    .line(false)
+                    .filter(|_| !self.sh.general_only && m != 0);
+                if let Some((base, step)) = line {
+                    // An affine integer within the new type at both active ends is within it in
+                    // every lane between, so it converts unchanged.
+                    let (first, last) = active_ends(m);
+                    let fits = |t: i128| within(base, step, t, *it);
+                    if step != 0 && fits(first) && fits(last) {
+                        return Ok(Value::new(to.clone(), v.lanes));
+                    }
+                }
                 let mut bad = None;
                 let lanes = Lanes::map(width, m, same, |t| match v.lanes.at(t) {
                     S::I(x) => S::I(it.wrap(x)),
@@ -396,4 +424,46 @@ pub(super) fn compare_op(op: BinaryOp, o: std::cmp::Ordering) -> bool {
         BinaryOp::Eq => o == O::Equal,
         _ => o != O::Equal,
     }
+}
+
+/// Whether `base + step × t` is a value of `it`.
+fn within(base: i128, step: i128, t: i128, it: IntType) -> bool {
+    step.checked_mul(t)
+        .and_then(|x| x.checked_add(base))
+        .is_some_and(|x| x >= it.min() && x <= it.max())
+}
+
+/// The lowest and the highest lane of a mask that is not empty.
+#[inline]
+pub(super) fn active_ends(m: u64) -> (i128, i128) {
+    (
+        i128::from(m.trailing_zeros()),
+        i128::from(63 - m.leading_zeros()),
+    )
+}
+
+/// `addr + i × size` for an affine address and an affine index of type `it`, as a line; `None`
+/// when either is not affine, when both are the same in every lane, or when the index leaves
+/// `it` at an active end (the lane-by-lane path then wraps it as C++ does). Addresses are
+/// taken modulo 2^64 in both paths.
+pub(super) fn scaled_line(
+    addr: &Lanes,
+    i: &Lanes,
+    it: IntType,
+    size: i128,
+    m: u64,
+) -> Option<Lanes> {
+    let (pa, ps) = addr.line(true)?;
+    let (ib, is) = i.line(false)?;
+    if (ps == 0 && is == 0) || m == 0 {
+        return None;
+    }
+    let (first, last) = active_ends(m);
+    let index_fits = |t: i128| within(ib, is, t, it);
+    if !index_fits(first) || !index_fits(last) {
+        return None;
+    }
+    let base = pa.checked_add(ib.checked_mul(size)?)?;
+    let step = ps.checked_add(is.checked_mul(size)?)?;
+    Some(Lanes::on_line(base, step, true))
 }

@@ -70,6 +70,17 @@ impl Warp<'_> {
                 e.pos,
                 RunErrorKind::Unsupported("string literals outside printf".into()),
             )),
+            ExprKind::Member {
+                base,
+                field,
+                arrow: false,
+            } => {
+                if let Some(v) = self.index_axis(base, field) {
+                    return Ok(v);
+                }
+                let p = self.place(e, m)?;
+                self.load(p, m, e.pos)
+            }
             ExprKind::Name(_) | ExprKind::Member { .. } | ExprKind::Index { .. } => {
                 let p = self.place(e, m)?;
                 self.load(p, m, e.pos)
@@ -207,6 +218,38 @@ impl Warp<'_> {
                 RunErrorKind::Unsupported("a braced list without its type here".into()),
             )),
         }
+    }
+
+    /// `threadIdx.x` and its kin read directly, as the general path reads them (which builds
+    /// the whole `uint3` first); `None` when the name is not the built-in here.
+    fn index_axis(&self, base: &Expr, field: &str) -> Option<Value> {
+        let ExprKind::Name(name) = &base.kind else {
+            return None;
+        };
+        let axis = match field {
+            "x" => 0,
+            "y" => 1,
+            "z" => 2,
+            _ => return None,
+        };
+        let shadowed = self.constant
+            || self.local(name).is_some()
+            || self
+                .frames
+                .last()
+                .is_some_and(|f| f.this.is_some() || f.bindings.value(name).is_some());
+        if shadowed {
+            return None;
+        }
+        let same = |v: &[u64; 3]| Lanes::Same(S::I(i128::from(v[axis])));
+        let lanes = match name.as_str() {
+            "threadIdx" => self.tid.get(axis)?.clone(),
+            "blockIdx" => same(&self.block),
+            "blockDim" => same(&self.p.launch.block),
+            "gridDim" => same(&self.p.launch.grid),
+            _ => return None,
+        };
+        Some(Value::new(Ty::Int(UINT), lanes))
     }
 
     /// `a && b` and `a || b`: `b` only for the lanes that need it.
@@ -606,7 +649,15 @@ impl Warp<'_> {
                 ty: Ty::Array(e, _),
                 space,
             } => Ok(Place::Mem {
-                addr: scaled(&addr, &i.lanes, it, e.size(), m, self.width),
+                addr: scaled(
+                    &addr,
+                    &i.lanes,
+                    it,
+                    e.size(),
+                    m,
+                    self.width,
+                    !self.sh.general_only,
+                ),
                 ty: (*e).clone(),
                 space,
             }),
@@ -617,7 +668,15 @@ impl Warp<'_> {
                 let v = self.load(p, m, pos)?;
                 match &v.ty {
                     Ty::Ptr(e, space) => Ok(Place::Mem {
-                        addr: scaled(&v.lanes, &i.lanes, it, e.size(), m, self.width),
+                        addr: scaled(
+                            &v.lanes,
+                            &i.lanes,
+                            it,
+                            e.size(),
+                            m,
+                            self.width,
+                            !self.sh.general_only,
+                        ),
                         ty: (**e).clone(),
                         space: *space,
                     }),
@@ -928,15 +987,33 @@ pub(super) fn add_lanes(a: &Lanes, k: i128) -> Lanes {
     };
     match a {
         Lanes::Same(s) => Lanes::Same(f(*s)),
+        Lanes::Line { base, step, ptr } => Lanes::Line {
+            base: base.wrapping_add(k),
+            step: *step,
+            ptr: *ptr,
+        },
         Lanes::Each(v) => Lanes::Each(v.iter().map(|s| f(*s)).collect()),
         Lanes::Agg(v) => Lanes::Agg(v.iter().map(|l| add_lanes(l, k)).collect()),
     }
 }
 
-/// `addr + i × size` lane by lane.
-fn scaled(addr: &Lanes, i: &Lanes, it: IntType, size: u64, m: u64, width: usize) -> Lanes {
+/// `addr + i × size`: as a line when both are affine and `lines` allows it, else lane by lane.
+fn scaled(
+    addr: &Lanes,
+    i: &Lanes,
+    it: IntType,
+    size: u64,
+    m: u64,
+    width: usize,
+    lines: bool,
+) -> Lanes {
     let (lo, hi) = (it.min(), it.max());
     let size = i128::from(size);
+    if lines {
+        if let Some(line) = super::arith::scaled_line(addr, i, it, size, m) {
+            return line;
+        }
+    }
     Lanes::zip_map(addr, i, width, m, |a, x| match (a, x) {
         (S::P(a), S::I(x)) => {
             let x = if x >= lo && x <= hi { x } else { it.wrap(x) };

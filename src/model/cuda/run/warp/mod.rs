@@ -154,13 +154,8 @@ pub(crate) fn run_warp(
         }
     }
     let [x, y, z] = tid;
-    let lanes = |v: Vec<S>| {
-        if v.iter().all(|s| *s == v[0]) {
-            Lanes::Same(v[0])
-        } else {
-            Lanes::Each(v.into_boxed_slice())
-        }
-    };
+    let lines = !sh.general_only;
+    let lanes = |v: Vec<S>| Lanes::from_values(v, lines);
     let mut w = Warp {
         p,
         sh,
