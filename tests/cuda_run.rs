@@ -478,6 +478,15 @@ __global__ void r(int* x) { x[f(3)] = 0; }";
         "line 1, column 29, block (0,0,0), thread (0,0,0): this loop ran 1048576 iterations \
          for one warp without ending; the run stops (an endless loop?)"
     );
+    // Two nested loops of 2^11 iterations each stay within the one-loop limit, but multiply
+    // past the warp's budget: the inner loop's 2^20-th iteration in all stops the run.
+    let nested = "__global__ void n(int* x) {\n  for (int j = 0; j < 2048; j++)\n    \
+                  for (int i = 0; i < 2048; i++) x[0] = i;\n}";
+    assert_eq!(
+        error(nested, "n<<<1, 1>>>(x)"),
+        "line 3, column 5, block (0,0,0), thread (0,0,0): one warp's loops ran more than \
+         1048576 iterations in all (loops inside loops multiply); the run stops at this loop"
+    );
     assert_eq!(
         error("__global__ void k(int* x) { x[0] = 1 }", "k<<<1, 1>>>(x)"),
         "source, line 1, column 38: expected ';' after the expression, found '}'"

@@ -67,6 +67,11 @@ pub enum RunErrorKind {
         /// Iterations run.
         iterations: u64,
     },
+    /// One warp's loops, nested ones counted together, ran past the budget.
+    WarpIterations {
+        /// The budget.
+        limit: u64,
+    },
     /// More lane-accesses than the model counts exactly.
     TooLarge {
         /// The limit.
@@ -172,6 +177,11 @@ impl fmt::Display for RunErrorKind {
                 f,
                 "this loop ran {iterations} iterations for one warp without ending; the run \
                  stops (an endless loop?)"
+            ),
+            RunErrorKind::WarpIterations { limit } => write!(
+                f,
+                "one warp's loops ran more than {limit} iterations in all (loops inside loops \
+                 multiply); the run stops at this loop"
             ),
             RunErrorKind::TooLarge { limit } => write!(
                 f,

@@ -53,6 +53,9 @@ pub const MAX_BLOCK_LANE_ACCESSES: u64 = 1 << 23;
 pub const MAX_BLOCK_WARP_ACCESSES: usize = 1 << 21;
 /// At most this many iterations of one loop by one warp, against endless loops: 2^20.
 pub const MAX_LOOP_ITERATIONS: u64 = 1 << 20;
+/// At most this many loop iterations by one warp in all, its loops and the loops inside them
+/// counted together, so that nested loops cannot multiply past the one-loop limit: 2^20.
+pub const MAX_WARP_ITERATIONS: u64 = 1 << 20;
 /// At most this many threads in a block, as on NVIDIA hardware.
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// At most this many bytes of shared memory a block: 227 KiB, the most any NVIDIA GPU gives

@@ -6,7 +6,7 @@ use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::Ty;
 use super::super::value::{each_lane, Lanes, S};
-use super::super::MAX_LOOP_ITERATIONS;
+use super::super::{MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS};
 use super::{Flow, Place, Value, Warp, R};
 use crate::model::machine::Space;
 use std::rc::Rc;
@@ -237,6 +237,16 @@ impl Warp<'_> {
                     alive,
                     RunErrorKind::EndlessLoop {
                         iterations: iterations - 1,
+                    },
+                ));
+            }
+            self.iterations += 1;
+            if self.iterations > MAX_WARP_ITERATIONS {
+                return Err(self.fail(
+                    pos,
+                    alive,
+                    RunErrorKind::WarpIterations {
+                        limit: MAX_WARP_ITERATIONS,
                     },
                 ));
             }

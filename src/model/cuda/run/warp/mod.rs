@@ -106,6 +106,8 @@ pub(crate) struct Warp<'a> {
     /// Lane-accesses this warp may still make.
     room: u64,
     made: u64,
+    /// Loop iterations run by this warp so far, all loops together.
+    iterations: u64,
     /// Evaluating a constant expression: no thread exists.
     constant: bool,
     /// Lines of the `if`s and loops the current statement is inside, innermost last.
@@ -170,6 +172,7 @@ pub(crate) fn run_warp(
         out,
         room,
         made: 0,
+        iterations: 0,
         constant: false,
         enclosing: Vec::new(),
     };
@@ -205,6 +208,7 @@ impl<'a> Warp<'a> {
             out,
             room: 0,
             made: 0,
+            iterations: 0,
             constant: true,
             enclosing: Vec::new(),
         }
