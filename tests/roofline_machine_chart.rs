@@ -134,3 +134,96 @@ fn names_from_a_link_are_text_in_the_svg_never_markup() {
         "the name is still shown"
     );
 }
+
+/// Every `<text>`'s box, estimated as the chart estimates it (6.6 px a character, 14 px
+/// tall): (text, [left, top, right, bottom]).
+fn boxes(svg: &str) -> Vec<(String, [f64; 4])> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let (attrs, rest) = t.split_once('>')?;
+            let (text, _) = rest.split_once("</text>")?;
+            let attr = |name: &str| {
+                attrs
+                    .split(&format!(" {name}=\""))
+                    .nth(1)
+                    .and_then(|v| v.split('"').next())
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let (x, y): (f64, f64) = (attr("x").parse().ok()?, attr("y").parse().ok()?);
+            let text = text.trim().to_string();
+            let w = 6.6 * text.chars().count() as f64;
+            // Ceilings' labels are spaced 14 px tall, points' names 12.
+            let h = if text.ends_with("/s") { 14.0 } else { 12.0 };
+            let left = match attr("text-anchor").as_str() {
+                "end" => x - w,
+                "middle" => x - w / 2.0,
+                _ => x,
+            };
+            // plotters' SVG: a top-anchored text has dy 0.76em, a bottom-anchored one -0.5ex,
+            // a centred one 0.5ex.
+            let top = match attr("dy").as_str() {
+                "0.76em" => y,
+                "0.5ex" => y - h / 2.0,
+                _ => y - h,
+            };
+            Some((text, [left, top, left + w, top + h]))
+        })
+        .collect()
+}
+
+/// Review finding L12: at 390 px the FP64 label sat across the FP32 line, and `gemm` over the
+/// FP32 label. Now a peak's label keeps to a band beside its own line that no other peak line
+/// crosses, and a point's name takes the first corner clear of every ceiling's label.
+#[test]
+fn at_390_px_labels_keep_off_other_lines_and_each_other() {
+    let mut m = MachineInputs::from_preset("A100");
+    m.bw[1] = "L2:5000".into();
+    m.points[0] = "saxpy:0.125:150".into();
+    m.points[1] = "gemm:50:15000:DRAM:FP32".into();
+    let size = (358, 260);
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        draw(&area, &m.check(), None, &Theme::LIGHT).expect("drawing succeeds");
+    }
+    let axes = axes(&m.check());
+    let (_, t, _, b) = plot_rect(size, &Theme::LIGHT);
+    // A peak's line, in pixel rows (the chart's log scale).
+    let row = |p: f64| t + (b - t) * (axes.p.1.ln() - p.ln()) / (axes.p.1.ln() - axes.p.0.ln());
+    let all = boxes(&svg);
+    let box_of = |label: &str| {
+        all.iter()
+            .find(|t| t.0 == label)
+            .map(|t| t.1)
+            .unwrap_or_else(|| panic!("{label} in {all:?}"))
+    };
+    let peaks = [
+        ("Tensor 312000 GFLOP/s", 312000.0),
+        ("FP32 19500 GFLOP/s", 19500.0),
+        ("FP64 9700 GFLOP/s", 9700.0),
+    ];
+    for (label, own) in peaks {
+        let [_, top, _, bottom] = box_of(label);
+        for (_, other) in peaks.iter().filter(|p| p.1 != own) {
+            let line = row(*other);
+            assert!(
+                line < top || line > bottom,
+                "{label} ({top}–{bottom}) crosses the line of {other} at {line}"
+            );
+        }
+    }
+    // No two labels overlap: ceilings' and points' names alike.
+    let named: Vec<&(String, [f64; 4])> = all
+        .iter()
+        .filter(|(t, _)| t.ends_with("/s") || t == "gemm" || t == "saxpy")
+        .collect();
+    assert_eq!(named.len(), 7, "{named:?}");
+    for (i, (a, p)) in named.iter().enumerate() {
+        for (c, q) in named.iter().skip(i + 1) {
+            let apart = p[2] <= q[0] || q[2] <= p[0] || p[3] <= q[1] || q[3] <= p[1];
+            assert!(apart, "{a} {p:?} overlaps {c} {q:?}");
+        }
+    }
+}

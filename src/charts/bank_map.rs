@@ -11,6 +11,68 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+/// The bank numbers' band above the grid, a row's tallest height, a gap's and a legend row's,
+/// in CSS pixels.
+const TOP: f64 = 22.0;
+const ROW_MAX: f64 = 26.0;
+const GAP: f64 = 6.0;
+const LEGEND_ROW: f64 = 16.0;
+
+/// What a legend key stands for.
+enum Key {
+    Busiest,
+    Free,
+    Shared,
+}
+
+/// The legend's keys, the busiest bank first when two or more words share it.
+fn legend(map: &BankMap) -> Vec<(Key, String)> {
+    let mut keys = vec![
+        (Key::Free, "word read, bank free".to_string()),
+        (Key::Shared, "bank shared by two or more words".to_string()),
+    ];
+    if let Some((_, bank, words)) = map.busiest.filter(|b| b.2 > 1) {
+        keys.insert(
+            0,
+            (
+                Key::Busiest,
+                format!("busiest: bank {bank}, {words} words ({words}-way)"),
+            ),
+        );
+    }
+    keys
+}
+
+/// A legend key's width: its swatch and its text at 6 px a character, `unit` pixels a CSS pixel.
+fn item_width(text: &str, unit: f64) -> f64 {
+    unit * (6.0 * text.chars().count() as f64 + 30.0)
+}
+
+/// The height in CSS pixels at which `map`, `width` CSS pixels wide, has every row at its
+/// tallest and its legend right under the grid, with no spare room below: the page makes the
+/// canvas no taller than this, so a short map does not sit above an empty band.
+///
+/// ```
+/// use coalescing_lab::charts::bank_map::natural_height;
+/// use coalescing_lab::model::bank_map::layout;
+/// use coalescing_lab::model::inputs::Inputs;
+/// use coalescing_lab::model::sectors::analyze;
+/// let inputs = Inputs { space: "shared".into(), ..Inputs::default() };
+/// let map = layout(&analyze(&inputs).unwrap()).unwrap();
+/// // One row of 32 words: the numbers' band, one 26 px row, the legend's one row, margins.
+/// assert_eq!(map.rows.len(), 1);
+/// assert_eq!(natural_height(&map, 800.0), 22.0 + 26.0 + 8.0 + 16.0 + 6.0);
+/// ```
+pub fn natural_height(map: &BankMap, width: f64) -> f64 {
+    let keys = legend(map);
+    let flow = legend_flow(keys.iter().map(|(_, t)| t.as_str()), width, 12.0, |t| {
+        item_width(t, 1.0)
+    });
+    let legend_rows = flow.last().map_or(1, |&(_, last)| last + 1) as f64;
+    let gaps = map.rows.iter().filter(|r| r.gap).count() as f64;
+    TOP + map.rows.len() as f64 * ROW_MAX + gaps * GAP + 8.0 + legend_rows * LEGEND_ROW + 6.0
+}
+
 /// Draws `map` to fill `area`, with lane `highlight` (if any) ringed on its words.
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -33,29 +95,26 @@ pub fn draw<DB: DrawingBackend>(
 
     // Legend at the bottom, the busiest bank named first.
     let busiest = map.busiest.filter(|b| b.2 > 1);
-    let mut keys: Vec<(Option<RGBColor>, String)> = vec![
-        (Some(theme.accent), "word read, bank free".into()),
-        (Some(theme.warn), "bank shared by two or more words".into()),
-    ];
-    if let Some((_, bank, words)) = busiest {
-        keys.insert(
-            0,
-            (
-                None,
-                format!("busiest: bank {bank}, {words} words ({words}-way)"),
-            ),
-        );
-    }
+    let keys: Vec<(Option<RGBColor>, String)> = legend(map)
+        .into_iter()
+        .map(|(key, text)| {
+            let color = match key {
+                Key::Busiest => None,
+                Key::Free => Some(theme.accent),
+                Key::Shared => Some(theme.warn),
+            };
+            (color, text)
+        })
+        .collect();
     let pad = px(12.0);
-    let item_width = |text: &str| px(6.0) * text.chars().count() as f64 + px(30.0);
     let flow = legend_flow(
         keys.iter().map(|(_, text)| text.as_str()),
         width,
         pad,
-        item_width,
+        |text| item_width(text, px(1.0)),
     );
     let legend_rows = flow.last().map_or(1, |&(_, last)| last + 1) as f64;
-    let legend_row = px(16.0);
+    let legend_row = px(LEGEND_ROW);
     let legend_top = height - px(6.0) - legend_rows * legend_row;
 
     // The grid: a row-label column on the left, bank numbers on top.
@@ -63,11 +122,11 @@ pub fn draw<DB: DrawingBackend>(
     let x0 = label_width;
     let grid_width = (width - x0 - pad).max(px(32.0));
     let column = grid_width / f64::from(BANKS);
-    let y0 = px(22.0);
+    let y0 = px(TOP);
     let gaps = map.rows.iter().filter(|r| r.gap).count() as f64;
-    let gap_height = px(6.0);
+    let gap_height = px(GAP);
     let row_height = ((legend_top - px(8.0) - y0 - gaps * gap_height) / map.rows.len() as f64)
-        .clamp(px(3.0), px(26.0));
+        .clamp(px(3.0), px(ROW_MAX));
 
     // Bank numbers: every bank when they fit, else every fourth.
     let every = if column >= px(16.0) { 1 } else { 4 };

@@ -146,6 +146,62 @@ pub fn spread(ys: &mut [f64], gap: f64, lo: f64, hi: f64, upward: bool) {
     }
 }
 
+/// A ceiling's label: its text, its anchor point, its colour, and how it hangs from the point.
+type Label = (String, (f64, f64), RGBColor, HPos, VPos);
+
+/// The top of each peak's label, `height` tall, for horizontal lines at `lines` (pixel rows,
+/// in any order): above its own line, `clearance` off it, when no other line and no label
+/// placed so far crosses that band; else below its line; within `lo ..= hi`. Lines are taken
+/// from the top down. When some label has neither band (lines closer than a label), every
+/// label goes above its line and they are pushed apart upward, as before.
+///
+/// ```
+/// use coalescing_lab::charts::roofline_machine::peak_label_tops;
+/// // Lines 40 px apart: each label above its own line.
+/// assert_eq!(peak_label_tops(&[100.0, 140.0], 14.0, 2.0, 0.0, 400.0), [84.0, 124.0]);
+/// // Lines 12 px apart (FP32 and FP64 at 390 px): the lower one's label goes below its line,
+/// // rather than across the upper line.
+/// assert_eq!(peak_label_tops(&[100.0, 112.0], 14.0, 2.0, 0.0, 400.0), [84.0, 114.0]);
+/// ```
+pub fn peak_label_tops(lines: &[f64], height: f64, clearance: f64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by(|&a, &b| lines[a].total_cmp(&lines[b]));
+    let mut tops = vec![0.0; lines.len()];
+    let mut placed: Vec<f64> = Vec::new();
+    let mut all_fit = true;
+    for &i in &order {
+        let y = lines[i];
+        let free = |top: f64| {
+            top >= lo
+                && top + height <= hi
+                && lines
+                    .iter()
+                    .enumerate()
+                    .all(|(j, &l)| j == i || l < top - 1.0 || l > top + height + 1.0)
+                && placed
+                    .iter()
+                    .all(|&t| t + height <= top || t >= top + height)
+        };
+        let (above, below) = (y - clearance - height, y + clearance);
+        let top = if free(above) {
+            above
+        } else if free(below) {
+            below
+        } else {
+            all_fit = false;
+            above
+        };
+        tops[i] = top;
+        placed.push(top);
+    }
+    if !all_fit {
+        let mut ys: Vec<f64> = lines.iter().map(|y| y - clearance - height).collect();
+        spread(&mut ys, height + 1.0, lo, hi - height, true);
+        return ys;
+    }
+    tops
+}
+
 /// Draws the machine's roofline: each bandwidth diagonal up to the highest peak, each peak
 /// from its ridge with the highest bandwidth, their labels, the points with their names, and
 /// the keyboard cursor at (I, P) if any.
@@ -168,8 +224,13 @@ pub fn draw<DB: DrawingBackend>(
         .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))));
     let stroke = theme.px_u32(2.0);
     let (_, plot_top, plot_right, plot_bottom) = plot_rect(area.dim_in_pixel(), theme);
-    // (text, top-left or top-right corner, colour, on the right side)
-    let mut labels: Vec<(String, (f64, f64), RGBColor, bool)> = Vec::new();
+    let (plot_left, ..) = plot_rect(area.dim_in_pixel(), theme);
+    let label_height = theme.px(14.0);
+    let width_of = |text: &str| theme.px(6.6) * text.chars().count() as f64;
+    let mut labels: Vec<Label> = Vec::new();
+    // Bandwidths: the highest one's label above-left of its diagonal, where the chart is empty;
+    // the others' below-right of theirs, pushed apart downward.
+    let mut below: Vec<(String, (f64, f64))> = Vec::new();
     for c in &machine.bandwidths {
         let b = c.value.value();
         let start = axes.oi.0.max(axes.p.0 / b);
@@ -180,15 +241,44 @@ pub fn draw<DB: DrawingBackend>(
                 theme.accent.stroke_width(stroke),
             ))?;
         }
-        let at = (start * 1.6).min(end);
-        let (x, y) = chart.backend_coord(&(at, at * b));
-        labels.push((
-            format!("{} {} GB/s", c.name, number(b)),
-            (f64::from(x) + theme.px(8.0), f64::from(y) + theme.px(2.0)),
-            theme.accent,
-            false,
-        ));
+        let text = format!("{} {} GB/s", c.name, number(b));
+        let pixel = |oi: f64| {
+            let (x, y) = chart.backend_coord(&(oi, oi * b));
+            (f64::from(x), f64::from(y))
+        };
+        if Some(b) == top_bw && machine.bandwidths.len() > 1 && end > start {
+            // Right-anchored at the point of the line where the text just fits inside the plot.
+            let (x0, y0) = pixel(start);
+            let (x1, y1) = pixel(end);
+            let x = plot_left + theme.px(4.0) + width_of(&text) + theme.px(4.0);
+            if x > x0 && x < x1 {
+                let y = y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+                labels.push((
+                    text,
+                    (x - theme.px(4.0), y - theme.px(4.0)),
+                    theme.accent,
+                    HPos::Right,
+                    VPos::Bottom,
+                ));
+                continue;
+            }
+        }
+        let (x, y) = pixel((start * 1.6).min(end));
+        below.push((text, (x + theme.px(8.0), y + theme.px(2.0))));
     }
+    let mut ys: Vec<f64> = below.iter().map(|l| l.1 .1).collect();
+    spread(
+        &mut ys,
+        theme.px(15.0),
+        plot_top + theme.px(2.0),
+        plot_bottom - theme.px(16.0),
+        false,
+    );
+    for ((text, (x, _)), y) in below.into_iter().zip(ys) {
+        labels.push((text, (x, y), theme.accent, HPos::Left, VPos::Top));
+    }
+    // Peaks: each label in a band beside its own line that no other line or label crosses.
+    let mut lines = Vec::new();
     for c in &machine.peaks {
         let p = c.value.value();
         let start = top_bw.map_or(axes.oi.0, |b| (p / b).max(axes.oi.0));
@@ -197,48 +287,104 @@ pub fn draw<DB: DrawingBackend>(
             theme.text.stroke_width(stroke),
         ))?;
         let (_, y) = chart.backend_coord(&(axes.oi.1, p));
+        lines.push(f64::from(y));
+    }
+    let tops = peak_label_tops(
+        &lines,
+        label_height,
+        theme.px(2.0),
+        plot_top + theme.px(2.0),
+        plot_bottom - theme.px(2.0),
+    );
+    for (c, top) in machine.peaks.iter().zip(tops) {
         labels.push((
-            format!("{} {} GFLOP/s", c.name, number(p)),
-            (plot_right - theme.px(6.0), f64::from(y) - theme.px(16.0)),
+            format!("{} {} GFLOP/s", c.name, number(c.value.value())),
+            (plot_right - theme.px(6.0), top),
             theme.text,
-            true,
+            HPos::Right,
+            VPos::Top,
         ));
     }
-    // Labels on the same side are pushed apart vertically, so none overlap.
-    for side in [false, true] {
-        // Peaks' labels (right) stand above their lines, bandwidths' (left) below theirs.
-        let picked: Vec<usize> = (0..labels.len()).filter(|&i| labels[i].3 == side).collect();
-        let mut ys: Vec<f64> = picked.iter().map(|&i| labels[i].1 .1).collect();
-        spread(
-            &mut ys,
-            theme.px(15.0),
-            plot_top + theme.px(2.0),
-            plot_bottom - theme.px(16.0),
-            side,
-        );
-        for (&i, y) in picked.iter().zip(ys) {
-            labels[i].1 .1 = y;
-        }
-    }
-    for (text, (x, y), color, side) in labels {
+    // Each label's box, for the points' names to keep clear of.
+    let boxes: Vec<[f64; 4]> = labels
+        .iter()
+        .map(|(text, (x, y), _, h, v)| {
+            let w = width_of(text);
+            let left = if matches!(h, HPos::Right) { x - w } else { *x };
+            let top = if matches!(v, VPos::Bottom) {
+                y - label_height
+            } else {
+                *y
+            };
+            [left, top, left + w, top + label_height]
+        })
+        .collect();
+    for (text, (x, y), color, h, v) in labels {
         area.draw(&Text::new(
             text,
             (x as i32, y as i32),
-            font(12.0, color).pos(Pos::new(
-                if side { HPos::Right } else { HPos::Left },
-                VPos::Top,
-            )),
+            font(12.0, color).pos(Pos::new(h, v)),
         ))?;
     }
 
     for point in &machine.points {
+        let (x, y) = chart.backend_coord(&(point.oi.value(), point.p.value()));
+        let (x, y) = (f64::from(x), f64::from(y));
+        let off = theme.px(7.0);
+        let (w, h) = (width_of(&point.name), theme.px(12.0));
+        // Up-right of the dot, else down-right, up-left, down-left, right, left: the first clear
+        // of every ceiling's label and inside the plot, else the one that overlaps them least.
+        let candidates = [
+            (off, -off, HPos::Left, VPos::Bottom),
+            (off, off, HPos::Left, VPos::Top),
+            (-off, -off, HPos::Right, VPos::Bottom),
+            (-off, off, HPos::Right, VPos::Top),
+            (off, 0.0, HPos::Left, VPos::Center),
+            (-off, 0.0, HPos::Right, VPos::Center),
+        ];
+        let cost = |&(dx, dy, hp, vp): &(f64, f64, HPos, VPos)| {
+            let left = if matches!(hp, HPos::Left) {
+                x + dx
+            } else {
+                x + dx - w
+            };
+            let top = match vp {
+                VPos::Bottom => y + dy - h,
+                VPos::Top => y + dy,
+                VPos::Center => y - h / 2.0,
+            };
+            let b = [left, top, left + w, top + h];
+            let outside =
+                b[0] < plot_left || b[2] > plot_right || b[1] < plot_top || b[3] > plot_bottom;
+            let overlap: f64 = boxes
+                .iter()
+                .map(|o| {
+                    let across = (b[2].min(o[2]) - b[0].max(o[0])).max(0.0);
+                    let down = (b[3].min(o[3]) - b[1].max(o[1])).max(0.0);
+                    across * down
+                })
+                .sum();
+            overlap + if outside { w * h } else { 0.0 }
+        };
+        let (dx, dy, hp, vp) = candidates
+            .iter()
+            .copied()
+            .find(|c| cost(c) == 0.0)
+            .or_else(|| {
+                candidates
+                    .iter()
+                    .copied()
+                    .min_by(|a, b| cost(a).total_cmp(&cost(b)))
+            })
+            .unwrap_or(candidates[0]);
+        let pos = Pos::new(hp, vp);
         chart.draw_series(std::iter::once(
             EmptyElement::at((point.oi.value(), point.p.value()))
                 + Circle::new((0, 0), theme.px(5.0), theme.warn.filled())
                 + Text::new(
                     point.name.clone(),
-                    (theme.px(7.0) as i32, -(theme.px(7.0) as i32)),
-                    font(12.0, theme.warn).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                    (dx as i32, dy as i32),
+                    font(12.0, theme.warn).pos(pos),
                 ),
         ))?;
     }

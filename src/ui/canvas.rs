@@ -153,6 +153,11 @@ pub fn ChartCanvas<F, S>(
     /// How tall the chart is for its width.
     #[prop(default = Shape::PLOT)]
     shape: Shape,
+    /// The height in CSS pixels the drawing needs at a width, when less than `shape` gives:
+    /// the canvas is then no taller (a short bank map leaves no empty band). It may read
+    /// signals; the chart is sized again when they change.
+    #[prop(optional)]
+    natural_height: Option<NaturalHeight>,
     /// Pointer position over the chart as (x, width) in CSS pixels; `None` when it leaves.
     #[prop(optional)]
     on_pointer: Option<Callback<Option<(f64, f64)>>>,
@@ -182,6 +187,7 @@ where
         svg: Box::new(svg),
         file_stem,
         shape,
+        natural_height,
         on_pointer,
         on_key,
         visible,
@@ -197,12 +203,19 @@ type DrawFn = std::rc::Rc<dyn Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> 
 /// The SVG export of a chart: its text at a size in CSS pixels.
 type SvgFn = Box<dyn Fn(&Theme, (u32, u32)) -> Result<String, String>>;
 
+/// The height a chart's drawing needs at a width in CSS pixels, if it knows one.
+pub type NaturalHeight = std::rc::Rc<dyn Fn(f64) -> Option<f64>>;
+
+/// The least height a chart is given, whatever its drawing needs.
+const LEAST_HEIGHT: f64 = 96.0;
+
 /// [`ChartCanvas`]'s properties with its drawing functions boxed.
 struct Props {
     draw: DrawFn,
     svg: SvgFn,
     file_stem: Signal<String>,
     shape: Shape,
+    natural_height: Option<NaturalHeight>,
     on_pointer: Option<Callback<Option<(f64, f64)>>>,
     on_key: Option<Callback<String>>,
     visible: Signal<bool>,
@@ -240,12 +253,25 @@ fn chart_canvas(props: Props) -> impl IntoView {
     on_colour_scheme_change(bump);
     let toggled = window_event_listener_untyped(THEME_EVENT, move |_| bump());
     on_cleanup(move || toggled.remove());
-    let css_size = move || {
-        let width = css_width.get_untracked().max(320.0);
-        Some((width, props.shape.height_for(width)))
+    let natural = props.natural_height.clone();
+    let shape = props.shape;
+    let height_for = std::rc::Rc::new(move |width: f64| {
+        let height = shape.height_for(width);
+        match natural.as_ref().and_then(|n| n(width)) {
+            Some(n) => height.min(n.max(LEAST_HEIGHT)),
+            None => height,
+        }
+    });
+    let css_size = {
+        let height_for = height_for.clone();
+        std::rc::Rc::new(move || {
+            let width = css_width.get_untracked().max(320.0);
+            Some((width, untrack(|| height_for(width))))
+        })
     };
     let export_png = {
         let draw = props.draw.clone();
+        let css_size = css_size.clone();
         move |_| {
             let Some((width, height)) = css_size() else {
                 return;
@@ -292,7 +318,7 @@ fn chart_canvas(props: Props) -> impl IntoView {
             return;
         }
         let dpr = window().device_pixel_ratio().max(1.0);
-        let css_height = props.shape.height_for(css_width);
+        let css_height = height_for(css_width);
         let (width, height) = (
             (css_width * dpr).round() as u32,
             (css_height * dpr).round() as u32,

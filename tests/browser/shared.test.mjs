@@ -148,3 +148,19 @@ test('the bank map exports as SVG and PNG, and shared mode passes axe in light a
   }
   await scheme(driver, 'light');
 });
+
+// Review finding L3: a short map sat above about 270 px of empty canvas. The canvas is now no
+// taller than the map needs (its rows at their tallest, the legend right under them), and a
+// map of many rows keeps the grid's full height.
+test('the bank map is as tall as its rows need, with no empty band under the legend', async () => {
+  const height = () => driver.executeScript("return document.querySelector('[data-testid=\"bank-map\"]').getBoundingClientRect().height");
+  await openApp(driver, site.url, '?space=shared&idx=t');
+  await driver.wait(async () => (await height()) > 0, 5000);
+  // One row: 22 px of bank numbers, one 26 px row, 8 px, one or two 16 px legend rows, 6 px.
+  const short = await height();
+  assert.ok(short >= 78 && short <= 110, `one row: ${short} px`);
+  await openApp(driver, site.url, '?space=shared&idx=32*t');
+  await driver.wait(async () => (await height()) > 200, 5000);
+  assert.ok((await height()) >= 280, 'thirty-two rows fill the grid shape');
+  assert.deepEqual(await pageErrors(driver), []);
+});

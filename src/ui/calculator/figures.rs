@@ -59,6 +59,7 @@ fn CalculatorCanvas<F, S>(
     prefix: &'static str,
     #[prop(optional)] on_pointer: Option<Callback<Option<(f64, f64)>>>,
     #[prop(optional)] on_key: Option<Callback<String>>,
+    #[prop(optional)] natural_height: Option<super::super::canvas::NaturalHeight>,
 ) -> impl IntoView
 where
     F: Fn(&DrawingArea<CanvasBackend, Shift>, &Theme) -> Result<(), String> + 'static,
@@ -70,6 +71,7 @@ where
             svg=svg
             file_stem=figure_stem(inputs, prefix, figure)
             shape=shape
+            nostrip:natural_height=natural_height
             nostrip:on_pointer=on_pointer
             nostrip:on_key=on_key
             visible=Signal::derive(move || state.tab.get() == Tab::Calculator)
@@ -182,7 +184,10 @@ fn BankMapFigure(scene: MapScene) -> impl IntoView {
     view! {
         <figure class="chart-box">
             <CalculatorCanvas figure="bank-map" label="Bank map" shape=Shape::GRID draw=draw svg=svg
-                inputs=scene.inputs state=scene.state prefix=scene.prefix />
+                inputs=scene.inputs state=scene.state prefix=scene.prefix
+                natural_height=std::rc::Rc::new(move |width: f64| {
+                    map.with(|m| m.as_ref().map(|m| bank_map::natural_height(m, width)))
+                }) />
             <figcaption
                 id=description.clone()
                 data-testid=description
