@@ -33,16 +33,11 @@ fn parts(c: &mut Criterion) {
     });
 }
 
-/// The kernel engine's throughput: a naive transpose of a 1024×1024 float matrix (the
-/// preset's shape, 16× smaller), 2M lane-accesses through the cache model. Criterion reports
-/// lane-accesses per second.
-fn kernel_transpose(c: &mut Criterion) {
+/// The kernel view's `transpose-naive` preset at 1024×1024 (16× smaller than the preset).
+fn transpose_1024() -> Option<coalescing_lab::model::kernel::KernelInputs> {
     use coalescing_lab::model::kernel::presets::KernelPreset;
-    use coalescing_lab::model::kernel::{analyze_kernel, KernelField, Machine, StmtField};
-    let Some(preset) = KernelPreset::by_id("transpose-naive") else {
-        return;
-    };
-    let mut inputs = preset.inputs();
+    use coalescing_lab::model::kernel::{KernelField, StmtField};
+    let mut inputs = KernelPreset::by_id("transpose-naive")?.inputs();
     inputs.grid = "32,32".into();
     inputs.set(
         KernelField::Stmt(1, StmtField::Idx),
@@ -52,7 +47,15 @@ fn kernel_transpose(c: &mut Criterion) {
         KernelField::Stmt(2, StmtField::Idx),
         "(blockIdx.x*32 + threadIdx.x) * 1024 + blockIdx.y*32 + threadIdx.y + 8*i".into(),
     );
-    let Ok(kernel) = inputs.kernel(Machine::default()) else {
+    Some(inputs)
+}
+
+/// The kernel engine's throughput: a naive transpose of a 1024×1024 float matrix (the
+/// preset's shape, 16× smaller), 2M lane-accesses through the cache model. Criterion reports
+/// lane-accesses per second.
+fn kernel_transpose(c: &mut Criterion) {
+    use coalescing_lab::model::kernel::{analyze_kernel, Machine};
+    let Some(Ok(kernel)) = transpose_1024().map(|i| i.kernel(Machine::default())) else {
         return;
     };
     let mut group = c.benchmark_group("kernel engine");
@@ -60,6 +63,24 @@ fn kernel_transpose(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("naive transpose 1024x1024, lane-accesses", |b| {
         b.iter(|| analyze_kernel(black_box(&kernel)).map(|a| a.total))
+    });
+    group.finish();
+}
+
+/// The floor the engines are measured against (#26): the kernel engine's own walk over the
+/// same launch as `kernel engine`, evaluating each warp instruction's lanes to their addresses
+/// and sector numbers, with no de-duplication, no cache and no figures
+/// (`kernel::address_pass`). What the engine adds to it is the tally.
+fn address_floor(c: &mut Criterion) {
+    use coalescing_lab::model::kernel::{address_pass, Machine};
+    let Some(kernel) = transpose_1024().and_then(|i| i.kernel(Machine::default()).ok()) else {
+        return;
+    };
+    let mut group = c.benchmark_group("address floor");
+    group.throughput(criterion::Throughput::Elements(kernel.lane_accesses()));
+    group.sample_size(10);
+    group.bench_function("naive transpose 1024x1024, lane-accesses", |b| {
+        b.iter(|| address_pass(black_box(&kernel)))
     });
     group.finish();
 }
@@ -96,6 +117,7 @@ criterion_group!(
     benches,
     sixty_four_lanes,
     parts,
+    address_floor,
     kernel_transpose,
     cuda_transpose
 );

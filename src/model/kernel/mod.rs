@@ -43,5 +43,5 @@ pub use inputs::{
     StmtField, StmtInputs, MAX_CACHE_BYTES, MAX_ITERATIONS, MAX_LANE_ACCESSES, MAX_STATEMENTS,
     MAX_THREADS_PER_BLOCK,
 };
-pub use run::{analyze_kernel, Job};
+pub use run::{address_pass, analyze_kernel, Job};
 pub use warps::{calculator_addrs, each_instruction, warp_rows, Executed, Pick};

@@ -216,6 +216,28 @@ impl Job {
     }
 }
 
+/// The floor `make bench` measures the engine against (#26): the same walk over the launch and
+/// the same evaluation of every warp instruction's lanes, each active lane's address and its
+/// sector number, and nothing else (no de-duplication, no cache, no figures). Returns a
+/// checksum of the sector numbers, so that the work is not optimised away.
+#[doc(hidden)]
+pub fn address_pass(kernel: &Kernel) -> Result<u64, KernelError> {
+    let mut walk = Walk::new(kernel);
+    let shift = kernel.machine.sector_bytes.trailing_zeros();
+    let mut sum = 0u64;
+    while let Some(step) = walk.next(kernel) {
+        step?;
+        let e = &walk.evaluator;
+        let mut mask = e.mask;
+        while mask != 0 {
+            let t = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            sum = sum.wrapping_add(e.addresses.get(t).copied().unwrap_or(0) >> shift);
+        }
+    }
+    Ok(sum)
+}
+
 /// Runs `kernel` to the end in one go: [`Job::new`] then [`Job::finish`].
 pub fn analyze_kernel(kernel: &Kernel) -> Result<KernelAnalysis, KernelError> {
     Job::new(kernel).finish()

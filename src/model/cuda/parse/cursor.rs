@@ -376,7 +376,7 @@ pub(super) fn is_keyword(word: &str) -> bool {
 }
 
 /// The built-in type a single name spells (vector types, fixed-width integers, `uint`, …).
-pub(super) fn builtin(name: &str) -> Option<Base> {
+pub(crate) fn builtin(name: &str) -> Option<Base> {
     let int = |bytes, signed| Base::Int { bytes, signed };
     let vector = |elem: Base, lanes| Base::Vector {
         elem: Box::new(elem),

@@ -10,6 +10,9 @@
 //! - this file: items (functions, structs, aliases, globals) and the cutting.
 
 mod cursor;
+
+/// The built-in type one name spells (`int4`, `uint32_t`, `dim3`, …), for `make_int4` and kin.
+pub(crate) use cursor::builtin as builtin_type;
 mod expr;
 pub mod launch;
 mod stmt;

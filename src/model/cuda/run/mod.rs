@@ -246,6 +246,9 @@ pub(crate) struct Shared {
     /// Every value held once or lane by lane, never as a line: the general path the fast
     /// paths are tested against ([`CudaJob::general_paths`]).
     pub(crate) general_only: bool,
+    /// Loop iterations one warp may run in all, when lower than [`MAX_WARP_ITERATIONS`]
+    /// ([`CudaJob::iteration_budget`]); 0 for the default.
+    pub(crate) iteration_budget: u64,
 }
 
 impl Shared {
@@ -279,6 +282,73 @@ impl Shared {
 pub(crate) struct Events {
     pub(crate) list: Vec<Event>,
     pub(crate) addresses: Vec<u64>,
+}
+
+impl Events {
+    /// Event `k` when it is an access, with its active lanes' addresses.
+    pub(crate) fn access(&self, k: usize) -> Option<Recorded<'_>> {
+        let Event::Access {
+            site,
+            kind,
+            space,
+            elem,
+            mask,
+            at,
+            ..
+        } = *self.list.get(k)?
+        else {
+            return None;
+        };
+        let compact = self.addresses.get(at..at + mask.count_ones() as usize)?;
+        Some(Recorded {
+            site,
+            kind,
+            space,
+            elem,
+            mask,
+            compact,
+        })
+    }
+}
+
+/// One access a warp recorded, with its active lanes' addresses, lowest lane first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Recorded<'a> {
+    pub(crate) site: u32,
+    pub(crate) kind: SiteKind,
+    space: Space,
+    elem: u64,
+    pub(crate) mask: u64,
+    pub(crate) compact: &'a [u64],
+}
+
+impl Recorded<'_> {
+    /// The warp core's access of warp `warp` of block `block` (linear), with every lane's
+    /// address in `lanes`.
+    fn warp_access<'l>(&self, block: u64, warp: u32, lanes: &'l [u64]) -> WarpAccess<'l> {
+        WarpAccess {
+            site: self.site as usize,
+            kind: access_kind(self.kind),
+            space: self.space,
+            elem: self.elem,
+            block,
+            warp,
+            mask: self.mask,
+            addresses: lanes,
+        }
+    }
+
+    /// The page's row of this execution, at its cost.
+    fn execution(&self, block: [u64; 3], warp: u32, cost: Cost) -> WarpExecution {
+        WarpExecution {
+            site: self.site as usize,
+            block,
+            warp,
+            mask: self.mask,
+            addresses: self.compact.to_vec(),
+            cost,
+        }
+    }
 }
 
 /// One event of a warp.
@@ -519,6 +589,14 @@ impl CudaJob {
         self.shared.general_only = true;
     }
 
+    /// Lowers the loop iterations one warp may run in all (nested loops counted together) from
+    /// [`MAX_WARP_ITERATIONS`] to `iterations`: for the fuzz target, whose endless loops would
+    /// otherwise take seconds each. Call it before the first [`CudaJob::step`].
+    #[doc(hidden)]
+    pub fn iteration_budget(&mut self, iterations: u64) {
+        self.shared.iteration_budget = iterations.min(MAX_WARP_ITERATIONS);
+    }
+
     /// Runs up to `budget` more warps (at least one). True when the launch is complete; an
     /// error stops the job for good, and every later call returns it again.
     pub fn step(&mut self, budget: u64) -> Result<bool, CudaFailure> {
@@ -667,42 +745,14 @@ impl CudaJob {
             let mut failure = None;
             let width = width as usize;
             self.order.drain(|(w, k)| {
-                let Some(Event::Access {
-                    site,
-                    kind,
-                    space,
-                    elem,
-                    mask,
-                    at,
-                    ..
-                }) = events.get(w).and_then(|e| e.list.get(k)).copied()
-                else {
+                let Some(r) = events.get(w).and_then(|e| e.access(k)) else {
                     return;
                 };
-                let n = mask.count_ones() as usize;
-                let Some(compact) = events[w].addresses.get(at..at + n) else {
-                    return;
-                };
-                let lanes = spread(mask, compact);
-                let addresses = &lanes[..width.min(crate::model::LANES)];
-                let row = |cost: &Cost| WarpExecution {
-                    site: site as usize,
-                    block: block_idx,
-                    warp: w as u32,
-                    mask,
-                    addresses: compact.to_vec(),
-                    cost: *cost,
-                };
-                let access = WarpAccess {
-                    site: site as usize,
-                    kind: access_kind(kind),
-                    space,
-                    elem,
-                    block,
-                    warp: w as u32,
-                    mask,
-                    addresses,
-                };
+                let lanes = spread(r.mask, r.compact);
+                let row = |cost: &Cost| r.execution(block_idx, w as u32, *cost);
+                let access =
+                    r.warp_access(block, w as u32, &lanes[..width.min(crate::model::LANES)]);
+                let (site, kind) = (r.site, r.kind);
                 let counted = if kind == SiteKind::Atomic {
                     tally.atomic(&access, row)
                 } else {
@@ -838,41 +888,15 @@ impl CudaJob {
         let shift = machine.sector_bytes.trailing_zeros();
         let block_idx = warp::block_index(&self.program, block);
         let mut out = Vec::new();
-        for ev in &events.list {
-            let Event::Access {
-                site,
-                kind,
-                space,
-                elem,
-                mask,
-                at,
-                ..
-            } = *ev
-            else {
+        let width = (machine.warp as usize).min(crate::model::LANES);
+        for k in 0..events.list.len() {
+            let Some(r) = events.access(k) else {
                 continue;
             };
-            let n = mask.count_ones() as usize;
-            let compact = events.addresses.get(at..at + n).unwrap_or_default();
-            let lanes = spread(mask, compact);
-            let access = WarpAccess {
-                site: site as usize,
-                kind: access_kind(kind),
-                space,
-                elem,
-                block,
-                warp,
-                mask,
-                addresses: &lanes[..(machine.warp as usize).min(crate::model::LANES)],
-            };
+            let lanes = spread(r.mask, r.compact);
+            let access = r.warp_access(block, warp, &lanes[..width]);
             let cost = scratch.measure(&access, shift).unwrap_or_default();
-            out.push(WarpExecution {
-                site: site as usize,
-                block: block_idx,
-                warp,
-                mask,
-                addresses: compact.to_vec(),
-                cost,
-            });
+            out.push(r.execution(block_idx, warp, cost));
         }
         Ok(out)
     }

@@ -3,7 +3,7 @@
 //! `cg::reduce`), vector makers, and the math library and integer intrinsics.
 
 use super::super::super::ast::{Base, Expr, ExprKind};
-use super::super::super::cint::{IntType, INT};
+use super::super::super::cint::INT;
 use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::{Ty, UINT};
@@ -145,8 +145,12 @@ impl Warp<'_> {
             return Ok(Some(v));
         }
         if let Some(rest) = name.strip_prefix("make_") {
-            let ty = vector_named(rest)
+            // `make_` + a vector type's name, as the parser reads it.
+            let base = crate::model::cuda::parse::builtin_type(rest)
+                .filter(|b| matches!(b, crate::model::cuda::ast::Base::Vector { .. }))
                 .ok_or_else(|| RunError::at(pos, RunErrorKind::Undeclared(name.to_string())))?;
+            let bindings = self.frame()?.bindings.clone();
+            let ty = self.resolve_base(&base, &bindings, pos)?;
             let mut values = Vec::new();
             for a in args {
                 values.push(self.eval(a, m)?);
@@ -655,30 +659,6 @@ pub(super) fn arity(pos: Pos, name: &str, n: usize) -> RunError {
             if n == 1 { "" } else { "s" }
         )),
     )
-}
-
-/// `int4`, `float2`, … by name (what follows `make_`).
-fn vector_named(name: &str) -> Option<Ty> {
-    let n: u8 = name.chars().last()?.to_digit(10)? as u8;
-    if !(1..=4).contains(&n) {
-        return None;
-    }
-    let elem = &name[..name.len() - 1];
-    let int = |bytes, signed| Ty::Int(IntType { bytes, signed });
-    let e = match elem {
-        "char" => int(1, true),
-        "uchar" => int(1, false),
-        "short" => int(2, true),
-        "ushort" => int(2, false),
-        "int" => int(4, true),
-        "uint" => int(4, false),
-        "long" | "longlong" => int(8, true),
-        "ulong" | "ulonglong" => int(8, false),
-        "float" => Ty::Float,
-        "double" => Ty::Double,
-        _ => return None,
-    };
-    Some(Ty::Vector(Rc::new(e), n))
 }
 
 const MATH1: [&str; 52] = [

@@ -58,40 +58,54 @@ impl Warp<'_> {
                 if let Some(i) = init {
                     w.exec(i, m)?;
                 }
-                w.looped(s.pos, m, cond.as_ref(), step.as_ref(), body, false)
+                w.looped(
+                    s.pos,
+                    m,
+                    Loop {
+                        cond: cond.as_ref(),
+                        step: step.as_ref(),
+                        body,
+                        body_first: false,
+                    },
+                )
             }),
-            StmtKind::While { cond, body } => {
-                self.scoped(|w| w.looped(s.pos, m, Some(cond), None, body, false))
-            }
-            StmtKind::DoWhile { body, cond } => {
-                self.scoped(|w| w.looped(s.pos, m, Some(cond), None, body, true))
-            }
+            StmtKind::While { cond, body } => self.scoped(|w| {
+                w.looped(
+                    s.pos,
+                    m,
+                    Loop {
+                        cond: Some(cond),
+                        step: None,
+                        body,
+                        body_first: false,
+                    },
+                )
+            }),
+            StmtKind::DoWhile { body, cond } => self.scoped(|w| {
+                w.looped(
+                    s.pos,
+                    m,
+                    Loop {
+                        cond: Some(cond),
+                        step: None,
+                        body,
+                        body_first: true,
+                    },
+                )
+            }),
             StmtKind::Switch { cond, body } => self.switch(cond, body, m),
             StmtKind::Case(_) | StmtKind::Default => Ok(()),
             StmtKind::Break => {
+                let outside = || misplaced(s.pos, "break outside a loop or switch");
                 let f = self.frame_mut()?;
-                match f.flows.last_mut() {
-                    Some(fl) => fl.broken |= m,
-                    None => {
-                        return Err(RunError::at(
-                            s.pos,
-                            RunErrorKind::Type("break outside a loop or switch".into()),
-                        ))
-                    }
-                }
+                f.flows.last_mut().ok_or_else(outside)?.broken |= m;
                 Ok(())
             }
             StmtKind::Continue => {
+                let outside = || misplaced(s.pos, "continue outside a loop");
                 let f = self.frame_mut()?;
-                match f.flows.iter_mut().rev().find(|fl| fl.is_loop) {
-                    Some(fl) => fl.continued |= m,
-                    None => {
-                        return Err(RunError::at(
-                            s.pos,
-                            RunErrorKind::Type("continue outside a loop".into()),
-                        ))
-                    }
-                }
+                let flow = f.flows.iter_mut().rev().find(|fl| fl.is_loop);
+                flow.ok_or_else(outside)?.continued |= m;
                 Ok(())
             }
             StmtKind::Return(value) => {
@@ -169,35 +183,25 @@ impl Warp<'_> {
     }
 
     /// A loop: runs while any lane is in it.
-    fn looped(
-        &mut self,
-        pos: Pos,
-        mask: u64,
-        cond: Option<&Expr>,
-        step: Option<&Expr>,
-        body: &Stmt,
-        body_first: bool,
-    ) -> R<()> {
+    fn looped(&mut self, pos: Pos, mask: u64, l: Loop<'_>) -> R<()> {
         self.frame_mut()?.flows.push(Flow {
             is_loop: true,
             ..Flow::default()
         });
         self.enclosing.push(pos.line);
-        let out = self.looped_inner(pos, mask, cond, step, body, body_first);
+        let out = self.looped_inner(pos, mask, l);
         self.enclosing.pop();
         self.frame_mut()?.flows.pop();
         out
     }
 
-    fn looped_inner(
-        &mut self,
-        pos: Pos,
-        mask: u64,
-        cond: Option<&Expr>,
-        step: Option<&Expr>,
-        body: &Stmt,
-        body_first: bool,
-    ) -> R<()> {
+    fn looped_inner(&mut self, pos: Pos, mask: u64, l: Loop<'_>) -> R<()> {
+        let Loop {
+            cond,
+            step,
+            body,
+            body_first,
+        } = l;
         let mut alive = mask;
         let mut iterations = 0u64;
         let mut first = true;
@@ -241,14 +245,12 @@ impl Warp<'_> {
                 ));
             }
             self.iterations += 1;
-            if self.iterations > MAX_WARP_ITERATIONS {
-                return Err(self.fail(
-                    pos,
-                    alive,
-                    RunErrorKind::WarpIterations {
-                        limit: MAX_WARP_ITERATIONS,
-                    },
-                ));
+            let budget = match self.sh.iteration_budget {
+                0 => MAX_WARP_ITERATIONS,
+                n => n,
+            };
+            if self.iterations > budget {
+                return Err(self.fail(pos, alive, RunErrorKind::WarpIterations { limit: budget }));
             }
             self.scoped(|w| w.exec(body, alive))?;
             self.clear_continued()?;
@@ -576,4 +578,18 @@ fn decayed(ty: &Ty) -> Ty {
         Ty::Array(e, _) => Ty::Ptr(e.clone(), Space::Global),
         t => t.clone(),
     }
+}
+
+/// A loop's parts: `for`, `while` and `do … while` (`body_first`) alike.
+#[derive(Clone, Copy)]
+struct Loop<'a> {
+    cond: Option<&'a Expr>,
+    step: Option<&'a Expr>,
+    body: &'a Stmt,
+    body_first: bool,
+}
+
+/// A `break` or `continue` with nothing to leave.
+fn misplaced(pos: Pos, what: &str) -> RunError {
+    RunError::at(pos, RunErrorKind::Type(what.into()))
 }

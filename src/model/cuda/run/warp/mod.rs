@@ -87,6 +87,23 @@ struct Frame {
     this: Option<Place>,
 }
 
+impl Frame {
+    /// The frame a run starts in: the kernel's (or none, for a constant expression), returning
+    /// nothing, with no loop around it.
+    fn outermost(bindings: Rc<Bindings>, function: *const Function) -> Frame {
+        Frame {
+            names_base: 0,
+            returned: 0,
+            flows: Vec::new(),
+            ret: None,
+            ret_ty: Ty::Void,
+            bindings,
+            function,
+            this: None,
+        }
+    }
+}
+
 /// One warp's run.
 pub(crate) struct Warp<'a> {
     p: &'a Program,
@@ -223,16 +240,7 @@ impl<'a> Warp<'a> {
         bindings: Rc<Bindings>,
     ) -> Warp<'a> {
         let mut c = Warp::constant(p, sh, out);
-        c.frames.push(Frame {
-            names_base: 0,
-            returned: 0,
-            flows: Vec::new(),
-            ret: None,
-            ret_ty: Ty::Void,
-            bindings,
-            function: std::ptr::null(),
-            this: None,
-        });
+        c.frames.push(Frame::outermost(bindings, std::ptr::null()));
         c
     }
 
@@ -384,16 +392,8 @@ impl<'a> Warp<'a> {
             self.extents(f)?;
         }
         let bindings = self.p.bindings.clone();
-        self.frames.push(Frame {
-            names_base: 0,
-            returned: 0,
-            flows: Vec::new(),
-            ret: None,
-            ret_ty: Ty::Void,
-            bindings,
-            function: f as *const Function,
-            this: None,
-        });
+        self.frames
+            .push(Frame::outermost(bindings, f as *const Function));
         for (name, value) in args {
             self.declare_value(&name, value.ty, value.lanes);
         }
@@ -541,11 +541,7 @@ impl<'a> Warp<'a> {
         while rest != 0 {
             let t = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            self.out.addresses.push(match addr.at(t) {
-                S::P(a) => a,
-                S::I(v) => v as u64,
-                _ => 0,
-            });
+            self.out.addresses.push(address(addr.at(t)));
         }
         self.out.list.push(super::Event::Access {
             site,
@@ -565,15 +561,21 @@ impl<'a> Warp<'a> {
                     _ => 0,
                 })
             };
-            let lane_addr = |t: usize| match addr.at(t) {
-                S::P(a) => a,
-                S::I(v) => v as u64,
-                _ => 0,
-            };
+            let lane_addr = |t: usize| address(addr.at(t));
             self.sh
                 .checks
                 .bounds(site as usize, space, elem, mask, lane_addr, block, thread);
         }
         Ok(())
+    }
+}
+
+/// A lane's address as the tally takes it: a pointer's, or an integer's bits (an address
+/// built from integers); an unknown one never gets here (`record` refuses it first).
+fn address(s: S) -> u64 {
+    match s {
+        S::P(a) => a,
+        S::I(v) => v as u64,
+        _ => 0,
     }
 }

@@ -158,7 +158,7 @@ impl Warp<'_> {
         Ok(t)
     }
 
-    fn resolve_base(&mut self, base: &Base, b: &Bindings, pos: Pos) -> R<Ty> {
+    pub(super) fn resolve_base(&mut self, base: &Base, b: &Bindings, pos: Pos) -> R<Ty> {
         Ok(match base {
             Base::Void => Ty::Void,
             Base::Bool => Ty::Bool,
