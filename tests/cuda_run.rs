@@ -773,3 +773,18 @@ fn hostile_types_constants_and_sizes_are_refused_with_their_reason() {
         assert_eq!(error(src, launch), want);
     }
 }
+
+/// Found by the `cuda_run` fuzz target: `a<b<!c<…` in a launch or a source made the parser try
+/// each `<` as template arguments and as a comparison, every way, and a 200-character line
+/// took over 30 s. Each position's answer is now found once; the line is refused (or read) at
+/// once. The test bounds nothing in time: without the fix it does not end.
+#[test]
+fn angle_brackets_that_nest_both_ways_parse_in_linear_time() {
+    let line = "copyStride2<E<!".repeat(40);
+    let e = error(COPY, &format!("{line}2>>>(a)"));
+    assert!(e.starts_with("launch, column "), "{e}");
+    // In a source the `<`s read as comparisons, and the run names the first unknown name.
+    let src = format!("__global__ void k(int* o) {{ o[0] = {line}1; }}");
+    let e = error(&src, "k<<<1, 32>>>(o)");
+    assert_eq!(e, "line 1, column 36: 'copyStride2' is not declared here");
+}

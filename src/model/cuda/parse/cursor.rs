@@ -4,8 +4,11 @@
 use super::super::ast::Base;
 use super::super::error::{CudaError, ErrorKind, Pos};
 use super::super::lex::{Punct, Tok, Token};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::collections::HashSet;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// Names the file declares: types (structs, typedefs, aliases) and templates.
 #[derive(Clone, Debug, Default)]
@@ -113,6 +116,10 @@ pub(super) struct Cursor<'a> {
     pub(super) in_template_args: u32,
     /// How deep the expression or statement being read nests (a bound on its tree's depth).
     pub(super) depth: u32,
+    /// Whether `<…>(` reads as template arguments at a token, nesting depth and template
+    /// argument depth, found once and shared with every look-ahead cursor: without it,
+    /// `a<b<c<…` tries each `<` both ways, and a line of 200 characters takes minutes.
+    pub(super) template_calls: Rc<RefCell<HashMap<(usize, u32, u32), bool>>>,
 }
 
 /// The deepest expressions and statements nest: past it the source is refused, so that
@@ -129,6 +136,7 @@ impl<'a> Cursor<'a> {
             pending_gt: false,
             in_template_args: 0,
             depth: 0,
+            template_calls: Rc::default(),
         }
     }
 
@@ -165,6 +173,7 @@ impl<'a> Cursor<'a> {
             pending_gt: false,
             in_template_args: other.in_template_args,
             depth: other.depth,
+            template_calls: other.template_calls.clone(),
         }
     }
 

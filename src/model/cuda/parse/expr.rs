@@ -457,8 +457,15 @@ impl Cursor<'_> {
 
     /// Whether `<…>(` comes next, read as template arguments.
     fn template_call_ahead(&self) -> bool {
+        let key = (self.at, self.depth, self.in_template_args);
+        if let Some(&known) = self.template_calls.borrow().get(&key) {
+            return known;
+        }
         let mut probe = Cursor::new_at(self, self.at);
-        probe.template_args().is_ok() && !probe.pending_gt && probe.peek_is(Punct::LParen)
+        let call =
+            probe.template_args().is_ok() && !probe.pending_gt && probe.peek_is(Punct::LParen);
+        self.template_calls.borrow_mut().insert(key, call);
+        call
     }
 
     /// A braced list `{…}` where one may stand (an assigned value, an argument, an
