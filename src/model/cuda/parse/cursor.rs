@@ -119,8 +119,11 @@ pub(super) struct Cursor<'a> {
     /// Whether `<…>(` reads as template arguments at a token, nesting depth and template
     /// argument depth, found once and shared with every look-ahead cursor: without it,
     /// `a<b<c<…` tries each `<` both ways, and a line of 200 characters takes minutes.
-    pub(super) template_calls: Rc<RefCell<HashMap<(usize, u32, u32), bool>>>,
+    pub(super) template_calls: Rc<RefCell<TemplateCalls>>,
 }
+
+/// Look-ahead answers by (token, nesting depth, template argument depth).
+pub(super) type TemplateCalls = HashMap<(usize, u32, u32), bool>;
 
 /// The deepest expressions and statements nest: past it the source is refused, so that
 /// neither the parser nor the interpreter can run out of stack on a hostile file.
