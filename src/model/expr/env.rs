@@ -183,6 +183,47 @@ impl LaneVars<'_> {
         LaneVars::Warp(w, slots)
     }
 
+    /// `var`'s value on the lanes of `mask` as `base + step × t`, when it is one: every
+    /// warp-uniform name is (step 0), and `threadIdx.x` is in a block at least a warp wide.
+    pub(crate) fn line(&self, var: Var, mask: u64) -> Option<(i64, i64)> {
+        let LaneVars::Warp(w, _) = self else {
+            return Some((0, 0));
+        };
+        let uniform = match var {
+            Var::Thread(a) => {
+                let from = w.thread_idx.get(a as usize)?;
+                let first = mask.trailing_zeros() as usize;
+                let rest = mask & (mask - 1);
+                if rest == 0 {
+                    return Some((*from.get(first)?, 0));
+                }
+                let second = rest.trailing_zeros() as usize;
+                let rise = from.get(second)? - from.get(first)?;
+                let lanes = (second - first) as i64;
+                if rise % lanes != 0 {
+                    return None;
+                }
+                let step = rise / lanes;
+                let base = from.get(first)? - step * first as i64;
+                let mut m = rest;
+                while m != 0 {
+                    let t = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if from.get(t)? - base != step * t as i64 {
+                        return None;
+                    }
+                }
+                return Some((base, step));
+            }
+            Var::Block(a) => w.block_idx[a as usize],
+            Var::BlockDim(a) => w.block_dim[a as usize],
+            Var::GridDim(a) => w.grid_dim[a as usize],
+            Var::I => w.i,
+            Var::Warp => w.warp,
+        };
+        Some((uniform, 0))
+    }
+
     /// Writes `var`'s value for every lane into `out`.
     #[inline]
     pub(crate) fn fill(&self, var: Var, mask: u64, out: &mut [i64; LANES]) {

@@ -58,6 +58,19 @@ pub(super) fn eval_lanes_checked(
     out: &mut [i64; LANES],
     vars: &LaneVars,
 ) -> Result<(), EvalError> {
+    if mask != 0 {
+        let (first, last) = (
+            i64::from(mask.trailing_zeros()),
+            i64::from(63 - mask.leading_zeros()),
+        );
+        if let Some((base, step)) = line(node, mask, first, last, vars) {
+            // Every lane between the ends is within i64 (see `line`), so this is exact.
+            each_lane(mask, |t| {
+                out[t] = (i128::from(base) + i128::from(step) * t as i128) as i64;
+            });
+            return Ok(());
+        }
+    }
     let mut failed = Failed::default();
     eval_lanes(node, mask, out, &mut failed, vars);
     match failed.first {
@@ -254,6 +267,60 @@ fn eval_lanes(
                 ),
             });
         }
+    }
+}
+
+/// The fast path: the node's value on the lanes of `mask` (lowest `first`, highest `last`) as
+/// `base + step × t`, when it is affine in the lane: constants, the lane, names that are affine
+/// in it (`threadIdx.x`, and every warp-uniform name), warp-uniform subtrees, and `+`, `-`,
+/// unary `-` and `×` by a side the same in every lane over those. Every node's value is
+/// checked at both ends: it is affine, so if it is within i64 at `first` and at `last` it is
+/// at every lane between, and the lane-by-lane path would meet no overflow either, nor any
+/// other error. `None` otherwise (a node that is not affine, or an end out of range), and the
+/// caller goes lane by lane.
+fn line(node: &Node, mask: u64, first: i64, last: i64, vars: &LaneVars) -> Option<(i64, i64)> {
+    let at_ends = |(base, step): (i64, i64)| {
+        let within =
+            |t: i64| i64::try_from(i128::from(base) + i128::from(step) * i128::from(t)).is_ok();
+        (within(first) && within(last)).then_some((base, step))
+    };
+    let line = |node: &Node| line(node, mask, first, last, vars);
+    match node {
+        Node::Int(v) => Some((*v, 0)),
+        Node::Lane => Some((0, 1)),
+        Node::Var(var) => vars.line(*var, mask),
+        // Computed once, as the lane-by-lane path computes it: as the lowest lane would.
+        Node::Uniform(inner) => eval(inner, first, &vars.uniform_slots())
+            .ok()
+            .map(|v| (v, 0)),
+        Node::Unary {
+            op: UnaryOp::Plus,
+            operand,
+            ..
+        } => line(operand),
+        Node::Unary {
+            op: UnaryOp::Neg,
+            operand,
+            ..
+        } => {
+            let (base, step) = line(operand)?;
+            at_ends((base.checked_neg()?, step.checked_neg()?))
+        }
+        Node::Binary { op, lhs, rhs, .. } => {
+            let (a, b) = match op {
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => (line(lhs)?, line(rhs)?),
+                _ => return None,
+            };
+            let r = match op {
+                BinaryOp::Add => (a.0.checked_add(b.0)?, a.1.checked_add(b.1)?),
+                BinaryOp::Sub => (a.0.checked_sub(b.0)?, a.1.checked_sub(b.1)?),
+                BinaryOp::Mul if b.1 == 0 => (a.0.checked_mul(b.0)?, a.1.checked_mul(b.0)?),
+                BinaryOp::Mul if a.1 == 0 => (b.0.checked_mul(a.0)?, b.1.checked_mul(a.0)?),
+                _ => return None,
+            };
+            at_ends(r)
+        }
+        _ => None,
     }
 }
 
