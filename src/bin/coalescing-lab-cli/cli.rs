@@ -1,5 +1,6 @@
 //! The subcommands: arguments in, the model's words and numbers out, in one of four formats.
 
+use crate::answers::{cmd_answers, cmd_synth};
 use crate::link::state_of;
 use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
 use coalescing_lab::model::derivation::derive;
@@ -10,11 +11,10 @@ use coalescing_lab::model::permalink::State;
 use coalescing_lab::model::presets::Preset;
 use coalescing_lab::model::readouts::{lane_csv, lane_rows, readouts};
 use coalescing_lab::model::sectors::{analyze, Analysis};
-use coalescing_lab::model::trace::synth::{accelsim_text, nvbit_text};
 use coalescing_lab::model::trace::{Format, TraceOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 
-const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- --launch LAUNCH | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
+pub(crate) const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- --launch LAUNCH | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
 
 /// Why a run failed, and its exit status: 1 for I/O, 2 for bad input.
 #[derive(Debug)]
@@ -329,7 +329,7 @@ pub(crate) fn one(a: &Args, what: &str) -> Result<String, Failure> {
 }
 
 /// The calculator's analysis of `inputs`, or every field error, named.
-fn analysis_of(inputs: &Inputs) -> Result<Analysis, Failure> {
+pub(crate) fn analysis_of(inputs: &Inputs) -> Result<Analysis, Failure> {
     analyze(inputs).map_err(|errors| {
         bad(errors
             .iter()
@@ -350,7 +350,7 @@ fn machine_of(state: &State) -> Result<Machine, Failure> {
     Ok(Machine::of(&scenario))
 }
 
-fn kernel_of(state: &State) -> Result<Kernel, Failure> {
+pub(crate) fn kernel_of(state: &State) -> Result<Kernel, Failure> {
     state.kernel.kernel(machine_of(state)?).map_err(|errors| {
         bad(errors
             .iter()
@@ -360,7 +360,7 @@ fn kernel_of(state: &State) -> Result<Kernel, Failure> {
     })
 }
 
-fn name_of(inputs: &Inputs) -> String {
+pub(crate) fn name_of(inputs: &Inputs) -> String {
     Preset::matching(inputs).map_or_else(|| "custom scenario".to_string(), |p| p.name.to_string())
 }
 
@@ -502,101 +502,4 @@ fn cmd_kernel(a: &Args) -> Result<String, Failure> {
             s
         }
     })
-}
-
-fn cmd_answers(a: &Args) -> Result<String, Failure> {
-    let path = one(a, "file of permalinks (or - for standard input)")?;
-    let mut text = String::new();
-    if path == "-" {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| io("stdin", e))?;
-    } else {
-        text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
-    }
-    let mut rows = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let state = state_of(line);
-        let analysis = analysis_of(&state.calc).map_err(|f| {
-            bad(format!(
-                "{path} line {}: {}",
-                n + 1,
-                f.message.replace('\n', "; ")
-            ))
-        })?;
-        rows.push((n + 1, line.to_string(), name_of(&state.calc), analysis));
-    }
-    let style = a.style.unwrap_or(Style::Markdown);
-    let cells = |(_, link, name, an): &(usize, String, String, Analysis)| -> Vec<String> {
-        let t = &an.totals;
-        let count = match &an.banks {
-            Some(b) => format!(
-                "{} wavefronts, {} conflicts",
-                b.totals.wavefronts,
-                b.totals.conflicts()
-            ),
-            None => t.sectors.to_string(),
-        };
-        vec![
-            name.clone(),
-            link.clone(),
-            count,
-            t.requested_bytes.to_string(),
-            t.transferred_bytes.to_string(),
-            coalescing_lab::model::format::percent(t.efficiency()),
-            derive(an).join(" → "),
-        ]
-    };
-    let header = [
-        "scenario",
-        "link",
-        "N_tx",
-        "requested B",
-        "transferred B",
-        "efficiency",
-        "derivation",
-    ];
-    Ok(match style {
-        Style::Json => {
-            let items: Vec<String> = rows
-                .iter()
-                .map(|row| {
-                    format!(
-                        "{{\"line\":{},\"scenario\":{},\"link\":{},\"readouts\":{},\"derivation\":{}}}",
-                        row.0,
-                        json_string(&row.2),
-                        json_string(&row.1),
-                        json_readouts(&readouts(&row.3)),
-                        json_list(&derive(&row.3))
-                    )
-                })
-                .collect();
-            format!("[{}]\n", items.join(","))
-        }
-        style => table(style, &header, rows.iter().map(cells)),
-    })
-}
-
-fn cmd_synth(a: &Args) -> Result<String, Failure> {
-    let [format, link] = a.positional.as_slice() else {
-        return Err(bad(format!(
-            "synth needs a format (nvbit or accelsim) and a kernel permalink; {USAGE}"
-        )));
-    };
-    let kernel = kernel_of(&state_of(link))?;
-    let name = "synthetic_kernel_from_coalescing_lab";
-    match Format::parse(format) {
-        Some(Format::Nvbit) => nvbit_text(&kernel, name),
-        Some(Format::AccelSim) => accelsim_text(&kernel, name),
-        None => {
-            return Err(bad(format!(
-                "synth: the format must be nvbit or accelsim, found '{format}'"
-            )))
-        }
-    }
-    .map_err(|e| bad(e.to_string()))
 }

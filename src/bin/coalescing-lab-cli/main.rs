@@ -17,6 +17,7 @@
 // No panic reaches a user: outside tests, a missing value is handled, never unwrapped.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod answers;
 mod cli;
 mod cuda;
 mod link;

@@ -8,6 +8,8 @@ use super::{Event, Events, SiteKind};
 use crate::model::machine::Space;
 use std::collections::BTreeMap;
 
+mod words;
+
 /// A shared array: where it starts in the block's shared memory, its extents and element.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedArray {
@@ -534,88 +536,5 @@ impl Checks {
                 same_value,
             },
         );
-    }
-}
-
-fn verb(kind: SiteKind, past: bool) -> &'static str {
-    match (kind, past) {
-        (SiteKind::Load, false) => "reads",
-        (SiteKind::Load, true) => "read",
-        (SiteKind::Atomic, false) => "updates",
-        (SiteKind::Atomic, true) => "updated",
-        (_, false) => "writes",
-        (_, true) => "wrote",
-    }
-}
-
-impl Race {
-    /// What is wrong and the usual fix, for people. `line_kind(site)` gives a site's line and
-    /// kind.
-    pub fn sentence(&self, line_kind: impl Fn(usize) -> (u32, SiteKind)) -> String {
-        let (la, ka) = line_kind(self.site_a);
-        let (lb, kb) = line_kind(self.site_b);
-        match self.scope {
-            RaceScope::Block => format!(
-                "line {lb} {} {}, which warp {} {} at line {la} with no __syncthreads() between: \
-                 add one after line {la}",
-                verb(kb, false),
-                self.word,
-                self.warp_a,
-                verb(ka, true)
-            ),
-            RaceScope::Warp => format!(
-                "line {lb} {} {}, which lane {} of the same warp {} at line {la} with no \
-                 __syncwarp() between: that is correct only if the warp runs in lockstep, which \
-                 Volta and later GPUs do not promise; add __syncwarp() after line {la}",
-                verb(kb, false),
-                self.word,
-                self.lanes.0,
-                verb(ka, true)
-            ),
-            RaceScope::Instruction if self.same_value => format!(
-                "line {la}: lanes {} and {} of one warp store the same value to {}; harmless, \
-                 but one lane would do",
-                self.lanes.0, self.lanes.1, self.word
-            ),
-            RaceScope::Instruction => format!(
-                "line {la}: lanes {} and {} of one warp store to {} in the same instruction; \
-                 which value lands is not defined",
-                self.lanes.0, self.lanes.1, self.word
-            ),
-        }
-    }
-}
-
-impl OutOfBounds {
-    /// What is wrong, for people. `line` is the site's line.
-    pub fn sentence(&self, line: u32) -> String {
-        let t = self.thread;
-        let b = self.block;
-        let what = match self.space {
-            Space::Shared => "shared array",
-            Space::Global => "allocation",
-        };
-        let more = if self.occurrences > 1 {
-            format!(
-                " ({} lane-accesses out of bounds at this line in all)",
-                self.occurrences
-            )
-        } else {
-            String::new()
-        };
-        format!(
-            "line {line}, block ({},{},{}), thread ({},{},{}): index {} is outside the {what} {} \
-             of {} elements (0 to {}); on a GPU this faults or corrupts other data{more}",
-            b[0],
-            b[1],
-            b[2],
-            t[0],
-            t[1],
-            t[2],
-            self.index,
-            self.array,
-            self.count,
-            self.count.saturating_sub(1)
-        )
     }
 }

@@ -1,9 +1,9 @@
 //! Arithmetic and conversions under an active mask: C++'s usual arithmetic conversions, the
 //! binary operators lane by lane (integers exact through `cint`, floats as `float` or
 //! `double`, pointers scaled by their pointee), implicit conversions and casts, and values
-//! built from initialiser lists and constructors.
+//! built from initialiser lists and constructors; and the prefix and postfix operators.
 
-use super::super::super::ast::{BinaryOp, Expr};
+use super::super::super::ast::{BinaryOp, Expr, UnaryOp};
 use super::super::super::cint::{IntType, INT};
 use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
@@ -11,8 +11,9 @@ use super::super::ty::{Ty, LONG, UINT};
 use super::super::value::{Lanes, S};
 use super::eval::unknown_of;
 use super::exec::{is_agg, leaves, zero};
-use super::{Value, Warp, R};
+use super::{Place, Value, Warp, R};
 use crate::model::machine::Space;
+use std::rc::Rc;
 
 impl Warp<'_> {
     /// The usual arithmetic conversions' common type of two scalar types.
@@ -466,4 +467,115 @@ pub(super) fn scaled_line(
     let base = pa.checked_add(ib.checked_mul(size)?)?;
     let step = ps.checked_add(is.checked_mul(size)?)?;
     Some(Lanes::on_line(base, step, true))
+}
+
+impl Warp<'_> {
+    /// Prefix and postfix operators other than `*`.
+    pub(super) fn unary(&mut self, op: UnaryOp, operand: &Expr, m: u64, pos: Pos) -> R<Value> {
+        match op {
+            UnaryOp::AddressOf => {
+                let p = self.place(operand, m)?;
+                match p {
+                    Place::Mem { addr, ty, space } => {
+                        Ok(Value::new(Ty::Ptr(Rc::new(ty), space), addr))
+                    }
+                    _ => Err(RunError::at(
+                        pos,
+                        RunErrorKind::Unsupported(
+                            "the address of a local variable (locals are registers here)".into(),
+                        ),
+                    )),
+                }
+            }
+            UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
+                let p = self.place(operand, m)?;
+                let old = self.load(p.clone(), m, operand.pos)?;
+                let one = Value::int(INT, 1);
+                let bop = if matches!(op, UnaryOp::PreInc | UnaryOp::PostInc) {
+                    BinaryOp::Add
+                } else {
+                    BinaryOp::Sub
+                };
+                let new = self.binary(bop, old.clone(), one, m, pos)?;
+                let ty = self.place_ty(&p);
+                let new = self.convert(new, &ty, m, pos)?;
+                self.store(&p, new.clone(), m, operand.pos)?;
+                Ok(if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                    new
+                } else {
+                    old
+                })
+            }
+            UnaryOp::Plus | UnaryOp::Neg | UnaryOp::BitNot | UnaryOp::Not => {
+                let v = self.eval(operand, m)?;
+                if op == UnaryOp::Not {
+                    let (yes, unknown) = self.truth(&v, m, pos)?;
+                    let line = v.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
+                    let lanes = if v.lanes.is_same() {
+                        Lanes::Same(if unknown != 0 {
+                            S::U(line)
+                        } else {
+                            S::I(i128::from(yes == 0))
+                        })
+                    } else {
+                        Lanes::map(self.width, m, false, |t| {
+                            if unknown >> t & 1 == 1 {
+                                S::U(line)
+                            } else {
+                                S::I(i128::from(yes >> t & 1 == 0))
+                            }
+                        })
+                    };
+                    return Ok(Value::new(Ty::Bool, lanes));
+                }
+                if v.ty.is_floating() {
+                    if op == UnaryOp::BitNot {
+                        return Err(RunError::at(
+                            pos,
+                            RunErrorKind::Type("~ of a floating value".into()),
+                        ));
+                    }
+                    let neg = op == UnaryOp::Neg;
+                    let lanes =
+                        Lanes::map(self.width, m, v.lanes.is_same(), |t| match v.lanes.at(t) {
+                            S::F(x) if neg => S::F(-x),
+                            s => s,
+                        });
+                    return Ok(Value::new(v.ty, lanes));
+                }
+                let Some(t) = v.ty.int() else {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("{} of a {}", unary_symbol(op), v.ty)),
+                    ));
+                };
+                let zero = Value::int(t.promoted(), 0);
+                match op {
+                    UnaryOp::Plus => self.convert(v, &Ty::Int(t.promoted()), m, pos),
+                    UnaryOp::Neg => self.binary(BinaryOp::Sub, zero, v, m, pos),
+                    _ => {
+                        let all = Value::int(t.promoted(), -1);
+                        self.binary(BinaryOp::BitXor, v, all, m, pos)
+                    }
+                }
+            }
+            UnaryOp::Deref => {
+                let p = self.place(operand, m)?;
+                self.load(p, m, pos)
+            }
+        }
+    }
+}
+
+fn unary_symbol(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "-",
+        UnaryOp::Plus => "+",
+        UnaryOp::Not => "!",
+        UnaryOp::BitNot => "~",
+        UnaryOp::Deref => "*",
+        UnaryOp::AddressOf => "&",
+        UnaryOp::PreInc | UnaryOp::PostInc => "++",
+        UnaryOp::PreDec | UnaryOp::PostDec => "--",
+    }
 }

@@ -13,6 +13,9 @@ mod builtin;
 mod call;
 mod eval;
 mod exec;
+mod math;
+mod memory;
+mod names;
 mod types;
 
 use super::super::ast::{Function, Item};
