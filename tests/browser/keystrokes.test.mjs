@@ -37,7 +37,8 @@ async function typeOneByOne(testid, keys) {
   const field = await s.driver.findElement(By.css(`[data-testid="${testid}"]`));
   await s.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', field);
   await field.click();
-  await field.sendKeys(Key.END);
+  // Ctrl+End: the end of the whole text (a text area's End is its line's end).
+  await field.sendKeys(Key.CONTROL, Key.END);
   const start = (await look(testid)).value;
   let expected = start;
   for (const key of keys) {
@@ -96,4 +97,18 @@ test('the Roofline lab, course and machine mode: every text field keeps every ke
 
 test('the probe: every text field keeps every key', async () => {
   await everyField('?tab=probe', 1);
+});
+
+test('the trace panel: every text field keeps every key (today it has none: a file and picks)', async () => {
+  const fields = await everyField('?tab=trace', 0);
+  // The panel is on show, so a text field added to it later is typed into here.
+  assert.equal(await s.driver.executeScript("return !!document.querySelector('[data-testid=\"trace-file\"]')"), true);
+  assert.deepEqual(fields, [], 'a new text field in the trace panel: name it in this test');
+});
+
+test('the CUDA panel: the source, the launch and every other text field keep focus and every key', async () => {
+  const fields = await everyField('?tab=cuda&cpreset=copy', 3);
+  for (const id of ['input-src', 'input-launch']) {
+    assert.ok(fields.includes(id), `${id} was typed into`);
+  }
 });
