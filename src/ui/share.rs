@@ -56,25 +56,43 @@ pub fn ShareBar(#[prop(into)] state: Signal<State>) -> impl IntoView {
     view! {
         <div class="share">
             <div class="buttons">
-                <button type="button" data-testid="copy-link" on:click=move |_| copy(permalink.get(), "Link")>
+                <button type="button" data-testid="copy-link" on:click=move |_| {
+                    // A panel's edits held back while typing go into the link first.
+                    url::release_edits();
+                    copy(permalink.get(), "Link")
+                }>
                     "Copy link"
                 </button>
                 <button
                     type="button"
                     data-testid="embed"
                     aria-expanded=Signal::derive(move || snippet_open.get().to_string())
-                    on:click=move |_| snippet_open.update(|o| *o = !*o)
+                    on:click=move |_| {
+                        url::release_edits();
+                        snippet_open.update(|o| *o = !*o)
+                    }
                 >
                     "Embed"
                 </button>
             </div>
             <label class="visually-hidden" for="permalink">"Permalink"</label>
-            <input id="permalink" class="permalink" readonly data-testid="permalink" prop:value=permalink />
+            <input
+                id="permalink"
+                class="permalink"
+                readonly
+                data-testid="permalink"
+                prop:value=permalink
+                // Selected to be copied by hand: the held edits go in first.
+                on:focus=|_| url::release_edits()
+            />
             <Show when=move || snippet_open.get()>
                 <div class="embed-box">
                     <label for="embed-snippet">"Paste this into course material:"</label>
                     <textarea id="embed-snippet" readonly rows="3" data-testid="embed-snippet" prop:value=snippet></textarea>
-                    <button type="button" data-testid="copy-embed" on:click=move |_| copy(snippet.get(), "Embed code")>
+                    <button type="button" data-testid="copy-embed" on:click=move |_| {
+                        url::release_edits();
+                        copy(snippet.get(), "Embed code")
+                    }>
                         "Copy embed code"
                     </button>
                 </div>
