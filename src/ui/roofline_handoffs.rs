@@ -3,7 +3,7 @@
 //! kernel" and the probe's "Add my GPU's bandwidth". The model (`roofline::HandOff`) decides
 //! what each changes and words why it may not; this file wires.
 
-use super::AppState;
+use super::{url, AppState};
 use crate::model::inputs::FieldError;
 use crate::model::permalink::Tab;
 use crate::model::probe::Report;
@@ -81,6 +81,8 @@ fn HandOffButton(
         let Some(opened) = hand_off.with_untracked(|h| h.opened.clone()) else {
             return;
         };
+        // The entry being left gets the edits a panel holds back (the CUDA panel's typing).
+        url::settle();
         if let Some(roofs) = opened.roofs {
             state.roofs.set(roofs);
         }

@@ -214,6 +214,8 @@ fn ExecutionTable(
                         let href = permalink::link(&url::page(), &State { tab: Tab::Calculator, calc: calc.clone(), ..State::default() });
                         let go = move |ev: leptos::ev::MouseEvent| {
                             ev.prevent_default();
+                            // The entry being left gets the source as typed.
+                            url::settle();
                             state.calc.set(calc.clone());
                             state.tab.set(Tab::Calculator);
                         };
