@@ -127,12 +127,6 @@ pub fn App() -> impl IntoView {
         lazy::prefetch_later();
     });
     let full_page = Signal::derive(move || current.with(|s| permalink::link(&url::page(), s)));
-    // The edits a panel holds back go into the link before it is followed.
-    let open_full_page = move |ev: leptos::ev::MouseEvent| {
-        url::release_edits();
-        let anchor: web_sys::HtmlAnchorElement = event_target(&ev);
-        anchor.set_href(&full_page.get_untracked());
-    };
     view! {
         <Show when=move || !embed>
             <header class="site">
@@ -149,13 +143,7 @@ pub fn App() -> impl IntoView {
                     view! {
                         <h1 class="visually-hidden">"Coalescing Lab"</h1>
                         <p class="open-full">
-                            <a
-                                href=full_page
-                                target="_blank"
-                                rel="noopener"
-                                data-testid="open-full-page"
-                                on:click=open_full_page
-                            >
+                            <a href=full_page target="_blank" rel="noopener" data-testid="open-full-page">
                                 "Open full page ↗"
                             </a>
                         </p>

@@ -67,24 +67,13 @@ pub fn ShareBar(#[prop(into)] state: Signal<State>) -> impl IntoView {
                     type="button"
                     data-testid="embed"
                     aria-expanded=Signal::derive(move || snippet_open.get().to_string())
-                    on:click=move |_| {
-                        url::release_edits();
-                        snippet_open.update(|o| *o = !*o)
-                    }
+                    on:click=move |_| snippet_open.update(|o| *o = !*o)
                 >
                     "Embed"
                 </button>
             </div>
             <label class="visually-hidden" for="permalink">"Permalink"</label>
-            <input
-                id="permalink"
-                class="permalink"
-                readonly
-                data-testid="permalink"
-                prop:value=permalink
-                // Selected to be copied by hand: the held edits go in first.
-                on:focus=|_| url::release_edits()
-            />
+            <input id="permalink" class="permalink" readonly data-testid="permalink" prop:value=permalink />
             <Show when=move || snippet_open.get()>
                 <div class="embed-box">
                     <label for="embed-snippet">"Paste this into course material:"</label>

@@ -9,8 +9,10 @@
 //!
 //! A panel may also hold its own edits back from the state while typing goes on, when writing
 //! them costs more than a keystroke should (the CUDA panel packs its source): it registers
-//! with [`hold_edits`] how to write them now, and everything that reads the link (Copy link,
-//! Embed, a tab switch, the page being hidden) calls [`release_edits`] first.
+//! with [`hold_edits`] how to write them now, and what reads the link at once (Copy link, the
+//! embed code's copy, a tab switch, the page being hidden) calls [`release_edits`] first. The
+//! permalink field and the embed code follow the state, so they catch up when the typing
+//! pauses.
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -23,8 +25,8 @@ pub const SETTLE_MS: u64 = 150;
 thread_local! {
     /// The query waiting to replace the current entry's.
     static PENDING: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// Panels' writers of the edits they hold back.
-    static HELD: RefCell<Vec<std::rc::Rc<dyn Fn()>>> = const { RefCell::new(Vec::new()) };
+    /// The writer of the edits a panel holds back (the CUDA panel's: the only one).
+    static HELD: RefCell<Option<std::rc::Rc<dyn Fn()>>> = const { RefCell::new(None) };
     /// The query of the page's state now, as the page registered it ([`settle_before_leaving`]).
     static STATE_QUERY: RefCell<Option<Box<dyn Fn() -> String>>> = const { RefCell::new(None) };
     /// When the address bar was last written, in `performance.now()` milliseconds.
@@ -85,20 +87,18 @@ pub fn write_query(query: &str, push: bool) {
 
 /// Registers `write`, which writes the edits a panel holds back into the state now, and does
 /// nothing when it holds none (or its panel is gone). A panel, once built, lives as long as
-/// the page, and so does this.
+/// the page, and so does this. One panel holds edits (the CUDA panel); a second would take its
+/// place here.
 pub fn hold_edits(write: impl Fn() + 'static) {
-    HELD.with(|h| h.borrow_mut().push(std::rc::Rc::new(write)));
+    HELD.with(|h| *h.borrow_mut() = Some(std::rc::Rc::new(write)));
 }
 
 /// Writes every edit a panel holds back into the state, so that what reads the state next (a
 /// copied link, the address bar) is exact.
 pub fn release_edits() {
-    // One at a time, out of the list: a writer sets signals, and what they wake may hold
-    // edits anew.
-    let mut k = 0;
-    while let Some(write) = HELD.with(|h| h.borrow().get(k).cloned()) {
+    // Out of the cell first: the writer sets signals.
+    if let Some(write) = HELD.with(|h| h.borrow().clone()) {
         write();
-        k += 1;
     }
 }
 
