@@ -551,7 +551,7 @@ mod probe_chart {
 mod kernel {
     use super::texts;
     use coalescing_lab::charts::{kernel, Theme};
-    use coalescing_lab::model::kernel::view::heat_description;
+    use coalescing_lab::model::kernel::view::{heat_description, KERNEL_HEAT_OVER};
     use coalescing_lab::model::kernel::{
         analyze_kernel, presets::KernelPreset, KernelAnalysis, Machine, Measure, HEAT_BANDS,
     };
@@ -580,7 +580,7 @@ mod kernel {
         // 16×16 blocks: 8 warps in 1 block, 4 sectors each.
         let a = analysis("block16x16");
         let drawn =
-            svg(|area| kernel::draw_heat(area, &a, Measure::Sectors, &Theme::LIGHT).unwrap());
+            svg(|area| kernel::draw_heat(area, &a.heat, Measure::Sectors, &Theme::LIGHT).unwrap());
         let texts = texts(&drawn);
         assert!(
             texts
@@ -599,7 +599,7 @@ mod kernel {
         let a = analysis("ex8a");
         assert_eq!((a.heat.blocks_per_row, a.heat.rows), (1, 32768));
         let drawn =
-            svg(|area| kernel::draw_heat(area, &a, Measure::Sectors, &Theme::LIGHT).unwrap());
+            svg(|area| kernel::draw_heat(area, &a.heat, Measure::Sectors, &Theme::LIGHT).unwrap());
         let texts = texts(&drawn);
         assert!(
             texts
@@ -618,12 +618,12 @@ mod kernel {
         assert!(bands.bands > 1);
         assert_eq!(bands.low, bands.high, "every warp moves the same sectors");
         let drawn =
-            svg(|area| kernel::draw_heat(area, &a, Measure::Sectors, &Theme::LIGHT).unwrap());
+            svg(|area| kernel::draw_heat(area, &a.heat, Measure::Sectors, &Theme::LIGHT).unwrap());
         let texts = texts(&drawn);
         let high = coalescing_lab::model::format::number(bands.high);
         let caption = format!("warp in block; strongest: {high} sectors per warp");
         assert!(texts.contains(&caption), "{texts:?}");
-        let words = heat_description(&a, Measure::Sectors);
+        let words = heat_description(&a.heat, Measure::Sectors, KERNEL_HEAT_OVER);
         assert!(
             words.contains(&format!(
                 "{} rows of {} blocks",
@@ -657,7 +657,7 @@ mod kernel {
             "{worst:?}"
         );
         assert!(a.heat.has(Measure::Conflicts));
-        let words = heat_description(&a, Measure::Conflicts);
+        let words = heat_description(&a.heat, Measure::Conflicts, KERNEL_HEAT_OVER);
         assert!(
             words.starts_with("Heat map of bank conflicts per warp"),
             "{words}"
@@ -683,6 +683,124 @@ mod kernel {
         // The write's request-level bar (512 MiB) is 8× the read's: the axis, in MiB as the
         // sentences are (hostile pass L9), runs past 400.
         assert!(texts.iter().any(|t| t == "400"), "{texts:?}");
+    }
+}
+
+/// The CUDA panel's heat map: the kernel view's chart function and words over the CUDA run's
+/// own heat map (issue #27: one chart, not a copy per panel).
+mod cuda_heat {
+    use super::texts;
+    use coalescing_lab::charts::{kernel, Theme};
+    use coalescing_lab::model::cuda::presets::cuda_preset;
+    use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis};
+    use coalescing_lab::model::cuda_view::{default_measure, heat_words};
+    use coalescing_lab::model::warp::{Measure, HEAT_BANDS};
+    use coalescing_lab::model::Machine;
+    use plotters::prelude::*;
+
+    fn run(id: &str, launch: Option<&str>) -> CudaAnalysis {
+        let p = cuda_preset(id).unwrap();
+        analyse(
+            p.source,
+            launch.unwrap_or(p.launch),
+            Machine::default(),
+            6 << 20,
+            700,
+        )
+        .unwrap()
+    }
+
+    fn svg(a: &CudaAnalysis, measure: Measure) -> String {
+        let mut text = String::new();
+        {
+            let area = SVGBackend::with_string(&mut text, (720, 400)).into_drawing_area();
+            kernel::draw_heat(&area, &a.heat, measure, &Theme::LIGHT).unwrap();
+        }
+        text
+    }
+
+    #[test]
+    fn the_tiled_transpose_s_conflicts_are_drawn_per_warp_and_said_in_words() {
+        let a = run("transpose-tiled", None);
+        assert_eq!(default_measure(&a), Measure::Conflicts);
+        let bands = a.heat.bands(HEAT_BANDS, Measure::Conflicts);
+        // 1024 blocks of 8 warps: 94 bands of 11 blocks; every warp has 4 passes of 31.
+        assert_eq!(
+            (bands.warps, bands.blocks_per_band, bands.bands),
+            (8, 11, 94)
+        );
+        assert_eq!((bands.low, bands.high), (124.0, 124.0));
+        let drawn = svg(&a, Measure::Conflicts);
+        let texts = texts(&drawn);
+        assert!(
+            texts.contains(&"warp in block; strongest: 124 bank conflicts per warp".to_string()),
+            "{texts:?}"
+        );
+        assert!(
+            texts.iter().any(|t| t == "blocks, 11 per row (mean)"),
+            "{texts:?}"
+        );
+        assert!(
+            drawn.matches("<rect").count() >= 8 * 94,
+            "a cell per warp and band"
+        );
+        assert_eq!(
+            heat_words(&a, Measure::Conflicts),
+            "Heat map of bank conflicts per warp: 94 rows of 11 blocks, 8 warps per block; \
+             from 124 to 124 bank conflicts per warp (summed over the warp's accesses and \
+             their loop passes, the mean over a row's blocks)."
+        );
+    }
+
+    #[test]
+    fn on_a_phone_the_caption_is_short_enough_to_fit() {
+        let a = run("transpose-tiled", None);
+        let mut text = String::new();
+        {
+            let area = SVGBackend::with_string(&mut text, (340, 300)).into_drawing_area();
+            kernel::draw_heat(&area, &a.heat, Measure::Conflicts, &Theme::LIGHT).unwrap();
+        }
+        let short = texts(&text);
+        assert!(
+            short.contains(&"warp; most: 124 bank conflicts".to_string()),
+            "{short:?}"
+        );
+        // A phone's canvas at 2×: 800 backend pixels are 400 CSS pixels, still narrow.
+        let hi_dpi = Theme {
+            scale: 2.0,
+            ..Theme::LIGHT
+        };
+        let mut phone = String::new();
+        {
+            let area = SVGBackend::with_string(&mut phone, (800, 600)).into_drawing_area();
+            kernel::draw_heat(&area, &a.heat, Measure::Conflicts, &hi_dpi).unwrap();
+        }
+        assert!(texts(&phone).contains(&"warp; most: 124 bank conflicts".to_string()));
+    }
+
+    #[test]
+    fn a_partial_last_warp_is_drawn_paler_than_the_full_ones() {
+        // saxpy over 1000 floats in 4 blocks of 256: the last block's last warp has 8 lanes.
+        let a = run("bounds-partial", None);
+        let bands = a.heat.bands(HEAT_BANDS, Measure::Sectors);
+        assert_eq!((bands.bands, bands.warps), (4, 8));
+        let last = bands.mean[(3 * 8 + 7) as usize];
+        assert!(last < bands.high, "{:?}", bands.mean);
+        let words = heat_words(&a, Measure::Sectors);
+        assert!(
+            words
+                .starts_with("Heat map of sectors per warp: 4 rows of 1 block, 8 warps per block;"),
+            "{words}"
+        );
+        // Another measure, other words and another scale.
+        let texts = texts(&svg(&a, Measure::Excess));
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.starts_with("warp in block; strongest: ")
+                    && t.ends_with(" excess sectors per warp")),
+            "{texts:?}"
+        );
     }
 }
 

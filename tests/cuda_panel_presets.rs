@@ -251,6 +251,57 @@ fn a_srcz_that_does_not_unpack_is_named_with_its_reason_and_the_fallback() {
     assert!(notice(bad(&long)).len() < 200);
 }
 
+// --- `cflops` ---
+
+#[test]
+fn cflops_travels_as_typed_and_comes_back() {
+    let state = State {
+        tab: Tab::Cuda,
+        cuda_preset: "copy".into(),
+        cuda_flops: "2.5".into(),
+        ..State::default()
+    };
+    let query = encode(&state);
+    assert_eq!(query, "v=1&tab=cuda&cpreset=copy&cflops=2.5");
+    assert_eq!(decode(&query), state);
+    assert!(warnings(&query).is_empty());
+    // A fraction is a count too; empty is none, and not written.
+    assert!(warnings("?tab=cuda&cflops=1/4").is_empty());
+    let none = State {
+        cuda_flops: String::new(),
+        ..state
+    };
+    assert_eq!(encode(&none), "v=1&tab=cuda&cpreset=copy");
+    // It is the CUDA panel's own: the kernel view's `flops` is another field.
+    let kernel = decode("?flops=3");
+    assert_eq!(
+        (kernel.kernel.flops.as_str(), kernel.cuda_flops.as_str()),
+        ("3", "")
+    );
+    assert_eq!(decode("?cflops=3").kernel.flops, "");
+}
+
+#[test]
+fn a_cflops_that_is_not_a_count_is_kept_in_its_field_and_named_in_the_notice() {
+    let state = decode("?tab=cuda&cflops=-2");
+    assert_eq!(
+        state.cuda_flops, "-2",
+        "kept for the field to show it with its error"
+    );
+    assert_eq!(
+        warnings("?tab=cuda&cflops=-2"),
+        [
+            "`cflops=-2` must be a non-negative number of FLOPs per thread, a decimal or a \
+          fraction such as 1/4, found '-2'; using none."
+        ]
+    );
+    // Given twice, the last is read and the notice says so, as for every parameter.
+    assert_eq!(
+        warnings("?cflops=x&cflops=4"),
+        ["`cflops` is given 2 times; the last, `cflops=4`, is used."]
+    );
+}
+
 proptest! {
     // Whatever the fields hold, the link written for them reads back the same fields (but an
     // emptied source, which stands for the default kernel, as `CudaInputs::to_link` says).

@@ -191,3 +191,64 @@ fn a_pick_outside_the_launch_names_its_field_and_the_range() {
         )
     );
 }
+
+#[test]
+fn a_loop_s_passes_over_one_access_are_numbered_1_to_n_for_each_warp() {
+    // Issue #27: a warp's four passes over the naive transpose's store looked alike.
+    let (job, a) = finished("transpose-naive");
+    let store = execution_rows(&a, a.worst_by(Measure::Sectors), 32)[0].clone();
+    assert_eq!(store.kind, "store");
+    let ex = line_executions(&job, &a, store.line, "5", "3").unwrap();
+    let rows = execution_rows(&a, &ex, 32);
+    // The line `odata[…] = idata[…]`: a load and a store in each of the loop's 4 passes.
+    for kind in ["load", "store"] {
+        let passes: Vec<u32> = rows
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.pass)
+            .collect();
+        assert_eq!(passes, [1, 2, 3, 4], "{kind}");
+    }
+    // The same passes in the worst list: each row is one (block, warp, site, pass), and a
+    // warp's rows of one site differ by their pass.
+    let worst = execution_rows(&a, a.worst_by(Measure::Sectors), 32);
+    let mut seen: Vec<([u64; 3], u32, u32, u32, u32)> = worst
+        .iter()
+        .map(|r| (r.block, r.warp, r.line, r.column, r.pass))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), worst.len(), "{worst:?}");
+    let first_warp: Vec<u32> = worst
+        .iter()
+        .filter(|r| r.block == [0, 0, 0] && r.warp == 0)
+        .map(|r| r.pass)
+        .collect();
+    assert!(first_warp.len() > 1, "{worst:?}");
+    assert_eq!(
+        first_warp,
+        (1..=first_warp.len() as u32).collect::<Vec<_>>()
+    );
+    // A kernel without a loop runs each access once per warp: pass 1.
+    let (_, copy) = finished("copy");
+    assert!(copy.worst_by(Measure::Sectors).iter().all(|e| e.pass == 1));
+}
+
+#[test]
+fn the_heat_map_holds_every_warp_of_the_launch_and_sums_to_the_totals() {
+    let (_, a) = finished("transpose-tiled");
+    let (blocks, warps, _) = a.shape;
+    assert_eq!((a.heat.blocks, a.heat.warps), (blocks, warps));
+    let sum = |m: Measure| -> u64 {
+        (0..a.heat.rows)
+            .flat_map(|r| (0..a.heat.warps).map(move |w| (r, w)))
+            .map(|(r, w)| a.heat.at(r, w, m))
+            .sum()
+    };
+    assert_eq!(sum(Measure::Sectors), a.total.sectors);
+    assert_eq!(sum(Measure::Wavefronts), a.total.wavefronts);
+    assert_eq!(sum(Measure::Conflicts), a.total.bank_conflicts());
+    assert!(a.heat.has(Measure::Conflicts));
+    let (_, naive) = finished("transpose-naive");
+    assert!(!naive.heat.has(Measure::Conflicts));
+}

@@ -1,12 +1,16 @@
 //! The hand-offs into the Roofline lab, one path for both of its modes: what each panel's
 //! button changes in the course's lab and in machine mode, and why it is refused.
 
+use coalescing_lab::model::cuda::presets::cuda_preset;
+use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis};
+use coalescing_lab::model::cuda_view::work;
 use coalescing_lab::model::exact::Exact;
+use coalescing_lab::model::flops::{CUDA_FLOPS, KERNEL_FLOPS};
 use coalescing_lab::model::inputs::Inputs;
 use coalescing_lab::model::kernel::{analyze_kernel, KernelInputs, Machine};
 use coalescing_lab::model::probe::*;
 use coalescing_lab::model::roofline::{
-    kernel_points, on_roof, HandOff, HandOffRefusal, Lab, MachineInputs, Opened,
+    kernel_points, on_roof, HandOff, HandOffRefusal, Lab, MachineInputs, Opened, Work,
 };
 use coalescing_lab::model::sectors::{analyze, Ratio};
 
@@ -95,13 +99,17 @@ fn the_calculator_refuses_shared_memory_first_then_a_field_in_error() {
 fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
     let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
     let a = analyze_kernel(&kernel).unwrap();
-    let counted = format!(
-        "{} FLOPs over {} DRAM bytes",
-        a.total_flops,
-        a.total.dram_bytes()
+    let work = a.work();
+    assert_eq!(
+        (work.flops, work.dram_bytes, work.request_bytes),
+        (
+            a.total_flops,
+            a.total.dram_bytes(),
+            a.total.transferred_bytes
+        )
     );
-    let course = HandOff::kernel(Some(&a), &lab("2"), &MachineInputs::default());
-    match lab("2").with_kernel_intensity(a.intensity_flop_per_byte, &counted) {
+    let course = HandOff::kernel(Some(&work), &lab("2"), &MachineInputs::default());
+    match lab("2").with_kernel_intensity(&work) {
         Ok(opened) => {
             assert_eq!(
                 course.opened,
@@ -115,7 +123,7 @@ fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
         Err(why) => assert_eq!(course.hint, format!("Not available: {why}")),
     }
     let roofs = MachineInputs::from_preset("A100");
-    let machine = HandOff::kernel(Some(&a), &lab("2"), &roofs);
+    let machine = HandOff::kernel(Some(&work), &lab("2"), &roofs);
     let points = kernel_points(
         &roofs,
         "kernel",
@@ -140,6 +148,76 @@ fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
     let waiting = HandOff::kernel(None, &lab("2"), &roofs);
     assert_eq!(waiting.opened, None);
     assert!(waiting.hint.starts_with("Machine mode: adds two points"));
+}
+
+/// The CUDA copy preset's run, and its work at `flops` FLOPs a thread.
+fn cuda_copy(flops: &str) -> (CudaAnalysis, Work) {
+    let p = cuda_preset("copy").unwrap();
+    let a = analyse(p.source, p.launch, Machine::default(), 6 << 20, 700).unwrap();
+    let w = work(&a, CUDA_FLOPS.read(flops).unwrap());
+    (a, w)
+}
+
+#[test]
+fn the_cuda_copy_hands_flops_per_thread_times_its_threads_over_its_dram_bytes() {
+    let (a, w) = cuda_copy("16");
+    let (blocks, _, threads) = a.shape;
+    // Every thread of the launch counts: blocks × threads per block × 16.
+    assert_eq!(
+        w.flops,
+        Exact::parse(&(blocks * threads * 16).to_string()).unwrap()
+    );
+    // A copy reads and writes each float once: 8 DRAM bytes a thread, so 16 FLOPs make 2.
+    assert_eq!(w.dram_bytes, blocks * threads * 8);
+    assert_eq!(w.intensity(), Exact::parse("2"));
+    assert_eq!((w.name.as_str(), w.field), ("copy", CUDA_FLOPS));
+    let h = HandOff::kernel(Some(&w), &lab("1"), &MachineInputs::default());
+    let (opened, note) = h.opened.unwrap().lab.unwrap();
+    assert_eq!(opened.oi, "2");
+    assert_eq!(
+        note.text_for(&opened),
+        Some(
+            format!(
+                "The kernel's {} FLOPs over {} DRAM bytes: intensity 2 FLOP/byte.",
+                w.flops, w.dram_bytes
+            )
+            .as_str()
+        )
+    );
+    // Machine mode: the kernel's two points, named after it, as the kernel view's are.
+    let roofs = MachineInputs::from_preset("A100");
+    let h = HandOff::kernel(Some(&w), &lab("1"), &roofs);
+    let expected = kernel_points(&roofs, "copy", w.flops, w.dram_bytes, w.request_bytes).unwrap();
+    assert_eq!(h.opened.unwrap().roofs, Some(expected.clone()));
+    assert!(expected
+        .points
+        .iter()
+        .any(|p| p.starts_with("copy DRAM:2:")));
+}
+
+#[test]
+fn a_cuda_kernel_without_flops_is_refused_naming_cflops() {
+    let (_, w) = cuda_copy("");
+    let h = HandOff::kernel(Some(&w), &lab("1"), &MachineInputs::default());
+    assert_eq!(h.opened, None);
+    assert_eq!(
+        h.hint,
+        "Not available: The kernel's intensity, 0 FLOP/byte, is outside the lab's 1/64 to 1024; set cflops to the FLOPs per thread."
+    );
+    // The kernel view's refusal names its own field.
+    let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
+    let a = analyze_kernel(&kernel).unwrap();
+    assert_eq!(
+        lab("1").with_kernel_intensity(&a.work()),
+        Err(HandOffRefusal::OutOfRange {
+            intensity: "0".into(),
+            field: KERNEL_FLOPS
+        })
+    );
+    assert_eq!(
+        HandOff::kernel(Some(&a.work()), &lab("1"), &MachineInputs::default()).hint,
+        "Not available: The kernel's intensity, 0 FLOP/byte, is outside the lab's 1/64 to 1024; set flops to the FLOPs per thread per iteration."
+    );
 }
 
 fn report(description: &str, software: bool, contiguous_ok: bool) -> Report {

@@ -1,9 +1,11 @@
-//! The kernel view's pictures: a heat map of a chosen measure per warp over the launch,
-//! and per-statement bars of request-level, unique and DRAM bytes, in binary units.
+//! The kernel view's pictures: a heat map of a chosen measure per warp over the launch (the
+//! CUDA panel draws its own launch's with the same function), and per-statement bars of
+//! request-level, unique and DRAM bytes, in binary units.
 
 use super::Theme;
 use crate::model::format::number;
-use crate::model::kernel::{KernelAnalysis, Measure, HEAT_BANDS};
+use crate::model::kernel::KernelAnalysis;
+use crate::model::warp::{HeatMap, Measure, HEAT_BANDS};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -11,14 +13,15 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// Draws the heat map of `measure`: one column per warp of a block, one row per block (or per
 /// band of blocks, each cell the mean over its blocks), a stronger colour for more. The axis
 /// gives the scale; [`crate::model::kernel::view::heat_description`] says the same in words.
+/// `heat` is any launch's: the kernel view's or the CUDA panel's.
 pub fn draw_heat<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    analysis: &KernelAnalysis,
+    heat: &HeatMap,
     measure: Measure,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     area.fill(&theme.background)?;
-    let b = analysis.heat.bands(HEAT_BANDS, measure);
+    let b = heat.bands(HEAT_BANDS, measure);
     let warps = b.warps.max(1);
     let most = if b.high > 0.0 { b.high } else { 1.0 };
     let y_desc = if b.blocks_per_band == 1 {
@@ -34,16 +37,22 @@ pub fn draw_heat<DB: DrawingBackend>(
         .build_cartesian_2d(0u32..warps, 0u64..b.bands)?;
     let block_label = |band: &u64| (band * b.blocks_per_band).to_string();
     let mut mesh = chart.configure_mesh();
-    // "Strongest", not "darkest": on a dark background more is brighter.
+    // "Strongest", not "darkest": on a dark background more is brighter. A phone's chart has
+    // room for a shorter caption only: the long one ran off both ends at 390 px.
+    let x_desc = if f64::from(area.dim_in_pixel().0) < theme.px(480.0) {
+        format!("warp; most: {} {}", number(b.high), measure.unit())
+    } else {
+        format!(
+            "warp in block; strongest: {} {} per warp",
+            number(b.high),
+            measure.unit()
+        )
+    };
     mesh.disable_mesh()
         .x_labels((warps as usize).min(8))
         .y_labels(6)
         .y_label_formatter(&block_label)
-        .x_desc(format!(
-            "warp in block; strongest: {} {} per warp",
-            number(b.high),
-            measure.unit()
-        ))
+        .x_desc(x_desc)
         .y_desc(y_desc);
     super::style_axes(&mut mesh, theme);
     mesh.draw()?;

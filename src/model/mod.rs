@@ -18,6 +18,7 @@ pub mod cuda_view;
 pub mod error;
 pub mod exact;
 pub mod expr;
+pub mod flops;
 pub mod format;
 pub mod job;
 pub mod kernel;

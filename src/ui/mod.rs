@@ -8,6 +8,7 @@ mod builders;
 mod calculator;
 mod canvas;
 mod cuda;
+mod figure;
 mod job;
 mod kernel;
 mod lazy;
@@ -100,7 +101,7 @@ pub fn App() -> impl IntoView {
         state.load(permalink::decode(&url::query()));
     });
     on_cleanup(move || back.remove());
-    url::flush_before_leaving();
+    url::settle_before_leaving(move || permalink::encode(&current.get_untracked()));
     if embed {
         share::post_height_to_parent();
     }
@@ -249,6 +250,7 @@ fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
         };
         let next = TABS[index].0;
         ev.prevent_default();
+        url::settle();
         tab.set(next);
         let id = TABS.iter().find(|t| t.0 == next).map_or("", |t| t.1);
         if let Some(button) = document().get_element_by_id(id) {
@@ -270,7 +272,13 @@ fn Tabs(tab: RwSignal<Tab>) -> impl IntoView {
                             aria-controls=format!("panel-{}", which.param())
                             aria-selected=Signal::derive(move || selected().to_string())
                             tabindex=Signal::derive(move || if selected() { "0" } else { "-1" }.to_string())
-                            on:click=move |_| tab.set(which)
+                            on:click=move |_| {
+                                if tab.get_untracked() != which {
+                                    // The entry being left gets the edits a panel holds back.
+                                    url::settle();
+                                }
+                                tab.set(which);
+                            }
                             // A pointer over a tab, or focus on it, is intent: its code starts
                             // to arrive before the click.
                             on:pointerenter=move |_| lazy::warm(which)

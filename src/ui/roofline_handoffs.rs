@@ -1,14 +1,13 @@
 //! The hand-offs into the Roofline lab, one button for every panel and both of the lab's modes:
-//! the calculator's "Use this efficiency", the kernel view's "Use this kernel" and the probe's
-//! "Add my GPU's bandwidth". The model (`roofline::HandOff`) decides what each changes and
-//! words why it may not; this file wires.
+//! the calculator's "Use this efficiency", the kernel view's and the CUDA panel's "Use this
+//! kernel" and the probe's "Add my GPU's bandwidth". The model (`roofline::HandOff`) decides
+//! what each changes and words why it may not; this file wires.
 
-use super::AppState;
+use super::{url, AppState};
 use crate::model::inputs::FieldError;
-use crate::model::kernel::KernelAnalysis;
 use crate::model::permalink::Tab;
 use crate::model::probe::Report;
-use crate::model::roofline::{HandOff, Lab, MachineInputs};
+use crate::model::roofline::{HandOff, Lab, MachineInputs, Work};
 use crate::model::sectors::Analysis;
 use leptos::prelude::*;
 
@@ -34,17 +33,19 @@ pub(super) fn UseInRoofline(
 }
 
 /// "Use this kernel": its FLOPs over DRAM bytes become the lab's intensity (in machine mode,
-/// two named points).
+/// two named points). The kernel view and the CUDA panel each hand over their [`Work`], `None`
+/// until a run has finished; `testid` is `kernel-to-roofline` or `cuda-to-roofline`.
 #[component]
 pub(super) fn KernelToRoofline(
     state: AppState,
-    analysis: RwSignal<Option<KernelAnalysis>>,
+    #[prop(into)] work: Signal<Option<Work>>,
+    testid: &'static str,
 ) -> impl IntoView {
     let hand_off = Memo::new(move |_| {
-        analysis.with(|a| work_out(state, |lab, roofs| HandOff::kernel(a.as_ref(), lab, roofs)))
+        work.with(|w| work_out(state, |lab, roofs| HandOff::kernel(w.as_ref(), lab, roofs)))
     });
     view! {
-        <HandOffButton state=state hand_off=hand_off testid="kernel-to-roofline" label="Use this kernel in the Roofline lab" />
+        <HandOffButton state=state hand_off=hand_off testid=testid label="Use this kernel in the Roofline lab" />
     }
 }
 
@@ -80,6 +81,8 @@ fn HandOffButton(
         let Some(opened) = hand_off.with_untracked(|h| h.opened.clone()) else {
             return;
         };
+        // The entry being left gets the edits a panel holds back (the CUDA panel's typing).
+        url::settle();
         if let Some(roofs) = opened.roofs {
             state.roofs.set(roofs);
         }

@@ -56,7 +56,11 @@ pub fn ShareBar(#[prop(into)] state: Signal<State>) -> impl IntoView {
     view! {
         <div class="share">
             <div class="buttons">
-                <button type="button" data-testid="copy-link" on:click=move |_| copy(permalink.get(), "Link")>
+                <button type="button" data-testid="copy-link" on:click=move |_| {
+                    // A panel's edits held back while typing go into the link first.
+                    url::release_edits();
+                    copy(permalink.get(), "Link")
+                }>
                     "Copy link"
                 </button>
                 <button
@@ -74,7 +78,10 @@ pub fn ShareBar(#[prop(into)] state: Signal<State>) -> impl IntoView {
                 <div class="embed-box">
                     <label for="embed-snippet">"Paste this into course material:"</label>
                     <textarea id="embed-snippet" readonly rows="3" data-testid="embed-snippet" prop:value=snippet></textarea>
-                    <button type="button" data-testid="copy-embed" on:click=move |_| copy(snippet.get(), "Embed code")>
+                    <button type="button" data-testid="copy-embed" on:click=move |_| {
+                        url::release_edits();
+                        copy(snippet.get(), "Embed code")
+                    }>
                         "Copy embed code"
                     </button>
                 </div>

@@ -6,6 +6,13 @@
 //! browser a few milliseconds, too much to pay inside every keystroke's frame. The first edit
 //! after a quiet spell is written at once; edits that follow within the window are coalesced
 //! into one write at its end, and written at once if the page is hidden first (`pagehide`).
+//!
+//! A panel may also hold its own edits back from the state while typing goes on, when writing
+//! them costs more than a keystroke should (the CUDA panel packs its source): it registers
+//! with [`hold_edits`] how to write them now, and what reads the link at once (Copy link, the
+//! embed code's copy, a tab switch, the page being hidden) calls [`release_edits`] first. The
+//! permalink field and the embed code follow the state, so they catch up when the typing
+//! pauses.
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -18,6 +25,10 @@ pub const SETTLE_MS: u64 = 150;
 thread_local! {
     /// The query waiting to replace the current entry's.
     static PENDING: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The writer of the edits a panel holds back (the CUDA panel's: the only one).
+    static HELD: RefCell<Option<std::rc::Rc<dyn Fn()>>> = const { RefCell::new(None) };
+    /// The query of the page's state now, as the page registered it ([`settle_before_leaving`]).
+    static STATE_QUERY: RefCell<Option<Box<dyn Fn() -> String>>> = const { RefCell::new(None) };
     /// When the address bar was last written, in `performance.now()` milliseconds.
     static LAST_WRITE: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
 }
@@ -74,23 +85,58 @@ pub fn write_query(query: &str, push: bool) {
     }
 }
 
+/// Registers `write`, which writes the edits a panel holds back into the state now, and does
+/// nothing when it holds none (or its panel is gone). A panel, once built, lives as long as
+/// the page, and so does this. One panel holds edits (the CUDA panel); a second would take its
+/// place here.
+pub fn hold_edits(write: impl Fn() + 'static) {
+    HELD.with(|h| *h.borrow_mut() = Some(std::rc::Rc::new(write)));
+}
+
+/// Writes every edit a panel holds back into the state, so that what reads the state next (a
+/// copied link, the address bar) is exact.
+pub fn release_edits() {
+    // Out of the cell first: the writer sets signals.
+    if let Some(write) = HELD.with(|h| h.borrow().clone()) {
+        write();
+    }
+}
+
 /// Drops the pending query: after Back or Forward it would land on the wrong entry.
 pub fn forget_pending() {
     PENDING.with(RefCell::take);
 }
 
-/// Writes the pending query when the page is hidden (`pagehide`: leaving for another page,
-/// closing), so that the entry Back returns to holds the last edit.
+/// Writes the held edits, then the query of the state they make, into the address bar at
+/// once, in place: before a tab switch pushes a new entry (so that Back returns to the last
+/// edit), and when the page is hidden.
+pub fn settle() {
+    release_edits();
+    let Some(query) = STATE_QUERY.with(|q| q.borrow().as_ref().map(|q| q())) else {
+        return;
+    };
+    PENDING.with(RefCell::take);
+    write_now(&query, false);
+}
+
+/// Keeps `query`, the query of the page's state now, for [`settle`], and settles the link
+/// when the page is hidden: `pagehide` (leaving for another page, closing) and
+/// `visibilitychange` (another tab, the phone's app switcher, after which a page may be
+/// discarded without `pagehide`; on the way back it finds nothing to write), so that the entry
+/// Back returns to, and a page restored from a discard, hold the last edit.
 ///
 /// A Back or Forward inside the page gives no earlier hook: a write during the Navigation
 /// API's `navigate` event aborts the traversal. The throttle keeps that window to edits made
 /// within [`SETTLE_MS`] of an earlier one.
-pub fn flush_before_leaving() {
+pub fn settle_before_leaving(query: impl Fn() -> String + 'static) {
+    STATE_QUERY.with(|q| *q.borrow_mut() = Some(Box::new(query)));
     let Some(window) = web_sys::window() else {
         return;
     };
-    let on_leave = Closure::<dyn Fn()>::new(flush);
-    let _ = window.add_event_listener_with_callback("pagehide", on_leave.as_ref().unchecked_ref());
+    let on_leave = Closure::<dyn Fn()>::new(settle);
+    for event in ["pagehide", "visibilitychange"] {
+        let _ = window.add_event_listener_with_callback(event, on_leave.as_ref().unchecked_ref());
+    }
     // Lives as long as the page.
     on_leave.forget();
 }
@@ -102,7 +148,9 @@ fn flush() {
     }
 }
 
-/// Writes `query` into the address bar when it changed.
+/// Writes `query` into the address bar when it changed. Called from three places, and kept
+/// out of line: its copies cost the first load.
+#[inline(never)]
 fn write_now(query: &str, push: bool) {
     let Some(window) = web_sys::window() else {
         return;

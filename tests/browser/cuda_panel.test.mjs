@@ -1,7 +1,8 @@
 // The CUDA source panel's later parts (tab=cuda): presets by link and by picking, the race
 // and out-of-bounds reports with their marks in the source view, the worst warps and every
 // warp of one execution handed to the calculator, long sources packed in the link, the CSV of
-// the access rows; axe in light and dark, and 320 px.
+// the access rows; axe in light and dark, and 320 px, with the parts per warp and the hand-off
+// of cuda_warps.test.mjs on show.
 import { test } from 'node:test';
 import { session } from './session.mjs';
 import assert from 'node:assert/strict';
@@ -228,14 +229,32 @@ test('the access rows download as the command line writes them', async () => {
   assert.ok(lines.some((l) => l.startsWith('total,')));
 });
 
+/** The parts per warp and the hand-off are on show: the heat map drawn, its words, the button. */
+async function perWarpShown(q) {
+  for (const id of ['cuda-measure', 'cuda-heat', 'cuda-heat-description', 'cuda-heat-png', 'cuda-heat-svg', 'cuda-to-roofline', 'cuda-to-roofline-why', 'input-cflops']) {
+    assert.equal((await rows(`#panel-cuda [data-testid="${id}"]`)).length, 1, `${id} in ${q}`);
+  }
+  await s.driver.wait(
+    () => s.driver.executeScript("const c = document.querySelector('[data-testid=\"cuda-heat\"]'); return c.width > 0 && c.height > 0;"),
+    5000,
+  );
+}
+
 test('the new parts are axe-clean in light and dark, and fit 320 px', async () => {
-  const queries = ['?tab=cuda&cpreset=transpose-race', `?tab=cuda&cpreset=copy&launch=${encodeURIComponent('copy<<<1, 64>>>(out[48], in)')}`, '?tab=cuda&srcz=AAAA'];
+  const queries = [
+    '?tab=cuda&cpreset=transpose-race',
+    `?tab=cuda&cpreset=copy&launch=${encodeURIComponent('copy<<<1, 64>>>(out[48], in)')}`,
+    '?tab=cuda&srcz=AAAA',
+    // The heat map of bank conflicts, a loop's passes, and cflops in error beside its field.
+    '?tab=cuda&cpreset=transpose-tiled&cflops=x',
+  ];
   for (const q of queries) {
     for (const mode of ['light', 'dark']) {
       await scheme(s.driver, mode);
       await openCuda(q);
       // With a line picked, its warp's executions are on show too.
       await s.driver.executeScript("document.querySelector('[data-testid=\"cuda-pick-line\"]')?.click()");
+      await perWarpShown(q);
       assert.deepEqual(await axe(s.driver), [], `${mode}: ${q}`);
     }
   }
@@ -245,6 +264,7 @@ test('the new parts are axe-clean in light and dark, and fit 320 px', async () =
     for (const q of queries) {
       await openCuda(q);
       await s.driver.executeScript("document.querySelector('[data-testid=\"cuda-pick-line\"]')?.click()");
+      await perWarpShown(q);
       const [scroll, inner] = await s.driver.executeScript('return [document.documentElement.scrollWidth, window.innerWidth];');
       assert.ok(scroll <= inner, `${q}: the page is ${scroll} px wide at ${inner} px`);
     }

@@ -5,8 +5,8 @@
 //!   whole-kernel readouts;
 //! - `checks`: the race and bounds reports and the lines they mark;
 //! - `export`: the CSV of the tables, as the command line writes it;
-//! - `warps`: warp executions one by one (the worst, every one of a warp), each with its
-//!   calculator scenario.
+//! - `warps`: warp executions one by one (the worst, every one of a warp), each with its pass
+//!   and its calculator scenario; the heat map's words and the Roofline hand-off's work.
 //!
 //! The panel lays these out; it computes nothing. The model it words is `model::cuda::run`,
 //! which this module reads and never changes. Only the panel reaches this module, so all of it
@@ -31,7 +31,8 @@ pub use rows::{
     Band, LineRow, SiteRow, SourceLine, EXECUTION_ORDER,
 };
 pub use warps::{
-    calculator_inputs, default_measure, execution_rows, line_executions, ExecutionRow, PickField,
+    calculator_inputs, default_measure, execution_rows, heat_words, line_executions, work,
+    ExecutionRow, PickField, CUDA_HEAT_OVER,
 };
 
 /// The kernel a page without `src` shows: a bounds-checked copy, one float per thread, so the

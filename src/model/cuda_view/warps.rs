@@ -1,11 +1,16 @@
 //! Warp executions one by one, worded for the panel: the worst of the launch by a measure,
-//! and every execution one warp makes of a line's accesses; each with the calculator scenario
-//! that shows the same cost (its addresses as `addrs=`, the site's `elem` and `space`, the
-//! calculator's machine).
+//! and every execution one warp makes of a line's accesses; each with its pass (a loop's
+//! passes over one access are told apart) and the calculator scenario that shows the same
+//! cost (its addresses as `addrs=`, the site's `elem` and `space`, the calculator's machine).
+//! And the measures per warp as a whole: the heat map's words and the Roofline hand-off.
 
 use super::super::cuda::run::{CudaAnalysis, CudaJob, WarpExecution};
+use super::super::exact::Exact;
+use super::super::flops::CUDA_FLOPS;
 use super::super::format::plural;
 use super::super::inputs::Inputs;
+use super::super::kernel::view::heat_description;
+use super::super::roofline::Work;
 use super::super::warp::Measure;
 
 /// One warp's execution of one access site, worded.
@@ -27,6 +32,8 @@ pub struct ExecutionRow {
     pub block: [u64; 3],
     /// The warp within its block: `data-warp`.
     pub warp: u32,
+    /// Which of the warp's executions of the site it is, from 1: `data-pass`.
+    pub pass: u32,
     /// Lanes that took part: `data-active`.
     pub active_lanes: u32,
     /// Sectors, their ideal and the excess (global memory; 0 in shared).
@@ -90,6 +97,7 @@ pub fn execution_rows(
                 site: format!("{}:{} {}", s.pos.line, s.pos.column, s.kind.name()),
                 block: e.block,
                 warp: e.warp,
+                pass: e.pass,
                 active_lanes: c.active_lanes,
                 sectors: c.sectors,
                 ideal_sectors: c.ideal_sectors,
@@ -203,4 +211,59 @@ pub fn line_executions(
         .into_iter()
         .filter(|e| a.sites.get(e.site).is_some_and(|(s, _)| s.pos.line == line))
         .collect())
+}
+
+/// What a warp's cell of the CUDA panel's heat map sums, for [`heat_description`].
+pub const CUDA_HEAT_OVER: &str = "the warp's accesses and their loop passes";
+
+/// The heat map's text alternative, as the kernel view words its own.
+///
+/// ```
+/// use coalescing_lab::model::cuda::presets::cuda_preset;
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::heat_words;
+/// use coalescing_lab::model::warp::Measure;
+/// use coalescing_lab::model::Machine;
+/// let p = cuda_preset("copy").unwrap();
+/// let a = analyse(p.source, "copy<<<2, 64>>>(out, in)", Machine::default(), 0, 700).unwrap();
+/// assert_eq!(
+///     heat_words(&a, Measure::Sectors),
+///     "Heat map of sectors per warp: 2 rows of 1 block, 2 warps per block; from 8 to 8 \
+///      sectors per warp (summed over the warp's accesses and their loop passes)."
+/// );
+/// ```
+pub fn heat_words(a: &CudaAnalysis, measure: Measure) -> String {
+    heat_description(&a.heat, measure, CUDA_HEAT_OVER)
+}
+
+/// What "Use this kernel in the Roofline lab" hands over: `flops_per_thread` (`cflops`) for
+/// every thread of the launch, active or not (a guard usually skips the memory access only),
+/// over the launch's DRAM and request-level bytes, as points named after the kernel.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::analyse;
+/// use coalescing_lab::model::cuda_view::{work, DEFAULT_LAUNCH, DEFAULT_SOURCE};
+/// use coalescing_lab::model::exact::Exact;
+/// use coalescing_lab::model::Machine;
+/// let a = analyse(DEFAULT_SOURCE, DEFAULT_LAUNCH, Machine::default(), 6 << 20, 700).unwrap();
+/// // 16 blocks of 256 threads, 2 FLOPs each, over 4096 floats read and 4096 written.
+/// let w = work(&a, Exact::parse("2").unwrap());
+/// assert_eq!((w.flops.to_string(), w.dram_bytes, w.name.as_str()), ("8192".into(), 32768, "copy"));
+/// assert_eq!(w.intensity().unwrap().to_string(), "0.25");
+/// // Degenerate input: no FLOPs, intensity 0.
+/// assert_eq!(work(&a, Exact::ZERO).intensity().unwrap().to_string(), "0");
+/// ```
+pub fn work(a: &CudaAnalysis, flops_per_thread: Exact) -> Work {
+    let (blocks, _, threads_per_block) = a.shape;
+    let threads = u128::from(blocks) * u128::from(threads_per_block);
+    Work {
+        // At most 2^28 threads of at most 10^15 FLOPs: the product fits.
+        flops: flops_per_thread
+            .times_ratio(threads, 1)
+            .unwrap_or(flops_per_thread),
+        dram_bytes: a.total.dram_bytes(),
+        request_bytes: a.total.transferred_bytes,
+        name: a.kernel.clone(),
+        field: CUDA_FLOPS,
+    }
 }

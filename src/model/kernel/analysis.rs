@@ -6,7 +6,9 @@
 //! how the figures were counted (`run`) or drawn.
 
 use super::super::exact::Exact;
+use super::super::flops::KERNEL_FLOPS;
 use super::super::ratio::Ratio;
+use super::super::roofline::Work;
 pub use super::super::warp::{Figures, HeatBands, HeatMap, Measure, HEAT_BANDS, MAX_HEAT_CELLS};
 use super::inputs::{AccessKind, Machine};
 
@@ -105,13 +107,23 @@ pub struct KernelAnalysis {
     /// FLOPs per thread per iteration × every thread of the launch × iterations: inactive
     /// threads are counted too, since a guard usually skips the memory access only.
     pub total_flops: Exact,
-    /// total FLOPs ÷ DRAM bytes, for the Roofline lab; `None` with no DRAM traffic.
-    pub intensity_flop_per_byte: Option<Exact>,
     /// Remarks to show beside the figures.
     pub notes: Vec<String>,
 }
 
 impl KernelAnalysis {
+    /// What "Use this kernel in the Roofline lab" hands over: the total FLOPs over the
+    /// launch's DRAM and request-level bytes, as the points named `kernel`.
+    pub fn work(&self) -> Work {
+        Work {
+            flops: self.total_flops,
+            dram_bytes: self.total.dram_bytes(),
+            request_bytes: self.total.transferred_bytes,
+            name: "kernel".into(),
+            field: KERNEL_FLOPS,
+        }
+    }
+
     /// The 10 warp instructions with the most `measure`, most first; ties in execution order.
     /// Instructions with none of it are not listed.
     pub fn worst_by(&self, measure: Measure) -> &[WarpRow] {

@@ -9,6 +9,7 @@ use super::inputs::{
 };
 use crate::model::exact::Exact;
 use crate::model::expr::kernel::KernelExpr;
+use crate::model::flops::KERNEL_FLOPS;
 use crate::model::inputs::{parse_address, Space, ELEM_SIZES};
 
 pub(super) fn product(shape: [u32; 3]) -> u128 {
@@ -113,19 +114,9 @@ pub(super) fn parse_cache(text: &str, line: u64) -> Result<u64, KernelError> {
 }
 
 pub(super) fn parse_flops(text: &str) -> Result<Exact, KernelError> {
-    if text.trim().is_empty() {
-        return Ok(Exact::ZERO);
-    }
-    Exact::parse(text).ok_or_else(|| {
-        KernelError::new(
-            KernelField::Flops,
-            format!(
-                "must be a non-negative number of FLOPs per thread per iteration, a decimal \
-                 or a fraction such as 1/4, found '{}'",
-                text.trim()
-            ),
-        )
-    })
+    KERNEL_FLOPS
+        .read(text)
+        .map_err(|e| KernelError::new(KernelField::Flops, e.to_string()))
 }
 
 pub(super) fn parse_statement(n: u8, s: &StmtInputs) -> Result<Statement, KernelError> {

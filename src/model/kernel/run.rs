@@ -209,7 +209,6 @@ impl Job {
                 .heat()
                 .cloned()
                 .unwrap_or_else(|| super::super::warp::HeatMap::new(0, 1)),
-            intensity_flop_per_byte: total_flops.times_ratio(1, u128::from(total.dram_bytes())),
             total_flops,
             notes: k.notes.clone(),
         }

@@ -6,7 +6,7 @@
 use super::super::format::{bytes_text, hex, number, percent, plural, ratio_value, size_text};
 use super::super::inputs::Space;
 use super::super::readouts::Readout;
-use super::analysis::{Figures, KernelAnalysis, Measure, WarpRow, HEAT_BANDS};
+use super::analysis::{Figures, HeatMap, KernelAnalysis, Measure, WarpRow, HEAT_BANDS};
 use super::inputs::{AccessKind, Kernel, KernelError, KernelField, KernelInputs, Machine};
 use super::presets::KernelPreset;
 
@@ -296,19 +296,24 @@ pub fn lane0_text(row: &WarpRow) -> String {
     row.lane0_address.map_or("inactive".into(), hex)
 }
 
+/// What a warp's cell of the kernel view's heat map sums, for [`heat_description`].
+pub const KERNEL_HEAT_OVER: &str = "statements and iterations";
+
 /// The heat map's text alternative: the same bands and the same range the picture shows.
+/// `heat` is any launch's, and `over` says what a warp's cell sums: [`KERNEL_HEAT_OVER`] in
+/// the kernel view, `model::cuda_view::CUDA_HEAT_OVER` in the CUDA panel.
 ///
 /// ```
-/// use coalescing_lab::model::kernel::{analyze_kernel, view::heat_description, KernelInputs, Machine, Measure};
+/// use coalescing_lab::model::kernel::{analyze_kernel, view::{heat_description, KERNEL_HEAT_OVER}, KernelInputs, Machine, Measure};
 /// let kernel = KernelInputs::default().kernel(Machine::default()).unwrap();
 /// assert_eq!(
-///     heat_description(&analyze_kernel(&kernel).unwrap(), Measure::Sectors),
+///     heat_description(&analyze_kernel(&kernel).unwrap().heat, Measure::Sectors, KERNEL_HEAT_OVER),
 ///     "Heat map of sectors per warp: 1 row of 1 block, 1 warp per block; \
 ///      from 4 to 4 sectors per warp (summed over statements and iterations)."
 /// );
 /// ```
-pub fn heat_description(a: &KernelAnalysis, measure: Measure) -> String {
-    let b = a.heat.bands(HEAT_BANDS, measure);
+pub fn heat_description(heat: &HeatMap, measure: Measure, over: &str) -> String {
+    let b = heat.bands(HEAT_BANDS, measure);
     let unit = measure.unit();
     let mean = if b.blocks_per_band > 1 {
         ", the mean over a row's blocks"
@@ -317,7 +322,7 @@ pub fn heat_description(a: &KernelAnalysis, measure: Measure) -> String {
     };
     format!(
         "Heat map of {unit} per warp: {} row{} of {} block{}, {} warp{} per block; \
-         from {} to {} {unit} per warp (summed over statements and iterations{mean}).",
+         from {} to {} {unit} per warp (summed over {over}{mean}).",
         b.bands,
         plural(b.bands),
         b.blocks_per_band,

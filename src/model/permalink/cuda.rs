@@ -1,20 +1,23 @@
 //! The CUDA source panel's parameters: `cpreset`, a preset's id; `src`, the source text, or
-//! `srcz`, the same packed (`model::cuda::link`); and `launch`, the launch as host code writes
-//! it. Its cache is the kernel view's `cache` and its machine the calculator's `arch`, `warp`,
-//! `sector` and `line`, read by their own panels.
+//! `srcz`, the same packed (`model::cuda::link`); `launch`, the launch as host code writes
+//! it; and `cflops`, the FLOPs per thread for the Roofline lab. Its cache is the kernel view's
+//! `cache` and its machine the calculator's `arch`, `warp`, `sector` and `line`, read by their
+//! own panels.
 //!
 //! The values travel as typed, empty when the link has none; what they stand for together
 //! (a preset's source and launch, the default kernel, the launch that goes with the source)
 //! is the panel's to say (`model::cuda_view::CudaLink`). Whether a source reads, and whether
 //! `srcz` unpacks, is known only once the panel has read them (the CUDA reader and the
 //! inflater travel in the panel's chunk, not in the first load), so a bad value is named by
-//! the panel, with the default kernel shown instead. Only `cpreset` is checked here, against
-//! the presets' ids, which are all of the presets the first load carries.
+//! the panel, with the default kernel shown instead. `cpreset` is checked here, against the
+//! presets' ids, which are all of the presets the first load carries, and so is `cflops`: a
+//! bad count stays in its field, named there and in the notice, and the hand-off counts none.
 
-use super::{Link, Params, State};
+use super::{fallback_notice, Link, Params, State};
 use crate::model::cuda::presets::CUDA_PRESET_IDS;
+use crate::model::flops::CUDA_FLOPS;
 
-/// `cpreset`, `src`, `srcz` and `launch`.
+/// `cpreset`, `src`, `srcz`, `launch` and `cflops`.
 pub(super) struct Cuda;
 
 /// Whether `id` names a CUDA preset.
@@ -24,7 +27,7 @@ fn is_preset(id: &str) -> bool {
 
 impl Params for Cuda {
     fn is_param(&self, key: &str) -> bool {
-        matches!(key, "cpreset" | "src" | "srcz" | "launch")
+        matches!(key, "cpreset" | "src" | "srcz" | "launch" | "cflops")
     }
 
     /// A `cpreset` that names no preset is dropped.
@@ -37,6 +40,7 @@ impl Params for Cuda {
         state.cuda_src = link.shown("src").unwrap_or_default();
         state.cuda_srcz = link.shown("srcz").unwrap_or_default();
         state.cuda_launch = link.shown("launch").unwrap_or_default();
+        state.cuda_flops = link.shown("cflops").unwrap_or_default();
     }
 
     fn encode(&self, state: &State, out: &mut Vec<(String, String)>) {
@@ -45,6 +49,7 @@ impl Params for Cuda {
             ("src", &state.cuda_src),
             ("srcz", &state.cuda_srcz),
             ("launch", &state.cuda_launch),
+            ("cflops", &state.cuda_flops),
         ] {
             if !value.is_empty() {
                 out.push((key.into(), value.clone()));
@@ -59,5 +64,13 @@ impl Params for Cuda {
                 CUDA_PRESET_IDS.join(", ")
             )
         })
+    }
+
+    /// A `cflops` that is not a count, named as the field names it.
+    fn warnings(&self, link: &Link, state: &State, out: &mut Vec<String>) {
+        if let Err(e) = CUDA_FLOPS.read(&state.cuda_flops) {
+            let value = link.shown("cflops").unwrap_or_default();
+            out.push(fallback_notice("cflops", &value, &e.to_string(), ""));
+        }
     }
 }

@@ -80,6 +80,9 @@ macro_rules! state_parts {
             /// `launch`: the CUDA source panel's launch as typed; empty for the one that goes
             /// with the source (`model::cuda_view::CudaInputs::from_link`).
             cuda_launch: String,
+            /// `cflops`: the CUDA source panel's FLOPs per thread, for the Roofline lab, as
+            /// typed; empty for none.
+            cuda_flops: String,
         }
     };
 }
@@ -137,11 +140,12 @@ const PANELS: [&dyn Params; 8] = [
 
 /// The panels in the order their notices are listed (the permalink tests pin it): what falls
 /// back to a default first, then what only the probe's form can fix.
-const NOTICE_ORDER: [&dyn Params; 5] = [
+const NOTICE_ORDER: [&dyn Params; 6] = [
     &calculator::Calculator,
     &roofline::Lab,
     &kernel::Kernel,
     &roofline::Machine,
+    &cuda::Cuda,
     &probe::Probe,
 ];
 

@@ -1,13 +1,14 @@
 //! Opening the lab from another panel, in either mode: the calculator's useful fraction scales
-//! the lab's intensity, the kernel view's FLOPs over DRAM bytes sets it (in machine mode: two
-//! named points), and the probe's contiguous GB/s becomes a bandwidth ceiling. [`HandOff`] is
+//! the lab's intensity, a kernel's FLOPs over DRAM bytes sets it (in machine mode: two named
+//! points), and the probe's contiguous GB/s becomes a bandwidth ceiling. The kernel view and
+//! the CUDA panel hand over the same [`Work`], through the same path. [`HandOff`] is
 //! each panel's one path for both modes: what pressing its button changes, or why it is
 //! refused, and the sentence beside the button. A course-lab hand-off leaves a note that retires itself once
 //! the learner changes I or B.
 
 use super::super::exact::Exact;
+use super::super::flops::FlopsField;
 use super::super::format::number;
-use super::super::kernel::KernelAnalysis;
 use super::super::probe::Report;
 use super::super::sectors::{Analysis, Ratio};
 use super::{
@@ -43,6 +44,8 @@ pub enum HandOffRefusal {
     OutOfRange {
         /// The kernel's FLOPs ÷ DRAM bytes, FLOP/byte, for people.
         intensity: String,
+        /// The field that counts the kernel's FLOPs, which the sentence points to.
+        field: FlopsField,
     },
 }
 
@@ -70,9 +73,10 @@ impl fmt::Display for HandOffRefusal {
             HandOffRefusal::NoTraffic => {
                 f.write_str("The kernel moves no DRAM byte, so it has no intensity.")
             }
-            HandOffRefusal::OutOfRange { intensity } => write!(
+            HandOffRefusal::OutOfRange { intensity, field } => write!(
                 f,
-                "The kernel's intensity, {intensity} FLOP/byte, is outside the lab's 1/64 to 1024; set flops to the FLOPs per thread per iteration."
+                "The kernel's intensity, {intensity} FLOP/byte, is outside the lab's 1/64 to 1024; set {} to the FLOPs {}.",
+                field.param, field.per
             ),
         }
     }
@@ -104,31 +108,31 @@ impl LabNote {
 }
 
 impl Lab {
-    /// The lab opened from the kernel view: I = total FLOPs ÷ DRAM bytes (`intensity`, `None`
-    /// when no DRAM byte moved), B kept, and the note that explains it.
+    /// The lab opened from a kernel: I = `work`'s FLOPs ÷ DRAM bytes, B kept, and the note
+    /// that explains it.
     ///
     /// ```
-    /// use coalescing_lab::model::{exact::Exact, roofline::{HandOffRefusal, Lab}};
-    /// let (lab, note) = Lab::default().with_kernel_intensity(Exact::parse("0.25"), "1048576 FLOPs over 4194304 DRAM bytes").unwrap();
+    /// use coalescing_lab::model::{exact::Exact, flops::KERNEL_FLOPS, roofline::{HandOffRefusal, Lab, Work}};
+    /// let work = Work { flops: Exact::parse("1048576").unwrap(), dram_bytes: 4194304, request_bytes: 4194304, name: "kernel".into(), field: KERNEL_FLOPS };
+    /// let (lab, note) = Lab::default().with_kernel_intensity(&work).unwrap();
     /// assert_eq!(lab.oi, "0.25");
     /// assert_eq!(note.text_for(&lab), Some("The kernel's 1048576 FLOPs over 4194304 DRAM bytes: intensity 0.25 FLOP/byte."));
     /// // A fraction too long to type is rounded, and said to be.
-    /// let long = Exact::ONE.times_ratio(123456789012345678, 98765432109876543);
-    /// let (lab, note) = Lab::default().with_kernel_intensity(long, "x").unwrap();
+    /// let flops = Exact::ONE.times_ratio(123456789012345678, 1).unwrap();
+    /// let long = Work { flops, dram_bytes: 98765432109876543, ..work.clone() };
+    /// let (lab, note) = Lab::default().with_kernel_intensity(&long).unwrap();
     /// assert_eq!(lab.oi, "1.25");
-    /// assert_eq!(note.text_for(&lab), Some("The kernel's x: intensity ≈ 1.25 FLOP/byte."));
+    /// assert_eq!(note.text_for(&lab), Some("The kernel's 123456789012345678 FLOPs over 98765432109876543 DRAM bytes: intensity ≈ 1.25 FLOP/byte."));
     /// // Degenerate input: no DRAM traffic.
-    /// assert_eq!(Lab::default().with_kernel_intensity(None, "").unwrap_err(), HandOffRefusal::NoTraffic);
+    /// let idle = Work { dram_bytes: 0, ..work };
+    /// assert_eq!(Lab::default().with_kernel_intensity(&idle).unwrap_err(), HandOffRefusal::NoTraffic);
     /// ```
-    pub fn with_kernel_intensity(
-        &self,
-        intensity: Option<Exact>,
-        counted: &str,
-    ) -> Result<(Lab, LabNote), HandOffRefusal> {
-        let intensity = intensity.ok_or(HandOffRefusal::NoTraffic)?;
+    pub fn with_kernel_intensity(&self, work: &Work) -> Result<(Lab, LabNote), HandOffRefusal> {
+        let intensity = work.intensity().ok_or(HandOffRefusal::NoTraffic)?;
         if !in_range(intensity, OI_RANGE) {
             return Err(HandOffRefusal::OutOfRange {
                 intensity: intensity.to_string(),
+                field: work.field,
             });
         }
         // A fraction too long for the lab's field is rounded to 6 significant digits, and the
@@ -144,8 +148,8 @@ impl Lab {
             oi: lab.oi.clone(),
             bw: lab.bw.clone(),
             text: format!(
-                "The kernel's {counted}: intensity {about}{} FLOP/byte.",
-                lab.oi
+                "The kernel's {} FLOPs over {} DRAM bytes: intensity {about}{} FLOP/byte.",
+                work.flops, work.dram_bytes, lab.oi
             ),
         };
         Ok((lab, note))
@@ -208,6 +212,37 @@ impl Lab {
             ),
         };
         Ok((lab, note))
+    }
+}
+
+/// A kernel's work and traffic as "Use this kernel" reads them, from the kernel view or the
+/// CUDA panel: every thread's FLOPs together over the launch's DRAM and request-level bytes.
+///
+/// ```
+/// use coalescing_lab::model::{exact::Exact, flops::CUDA_FLOPS, roofline::Work};
+/// let work = Work { flops: Exact::parse("8192").unwrap(), dram_bytes: 32768, request_bytes: 32768, name: "copy".into(), field: CUDA_FLOPS };
+/// assert_eq!(work.intensity().unwrap().to_string(), "0.25");
+/// // Degenerate input: no DRAM byte, no intensity.
+/// assert_eq!(Work { dram_bytes: 0, ..work }.intensity(), None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Work {
+    /// Every thread's FLOPs together, active or not.
+    pub flops: Exact,
+    /// Bytes read from and written back to DRAM through the cache model.
+    pub dram_bytes: u64,
+    /// Request-level bytes: request-level sectors × the sector size.
+    pub request_bytes: u64,
+    /// What machine mode names the points after: `kernel`, or the CUDA kernel's name.
+    pub name: String,
+    /// The field that counts the FLOPs, which a refusal points to.
+    pub field: FlopsField,
+}
+
+impl Work {
+    /// FLOPs ÷ DRAM bytes, FLOP/byte; `None` with no DRAM traffic.
+    pub fn intensity(&self) -> Option<Exact> {
+        self.flops.times_ratio(1, u128::from(self.dram_bytes))
     }
 }
 
@@ -293,17 +328,18 @@ impl HandOff {
         }
     }
 
-    /// From the kernel view: its finished analysis, `None` until one has finished.
+    /// From a kernel, the kernel view's or the CUDA panel's: its work, `None` until a run has
+    /// finished.
     ///
     /// The kernel's FLOPs over DRAM bytes sets the lab's intensity; in machine mode the kernel
     /// becomes two named points instead: its intensity against DRAM bytes and against
     /// request-level bytes, which is what coalescing changes.
-    pub fn kernel(analysis: Option<&KernelAnalysis>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
+    pub fn kernel(work: Option<&Work>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
         let waiting = |hint: &str| HandOff {
             opened: None,
             hint: hint.into(),
         };
-        let Some(a) = analysis else {
+        let Some(work) = work else {
             return waiting(if roofs.custom {
                 KERNEL_MACHINE_HINT
             } else {
@@ -311,13 +347,12 @@ impl HandOff {
             });
         };
         if roofs.custom {
-            let dram = a.total.dram_bytes();
             return match kernel_points(
                 roofs,
-                "kernel",
-                a.total_flops,
-                dram,
-                a.total.transferred_bytes,
+                &work.name,
+                work.flops,
+                work.dram_bytes,
+                work.request_bytes,
             ) {
                 Ok(machine) => HandOff {
                     opened: Some(Opened {
@@ -329,12 +364,7 @@ impl HandOff {
                 Err(why) => HandOff::refused(format!("{why}.")),
             };
         }
-        let counted = format!(
-            "{} FLOPs over {} DRAM bytes",
-            a.total_flops,
-            a.total.dram_bytes()
-        );
-        match lab.with_kernel_intensity(a.intensity_flop_per_byte, &counted) {
+        match lab.with_kernel_intensity(work) {
             Ok(opened) => HandOff {
                 opened: Some(Opened {
                     lab: Some(opened),

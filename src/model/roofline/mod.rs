@@ -25,7 +25,7 @@ mod roof;
 mod trail;
 mod wording;
 pub use self::{gpus::*, machine::*, machine_view::*};
-pub use handoff::{HandOff, HandOffRefusal, LabNote, Opened};
+pub use handoff::{HandOff, HandOffRefusal, LabNote, Opened, Work};
 pub use roof::{Bound, Roof};
 use trail::read_points;
 pub use trail::{parse_trail, read_trail, Trail, MAX_TRAIL};

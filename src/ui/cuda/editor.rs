@@ -1,6 +1,7 @@
 //! The panel's inputs: the source (a text area with line numbers that scroll with it, a file
-//! picker, and drop onto the text area), the launch, the cache (the kernel view's), and the
-//! launch the page proposes for a file with one kernel.
+//! picker, and drop onto the text area), the launch, the cache (the kernel view's), the FLOPs
+//! per thread for the Roofline lab (`cflops`), and the launch the page proposes for a file with
+//! one kernel.
 //!
 //! Each field is built once and fed by signals, never rebuilt by its own edit: a rebuilt field
 //! loses focus after every key (the kernel view's statements did, hostile pass H1).
@@ -11,6 +12,7 @@ use crate::model::cuda::error::{CudaError, ErrorKind, Pos};
 use crate::model::cuda::lex::MAX_SOURCE_BYTES;
 use crate::model::cuda::run::{CudaFailure, Proposal};
 use crate::model::cuda_view::{proposal_text, CudaField, CudaInputs};
+use crate::model::flops::CUDA_FLOPS;
 use crate::model::kernel::KernelField;
 use leptos::ev::DragEvent;
 use leptos::prelude::*;
@@ -222,6 +224,19 @@ pub(super) fn Inputs(
             value=Signal::derive(move || state.kernel.with(|k| k.get(KernelField::Cache)))
             on_input=Callback::new(move |text| state.kernel.update(|k| k.set(KernelField::Cache, text)))
             error=cache_error
+        />
+        <TextField
+            testid="input-cflops".to_string()
+            param="cflops"
+            label="FLOPs"
+            tag="cflops"
+            hint="per thread, for the Roofline lab (every thread of the launch counts, active or not); empty for none"
+            inputmode="decimal"
+            value=state.cuda_flops
+            on_input=Callback::new(move |text| state.cuda_flops.set(text))
+            error=Signal::derive(move || {
+                state.cuda_flops.with(|t| CUDA_FLOPS.read(t).err().map(|e| format!("cflops: {e}")))
+            })
         />
     }
 }

@@ -4,18 +4,22 @@
 //! Cancel, as in the kernel view: an edit cancels the running job and starts another, and the
 //! last finished analysis stays on show while a job runs.
 //!
-//! - `editor`: the source (line numbers, a file picker, drop), the launch and the cache;
-//! - `results`: the readouts, the notes, the source view and the tables.
+//! - `editor`: the source (line numbers, a file picker, drop), the launch, the cache and the
+//!   FLOPs per thread;
+//! - `results`: the readouts, the notes, the Roofline hand-off, the source view and the tables;
+//! - `warps`: the launch per warp: the measure picker, the heat map, the worst warp executions
+//!   and every execution of one warp.
 
 mod editor;
 mod results;
+mod warps;
 
 use editor::{Inputs, Proposed};
 use results::Results;
 
 use super::job::{now_ms, soon};
 use super::widgets::Select;
-use super::AppState;
+use super::{url, AppState};
 use crate::model::cuda::presets::CUDA_PRESETS;
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
 use crate::model::cuda_view::{
@@ -31,6 +35,9 @@ use std::time::Duration;
 /// Launches of up to this many warps run in the task of the edit, so that small kernels show
 /// their figures without a flicker; bigger ones start in a task of their own.
 const AT_ONCE: u64 = 256;
+
+/// How long the fields' link waits for the typing to pause, in milliseconds.
+const HOLD_MS: u64 = 250;
 
 /// One run: what the job was made from.
 #[derive(Clone, Debug, PartialEq)]
@@ -224,11 +231,24 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
     let (opening, notice) = untrack(|| link_of(state)).inputs();
     let link_notice = RwSignal::new(notice);
     let inputs = RwSignal::new(opening);
-    // The link last written from the fields, so that the link's own echo is not read back.
+    // The link last written from the fields, so that the link's own echo is not read back,
+    // and the fields it was written from.
     let written = StoredValue::new(CudaLink::default());
-    Effect::new(move |_| {
-        let link = inputs.with(CudaLink::of);
+    let written_from = StoredValue::new(None::<CudaInputs>);
+    // Writing the link packs a long source (deflate, then base64url): more than a keystroke
+    // should cost. So the fields' link is written once the typing has paused for HOLD_MS, and
+    // at once when something reads the link (Copy link, a tab switch, the page hidden).
+    let waiting = StoredValue::new(None::<TimeoutHandle>);
+    let write_link = move || {
+        if let Some(handle) = waiting.try_update_value(Option::take).flatten() {
+            handle.clear();
+        }
+        let Some(fields) = inputs.try_get_untracked() else {
+            return;
+        };
+        let link = CudaLink::of(&fields);
         written.set_value(link.clone());
+        written_from.set_value(Some(fields));
         let CudaLink {
             preset,
             src,
@@ -244,6 +264,29 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             if signal.with_untracked(|s| *s != value) {
                 signal.set(value);
             }
+        }
+    };
+    Effect::new(move |first: Option<()>| {
+        inputs.track();
+        // The link as opened is written back at once (a long `src` becomes `srcz`).
+        if first.is_none() {
+            write_link();
+            return;
+        }
+        if let Some(handle) = waiting.try_update_value(Option::take).flatten() {
+            handle.clear();
+        }
+        let handle = set_timeout_with_handle(write_link, Duration::from_millis(HOLD_MS)).ok();
+        waiting.set_value(handle);
+    });
+    // Read at once: the fields as they are now, even an edit of this very task whose timer is
+    // not set yet.
+    url::hold_edits(move || {
+        let changed = inputs
+            .try_with_untracked(|i| written_from.with_value(|w| w.as_ref() != Some(i)))
+            .unwrap_or(false);
+        if changed {
+            write_link();
         }
     });
     // A link loaded again (Back) that says otherwise than the fields.

@@ -1,25 +1,26 @@
-//! The figures of the last finished run: the whole-kernel readouts, the notes, the source view
-//! (each line with its sectors per request, excess sectors and bank conflicts, coloured by its
-//! share of the kernel's excess; a line picked lists its accesses) and the table per access
-//! site.
+//! The figures of the last finished run: the whole-kernel readouts, the notes, the hand-off to
+//! the Roofline lab, the source view (each line with its sectors per request, excess sectors
+//! and bank conflicts, coloured by its share of the kernel's excess; a line picked lists its
+//! accesses) and the table per access site; then the launch per warp (`warps`).
 
+use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
-use super::super::widgets::{ColumnHeads, ReadoutList, TextField};
-use super::super::{url, AppState};
+use super::super::widgets::{ColumnHeads, ReadoutList};
+use super::super::AppState;
+use super::warps::{OneWarp, PerWarp};
 use super::{Jobs, Run, Status};
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
-    access_csv, access_summary, assumed_note, calculator_inputs, checks_summary, default_measure,
-    execution_rows, failure_field, line_executions, line_label, matching_preset, notes, oob_rows,
-    race_rows, readouts, results_of, site_rows, source_lines, stopped_note, times, Band,
-    CudaInputs, ExecutionRow, OobRow, PickField, RaceRow, SiteRow, SourceLine, COUNTED_ANYWAY,
-    EXECUTION_ORDER,
+    access_csv, access_summary, assumed_note, checks_summary, failure_field, line_label,
+    matching_preset, notes, oob_rows, race_rows, readouts, results_of, site_rows, source_lines,
+    stopped_note, times, work, Band, CudaInputs, OobRow, RaceRow, SiteRow, SourceLine,
+    COUNTED_ANYWAY, EXECUTION_ORDER,
 };
+use crate::model::exact::Exact;
+use crate::model::flops::CUDA_FLOPS;
 use crate::model::format::bytes_text;
 use crate::model::kernel::view::assumptions;
 use crate::model::kernel::Machine;
-use crate::model::permalink::{self, State, Tab};
-use crate::model::warp::Measure;
 use leptos::prelude::*;
 
 /// What the source view shows: the source of the last finished analysis with its figures, or,
@@ -102,6 +103,15 @@ pub(super) fn Results(
         }
     };
     let cache = move || target.with(|t| t.cache_bytes);
+    // The hand-off counts `cflops` for every thread; a bad count is none (its error is beside
+    // the field), as a field in error stands at its default.
+    let work = Memo::new(move |_| {
+        let per_thread = state
+            .cuda_flops
+            .with(|t| CUDA_FLOPS.read(t))
+            .unwrap_or(Exact::ZERO);
+        analysis.with(|a| a.as_ref().map(|(_, a)| work(a, per_thread)))
+    });
     view! {
         {move || shown_other.get().map(|(default_kernel, failed)| view! {
             <p class="stale" data-testid="cuda-results-of" data-value=if default_kernel { "default" } else { "earlier" }>
@@ -124,6 +134,7 @@ pub(super) fn Results(
             let lines = a.assumed.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
             Some(view! { <p class="note warning" data-testid="cuda-assumed" data-lines=lines>{note}</p> })
         })}
+        <KernelToRoofline state=state work=work testid="cuda-to-roofline" />
         <Checks analysis=analysis />
         <p class="hint">{move || assumptions(machine.get(), cache())}</p>
         <details class="order">
@@ -139,7 +150,7 @@ pub(super) fn Results(
                 <button type="button" data-testid="cuda-csv" on:click=export>"Download the access sites (CSV)"</button>
             </div>
         </Show>
-        <Worst state=state analysis=analysis />
+        <PerWarp state=state analysis=analysis />
     }
 }
 
@@ -363,191 +374,6 @@ fn Picked(sites: Memo<Vec<SiteRow>>, picked: RwSignal<Option<u32>>) -> impl Into
     }
 }
 
-/// Every execution one warp makes of the picked line's accesses: a block and a warp picked by
-/// number, the rows from the kept job (`CudaJob::warp_executions`), each opening in the
-/// calculator.
-#[component]
-fn OneWarp(
-    state: AppState,
-    jobs: Jobs,
-    sites: Memo<Vec<SiteRow>>,
-    picked: RwSignal<Option<u32>>,
-) -> impl IntoView {
-    let block = RwSignal::new("0".to_string());
-    let warp = RwSignal::new("0".to_string());
-    let executions = Memo::new(move |_| {
-        // A line without accesses (a row of the source view is clickable as a whole) has none.
-        let line = picked
-            .get()
-            .filter(|line| sites.with(|s| s.iter().any(|r| r.line == *line)))?;
-        let (block, warp) = (block.get(), warp.get());
-        jobs.analysis.with(|a| {
-            let (run, a) = a.as_ref()?;
-            let width = run.machine.warp;
-            jobs.kept.with_value(|job| {
-                let job = job.as_ref()?;
-                Some(
-                    line_executions(job, a, line, &block, &warp)
-                        .map(|ex| execution_rows(a, &ex, width)),
-                )
-            })
-        })
-    });
-    let error_of = move |field: PickField| {
-        Signal::derive(move || {
-            executions.with(|e| match e {
-                Some(Err((f, m))) if *f == field => Some(m.clone()),
-                _ => None,
-            })
-        })
-    };
-    let rows = Signal::derive(move || {
-        executions.with(|e| match e {
-            Some(Ok(rows)) => rows.clone(),
-            _ => Vec::new(),
-        })
-    });
-    view! {
-        <Show when=move || executions.with(Option::is_some)>
-            <section class="cuda-one-warp" aria-labelledby="cuda-warp-title" data-testid="cuda-one-warp" data-line=move || picked.get()>
-                <h4 id="cuda-warp-title">{move || format!("Line {}: every execution of one warp", picked.get().unwrap_or_default())}</h4>
-                <p class="hint">"A warp runs on its own here (values read from memory are not simulated), so these are the accesses the launch made, in the warp's order. Each opens in the calculator."</p>
-                <div class="pick">
-                    <TextField
-                        testid="cuda-pick-block".to_string()
-                        param="block-number"
-                        label="Block"
-                        tag="(linear number)"
-                        hint="x + y·Gx + z·Gx·Gy"
-                        inputmode="numeric"
-                        value=block
-                        on_input=Callback::new(move |t| block.set(t))
-                        error=error_of(PickField::Block)
-                    />
-                    <TextField
-                        testid="cuda-pick-warp".to_string()
-                        param="warp-number"
-                        label="Warp"
-                        tag="(in the block)"
-                        hint="from 0"
-                        inputmode="numeric"
-                        value=warp
-                        on_input=Callback::new(move |t| warp.set(t))
-                        error=error_of(PickField::Warp)
-                    />
-                </div>
-                <ExecutionTable rows=rows testid="cuda-warp" state=state caption="Every execution of the chosen warp on this line" />
-            </section>
-        </Show>
-    }
-}
-
-/// The worst warp executions of the last finished run by a measure, as the kernel view lists
-/// its worst warp instructions.
-#[component]
-fn Worst(state: AppState, analysis: RwSignal<Option<(Run, CudaAnalysis)>>) -> impl IntoView {
-    let chosen = RwSignal::new(None::<Measure>);
-    let measure = Signal::derive(move || {
-        chosen.get().unwrap_or_else(|| {
-            analysis.with(|a| {
-                a.as_ref()
-                    .map_or(Measure::Sectors, |(_, a)| default_measure(a))
-            })
-        })
-    });
-    let rows = Signal::derive(move || {
-        let m = measure.get();
-        analysis.with(|a| {
-            a.as_ref()
-                .map(|(run, a)| execution_rows(a, a.worst_by(m), run.machine.warp))
-                .unwrap_or_default()
-        })
-    });
-    view! {
-        <Show when=move || analysis.with(Option::is_some)>
-            <section class="cuda-worst" aria-labelledby="cuda-worst-title">
-                <h3 id="cuda-worst-title">"Worst warp executions"</h3>
-                <div class="field measure">
-                    <label for="cuda-measure">"Rank by"</label>
-                    <select
-                        id="cuda-measure"
-                        data-testid="cuda-measure"
-                        prop:value=move || measure.get().name()
-                        on:change=move |ev| chosen.set(Measure::parse(&event_target_value(&ev)))
-                    >
-                        {Measure::ALL.map(|m| view! { <option value=m.name()>{m.unit()}</option> }).collect_view()}
-                    </select>
-                    <p class="hint">"Bank conflicts at first when the kernel has any, sectors otherwise."</p>
-                </div>
-                <p class="hint">{move || format!("The 10 warp executions with the most {}, ties in execution order (a warp that runs an access in a loop has a row per pass). Each opens in the calculator with its own addresses.", measure.get().unit())}</p>
-                <ExecutionTable rows=rows testid="kernel-worst" state=state caption="The 10 worst warp executions" />
-            </section>
-        </Show>
-    }
-}
-
-/// Warp executions, each a row that opens in the calculator as the kernel view's hand-off
-/// does: its addresses as `addrs`, the site's `elem` and `space`, the calculator's machine.
-#[component]
-fn ExecutionTable(
-    rows: Signal<Vec<ExecutionRow>>,
-    testid: &'static str,
-    state: AppState,
-    caption: &'static str,
-) -> impl IntoView {
-    view! {
-        <div class="lane-table" role="region" aria-label=caption tabindex="0">
-            <table>
-                <caption>{caption}</caption>
-                <ColumnHeads names=EXECUTION_COLUMNS />
-                <tbody>
-                    {move || rows.get().into_iter().map(|row| {
-                        let calc = calculator_inputs(&row, &state.calc.get_untracked());
-                        let href = permalink::link(&url::page(), &State { tab: Tab::Calculator, calc: calc.clone(), ..State::default() });
-                        let go = move |ev: leptos::ev::MouseEvent| {
-                            ev.prevent_default();
-                            state.calc.set(calc.clone());
-                            state.tab.set(Tab::Calculator);
-                        };
-                        let [x, y, z] = row.block;
-                        let shared = row.wavefronts;
-                        view! {
-                            <tr
-                                data-testid=testid
-                                data-line=row.line
-                                data-column=row.column
-                                data-kind=row.kind
-                                data-space=row.space
-                                data-block=format!("{x},{y},{z}")
-                                data-warp=row.warp
-                                data-active=row.active_lanes
-                                // A shared row's cost is wavefronts: it has no sectors.
-                                data-sectors=shared.is_none().then_some(row.sectors)
-                                data-ideal-sectors=shared.is_none().then_some(row.ideal_sectors)
-                                data-excess-sectors=shared.is_none().then_some(row.excess_sectors)
-                                data-wavefronts=shared.map(|s| s.0)
-                                data-bank-conflicts=shared.map(|s| s.1)
-                                data-addrs=row.addrs.clone()
-                            >
-                                <th scope="row" class="mono">{row.site.clone()}</th>
-                                <td class="mono">{format!("({x},{y},{z})")}</td>
-                                <td class="mono">{row.warp}</td>
-                                <td class="mono">{row.active_lanes}</td>
-                                <td class="mono">{row.cost.clone()}</td>
-                                <td>
-                                    <a href=href data-testid=format!("{testid}-open") on:click=go>
-                                        {format!("Open block ({x},{y},{z}) warp {}", row.warp)}
-                                    </a>
-                                </td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
-    }
-}
-
 /// One row per access site (barriers are not rows), in order of first execution.
 #[component]
 fn SiteTable(sites: Memo<Vec<SiteRow>>) -> impl IntoView {
@@ -613,16 +439,6 @@ const SOURCE_COLUMNS: &[&str] = &[
     "Excess sectors",
     "Bank conflicts",
     "Source",
-];
-
-/// The columns of a table of warp executions.
-const EXECUTION_COLUMNS: &[&str] = &[
-    "Site",
-    "Block (x,y,z)",
-    "Warp",
-    "Active lanes",
-    "Sectors (excess) or wavefronts",
-    "Calculator",
 ];
 
 /// The site table's columns.

@@ -1,7 +1,8 @@
 //! The finished analysis: the whole-kernel figures, the per-statement table and its CSV, the
 //! heat map and the byte bars, and the hand-off to the Roofline lab.
 
-use super::super::canvas::{svg_text, ChartCanvas, Shape};
+use super::super::canvas::Shape;
+use super::super::figure::{AnalysisFigure, Drawn};
 use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
 use super::super::widgets::{ColumnHeads, ReadoutList};
@@ -9,12 +10,12 @@ use super::super::AppState;
 use crate::charts::{kernel as chart, Theme};
 use crate::model::kernel::presets::KernelPreset;
 use crate::model::kernel::view::{
-    bars_description, heat_description, readouts, statement_csv, statement_rows,
+    bars_description, heat_description, readouts, statement_csv, statement_rows, KERNEL_HEAT_OVER,
 };
 use crate::model::kernel::{KernelAnalysis, Measure};
 use leptos::prelude::*;
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend, SVGBackend};
+use plotters::prelude::{DrawingArea, SVGBackend};
 use plotters_canvas::CanvasBackend;
 
 /// The finished analysis: totals, the statement table, the pictures and the hand-off.
@@ -42,7 +43,11 @@ pub(super) fn Results(
             .into_iter()
             .map(|note| view! { <p class="note warning" data-testid="kernel-note">{note}</p> })
             .collect_view()}
-        <KernelToRoofline state=state analysis=analysis />
+        <KernelToRoofline
+            state=state
+            work=Memo::new(move |_| analysis.with(|a| a.as_ref().map(KernelAnalysis::work)))
+            testid="kernel-to-roofline"
+        />
         <div class="lane-table" role="region" aria-labelledby="kernel-stmt-title" tabindex="0">
             <table>
                 <caption id="kernel-stmt-title">"Per statement"</caption>
@@ -105,7 +110,7 @@ pub(super) fn Results(
             </select>
             <p class="hint">"Bank conflicts at first when the kernel has any (the tiled lessons), sectors otherwise."</p>
         </div>
-        <KernelFigure
+        <AnalysisFigure
             analysis=analysis
             visible=visible
             measure=measure
@@ -115,9 +120,9 @@ pub(super) fn Results(
             shape=Shape::PLOT
             canvas=heat_on_canvas
             svg=heat_in_svg
-            describe=heat_description
+            describe=heat_words
         />
-        <KernelFigure
+        <AnalysisFigure
             analysis=analysis
             visible=visible
             measure=measure
@@ -127,67 +132,17 @@ pub(super) fn Results(
             shape=Shape::LOW_PLOT
             canvas=bars_on_canvas
             svg=bars_in_svg
-            describe=|a, _| bars_description(a)
+            describe=bars_words
         />
     }
 }
 
-/// One of the analysis's pictures, drawn by the same chart function on the canvas and in the
-/// SVG export, with its text alternative (`<testid>-description`) under it.
-#[component]
-fn KernelFigure(
-    analysis: RwSignal<Option<KernelAnalysis>>,
-    visible: Signal<bool>,
-    measure: Signal<Measure>,
-    testid: &'static str,
-    label: &'static str,
-    file: Signal<String>,
-    shape: Shape,
-    canvas: DrawFn<CanvasBackend>,
-    svg: fn(
-        &DrawingArea<SVGBackend, Shift>,
-        &KernelAnalysis,
-        Measure,
-        &Theme,
-    ) -> Drawn<SVGBackend<'static>>,
-    describe: fn(&KernelAnalysis, Measure) -> String,
-) -> impl IntoView {
-    let draw = move |area: &DrawingArea<CanvasBackend, Shift>, theme: &Theme| {
-        let m = measure.get();
-        analysis
-            .with(|a| a.as_ref().map(|a| canvas(area, a, m, theme)))
-            .unwrap_or(Ok(()))
-            .map_err(|e| e.to_string())
-    };
-    let vector = move |theme: &Theme, size: (u32, u32)| {
-        let m = measure.get_untracked();
-        svg_text(size, |area| {
-            analysis
-                .with(|a| a.as_ref().map(|a| svg(area, a, m, theme)))
-                .unwrap_or(Ok(()))
-        })
-    };
-    let description = format!("{testid}-description");
-    view! {
-        <figure class="chart-box">
-            <ChartCanvas
-                draw=draw
-                svg=vector
-                file_stem=file
-                shape=shape
-                visible=visible
-                testid=testid
-                label=label
-                described_by=description.clone()
-            />
-            <figcaption id=description.clone() data-testid=description>
-                {move || {
-                    let m = measure.get();
-                    analysis.with(|a| a.as_ref().map(|a| describe(a, m)).unwrap_or_default())
-                }}
-            </figcaption>
-        </figure>
-    }
+fn heat_words(a: &KernelAnalysis, measure: Measure) -> String {
+    heat_description(&a.heat, measure, KERNEL_HEAT_OVER)
+}
+
+fn bars_words(a: &KernelAnalysis, _: Measure) -> String {
+    bars_description(a)
 }
 
 fn heat_on_canvas(
@@ -196,7 +151,7 @@ fn heat_on_canvas(
     measure: Measure,
     theme: &Theme,
 ) -> Drawn<CanvasBackend> {
-    chart::draw_heat(area, a, measure, theme)
+    chart::draw_heat(area, &a.heat, measure, theme)
 }
 
 fn heat_in_svg(
@@ -205,7 +160,7 @@ fn heat_in_svg(
     measure: Measure,
     theme: &Theme,
 ) -> Drawn<SVGBackend<'static>> {
-    chart::draw_heat(area, a, measure, theme)
+    chart::draw_heat(area, &a.heat, measure, theme)
 }
 
 fn bars_on_canvas(
@@ -225,11 +180,6 @@ fn bars_in_svg(
 ) -> Drawn<SVGBackend<'static>> {
     chart::draw_bars(area, a, theme)
 }
-
-/// What a chart function returns on backend `B`.
-type Drawn<B> = Result<(), DrawingAreaErrorKind<<B as DrawingBackend>::ErrorType>>;
-/// A kernel chart function on backend `B`.
-type DrawFn<B> = fn(&DrawingArea<B, Shift>, &KernelAnalysis, Measure, &Theme) -> Drawn<B>;
 
 /// The exports' file stem: the preset's id, or `custom`.
 pub(super) fn stem(state: AppState) -> String {

@@ -35,7 +35,7 @@ use super::parse::launch::{parse_launch, Allocation, Launch, LaunchArg, LaunchEr
 use super::parse::parse;
 use crate::model::machine::{AccessKind, Machine, Space};
 use crate::model::warp::{
-    Cost, Figures, Measure, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess,
+    Cost, Figures, HeatMap, Measure, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess,
 };
 pub use error::{RunError, RunErrorKind};
 use std::collections::{BTreeSet, HashMap};
@@ -157,6 +157,9 @@ pub struct WarpExecution {
     pub block: [u64; 3],
     /// The warp within its block.
     pub warp: u32,
+    /// Which of this warp's executions of this site it is, from 1: a loop's passes over one
+    /// access are 1, 2, …
+    pub pass: u32,
     /// Active lanes, bit `t` for lane `t`.
     pub mask: u64,
     /// Each active lane's first byte, lowest lane first.
@@ -171,7 +174,7 @@ impl WarpExecution {
     ///
     /// ```
     /// use coalescing_lab::model::cuda::run::WarpExecution;
-    /// let w = WarpExecution { site: 0, block: [0; 3], warp: 0, mask: 0b101, addresses: vec![16, 48],
+    /// let w = WarpExecution { site: 0, block: [0; 3], warp: 0, pass: 1, mask: 0b101, addresses: vec![16, 48],
     ///     cost: Default::default() };
     /// assert_eq!(w.calculator_addrs(4), "16,-,48,-");
     /// ```
@@ -338,12 +341,13 @@ impl Recorded<'_> {
         }
     }
 
-    /// The page's row of this execution, at its cost.
-    fn execution(&self, block: [u64; 3], warp: u32, cost: Cost) -> WarpExecution {
+    /// The page's row of this execution, the warp's `pass`-th of its site, at its cost.
+    fn execution(&self, block: [u64; 3], warp: u32, pass: u32, cost: Cost) -> WarpExecution {
         WarpExecution {
             site: self.site as usize,
             block,
             warp,
+            pass,
             mask: self.mask,
             addresses: self.compact.to_vec(),
             cost,
@@ -412,6 +416,10 @@ pub struct CudaAnalysis {
     pub out_of_bounds: Vec<check::OutOfBounds>,
     /// The worst warp executions by each measure, in [`Measure::ALL`]'s order, most first.
     pub worst: Vec<Vec<WarpExecution>>,
+    /// Each measure per (block, warp), summed over the warp's accesses, binned for big grids.
+    pub heat: HeatMap,
+    /// The launched kernel's name.
+    pub kernel: String,
 }
 
 impl CudaAnalysis {
@@ -449,7 +457,11 @@ pub struct CudaJob {
     block_lane_accesses: u64,
     failed: Option<CudaFailure>,
     finished: bool,
-    order: RoundRobin<(usize, usize)>,
+    /// Each held access of the block: its warp, its event and its pass.
+    order: RoundRobin<(usize, usize, u32)>,
+    /// Executions so far in this block, `passes[warp × sites + site]`: the next pass's number
+    /// less one.
+    passes: Vec<u32>,
 }
 
 /// The launch's kernel and its template bindings.
@@ -572,6 +584,7 @@ impl CudaJob {
             failed: None,
             finished: false,
             order: RoundRobin::default(),
+            passes: Vec::new(),
         })
     }
 
@@ -728,13 +741,26 @@ impl CudaJob {
         // Segments between barriers, round robin.
         let mut cursors = vec![0usize; self.events.len()];
         let block = self.block;
+        let sites = self.shared.sites.len();
+        self.passes.clear();
+        self.passes.resize(self.events.len() * sites, 0);
         for segment in 0..=first.len() {
             for (w, e) in self.events.iter().enumerate() {
                 let c = &mut cursors[w];
                 while let Some(ev) = e.list.get(*c) {
                     *c += 1;
                     match ev {
-                        Event::Access { .. } => self.order.push(w, (w, *c - 1)),
+                        Event::Access { site, .. } => {
+                            // Events arrive in the warp's own order, so this counts its passes.
+                            let pass =
+                                self.passes
+                                    .get_mut(w * sites + *site as usize)
+                                    .map_or(1, |n| {
+                                        *n += 1;
+                                        *n
+                                    });
+                            self.order.push(w, (w, *c - 1, pass));
+                        }
                         Event::SyncWarp => {}
                         Event::Barrier { .. } => break,
                     }
@@ -744,12 +770,12 @@ impl CudaJob {
             let tally = &mut self.tally;
             let mut failure = None;
             let width = width as usize;
-            self.order.drain(|(w, k)| {
+            self.order.drain(|(w, k, pass)| {
                 let Some(r) = events.get(w).and_then(|e| e.access(k)) else {
                     return;
                 };
                 let lanes = spread(r.mask, r.compact);
-                let row = |cost: &Cost| r.execution(block_idx, w as u32, *cost);
+                let row = |cost: &Cost| r.execution(block_idx, w as u32, pass, *cost);
                 let access =
                     r.warp_access(block, w as u32, &lanes[..width.min(crate::model::LANES)]);
                 let (site, kind) = (r.site, r.kind);
@@ -857,6 +883,12 @@ impl CudaJob {
             races: self.shared.checks.races.values().cloned().collect(),
             out_of_bounds: self.shared.checks.oob.values().cloned().collect(),
             worst: Measure::ALL.iter().map(|m| self.tally.worst(*m)).collect(),
+            heat: self
+                .tally
+                .heat()
+                .cloned()
+                .unwrap_or_else(|| HeatMap::new(self.blocks, self.warps_per_block)),
+            kernel: self.kernel().name.clone(),
         }
     }
 
@@ -889,6 +921,7 @@ impl CudaJob {
         let block_idx = warp::block_index(&self.program, block);
         let mut out = Vec::new();
         let width = (machine.warp as usize).min(crate::model::LANES);
+        let mut passes = vec![0u32; shared.sites.len()];
         for k in 0..events.list.len() {
             let Some(r) = events.access(k) else {
                 continue;
@@ -896,7 +929,11 @@ impl CudaJob {
             let lanes = spread(r.mask, r.compact);
             let access = r.warp_access(block, warp, &lanes[..width]);
             let cost = scratch.measure(&access, shift).unwrap_or_default();
-            out.push(r.execution(block_idx, warp, cost));
+            let pass = passes.get_mut(r.site as usize).map_or(1, |n| {
+                *n += 1;
+                *n
+            });
+            out.push(r.execution(block_idx, warp, pass, cost));
         }
         Ok(out)
     }
