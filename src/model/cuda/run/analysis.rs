@@ -1,0 +1,255 @@
+//! A run's figures: each access site, each line and the whole launch as the tally counted
+//! them, the checks' reports, the worst warp executions, the heat map, and one warp's accesses
+//! for the drill-down.
+
+use super::*;
+
+/// What a site does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SiteKind {
+    /// A read.
+    Load,
+    /// A write.
+    Store,
+    /// An atomic read-modify-write (`atomicAdd`, …).
+    Atomic,
+    /// `__syncthreads()` (or a cooperative group's `sync`).
+    Barrier,
+}
+
+impl SiteKind {
+    /// Its name in the page's `data-kind` and the command line's output.
+    pub fn name(self) -> &'static str {
+        match self {
+            SiteKind::Load => "load",
+            SiteKind::Store => "store",
+            SiteKind::Atomic => "atomic",
+            SiteKind::Barrier => "barrier",
+        }
+    }
+}
+
+/// One access site: an expression of the source that reads or writes memory, with its kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Where the access's expression begins.
+    pub pos: Pos,
+    /// Load, store, atomic, or a barrier.
+    pub kind: SiteKind,
+    /// Global or shared memory.
+    pub space: Space,
+    /// Bytes per lane.
+    pub elem: u64,
+    /// For a struct copied field by field, which field (0 otherwise).
+    pub part: u32,
+}
+
+/// One warp's execution of one access site: which warp, its lanes' addresses and its cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarpExecution {
+    /// The access site (an index into the analysis's sites).
+    pub site: usize,
+    /// The block's `(x, y, z)`.
+    pub block: [u64; 3],
+    /// The warp within its block.
+    pub warp: u32,
+    /// Which of this warp's executions of this site it is, from 1: a loop's passes over one
+    /// access are 1, 2, …
+    pub pass: u32,
+    /// Active lanes, bit `t` for lane `t`.
+    pub mask: u64,
+    /// Each active lane's first byte, lowest lane first.
+    pub addresses: Vec<u64>,
+    /// Its cost, cold: sectors and their ideal, or wavefronts.
+    pub cost: Cost,
+}
+
+impl WarpExecution {
+    /// The calculator's `addrs=` text: one address per lane of a `width`-lane warp, `-` for an
+    /// inactive lane. With the site's `elem` and space, the calculator shows the same cost.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda::run::WarpExecution;
+    /// let w = WarpExecution { site: 0, block: [0; 3], warp: 0, pass: 1, mask: 0b101, addresses: vec![16, 48],
+    ///     cost: Default::default() };
+    /// assert_eq!(w.calculator_addrs(4), "16,-,48,-");
+    /// ```
+    pub fn calculator_addrs(&self, width: u32) -> String {
+        let mut next = self.addresses.iter();
+        (0..width.min(64))
+            .map(|t| {
+                if self.mask >> t & 1 == 1 {
+                    next.next().map_or_else(|| "-".to_string(), u64::to_string)
+                } else {
+                    "-".to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// A source's figures: per access site, per line, and for the whole launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaAnalysis {
+    /// Each access site, in order of first execution, with its figures.
+    pub sites: Vec<(Site, Figures)>,
+    /// Each line with an access, ascending, with the sums of its sites' figures (distinct
+    /// sectors summed over its sites).
+    pub lines: Vec<(u32, Figures)>,
+    /// The whole launch.
+    pub total: Figures,
+    /// Lines whose branch depends on a loaded value and was taken by every lane reaching it.
+    pub assumed: Vec<u32>,
+    /// What the page says beside the figures: what was skipped, what was not counted.
+    pub notes: Vec<String>,
+    /// Blocks, warps per block, threads per block.
+    pub shape: (u64, u32, u64),
+    /// Shared-memory races, each pair of sites once, in site order.
+    pub races: Vec<check::Race>,
+    /// Accesses outside a shared array or a declared allocation, one per site.
+    pub out_of_bounds: Vec<check::OutOfBounds>,
+    /// The worst warp executions by each measure, in [`Measure::ALL`]'s order, most first.
+    pub worst: Vec<Vec<WarpExecution>>,
+    /// Each measure per (block, warp), summed over the warp's accesses, binned for big grids.
+    pub heat: HeatMap,
+    /// The launched kernel's name.
+    pub kernel: String,
+}
+
+impl CudaAnalysis {
+    /// The worst warp executions by `measure`, most first.
+    pub fn worst_by(&self, measure: Measure) -> &[WarpExecution] {
+        let k = Measure::ALL.iter().position(|m| *m == measure).unwrap_or(0);
+        self.worst.get(k).map_or(&[], Vec::as_slice)
+    }
+}
+
+impl CudaJob {
+    /// The figures, once [`CudaJob::step`] has returned true.
+    pub fn finish(&self) -> CudaAnalysis {
+        let sites: Vec<(Site, Figures)> = self
+            .shared
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.clone(), self.tally.figures(k)))
+            .collect();
+        let mut by_line: std::collections::BTreeMap<u32, (SiteCounts, u64)> = Default::default();
+        for (k, (s, f)) in sites.iter().enumerate() {
+            let e = by_line.entry(s.pos.line).or_default();
+            e.0.add(&self.tally.counts(k));
+            e.1 += f.unique_sectors;
+        }
+        let lines = by_line
+            .into_iter()
+            .map(|(line, (c, unique))| (line, self.tally.figures_of(&c, unique)))
+            .collect();
+        let mut notes = Vec::new();
+        let host: Vec<String> = self
+            .program
+            .unit
+            .skipped
+            .iter()
+            .filter_map(|s| match s {
+                Skipped::Host { name, line } => Some(format!("{name} (line {line})")),
+                Skipped::HostDecl { line } => Some(format!("a host declaration (line {line})")),
+                Skipped::Unread { .. } => None,
+            })
+            .collect();
+        if !host.is_empty() || !self.program.unit.includes.is_empty() {
+            let includes: Vec<String> = self
+                .program
+                .unit
+                .includes
+                .iter()
+                .map(|(line, name)| format!("#include {name} (line {line})"))
+                .collect();
+            notes.push(format!(
+                "Host code is skipped: {}.",
+                host.into_iter()
+                    .chain(includes)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for s in &self.program.unit.skipped {
+            if let Skipped::Unread { name, error } = s {
+                notes.push(format!(
+                    "{name} is skipped, outside the subset this page reads ({error}); the launched kernel does not need it."
+                ));
+            }
+        }
+        if self.shared.constant_reads {
+            notes.push(
+                "Reads of __constant__ memory are not counted: they go through the constant \
+                 cache, not the sectors of global memory."
+                    .into(),
+            );
+        }
+        let threads: u64 = self.program.launch.block.iter().product();
+        CudaAnalysis {
+            sites,
+            lines,
+            total: self.tally.total(),
+            assumed: self.shared.assumed.iter().copied().collect(),
+            notes,
+            shape: (self.blocks, self.warps_per_block, threads),
+            races: self.shared.checks.races.values().cloned().collect(),
+            out_of_bounds: self.shared.checks.oob.values().cloned().collect(),
+            worst: Measure::ALL.iter().map(|m| self.tally.worst(*m)).collect(),
+            heat: self
+                .tally
+                .heat()
+                .cloned()
+                .unwrap_or_else(|| HeatMap::new(self.blocks, self.warps_per_block)),
+            kernel: self.kernel().name.clone(),
+        }
+    }
+
+    /// Every access warp `warp` of block `block` (linear) makes, in its order: for the page's
+    /// drill-down into one execution. The warp runs on its own (warps never influence each
+    /// other here), so this is what the launch saw.
+    pub fn warp_executions(&self, block: u64, warp: u32) -> Result<Vec<WarpExecution>, RunError> {
+        if block >= self.blocks || warp >= self.warps_per_block {
+            return Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::Launch(format!(
+                    "block {block}, warp {warp} is outside the launch's {} blocks of {} warps",
+                    self.blocks, self.warps_per_block
+                )),
+            ));
+        }
+        let mut shared = self.shared.clone();
+        let mut events = Events::default();
+        warp::run_warp(
+            &self.program,
+            &mut shared,
+            block,
+            warp,
+            &mut events,
+            MAX_BLOCK_LANE_ACCESSES,
+        )?;
+        let machine = self.program.machine;
+        let mut scratch = crate::model::warp::Scratch::default();
+        let shift = machine.sector_bytes.trailing_zeros();
+        let block_idx = warp::block_index(&self.program, block);
+        let mut out = Vec::new();
+        let width = (machine.warp as usize).min(crate::model::LANES);
+        let mut passes = vec![0u32; shared.sites.len()];
+        for k in 0..events.list.len() {
+            let Some(r) = events.access(k) else {
+                continue;
+            };
+            let lanes = spread(r.mask, r.compact);
+            let access = r.warp_access(block, warp, &lanes[..width]);
+            let cost = scratch.measure(&access, shift).unwrap_or_default();
+            let pass = passes.get_mut(r.site as usize).map_or(1, |n| {
+                *n += 1;
+                *n
+            });
+            out.push(r.execution(block_idx, warp, pass, cost));
+        }
+        Ok(out)
+    }
+}
