@@ -44,6 +44,8 @@ lint:
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --release --target wasm32-unknown-unknown -- -D warnings
+	@# The CUDA worker as Trunk builds it: the model without the `ui` feature.
+	cargo clippy --release --target wasm32-unknown-unknown --no-default-features --bin cuda-worker -- -D warnings
 
 native-test:
 	cargo test

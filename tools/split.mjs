@@ -15,10 +15,13 @@
 //    meet a main module from another build;
 // 5. index.html names each panel's modules on the shell script's tag (`data-chunks`), so that
 //    a link straight to a panel fetches its chunks alongside the main module (public/shell.js);
-// 6. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
+// 6. the CUDA panel's worker (Trunk's `cuda-worker.js` and `cuda-worker_bg.wasm`, which Trunk
+//    names without a hash) gets the build's hash and a loader of its own, named on the shell
+//    script's tag too (`data-cuda-worker`), and `wasm-opt -O3`: it is there for speed;
+// 7. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
 //    static hosts that serve precompressed files.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -85,7 +88,14 @@ try {
   const page = readFileSync(html, 'utf8');
   if (!page.includes(shellTag)) throw new Error(`index.html has no ${shellTag}`);
   const manifest = JSON.stringify(panels).replaceAll('"', '&quot;');
-  writeFileSync(html, page.replace(shellTag, `<script src="shell.js" data-chunks="${manifest}"></script>`));
+  const worker = placeWorker();
+  writeFileSync(
+    html,
+    page.replace(
+      shellTag,
+      `<script src="shell.js" data-chunks="${manifest}" data-cuda-worker="${worker.loader}"></script>`,
+    ),
+  );
 
   const main = join(staging, `${stem}_bg.wasm`);
   const jobs = [
@@ -93,14 +103,76 @@ try {
     ...chunks.map((f) => [join(work, f), join(staging, renamed(f))]),
   ];
   await optimise(jobs, profile === 'release' ? 2 : 0);
+  await optimise([[worker.wasm, worker.wasm]], profile === 'release' ? 1 : 0, '-Os');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
 if (profile === 'release') precompress(staging);
 
-/** Runs `wasm-opt -Oz` over `[from, to]` pairs, two at a time (or copies, unoptimised). */
-async function optimise(jobs, parallel) {
+/**
+ * Renames the worker's glue and wasm with the build's hash and writes its loader, which the
+ * page starts as a classic worker (wasm-bindgen's no-modules target).
+ */
+function placeWorker() {
+  const glueFrom = join(staging, 'cuda-worker.js');
+  const wasmFrom = join(staging, 'cuda-worker_bg.wasm');
+  if (!existsSync(glueFrom) || !existsSync(wasmFrom)) {
+    throw new Error(`no cuda-worker.js and cuda-worker_bg.wasm in ${staging}`);
+  }
+  const names = {
+    glue: `cuda-worker-${hash}.js`,
+    wasm: `cuda-worker-${hash}_bg.wasm`,
+    loader: `cuda-worker-${hash}_loader.js`,
+  };
+  renameSync(glueFrom, join(staging, names.glue));
+  writeFileSync(join(staging, names.wasm), withoutRelocations(readFileSync(wasmFrom)));
+  rmSync(wasmFrom);
+  writeFileSync(
+    join(staging, names.loader),
+    `importScripts("./${names.glue}");wasm_bindgen({ module_or_path: "./${names.wasm}" });\n`,
+  );
+  return { loader: names.loader, wasm: join(staging, names.wasm) };
+}
+
+/**
+ * The wasm without the linker's `linking` and `reloc.*` sections: `--emit-relocs`
+ * (.cargo/config.toml) is there for wasm-split, which the worker does not go through, and
+ * wasm-opt keeps them (about 570 KB of the worker's 1.1 MB).
+ */
+function withoutRelocations(wasm) {
+  const kept = [wasm.subarray(0, 8)];
+  let at = 8;
+  const leb = () => {
+    let value = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = wasm[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return value;
+  };
+  while (at < wasm.length) {
+    const start = at;
+    const id = wasm[at++];
+    const length = leb();
+    const body = at;
+    let drop = false;
+    if (id === 0) {
+      const nameLength = leb();
+      const name = wasm.subarray(at, at + nameLength).toString();
+      drop = name === 'linking' || name.startsWith('reloc.');
+    }
+    at = body + length;
+    if (!drop) kept.push(wasm.subarray(start, at));
+  }
+  return Buffer.concat(kept);
+}
+
+/** Runs `wasm-opt` (`-Oz` unless told) over `[from, to]` pairs, two at a time (or copies, unoptimised). */
+async function optimise(jobs, parallel, level = '-Oz') {
   if (parallel === 0) {
     for (const [from, to] of jobs) if (from !== to) writeFileSync(to, readFileSync(from));
     return;
@@ -111,7 +183,7 @@ async function optimise(jobs, parallel) {
       const [from, to] = job;
       await new Promise((resolve, reject) => {
         // Rust's name section has a subsection wasm-opt does not know; it warns and drops it.
-        const child = spawn(wasmOpt, ['-Oz', from, '-o', to], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(wasmOpt, [level, from, '-o', to], { stdio: ['ignore', 'ignore', 'pipe'] });
         let errors = '';
         child.stderr.on('data', (d) => (errors += d));
         child.on('exit', (code) =>

@@ -66,7 +66,9 @@ pub fn bank_of(word: u64) -> u32 {
 }
 
 /// Wavefronts and their ideal for one request or a sum of requests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Wavefronts {
     /// Wavefronts the banks need.
     pub wavefronts: u64,

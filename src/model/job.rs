@@ -73,6 +73,15 @@ impl Slicer {
         }
     }
 
+    /// The same slicer, with a first chunk of `units` (at least 1) instead of 64: for work
+    /// whose single unit may be slow.
+    pub fn first_chunk(self, units: u64) -> Slicer {
+        Slicer {
+            budget: units.max(1),
+            ..self
+        }
+    }
+
     /// Runs `work` in chunks until it completes or `slice_ms` has passed on `clock`. The
     /// chunk size carries over from one slice to the next.
     pub fn run<P: Pump>(
@@ -197,6 +206,30 @@ mod tests {
             Ok(Slice::Yield)
         );
         assert!(work.budgets.iter().all(|&b| b == 64), "{:?}", work.budgets);
+    }
+
+    #[test]
+    fn a_first_chunk_of_one_grows_while_cheap_and_stops_at_the_slice() {
+        // Cheap units: the chunk doubles from 1. Costly ones (3 ms a look): it stays at 1.
+        let mut work = recorder(1000);
+        let mut t = 0.0;
+        let mut cheap = || {
+            t += 0.5;
+            t
+        };
+        let mut slicer = Slicer::default().first_chunk(1);
+        assert_eq!(slicer.run(&mut work, &mut cheap), Ok(Slice::Done));
+        assert_eq!(work.budgets[..4], [1, 2, 4, 8]);
+        let mut work = recorder(1000);
+        let mut t = 0.0;
+        let mut costly = || {
+            t += 3.0;
+            t
+        };
+        let mut slicer = Slicer::default().first_chunk(0);
+        assert_eq!(slicer.run(&mut work, &mut costly), Ok(Slice::Yield));
+        assert!(work.budgets.iter().all(|&b| b == 1), "{:?}", work.budgets);
+        assert_eq!(work.done, 6);
     }
 
     #[test]

@@ -48,7 +48,7 @@ impl Default for Machine {
 }
 
 /// The memory one instruction reads or writes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Space {
     /// Device memory through the caches: sectors and lines.
     #[default]

@@ -1,10 +1,13 @@
 //! Where a problem is in the source, and what it is: every error of the CUDA front end names
 //! its line and column, as data, and words itself once here.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A position in the file as given: lines and columns count from 1, columns in characters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Pos {
     /// The line, from 1.
     pub line: u32,

@@ -6,7 +6,8 @@
 //! - `checks`: the race and bounds reports and the lines they mark;
 //! - `export`: the CSV of the tables, as the command line writes it;
 //! - `warps`: warp executions one by one (the worst, every one of a warp), each with its pass
-//!   and its calculator scenario; the heat map's words and the Roofline hand-off's work.
+//!   and its calculator scenario; the heat map's words and the Roofline hand-off's work;
+//! - `wire`: what the panel and its Web Worker post to each other.
 //!
 //! The panel lays these out; it computes nothing. The model it words is `model::cuda::run`,
 //! which this module reads and never changes. Only the panel reaches this module, so all of it
@@ -19,6 +20,7 @@ mod export;
 mod link;
 mod rows;
 mod warps;
+pub mod wire;
 
 pub use checks::{
     checks_summary, oob_rows, problem_lines, race_rows, times, OobRow, RaceRow, COUNTED_ANYWAY,

@@ -35,7 +35,8 @@ pub fn failure_field(failure: &CudaFailure) -> CudaField {
             RunErrorKind::NoKernel { .. }
             | RunErrorKind::Launch(_)
             | RunErrorKind::TooLarge { .. }
-            | RunErrorKind::BlockTooLarge { .. } => CudaField::Launch,
+            | RunErrorKind::BlockTooLarge { .. }
+            | RunErrorKind::Reported { launch: true, .. } => CudaField::Launch,
             _ => CudaField::Source,
         },
     }

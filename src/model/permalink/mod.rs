@@ -86,8 +86,8 @@ macro_rules! state_parts {
         }
     };
 }
-// The page (wasm32 only) writes its signals from the list.
-#[cfg(target_arch = "wasm32")]
+// The page (wasm32 with the `ui` feature only) writes its signals from the list.
+#[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub(crate) use state_parts;
 
 /// Writes [`State`] from [`state_parts!`].

@@ -3,6 +3,7 @@
 
 use super::super::banks::Wavefronts;
 use super::super::machine::{AccessKind, Space};
+use serde::{Deserialize, Serialize};
 
 /// One execution of access site `site` by one warp: the lanes that take part (`mask`, bit `t`
 /// for lane `t`) and each one's first byte (`addresses[t]`, meaningless for a lane not in the
@@ -28,7 +29,7 @@ pub struct WarpAccess<'a> {
 }
 
 /// What one warp access cost, cold: the request-level figures the tally sums.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cost {
     /// Lanes that took part; 0 makes no request.
     pub active_lanes: u32,

@@ -3,13 +3,14 @@
 //! derived ratios as methods; the tally fills them.
 
 use super::super::ratio::Ratio;
+use serde::{Deserialize, Serialize};
 
 /// Traffic figures, for one statement or the whole kernel.
 ///
 /// Requests and requested bytes count every memory instruction, global and shared; the
 /// sector, cache and DRAM figures count global memory only, and the wavefronts shared memory
 /// only. The ratios per request divide by the requests of their own memory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Figures {
     /// Warp instructions with at least one active lane (NCU's requests), global and shared.
     pub requests: u64,
@@ -97,7 +98,7 @@ fn ratio(numerator: u64, denominator: u64) -> Option<Ratio> {
 }
 
 /// What the worst-warp lists and the heat map rank and colour by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Measure {
     /// Request-level sectors (global memory).
     Sectors,
@@ -150,7 +151,7 @@ impl Measure {
 
 /// Each measure per (block, warp), summed over statements and iterations. Consecutive blocks
 /// share a row when the launch is too big to show one row per block.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeatMap {
     /// Blocks in the launch.
     pub blocks: u64,

@@ -4,6 +4,7 @@
 //! Cancel, as in the kernel view: an edit cancels the running job and starts another, and the
 //! last finished analysis stays on show while a job runs.
 //!
+//! - `remote`: the Web Worker that runs a launch too big for the edit's task;
 //! - `editor`: the source (line numbers, a file picker, drop), the launch, the cache and the
 //!   FLOPs per thread;
 //! - `results`: the readouts, the notes, the Roofline hand-off, the source view and the tables;
@@ -11,6 +12,7 @@
 //!   and every execution of one warp.
 
 mod editor;
+mod remote;
 mod results;
 mod warps;
 
@@ -32,9 +34,14 @@ use crate::model::DEFAULT_CACHE_BYTES;
 use leptos::prelude::*;
 use std::time::Duration;
 
-/// Launches of up to this many warps run in the task of the edit, so that small kernels show
-/// their figures without a flicker; bigger ones start in a task of their own.
+/// Launches of up to this many warps first run in the task of the edit, so that small kernels
+/// show their figures without a flicker; bigger ones go to the worker (`remote`).
 const AT_ONCE: u64 = 256;
+
+/// Loop iterations a warp may run in the edit's task, when a worker can take the run over: a
+/// warp that loops longer (about 20 ms of the page's time at this count) goes to the worker,
+/// so the edit's task stays short whatever the kernel does.
+const IN_PAGE_ITERATIONS: u64 = 1 << 13;
 
 /// How long the fields' link waits for the typing to pause, in milliseconds.
 const HOLD_MS: u64 = 250;
@@ -87,6 +94,12 @@ pub(super) struct Jobs {
     pub(super) analysis: RwSignal<Option<(Run, CudaAnalysis)>>,
     /// Why the current inputs do not run, with their run.
     pub(super) failure: RwSignal<Option<(Run, CudaFailure)>>,
+    /// The worker, while there is one.
+    remote: StoredValue<Option<remote::Remote>, LocalStorage>,
+    /// The run posted to the worker: its ticket, itself, and whether it is a repair.
+    remote_run: StoredValue<Option<(u64, Run, bool)>>,
+    /// Whether a worker failed to start: runs then stay on the page's thread.
+    remote_broken: StoredValue<bool>,
 }
 
 impl Jobs {
@@ -95,6 +108,7 @@ impl Jobs {
     fn start(self, run: Run, repair: bool) {
         let ticket = self.generation.get_value() + 1;
         self.generation.set_value(ticket);
+        self.halt_remote();
         if !repair {
             self.failure.set(None);
         }
@@ -114,8 +128,18 @@ impl Jobs {
             }
         };
         let (done, total) = fresh.progress();
-        self.job.set_value(Some(fresh));
         self.status.set(Status::Running { done, total });
+        let remote = self.remote_available();
+        if remote && total > AT_ONCE {
+            self.job.set_value(None);
+            return self.remote(ticket, run, repair);
+        }
+        let mut fresh = fresh;
+        if remote {
+            // What does not finish in the edit's task goes to the worker (`slice`).
+            fresh.iteration_budget(IN_PAGE_ITERATIONS);
+        }
+        self.job.set_value(Some(fresh));
         if total <= AT_ONCE {
             self.slice(ticket, run, repair);
         } else {
@@ -155,7 +179,11 @@ impl Jobs {
         let start = now_ms();
         let outcome = self
             .job
-            .try_update_value(|slot| Some(Slicer::default().run(slot.as_mut()?, &mut now_ms)))
+            .try_update_value(|slot| {
+                // A warp at a time at first: one warp's loop may take the slice.
+                let mut slicer = Slicer::default().first_chunk(1);
+                Some(slicer.run(slot.as_mut()?, &mut now_ms))
+            })
             .flatten();
         match outcome {
             Some(Ok(Slice::Done)) => {
@@ -182,6 +210,15 @@ impl Jobs {
                     show();
                 }
             }
+            Some(Ok(Slice::Yield)) if self.remote_available() => {
+                // The edit's task is spent: the worker runs it again from the start.
+                self.job.set_value(None);
+                self.remote(ticket, run, repair);
+            }
+            Some(Err(e)) if self.remote_available() && in_page_budget(&e) => {
+                self.job.set_value(None);
+                self.remote(ticket, run, repair);
+            }
             Some(Ok(Slice::Yield)) => {
                 if let Some((done, total)) =
                     self.job.with_value(|j| j.as_ref().map(CudaJob::progress))
@@ -199,10 +236,23 @@ impl Jobs {
     }
 
     fn cancel(self) {
-        self.generation.update_value(|g| *g += 1);
-        self.job.set_value(None);
+        self.halt();
         self.status.set(Status::Cancelled);
     }
+
+    /// Stops the running job, on the page or in the worker: its answers no longer count.
+    fn halt(self) {
+        self.generation.update_value(|g| *g += 1);
+        self.job.set_value(None);
+        self.halt_remote();
+    }
+}
+
+/// Whether a failure is the edit's task's own iteration budget ([`IN_PAGE_ITERATIONS`]), not
+/// the kernel's: the worker then runs it with the whole budget.
+fn in_page_budget(failure: &CudaFailure) -> bool {
+    matches!(failure, CudaFailure::Run(e)
+        if matches!(*e.kind, RunErrorKind::WarpIterations { limit } if limit == IN_PAGE_ITERATIONS))
 }
 
 /// Whether a failure says the launch names a kernel the file does not have: the page then
@@ -337,6 +387,9 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         status: RwSignal::new(Status::Idle),
         analysis: RwSignal::new(None),
         failure: RwSignal::new(None),
+        remote: StoredValue::new_local(None),
+        remote_run: StoredValue::new(None),
+        remote_broken: StoredValue::new(false),
     };
     // A new run cancels the running job and starts its own; an empty launch waits for one.
     Effect::new(move |_| {
@@ -346,15 +399,13 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             .with_untracked(|a| a.as_ref().is_some_and(|(r, _)| *r == run));
         if shown {
             // Back to the run on show (an edit undone): its figures stand.
-            jobs.generation.update_value(|g| *g += 1);
-            jobs.job.set_value(None);
+            jobs.halt();
             jobs.failure.set(None);
             jobs.status.set(Status::Done);
             return;
         }
         if run.inputs.launch.trim().is_empty() {
-            jobs.generation.update_value(|g| *g += 1);
-            jobs.job.set_value(None);
+            jobs.halt();
             jobs.failure.set(None);
             jobs.status.set(Status::Idle);
             // A page with nothing shown yet shows the default kernel meanwhile.

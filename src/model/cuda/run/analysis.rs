@@ -3,9 +3,10 @@
 //! for the drill-down.
 
 use super::*;
+use serde::{Deserialize, Serialize};
 
 /// What a site does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum SiteKind {
     /// A read.
     Load,
@@ -30,7 +31,7 @@ impl SiteKind {
 }
 
 /// One access site: an expression of the source that reads or writes memory, with its kind.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Site {
     /// Where the access's expression begins.
     pub pos: Pos,
@@ -45,7 +46,7 @@ pub struct Site {
 }
 
 /// One warp's execution of one access site: which warp, its lanes' addresses and its cost.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WarpExecution {
     /// The access site (an index into the analysis's sites).
     pub site: usize,
@@ -90,7 +91,7 @@ impl WarpExecution {
 }
 
 /// A source's figures: per access site, per line, and for the whole launch.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CudaAnalysis {
     /// Each access site, in order of first execution, with its figures.
     pub sites: Vec<(Site, Figures)>,
@@ -251,5 +252,52 @@ impl CudaJob {
             out.push(r.execution(block_idx, warp, pass, cost));
         }
         Ok(out)
+    }
+}
+
+/// Where a run put what it found as it went: its access sites in order of first execution and
+/// its static shared arrays' offsets. A job made afresh from the same source and launch that
+/// adopts it ([`CudaJob::adopt`]) drills into a warp exactly as the finished job would: the
+/// page's Web Worker runs the launch and hands this back with the figures.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The sites, by first execution.
+    pub sites: Vec<Site>,
+    /// Each static shared array's offset, by its declarator's position.
+    pub shared_offsets: Vec<(Pos, u64)>,
+    /// Bytes of static shared memory laid out.
+    pub shared_bytes: u64,
+    /// Whether the kernel's static shared arrays were laid out.
+    pub laid_out: bool,
+}
+
+impl CudaJob {
+    /// Where this job's run put its sites and shared arrays, for [`CudaJob::adopt`].
+    pub fn placement(&self) -> Placement {
+        let mut shared_offsets: Vec<(Pos, u64)> = self
+            .shared
+            .shared_offsets
+            .iter()
+            .map(|(p, o)| (*p, *o))
+            .collect();
+        shared_offsets.sort_unstable();
+        Placement {
+            sites: self.shared.sites.clone(),
+            shared_offsets,
+            shared_bytes: self.shared.shared_bytes,
+            laid_out: self.shared.shared_laid_out,
+        }
+    }
+
+    /// Takes a finished run's placement, so that [`CudaJob::warp_executions`] on this job (made
+    /// from the same source and launch, and not run) numbers sites and places shared arrays
+    /// as that run did.
+    pub fn adopt(&mut self, placement: Placement) {
+        for s in &placement.sites {
+            self.shared.site(s.pos, s.kind, s.space, s.elem, s.part);
+        }
+        self.shared.shared_offsets.extend(placement.shared_offsets);
+        self.shared.shared_bytes = placement.shared_bytes;
+        self.shared.shared_laid_out = placement.laid_out;
     }
 }

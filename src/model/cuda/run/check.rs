@@ -6,6 +6,7 @@
 use super::super::error::Pos;
 use super::{Event, Events, SiteKind};
 use crate::model::machine::Space;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod words;
@@ -64,7 +65,7 @@ pub struct Extent {
 }
 
 /// An access outside its array: the first occurrence in full, and how many there were.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutOfBounds {
     /// The access site (an index into the analysis's sites).
     pub site: usize,
@@ -85,7 +86,7 @@ pub struct OutOfBounds {
 }
 
 /// How far apart the two accesses of a race are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum RaceScope {
     /// Two warps of a block, between two barriers.
     Block,
@@ -107,7 +108,7 @@ impl RaceScope {
 }
 
 /// A pair of accesses to one shared word with nothing ordering them, one of them a write.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Race {
     /// Block, warp or instruction.
     pub scope: RaceScope,

@@ -86,6 +86,14 @@ pub enum RunErrorKind {
     },
     /// Something the interpreter should never meet: a bug, to be reported.
     Internal(&'static str),
+    /// A failure met in the panel's Web Worker, as its words (`cuda_view::wire`): the page
+    /// shows them as they are.
+    Reported {
+        /// The failure's message, whole.
+        words: String,
+        /// Whether it is the launch field's.
+        launch: bool,
+    },
 }
 
 impl RunError {
@@ -196,12 +204,16 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::Internal(what) => {
                 write!(f, "internal error ({what}); please report this link")
             }
+            RunErrorKind::Reported { words, .. } => f.write_str(words),
         }
     }
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let RunErrorKind::Reported { words, .. } = &*self.kind {
+            return f.write_str(words);
+        }
         // The launch's own problems are placed in the launch field; a run's in the source.
         if matches!(
             *self.kind,

@@ -36,7 +36,7 @@ pub mod ty;
 pub mod value;
 mod warp;
 
-pub use analysis::{CudaAnalysis, Site, SiteKind, WarpExecution};
+pub use analysis::{CudaAnalysis, Placement, Site, SiteKind, WarpExecution};
 use events::spread;
 pub(crate) use events::{Event, Events};
 pub use propose::{propose_launch, Proposal};

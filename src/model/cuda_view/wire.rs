@@ -1,0 +1,184 @@
+//! What the CUDA source panel and its Web Worker say to each other: a run asked for, and the
+//! worker's progress, figures or failure, each as one JSON text posted between the threads.
+//!
+//! The worker (`src/worker.rs`) runs the launch with the interpreter the page would run, so
+//! the figures are the same; it sends them with the run's [`Placement`], which lets the page
+//! drill into one warp on a job of its own. A run's failure crosses as its words and where
+//! it points ([`RunErrorKind::Reported`]): the page shows it, to the letter, as it shows one
+//! of its own.
+//!
+//! ```
+//! use coalescing_lab::model::cuda::run::{CudaJob, Placement};
+//! use coalescing_lab::model::cuda_view::wire::{answer, decode_reply, Reply, Request};
+//! use coalescing_lab::model::kernel::Machine;
+//! let request = Request {
+//!     source: "__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }".into(),
+//!     launch: "k<<<1, 64>>>(a)".into(),
+//!     machine: Machine { warp: 32, sector_bytes: 32, line_bytes: 128 },
+//!     cache_bytes: 0,
+//!     arch: 700,
+//! };
+//! let mut replies = Vec::new();
+//! answer(&request.encode(), &mut || 0.0, &mut |r| replies.push(r));
+//! let Ok(Reply::Done { analysis, .. }) = decode_reply(replies.last().unwrap()) else { panic!() };
+//! assert_eq!(analysis.total.sectors, 8);
+//! ```
+
+use super::{failure_field, CudaField};
+use crate::model::cuda::error::Pos;
+use crate::model::cuda::run::{
+    CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind,
+};
+use crate::model::job::{Slice, Slicer};
+use crate::model::machine::Machine;
+use serde::{Deserialize, Serialize};
+
+/// A run the page asks the worker for: what [`CudaJob::new`] takes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// The source, as given.
+    pub source: String,
+    /// The launch, as given.
+    pub launch: String,
+    /// The machine.
+    pub machine: Machine,
+    /// The cache's bytes (0 for none).
+    pub cache_bytes: u64,
+    /// `__CUDA_ARCH__`.
+    pub arch: u32,
+}
+
+impl Request {
+    /// As posted.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// What the worker answers, several times for one run: progress, then the figures or why not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Reply {
+    /// Warps run so far, of all.
+    Progress {
+        /// Warps run.
+        done: u64,
+        /// Warps in the launch.
+        total: u64,
+    },
+    /// The run finished.
+    Done {
+        /// Its figures (boxed: a reply is mostly progress).
+        analysis: Box<CudaAnalysis>,
+        /// Where it put its sites and shared arrays.
+        placement: Placement,
+    },
+    /// The run stopped.
+    Failed(Reported),
+}
+
+/// A failure as words and where they point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reported {
+    /// Where in the source.
+    pub pos: Pos,
+    /// The block and thread that met it.
+    pub thread: Option<([u64; 3], [u64; 3])>,
+    /// The failure's message, whole.
+    pub words: String,
+    /// Whether it is the launch field's.
+    pub launch: bool,
+}
+
+impl Reported {
+    /// The words of `failure` and where it points.
+    pub fn of(failure: &CudaFailure) -> Reported {
+        let (pos, thread) = match failure {
+            CudaFailure::Source(e) => (e.pos, None),
+            CudaFailure::Launch(_) => (Pos::default(), None),
+            CudaFailure::Run(e) => (e.pos, e.thread),
+        };
+        Reported {
+            pos,
+            thread,
+            words: failure.to_string(),
+            launch: failure_field(failure) == CudaField::Launch,
+        }
+    }
+
+    /// The failure the page shows: the same words, field and place.
+    pub fn into_failure(self) -> CudaFailure {
+        CudaFailure::Run(RunError {
+            pos: self.pos,
+            thread: self.thread,
+            kind: Box::new(RunErrorKind::Reported {
+                words: self.words,
+                launch: self.launch,
+            }),
+        })
+    }
+}
+
+/// Why a posted text is not a reply: a worker from another build, or a bug.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireError(pub String);
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the worker's answer does not read: {}", self.0)
+    }
+}
+
+/// Reads a reply as posted.
+pub fn decode_reply(text: &str) -> Result<Reply, WireError> {
+    serde_json::from_str(text).map_err(|e| WireError(e.to_string()))
+}
+
+/// Answers one posted request: runs it in slices of the page's length on `clock` (ms),
+/// posting progress after each slice, then the figures or the failure, through `post`.
+pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut(String)) {
+    let mut send = |reply: &Reply| post(serde_json::to_string(reply).unwrap_or_default());
+    let request: Request = match serde_json::from_str(text) {
+        Ok(r) => r,
+        Err(e) => {
+            let kind = RunErrorKind::Internal("a request the worker cannot read");
+            let mut failure = Reported::of(&CudaFailure::Run(RunError::at(Pos::default(), kind)));
+            failure.words = format!("{} ({e})", failure.words);
+            send(&Reply::Failed(failure));
+            return;
+        }
+    };
+    let job = CudaJob::new(
+        &request.source,
+        &request.launch,
+        request.machine,
+        request.cache_bytes,
+        request.arch,
+    );
+    let mut job = match job {
+        Ok(job) => job,
+        Err(e) => {
+            send(&Reply::Failed(Reported::of(&e)));
+            return;
+        }
+    };
+    let mut slicer = Slicer::default();
+    loop {
+        match slicer.run(&mut job, clock) {
+            Ok(Slice::Done) => {
+                send(&Reply::Done {
+                    analysis: Box::new(job.finish()),
+                    placement: job.placement(),
+                });
+                return;
+            }
+            Ok(Slice::Yield) => {
+                let (done, total) = job.progress();
+                send(&Reply::Progress { done, total });
+            }
+            Err(e) => {
+                send(&Reply::Failed(Reported::of(&e)));
+                return;
+            }
+        }
+    }
+}

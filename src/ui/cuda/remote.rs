@@ -1,0 +1,286 @@
+//! The page's side of the CUDA worker (`src/worker.rs`): a run too big for the edit's task
+//! goes to a Web Worker, so the page's thread only posts the request and shows the progress
+//! and the figures as they come back. A warp that loops for seconds then holds the worker,
+//! never the page, and a trap in the interpreter ends the worker with a message, never the
+//! page.
+//!
+//! One worker at a time: a new run while it is busy, or Cancel, terminates it and the next
+//! run starts another. A worker that cannot start (its script missing, a browser without
+//! workers) leaves the page running the job in slices on its own thread, as before.
+//!
+//! The worker is reached through `Reflect` and the `EventTarget` calls the page already
+//! imports, not web-sys's `Worker`, `MessageEvent` and `ErrorEvent`: wasm-bindgen puts every
+//! import's shim in the first load's glue, and those eight cost it about 1 KB gzip.
+
+use super::{Jobs, Run, Status};
+use crate::model::cuda::error::Pos;
+use crate::model::cuda::run::CudaJob;
+use crate::model::cuda_view::wire::{decode_reply, Reply, Reported, Request};
+use js_sys::{Array, Function, Reflect};
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Event, EventTarget};
+
+/// The worker and the run it serves.
+pub(super) struct Remote {
+    worker: EventTarget,
+    /// Whether it has said it listens.
+    ready: bool,
+    /// Whether a run is posted and not answered.
+    busy: bool,
+    /// A request waiting for the worker to listen.
+    pending: Option<String>,
+    on_message: Closure<dyn FnMut(Event)>,
+    on_error: Closure<dyn FnMut(Event)>,
+}
+
+impl Remote {
+    fn post(&self, text: &str) {
+        call(&self.worker, "postMessage", &JsValue::from_str(text));
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        // No event reaches the closures once they are gone.
+        let _ = self.worker.remove_event_listener_with_callback(
+            "message",
+            self.on_message.as_ref().unchecked_ref(),
+        );
+        let _ = self
+            .worker
+            .remove_event_listener_with_callback("error", self.on_error.as_ref().unchecked_ref());
+        call(&self.worker, "terminate", &JsValue::UNDEFINED);
+    }
+}
+
+/// Calls `target.method(arg)`; whether it could.
+fn call(target: &JsValue, method: &str, arg: &JsValue) -> bool {
+    Reflect::get(target, &JsValue::from_str(method))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .is_some_and(|f| f.call1(target, arg).is_ok())
+}
+
+/// `event[key]` as text, if it is text.
+fn text_of(event: &Event, key: &str) -> Option<String> {
+    Reflect::get(event, &JsValue::from_str(key))
+        .ok()?
+        .as_string()
+}
+
+/// `new Worker(url)`, if the browser has workers and the URL is allowed.
+fn new_worker(url: &str) -> Option<EventTarget> {
+    let constructor = Reflect::get(&js_sys::global(), &JsValue::from_str("Worker"))
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()?;
+    Reflect::construct(&constructor, &Array::of1(&JsValue::from_str(url)))
+        .ok()?
+        .dyn_into::<EventTarget>()
+        .ok()
+}
+
+/// The worker's script as this build named it (`tools/split.mjs` writes it on the shell
+/// script's tag), or `None` where the build has none.
+fn script() -> Option<String> {
+    let document = web_sys::window()?.document()?;
+    let tag = document.query_selector("script[data-cuda-worker]").ok()??;
+    tag.get_attribute("data-cuda-worker")
+        .filter(|s| !s.is_empty())
+}
+
+impl Jobs {
+    /// Whether runs can go to a worker: this build has one, and none has failed to start.
+    pub(super) fn remote_available(self) -> bool {
+        !self.remote_broken.get_value() && script().is_some()
+    }
+
+    /// Posts `run` to the worker, starting one if none is idle.
+    pub(super) fn remote(self, ticket: u64, run: Run, repair: bool) {
+        let request = Request {
+            source: run.inputs.source.clone(),
+            launch: run.inputs.launch.clone(),
+            machine: run.machine,
+            cache_bytes: run.cache_bytes,
+            arch: run.arch,
+        }
+        .encode();
+        self.remote_run.set_value(Some((ticket, run, repair)));
+        let idle = self
+            .remote
+            .with_value(|r| r.as_ref().is_some_and(|r| !r.busy));
+        if !idle {
+            // Terminates a busy worker (its Drop) before the new one starts.
+            self.remote.set_value(None);
+            match self.spawn() {
+                Some(r) => self.remote.set_value(Some(r)),
+                None => return self.in_page_instead(),
+            }
+        }
+        self.remote.update_value(|r| {
+            if let Some(r) = r {
+                r.busy = true;
+                if r.ready {
+                    r.post(&request);
+                } else {
+                    r.pending = Some(request);
+                }
+            }
+        });
+    }
+
+    /// Stops the worker's run, if it has one.
+    pub(super) fn halt_remote(self) {
+        self.remote_run.set_value(None);
+        if self
+            .remote
+            .with_value(|r| r.as_ref().is_some_and(|r| r.busy))
+        {
+            self.remote.set_value(None);
+        }
+    }
+
+    fn spawn(self) -> Option<Remote> {
+        let worker = new_worker(&script()?)?;
+        let on_message = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            if let Some(text) = text_of(&event, "data") {
+                self.reply(&text);
+            }
+        });
+        // A script that does not load fires a plain `Event`; an error thrown inside the
+        // worker (a trap among them) an `ErrorEvent` with its message.
+        let on_error = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            event.prevent_default();
+            let message =
+                text_of(&event, "message").unwrap_or_else(|| "the worker did not start".into());
+            self.worker_failed(message);
+        });
+        worker
+            .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())
+            .ok()?;
+        worker
+            .add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref())
+            .ok()?;
+        Some(Remote {
+            worker,
+            ready: false,
+            busy: false,
+            pending: None,
+            on_message,
+            on_error,
+        })
+    }
+
+    /// One message from the worker.
+    fn reply(self, text: &str) {
+        if text == "ready" {
+            self.remote.update_value(|r| {
+                if let Some(r) = r {
+                    r.ready = true;
+                    if let Some(request) = r.pending.take() {
+                        r.post(&request);
+                    }
+                }
+            });
+            return;
+        }
+        let Some((ticket, run, repair)) = self.remote_run.get_value() else {
+            return;
+        };
+        if self.generation.get_value() != ticket {
+            return;
+        }
+        let reply = match decode_reply(text) {
+            Ok(reply) => reply,
+            Err(e) => {
+                self.remote.set_value(None);
+                return self.fail(run, words(&e.to_string()), repair);
+            }
+        };
+        match reply {
+            Reply::Progress { done, total } => self.status.set(Status::Running { done, total }),
+            Reply::Done {
+                analysis,
+                placement,
+            } => {
+                self.idle();
+                // The drill-down's job: read again here (cheap), placed as the worker's run.
+                let kept = CudaJob::new(
+                    &run.inputs.source,
+                    &run.inputs.launch,
+                    run.machine,
+                    run.cache_bytes,
+                    run.arch,
+                )
+                .ok()
+                .map(|mut job| {
+                    job.adopt(placement);
+                    job
+                });
+                self.kept.set_value(kept);
+                self.analysis.set(Some((run, *analysis)));
+                self.status.set(Status::Done);
+            }
+            Reply::Failed(reported) => {
+                self.idle();
+                self.fail(run, reported.into_failure(), repair);
+            }
+        }
+    }
+
+    fn idle(self) {
+        self.remote_run.set_value(None);
+        self.remote.update_value(|r| {
+            if let Some(r) = r {
+                r.busy = false;
+            }
+        });
+    }
+
+    /// The worker's script did not load, or the interpreter trapped inside it.
+    fn worker_failed(self, message: String) {
+        let started = self
+            .remote
+            .with_value(|r| r.as_ref().is_some_and(|r| r.ready));
+        self.remote.set_value(None);
+        if !started {
+            return self.in_page_instead();
+        }
+        let Some((ticket, run, repair)) = self.remote_run.get_value() else {
+            return;
+        };
+        self.remote_run.set_value(None);
+        if self.generation.get_value() == ticket {
+            let what = format!(
+                "the interpreter stopped unexpectedly ({message}); the rest of the page keeps \
+                 working. Please report this link"
+            );
+            self.fail(run, words(&what), repair);
+        }
+    }
+
+    /// No worker: the run waiting for one runs in slices on the page's thread.
+    fn in_page_instead(self) {
+        self.remote_broken.set_value(true);
+        self.remote.set_value(None);
+        if let Some((ticket, run, repair)) = self.remote_run.get_value() {
+            self.remote_run.set_value(None);
+            if self.generation.get_value() == ticket {
+                self.start(run, repair);
+            }
+        }
+    }
+}
+
+/// A failure of the worker itself, as the page shows one: in the source field.
+fn words(text: &str) -> crate::model::cuda::run::CudaFailure {
+    Reported {
+        pos: Pos::default(),
+        thread: None,
+        words: text.to_string(),
+        launch: false,
+    }
+    .into_failure()
+}

@@ -1,0 +1,118 @@
+// The CUDA panel's Web Worker (src/worker.rs, src/ui/cuda/remote.rs): a warp that loops for a
+// long time runs in the worker, so the page stays live and Cancel is taken at once; a host
+// that cannot serve the worker leaves the run on the page's thread with the same figures; and
+// a worker that dies mid-run (as a trap in the interpreter ends it) is reported beside the
+// source while every panel keeps working.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { By, until } from 'selenium-webdriver';
+import { DIST, serveStatic, startBrowser, openApp, pageErrors, typeInto, results } from './harness.mjs';
+
+// One warp whose loop runs 600,000 times: a second or more of interpreting, far past the
+// edit's task's budget of 2^13 iterations. Its one store is 128 bytes: four sectors.
+const LOOPING = `__global__ void spin(unsigned *a)
+{
+    unsigned s = 0;
+    for (unsigned i = 0; i < 600000u; i++)
+        s += i;
+    a[threadIdx.x] = s;
+}
+`;
+const link = (source, launch) =>
+  `?tab=cuda&src=${encodeURIComponent(source)}&launch=${encodeURIComponent(launch)}`;
+
+let browser;
+let site;
+let refusing = false;
+const driver = () => browser.driver;
+// A copy of dist/ whose worker dies on its first request, as a trap inside it would end it.
+const dying = mkdtempSync(join(tmpdir(), 'coalescing-lab-dying-'));
+let dyingSite;
+
+before(async () => {
+  site = await serveStatic(undefined, {}, { refuse: (path) => refusing && path.includes('cuda-worker') });
+  cpSync(DIST, dying, { recursive: true });
+  const loader = readdirSync(dying).find((f) => /^cuda-worker-[0-9a-f]+_loader\.js$/.test(f));
+  writeFileSync(
+    join(dying, loader),
+    'postMessage("ready"); onmessage = () => { throw new Error("the worker died"); };\n',
+  );
+  dyingSite = await serveStatic(dying);
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.quit();
+  await site?.close();
+  await dyingSite?.close();
+  rmSync(dying, { recursive: true, force: true });
+});
+
+const status = () => driver().findElement(By.css('[data-testid="cuda-status"]')).getAttribute('data-value');
+const inPanel = (testid) =>
+  driver().executeScript(`return document.querySelector('#panel-cuda [data-testid="${testid}"]')?.dataset.value ?? null`);
+
+async function waitStatus(want, timeout = 60000) {
+  await driver().wait(until.elementLocated(By.css('[data-testid="cuda-status"]')), 15000);
+  await driver().wait(async () => (await status()) === want, timeout);
+}
+
+test('a warp that loops for long runs in the worker: the page answers and Cancel is taken at once', async () => {
+  await openApp(driver(), site.url, link(LOOPING, 'spin<<<1, 32>>>(a)'));
+  await waitStatus('running');
+  // The page's thread is free: a script runs, and the Cancel button takes its click now,
+  // not after the loop (which would leave the status 'done').
+  await driver().findElement(By.css('[data-testid="cuda-cancel"]')).click();
+  assert.equal(await status(), 'cancelled');
+  // An edit runs again, to the end, with the figures of its one store.
+  const launch = await driver().findElement(By.css('[data-testid="input-launch"]'));
+  await launch.sendKeys(' ');
+  await waitStatus('done', 120000);
+  assert.equal(await inPanel('k-requests'), '1');
+  assert.equal(await inPanel('k-sectors'), '4');
+  assert.deepEqual(await pageErrors(driver()), []);
+});
+
+test('a launch the worker runs gives the figures the page gives on its own thread', async () => {
+  const transpose = 'transposeNaive<<<dim3(32, 32), dim3(32, 8)>>>(odata, idata)';
+  await openApp(driver(), site.url, `?tab=cuda&cpreset=transpose-naive`);
+  await waitStatus('done');
+  const figures = async () =>
+    driver().executeScript(
+      `return [...document.querySelectorAll('#panel-cuda [data-testid^="k-"]')].map((e) => e.dataset.testid + '=' + e.dataset.value).join(' ')`,
+    );
+  const byWorker = await figures();
+  assert.match(byWorker, /k-requests=65536/);
+  // The same launch with the worker refused by the host: the page runs it in slices.
+  refusing = true;
+  try {
+    await openApp(driver(), site.url, `?tab=cuda&cpreset=transpose-naive`);
+    await waitStatus('done');
+    assert.equal(await figures(), byWorker);
+    assert.equal(await driver().findElement(By.css('[data-testid="input-launch"]')).getAttribute('value'), transpose);
+  } finally {
+    refusing = false;
+  }
+});
+
+test('a worker that dies mid-run is reported beside the source, and the other panels keep working', async () => {
+  await openApp(driver(), dyingSite.url, `?tab=cuda&cpreset=transpose-naive`);
+  // Nothing was on show yet, so the default kernel runs meanwhile (in the edit's task) and
+  // the failure stays on the source field.
+  await driver().wait(until.elementLocated(By.css('#panel-cuda [data-testid="cuda-error"]')), 60000);
+  await waitStatus('done');
+  assert.equal(await inPanel('k-requests'), '256');
+  const error = await driver().findElement(By.css('#panel-cuda [data-testid="cuda-error"]'));
+  assert.equal(await error.getAttribute('data-field'), 'src');
+  const message = await error.getText();
+  assert.match(message, /the interpreter stopped unexpectedly \(.*the worker died\); the rest of the page keeps working/);
+  // The calculator still computes.
+  await driver().findElement(By.css('[data-testid="tab-calculator"]')).click();
+  await typeInto(driver(), 'idx', '2*t');
+  await driver()
+    .wait(async () => (await results(driver())).sectors === '8', 5000)
+    .catch(async (e) => assert.fail(`${e.message}: ${JSON.stringify(await results(driver()))}`));
+  assert.deepEqual(await pageErrors(driver()), []);
+});
