@@ -166,3 +166,26 @@ fn the_kernel_measure_travels_with_the_link() {
     // The default is not written.
     assert!(!encode(&decode("?v=1&tab=kernel")).contains("kmeasure"));
 }
+
+/// `cmeasure`: the CUDA panel's measure travels as the kernel view's does, and a bad value is
+/// named with the measures.
+#[test]
+fn the_cuda_measure_travels_with_the_link() {
+    use coalescing_lab::model::permalink::{decode, encode, warnings};
+    use coalescing_lab::model::warp::Measure;
+    let state = decode("?v=1&tab=cuda&cmeasure=excess");
+    assert_eq!(state.cuda_measure, Some(Measure::Excess));
+    assert_eq!(state.kernel_measure, None);
+    assert!(
+        encode(&state).ends_with("&cmeasure=excess"),
+        "{}",
+        encode(&state)
+    );
+    let bad = "?v=1&tab=cuda&cmeasure=speed";
+    assert_eq!(decode(bad).cuda_measure, None);
+    assert_eq!(
+        warnings(bad),
+        ["`cmeasure=speed` is not a measure (sectors, excess, wavefronts, conflicts); ranking by the kernel's default."]
+    );
+    assert!(!encode(&decode("?v=1&tab=cuda")).contains("cmeasure"));
+}

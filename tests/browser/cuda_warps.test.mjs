@@ -71,6 +71,11 @@ test('the measure picker recolours the heat map and reorders the worst warps', a
   await pick('cuda-measure', 'wavefronts');
   await s.driver.wait(async () => /^Heat map of wavefronts per warp/.test(await text('cuda-heat-description')), 5000);
   assert.equal((await worst())[0].wavefronts, '32');
+  // The pick travels with the link (`cmeasure`), as the kernel view's `kmeasure` does.
+  await s.driver.wait(async () => (await s.driver.getCurrentUrl()).endsWith('&cmeasure=wavefronts'), 5000);
+  await openCuda('?tab=cuda&cpreset=transpose-tiled&cmeasure=excess');
+  assert.equal(await s.driver.findElement(By.css('[data-testid="cuda-measure"]')).getAttribute('value'), 'excess');
+  assert.match(await text('cuda-heat-description'), /^Heat map of excess sectors per warp/);
 });
 
 test('the heat map downloads as a 2× PNG and as an SVG that Chromium opens', async () => {

@@ -1,6 +1,7 @@
 //! The CUDA source panel's parameters: `cpreset`, a preset's id; `src`, the source text, or
 //! `srcz`, the same packed (`model::cuda::link`); `launch`, the launch as host code writes
-//! it; and `cflops`, the FLOPs per thread for the Roofline lab. Its cache is the kernel view's
+//! it; `cflops`, the FLOPs per thread for the Roofline lab; and `cmeasure`, what the heat map
+//! and the worst warps rank by (as the kernel view's `kmeasure`). Its cache is the kernel view's
 //! `cache` and its machine the calculator's `arch`, `warp`, `sector` and `line`, read by their
 //! own panels.
 //!
@@ -13,11 +14,13 @@
 //! presets' ids, which are all of the presets the first load carries, and so is `cflops`: a
 //! bad count stays in its field, named there and in the notice, and the hand-off counts none.
 
+use super::kernel::measure_warning;
 use super::{fallback_notice, Link, Params, State};
 use crate::model::cuda::presets::CUDA_PRESET_IDS;
 use crate::model::flops::CUDA_FLOPS;
+use crate::model::warp::Measure;
 
-/// `cpreset`, `src`, `srcz`, `launch` and `cflops`.
+/// `cpreset`, `src`, `srcz`, `launch`, `cflops` and `cmeasure`.
 pub(super) struct Cuda;
 
 /// Whether `id` names a CUDA preset.
@@ -27,7 +30,10 @@ fn is_preset(id: &str) -> bool {
 
 impl Params for Cuda {
     fn is_param(&self, key: &str) -> bool {
-        matches!(key, "cpreset" | "src" | "srcz" | "launch" | "cflops")
+        matches!(
+            key,
+            "cpreset" | "src" | "srcz" | "launch" | "cflops" | "cmeasure"
+        )
     }
 
     /// A `cpreset` that names no preset is dropped.
@@ -41,6 +47,7 @@ impl Params for Cuda {
         state.cuda_srcz = link.shown("srcz").unwrap_or_default();
         state.cuda_launch = link.shown("launch").unwrap_or_default();
         state.cuda_flops = link.shown("cflops").unwrap_or_default();
+        state.cuda_measure = link.shown("cmeasure").and_then(|m| Measure::parse(&m));
     }
 
     fn encode(&self, state: &State, out: &mut Vec<(String, String)>) {
@@ -55,15 +62,20 @@ impl Params for Cuda {
                 out.push((key.into(), value.clone()));
             }
         }
+        if let Some(measure) = state.cuda_measure {
+            out.push(("cmeasure".into(), measure.name().into()));
+        }
     }
 
     fn pair_warning(&self, key: &str, value: &str) -> Option<String> {
-        (key == "cpreset" && !is_preset(value.trim())).then(|| {
-            format!(
+        match key {
+            "cpreset" if !is_preset(value.trim()) => Some(format!(
                 "`cpreset={value}` is not a CUDA preset ({}); it was ignored.",
                 CUDA_PRESET_IDS.join(", ")
-            )
-        })
+            )),
+            "cmeasure" => measure_warning(key, value),
+            _ => None,
+        }
     }
 
     /// A `cflops` that is not a count, named as the field names it.

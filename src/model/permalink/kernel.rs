@@ -64,10 +64,7 @@ impl Params for Kernel {
                 "`kcompare={value}` is not a kernel preset ({}); comparing with none.",
                 KERNEL_PRESETS.map(|p| p.id).join(", ")
             )),
-            "kmeasure" if Measure::parse(value).is_none() => Some(format!(
-                "`kmeasure={value}` is not a measure ({}); ranking by the kernel's default.",
-                Measure::ALL.map(Measure::name).join(", ")
-            )),
+            "kmeasure" => measure_warning(key, value),
             _ => None,
         }
     }
@@ -121,4 +118,14 @@ fn encode_kernel(kernel: &KernelInputs, out: &mut Vec<(String, String)>) {
             out.push((kind.param(), kernel.get(kind)));
         }
     }
+}
+
+/// The notice for a `kmeasure` or `cmeasure` that names no measure.
+pub(super) fn measure_warning(key: &str, value: &str) -> Option<String> {
+    Measure::parse(value).is_none().then(|| {
+        format!(
+            "`{key}={value}` is not a measure ({}); ranking by the kernel's default.",
+            Measure::ALL.map(Measure::name).join(", ")
+        )
+    })
 }

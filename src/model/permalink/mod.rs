@@ -83,6 +83,9 @@ macro_rules! state_parts {
             /// `cflops`: the CUDA source panel's FLOPs per thread, for the Roofline lab, as
             /// typed; empty for none.
             cuda_flops: String,
+            /// `cmeasure`: what the CUDA panel's heat map and worst warps rank by; `None`: the
+            /// analysis's own default, as for `kmeasure`.
+            cuda_measure: Option<$crate::model::warp::Measure>,
         }
     };
 }

@@ -30,7 +30,8 @@ pub(super) fn PerWarp(
     state: AppState,
     analysis: RwSignal<Option<(Run, CudaAnalysis)>>,
 ) -> impl IntoView {
-    let chosen = RwSignal::new(None::<Measure>);
+    // The link's `cmeasure`, as the kernel view's `kmeasure`.
+    let chosen = state.cuda_measure;
     let measure = Signal::derive(move || {
         chosen.get().unwrap_or_else(|| {
             analysis.with(|a| {
