@@ -97,7 +97,8 @@ const COUNT_INSTANTIATED = `{
     return module;
   };
 }`;
-const wasmModules = weight.files.filter((f) => f.file.endsWith('.wasm')).length;
+// The page's own modules: the CUDA worker's wasm is instantiated by the worker, when a run needs it.
+const wasmModules = weight.files.filter((f) => f.file.endsWith('.wasm') && !f.file.startsWith('cuda-worker-')).length;
 // Every file requested before app-ready, as [path, bytes as served].
 const FETCHED_BEFORE_READY = `
   const ready = performance.getEntriesByName('app-ready')[0].startTime;
