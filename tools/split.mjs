@@ -130,7 +130,11 @@ function placeWorker() {
   rmSync(wasmFrom);
   writeFileSync(
     join(staging, names.loader),
-    `importScripts("./${names.glue}");wasm_bindgen({ module_or_path: "./${names.wasm}" });\n`,
+    // A wasm that does not load or compile rejects the promise, which a worker does not report
+    // to the page; thrown again from a task of its own, it fires the Worker's `error` event,
+    // and the page runs the job itself.
+    `importScripts("./${names.glue}");wasm_bindgen({ module_or_path: "./${names.wasm}" })` +
+      `.catch((e) => setTimeout(() => { throw e; }));\n`,
   );
   return { loader: names.loader, wasm: join(staging, names.wasm) };
 }

@@ -26,14 +26,15 @@ const link = (source, launch) =>
 
 let browser;
 let site;
-let refusing = false;
+// While set, the host answers 503 for the paths it matches.
+let refusing = null;
 const driver = () => browser.driver;
 // A copy of dist/ whose worker dies on its first request, as a trap inside it would end it.
 const dying = mkdtempSync(join(tmpdir(), 'coalescing-lab-dying-'));
 let dyingSite;
 
 before(async () => {
-  site = await serveStatic(undefined, {}, { refuse: (path) => refusing && path.includes('cuda-worker') });
+  site = await serveStatic(undefined, {}, { refuse: (path) => refusing?.test(path) ?? false });
   cpSync(DIST, dying, { recursive: true });
   const loader = readdirSync(dying).find((f) => /^cuda-worker-[0-9a-f]+_loader\.js$/.test(f));
   writeFileSync(
@@ -85,15 +86,18 @@ test('a launch the worker runs gives the figures the page gives on its own threa
     );
   const byWorker = await figures();
   assert.match(byWorker, /k-requests=65536/);
-  // The same launch with the worker refused by the host: the page runs it in slices.
-  refusing = true;
-  try {
-    await openApp(driver(), site.url, `?tab=cuda&cpreset=transpose-naive`);
-    await waitStatus('done');
-    assert.equal(await figures(), byWorker);
-    assert.equal(await driver().findElement(By.css('[data-testid="input-launch"]')).getAttribute('value'), transpose);
-  } finally {
-    refusing = false;
+  // The same launch with the worker's script, then only its wasm, refused by the host: the
+  // page runs it in slices, with the same figures.
+  for (const refused of [/cuda-worker-/, /cuda-worker-[0-9a-f]+_bg\.wasm$/]) {
+    refusing = refused;
+    try {
+      await openApp(driver(), site.url, `?tab=cuda&cpreset=transpose-naive`);
+      await waitStatus('done');
+      assert.equal(await figures(), byWorker, `${refused}`);
+      assert.equal(await driver().findElement(By.css('[data-testid="input-launch"]')).getAttribute('value'), transpose);
+    } finally {
+      refusing = null;
+    }
   }
 });
 
