@@ -1,11 +1,11 @@
-//! The CUDA front end (work in progress, issue #27): CUDA C++ source as written, read into the
-//! warp core's accesses. This slice reads the source: `lex` (tokens with their line and
-//! column), `pre` (the preprocessor), `parse` (device code into the `ast`, host code listed
-//! and skipped), `layout` (sizes, alignments and field offsets), `cint` (C++'s integer arithmetic) and `error` (every error names
-//! its line and column). The SIMT interpreter and the panel come next; nothing here is on the
-//! page yet.
+//! The CUDA front end (issue #27): CUDA C++ source as written, read into the warp core's
+//! accesses. `lex` (tokens with their line and column), `pre` (the preprocessor), `parse`
+//! (device code into the `ast`, host code listed and skipped), `layout` (sizes, alignments and
+//! field offsets), `cint` (C++'s integer arithmetic), `error` (every error names its line and
+//! column), `run` (the SIMT interpreter over the tally), `presets` and `link` (the packed
+//! source). The panel's words are `model::cuda_view`.
 //!
-//! Pure: std only.
+//! Pure: std, serde and miniz_oxide only.
 
 pub mod error;
 pub mod lex;
