@@ -8,7 +8,6 @@
 //! of its own.
 //!
 //! ```
-//! use coalescing_lab::model::cuda::run::{CudaJob, Placement};
 //! use coalescing_lab::model::cuda_view::wire::{answer, decode_reply, Reply, Request};
 //! use coalescing_lab::model::kernel::Machine;
 //! let request = Request {
