@@ -5,7 +5,9 @@
 
 use coalescing_lab::model::cuda::presets::CUDA_PRESETS;
 use coalescing_lab::model::cuda::run::{CudaFailure, CudaJob};
-use coalescing_lab::model::cuda_view::wire::{answer, decode_reply, Reply, Reported, Request};
+use coalescing_lab::model::cuda_view::wire::{
+    answer, decode_reply, Drill, Reply, Reported, Request,
+};
 use coalescing_lab::model::cuda_view::{failure_field, failure_pos};
 use coalescing_lab::model::Machine;
 
@@ -238,4 +240,57 @@ fn a_request_that_does_not_read_is_answered_with_a_failure() {
         reported.words
     );
     assert!(decode_reply("ready").is_err());
+}
+
+/// The worker's answer to a posted text, decoded: exactly one reply.
+fn one_reply(text: &str) -> Reply {
+    let mut posted = Vec::new();
+    answer(text, &mut || 0.0, &mut |t| posted.push(t));
+    let [text] = posted.as_slice() else {
+        panic!("{posted:?}");
+    };
+    decode_reply(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn a_drill_runs_one_warp_of_a_finished_run_as_the_finished_job_does() {
+    for (source, launch, block, warp) in [
+        (MET_IN_ORDER, "k<<<1, 64>>>(out)", 0, 1),
+        (CUDA_PRESETS[3].source, CUDA_PRESETS[3].launch, 5, 3),
+    ] {
+        let request = request(source, launch, 0);
+        let Some(Reply::Done { placement, .. }) = replies(&request).pop() else {
+            panic!("{launch}: no figures");
+        };
+        let finished = own_run(&request).unwrap_or_else(|e| panic!("{e}"));
+        let drill = Drill {
+            request: request.clone(),
+            placement,
+            block,
+            warp,
+        };
+        let Reply::Executions(got) = one_reply(&drill.encode()) else {
+            panic!("{launch}: not executions");
+        };
+        let want = finished
+            .warp_executions(block, warp)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got, Ok(want), "{launch}");
+    }
+    // A warp outside the launch is answered with the model's words for it (the page checks the
+    // pick before it asks: `pick_warp`).
+    let request = request(MET_IN_ORDER, "k<<<1, 64>>>(out)", 0);
+    let drill = Drill {
+        request,
+        placement: Default::default(),
+        block: 3,
+        warp: 0,
+    };
+    let Reply::Executions(Err(reported)) = one_reply(&drill.encode()) else {
+        panic!("no error");
+    };
+    assert_eq!(
+        reported.words,
+        "launch, column 0: block 3, warp 0 is outside the launch's 1 blocks of 2 warps"
+    );
 }

@@ -76,6 +76,25 @@ test('a warp that loops for long runs in the worker: the page answers and Cancel
   assert.deepEqual(await pageErrors(driver()), []);
 });
 
+test('drilling into a warp that loops for long runs it in a worker: its execution comes, the page stays live', async () => {
+  await openApp(driver(), site.url, link(LOOPING, 'spin<<<1, 32>>>(a)'));
+  await waitStatus('done', 120000);
+  // The store's line, then block 0, warp 0 (the default pick): 600,000 iterations to run again.
+  await driver().findElement(By.css('.cuda-line[data-line="6"] [data-testid="cuda-pick-line"]')).click();
+  await driver().wait(until.elementLocated(By.css('[data-testid="cuda-one-warp"]')), 5000);
+  // The page answers while the worker runs the warp, and says where it runs.
+  const drilling = await driver().findElement(By.css('[data-testid="cuda-warp-drilling"]'));
+  assert.match(await drilling.getText(), /runs in the worker/);
+  await driver().wait(
+    async () => (await driver().executeScript('return document.querySelectorAll(\'[data-testid="cuda-warp"]\').length')) === 1,
+    60000,
+  );
+  const row = await driver().executeScript('return { ...document.querySelector(\'[data-testid="cuda-warp"]\').dataset }');
+  assert.deepEqual([row.kind, row.line, row.block, row.warp, row.sectors], ['store', '6', '0,0,0', '0', '4']);
+  assert.equal((await driver().findElements(By.css('[data-testid="cuda-warp-drilling"]'))).length, 0);
+  assert.deepEqual(await pageErrors(driver()), []);
+});
+
 test('a launch the worker runs gives the figures the page gives on its own thread', async () => {
   const transpose = 'transposeNaive<<<dim3(32, 32), dim3(32, 8)>>>(odata, idata)';
   await openApp(driver(), site.url, `?tab=cuda&cpreset=transpose-naive`);

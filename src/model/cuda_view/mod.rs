@@ -33,8 +33,8 @@ pub use rows::{
     Band, LineRow, SiteRow, SourceLine, EXECUTION_ORDER,
 };
 pub use warps::{
-    calculator_inputs, default_measure, execution_rows, heat_words, line_executions, work,
-    ExecutionRow, PickField, CUDA_HEAT_OVER,
+    calculator_inputs, default_measure, execution_rows, heat_words, line_executions, on_line,
+    pick_warp, work, ExecutionRow, PickField, CUDA_HEAT_OVER,
 };
 
 /// The kernel a page without `src` shows: a bounds-checked copy, one float per thread, so the

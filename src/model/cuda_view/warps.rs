@@ -167,6 +167,20 @@ pub fn line_executions(
     block: &str,
     warp: &str,
 ) -> Result<Vec<WarpExecution>, (PickField, String)> {
+    let (b, w) = pick_warp(a, block, warp)?;
+    let all = job
+        .warp_executions(b, w)
+        .map_err(|e| (PickField::Block, e.to_string()))?;
+    Ok(on_line(a, all, line))
+}
+
+/// The block (linear) and the warp the pick's texts name, within `a`'s launch; or why not,
+/// with the field it is in (see [`line_executions`]).
+pub fn pick_warp(
+    a: &CudaAnalysis,
+    block: &str,
+    warp: &str,
+) -> Result<(u64, u32), (PickField, String)> {
     let (blocks, warps, _) = a.shape;
     let number = |field: PickField, what: &str, text: &str| {
         text.trim().parse::<u64>().map_err(|_| {
@@ -204,13 +218,14 @@ pub fn line_executions(
             ))
         }
     };
-    let all = job
-        .warp_executions(b, w)
-        .map_err(|e| (PickField::Block, e.to_string()))?;
-    Ok(all
-        .into_iter()
+    Ok((b, w))
+}
+
+/// The executions of `all` (one warp's, in order) whose site is on `line`.
+pub fn on_line(a: &CudaAnalysis, all: Vec<WarpExecution>, line: u32) -> Vec<WarpExecution> {
+    all.into_iter()
         .filter(|e| a.sites.get(e.site).is_some_and(|(s, _)| s.pos.line == line))
-        .collect())
+        .collect()
 }
 
 /// What a warp's cell of the CUDA panel's heat map sums, for [`heat_description`].

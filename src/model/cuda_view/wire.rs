@@ -26,7 +26,7 @@
 use super::{failure_field, CudaField};
 use crate::model::cuda::error::Pos;
 use crate::model::cuda::run::{
-    CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind,
+    CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind, WarpExecution,
 };
 use crate::model::job::{Slice, Slicer};
 use crate::model::machine::Machine;
@@ -50,8 +50,36 @@ pub struct Request {
 impl Request {
     /// As posted.
     pub fn encode(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        serde_json::to_string(&Message::Run(self.clone())).unwrap_or_default()
     }
+}
+
+/// One warp's executions asked for, of a finished run: the page's drill-down into a warp that
+/// loops too long to run on the page's thread.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Drill {
+    /// The run, as it was asked for.
+    pub request: Request,
+    /// Where that run put its sites and shared arrays.
+    pub placement: Placement,
+    /// The block, linear.
+    pub block: u64,
+    /// The warp within it.
+    pub warp: u32,
+}
+
+impl Drill {
+    /// As posted.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(&Message::Drill(Box::new(self.clone()))).unwrap_or_default()
+    }
+}
+
+/// What the page posts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Message {
+    Run(Request),
+    Drill(Box<Drill>),
 }
 
 /// What the worker answers, several times for one run: progress, then the figures or why not.
@@ -73,6 +101,8 @@ pub enum Reply {
     },
     /// The run stopped.
     Failed(Reported),
+    /// A [`Drill`]'s answer: the warp's executions in its order, or why not.
+    Executions(Result<Vec<WarpExecution>, Reported>),
 }
 
 /// A failure as words and where they point.
@@ -136,8 +166,12 @@ pub fn decode_reply(text: &str) -> Result<Reply, WireError> {
 /// posting progress after each slice, then the figures or the failure, through `post`.
 pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut(String)) {
     let mut send = |reply: &Reply| post(serde_json::to_string(reply).unwrap_or_default());
-    let request: Request = match serde_json::from_str(text) {
-        Ok(r) => r,
+    let request = match serde_json::from_str(text) {
+        Ok(Message::Run(r)) => r,
+        Ok(Message::Drill(d)) => {
+            send(&Reply::Executions(drill(*d)));
+            return;
+        }
         Err(e) => {
             let kind = RunErrorKind::Internal("a request the worker cannot read");
             let mut failure = Reported::of(&CudaFailure::Run(RunError::at(Pos::default(), kind)));
@@ -180,4 +214,14 @@ pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut
             }
         }
     }
+}
+
+/// A warp's executions on a job made afresh from the run's request, placed as that run was.
+fn drill(d: Drill) -> Result<Vec<WarpExecution>, Reported> {
+    let r = d.request;
+    let mut job = CudaJob::new(&r.source, &r.launch, r.machine, r.cache_bytes, r.arch)
+        .map_err(|e| Reported::of(&e))?;
+    job.adopt(d.placement);
+    job.warp_executions(d.block, d.warp)
+        .map_err(|e| Reported::of(&CudaFailure::Run(e)))
 }

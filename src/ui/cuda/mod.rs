@@ -100,6 +100,10 @@ pub(super) struct Jobs {
     remote_run: StoredValue<Option<(u64, Run, bool)>>,
     /// Whether a worker failed to start: runs then stay on the page's thread.
     remote_broken: StoredValue<bool>,
+    /// The drill-down into a warp too long for the page's thread, asked of a worker.
+    pub(super) drilled: RwSignal<remote::Drilled>,
+    /// That worker, while it runs.
+    drill_worker: StoredValue<Option<remote::DrillWorker>, LocalStorage>,
 }
 
 impl Jobs {
@@ -390,6 +394,8 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         remote: StoredValue::new_local(None),
         remote_run: StoredValue::new(None),
         remote_broken: StoredValue::new(false),
+        drilled: RwSignal::new(None),
+        drill_worker: StoredValue::new_local(None),
     };
     // A new run cancels the running job and starts its own; an empty launch waits for one.
     Effect::new(move |_| {

@@ -15,7 +15,8 @@
 use super::{Jobs, Run, Status};
 use crate::model::cuda::error::Pos;
 use crate::model::cuda::run::CudaJob;
-use crate::model::cuda_view::wire::{decode_reply, Reply, Reported, Request};
+use crate::model::cuda::run::{Placement, WarpExecution};
+use crate::model::cuda_view::wire::{decode_reply, Drill, Reply, Reported, Request};
 use js_sys::{Array, Function, Reflect};
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
@@ -91,7 +92,60 @@ fn script() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// A drill-down into one warp of the run on show, asked of a worker of its own: the run, the
+/// block and the warp, and the executions once answered (`None` while it runs).
+pub(super) type Drilled = Option<((Run, u64, u32), Option<Result<Vec<WarpExecution>, String>>)>;
+
+/// The one-shot worker of a drill-down, kept until it answers.
+pub(super) struct DrillWorker(Remote);
+
+/// Which worker a message comes from.
+#[derive(Clone, Copy)]
+enum Which {
+    Run,
+    Drill,
+}
+
 impl Jobs {
+    /// Asks a worker of its own for warp `warp` of block `block` of `run`, the run on show,
+    /// placed as `placement`; the answer lands in `drilled`. The same question twice is asked
+    /// once; another one terminates the worker of the last.
+    pub(super) fn drill(self, run: &Run, placement: Placement, block: u64, warp: u32) {
+        let key = (run.clone(), block, warp);
+        if self
+            .drilled
+            .with_untracked(|d| d.as_ref().is_some_and(|(k, _)| *k == key))
+        {
+            return;
+        }
+        let text = Drill {
+            request: request_of(run),
+            placement,
+            block,
+            warp,
+        }
+        .encode();
+        self.drilled.set(Some((key.clone(), None)));
+        self.drill_worker.set_value(None);
+        let Some(mut worker) = self.spawn_with(Which::Drill, move |jobs: Jobs, text: &str| {
+            if let Ok(Reply::Executions(result)) = decode_reply(text) {
+                if jobs
+                    .drilled
+                    .with_untracked(|d| d.as_ref().is_some_and(|(k, _)| *k == key))
+                {
+                    jobs.drilled
+                        .set(Some((key.clone(), Some(result.map_err(|r| r.words)))));
+                }
+                jobs.drill_worker.set_value(None);
+            }
+        }) else {
+            self.drilled.set(None);
+            return;
+        };
+        worker.pending = Some(text);
+        self.drill_worker.set_value(Some(DrillWorker(worker)));
+    }
+
     /// Whether runs can go to a worker: this build has one, and none has failed to start.
     pub(super) fn remote_available(self) -> bool {
         !self.remote_broken.get_value() && script().is_some()
@@ -99,14 +153,7 @@ impl Jobs {
 
     /// Posts `run` to the worker, starting one if none is idle.
     pub(super) fn remote(self, ticket: u64, run: Run, repair: bool) {
-        let request = Request {
-            source: run.inputs.source.clone(),
-            launch: run.inputs.launch.clone(),
-            machine: run.machine,
-            cache_bytes: run.cache_bytes,
-            arch: run.arch,
-        }
-        .encode();
+        let request = request_of(&run).encode();
         self.remote_run.set_value(Some((ticket, run, repair)));
         let idle = self
             .remote
@@ -143,10 +190,21 @@ impl Jobs {
     }
 
     fn spawn(self) -> Option<Remote> {
+        self.spawn_with(Which::Run, |jobs: Jobs, text: &str| jobs.reply(text))
+    }
+
+    /// A worker for `which` whose messages go to `answer`, but for its first, "ready", which
+    /// posts what is pending.
+    fn spawn_with(self, which: Which, answer: impl Fn(Jobs, &str) + 'static) -> Option<Remote> {
         let worker = new_worker(&script()?)?;
         let on_message = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-            if let Some(text) = text_of(&event, "data") {
-                self.reply(&text);
+            let Some(text) = text_of(&event, "data") else {
+                return;
+            };
+            if text == "ready" {
+                self.ready(which);
+            } else {
+                answer(self, &text);
             }
         });
         // A script that does not load fires a plain `Event`; an error thrown inside the
@@ -155,7 +213,10 @@ impl Jobs {
             event.prevent_default();
             let message =
                 text_of(&event, "message").unwrap_or_else(|| "the worker did not start".into());
-            self.worker_failed(message);
+            match which {
+                Which::Run => self.worker_failed(message),
+                Which::Drill => self.drill_failed(message),
+            }
         });
         worker
             .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())
@@ -173,19 +234,24 @@ impl Jobs {
         })
     }
 
-    /// One message from the worker.
-    fn reply(self, text: &str) {
-        if text == "ready" {
-            self.remote.update_value(|r| {
-                if let Some(r) = r {
-                    r.ready = true;
-                    if let Some(request) = r.pending.take() {
-                        r.post(&request);
-                    }
-                }
-            });
-            return;
+    /// The worker of `which` says it listens: it posts what waits.
+    fn ready(self, which: Which) {
+        let started = |r: &mut Remote| {
+            r.ready = true;
+            if let Some(request) = r.pending.take() {
+                r.post(&request);
+            }
+        };
+        match which {
+            Which::Run => self.remote.update_value(|r| r.as_mut().map_or((), started)),
+            Which::Drill => self
+                .drill_worker
+                .update_value(|d| d.as_mut().map_or((), |DrillWorker(r)| started(r))),
         }
+    }
+
+    /// One message from the run's worker.
+    fn reply(self, text: &str) {
         let Some((ticket, run, repair)) = self.remote_run.get_value() else {
             return;
         };
@@ -217,6 +283,8 @@ impl Jobs {
                 .ok()
                 .map(|mut job| {
                     job.adopt(placement);
+                    // A warp that loops longer is drilled into by a worker (`Jobs::drill`).
+                    job.iteration_budget(super::IN_PAGE_ITERATIONS);
                     job
                 });
                 self.kept.set_value(kept);
@@ -227,6 +295,8 @@ impl Jobs {
                 self.idle();
                 self.fail(run, reported.into_failure(), repair);
             }
+            // A drill-down's answer comes from its own worker, never this one.
+            Reply::Executions(_) => {}
         }
     }
 
@@ -261,6 +331,27 @@ impl Jobs {
         }
     }
 
+    /// Drops the drill-down and its worker.
+    pub(super) fn forget_drill(self) {
+        self.drill_worker.set_value(None);
+        if self.drilled.with_untracked(Option::is_some) {
+            self.drilled.set(None);
+        }
+    }
+
+    /// The drill-down's worker did not start or died: the pick says so.
+    fn drill_failed(self, message: String) {
+        self.drill_worker.set_value(None);
+        let pending = self.drilled.with_untracked(|d| match d {
+            Some((key, None)) => Some(key.clone()),
+            _ => None,
+        });
+        if let Some(key) = pending {
+            let why = format!("block: this warp could not be run in the worker ({message})");
+            self.drilled.set(Some((key, Some(Err(why)))));
+        }
+    }
+
     /// No worker: the run waiting for one runs in slices on the page's thread.
     fn in_page_instead(self) {
         self.remote_broken.set_value(true);
@@ -283,4 +374,15 @@ fn words(text: &str) -> crate::model::cuda::run::CudaFailure {
         launch: false,
     }
     .into_failure()
+}
+
+/// The run's request, as the worker takes it.
+fn request_of(run: &Run) -> Request {
+    Request {
+        source: run.inputs.source.clone(),
+        launch: run.inputs.launch.clone(),
+        machine: run.machine,
+        cache_bytes: run.cache_bytes,
+        arch: run.arch,
+    }
 }

@@ -10,10 +10,10 @@ use super::super::widgets::{ColumnHeads, TextField};
 use super::super::{url, AppState};
 use super::{Jobs, Run};
 use crate::charts::{kernel as chart, Theme};
-use crate::model::cuda::run::CudaAnalysis;
+use crate::model::cuda::run::{CudaAnalysis, RunErrorKind};
 use crate::model::cuda_view::{
-    calculator_inputs, default_measure, execution_rows, heat_words, line_executions,
-    matching_preset, ExecutionRow, PickField, SiteRow,
+    calculator_inputs, default_measure, execution_rows, heat_words, matching_preset, on_line,
+    pick_warp, ExecutionRow, PickField, SiteRow,
 };
 use crate::model::permalink::{self, State, Tab};
 use crate::model::warp::Measure;
@@ -128,6 +128,9 @@ pub(super) fn OneWarp(
 ) -> impl IntoView {
     let block = RwSignal::new("0".to_string());
     let warp = RwSignal::new("0".to_string());
+    // The warp runs on the page's thread within the edit's task's budget of loop iterations;
+    // one that loops longer is asked of a worker (`Jobs::drill`), and its rows come when it
+    // answers.
     let executions = Memo::new(move |_| {
         // A line without accesses (a row of the source view is clickable as a whole) has none.
         let line = picked
@@ -137,15 +140,43 @@ pub(super) fn OneWarp(
         jobs.analysis.with(|a| {
             let (run, a) = a.as_ref()?;
             let width = run.machine.warp;
-            jobs.kept.with_value(|job| {
-                let job = job.as_ref()?;
-                Some(
-                    line_executions(job, a, line, &block, &warp)
-                        .map(|ex| execution_rows(a, &ex, width)),
-                )
-            })
+            let (b, w) = match pick_warp(a, &block, &warp) {
+                Ok(pick) => pick,
+                Err(e) => return Some(Err(e)),
+            };
+            let key = (run.clone(), b, w);
+            let answered = jobs.drilled.with(|d| match d {
+                Some((k, answer)) if *k == key => Some(answer.clone()),
+                _ => None,
+            });
+            let all = match answered {
+                Some(None) => return Some(Ok(Vec::new())),
+                Some(Some(answer)) => answer.map_err(|m| (PickField::Block, m)),
+                None => {
+                    let own = jobs.kept.with_value(|job| {
+                        job.as_ref()
+                            .map(|j| (j.warp_executions(b, w), j.placement()))
+                    })?;
+                    match own {
+                        (Err(e), placement) if loops_too_long(&e) && jobs.remote_available() => {
+                            jobs.drill(run, placement, b, w);
+                            return Some(Ok(Vec::new()));
+                        }
+                        (all, _) => all.map_err(|e| (PickField::Block, e.to_string())),
+                    }
+                }
+            };
+            Some(all.map(|all| execution_rows(a, &on_line(a, all, line), width)))
         })
     });
+    // Another run on show: a drill-down of the last one no longer counts.
+    Effect::new(move |first: Option<()>| {
+        jobs.analysis.track();
+        if first.is_some() {
+            jobs.forget_drill();
+        }
+    });
+    let drilling = move || jobs.drilled.with(|d| matches!(d, Some((_, None))));
     let error_of = move |field: PickField| {
         Signal::derive(move || {
             executions.with(|e| match e {
@@ -189,6 +220,9 @@ pub(super) fn OneWarp(
                         error=error_of(PickField::Warp)
                     />
                 </div>
+                <Show when=drilling>
+                    <p class="hint" role="status" data-testid="cuda-warp-drilling">"This warp loops too long to run here: it runs in the worker, and its executions follow."</p>
+                </Show>
                 <ExecutionTable rows=rows testid="cuda-warp" state=state caption="Every execution of the chosen warp on this line" />
             </section>
         </Show>
@@ -271,3 +305,8 @@ const EXECUTION_COLUMNS: &[&str] = &[
     "Sectors (excess) or wavefronts",
     "Calculator",
 ];
+
+/// Whether a drill-down stopped on the page's budget of loop iterations, not the kernel's.
+fn loops_too_long(e: &crate::model::cuda::run::RunError) -> bool {
+    matches!(*e.kind, RunErrorKind::WarpIterations { limit } if limit == super::IN_PAGE_ITERATIONS)
+}
