@@ -64,7 +64,11 @@ export const GUARDS = {
   // decoders for the analysis, its sites, reports, worst lists and heat map, and serde_json's
   // parser) is nearly all of the 36.5 KB. cuda_worker: the worker itself (src/worker.rs), its
   // own load, fetched when a run first goes to it: the model alone at opt-level s, 237.3 KB.
-  panels: { kernel_trace: 184_000, roofline: 96_000, probe: 82_000, cuda: 371_000, cuda_worker: 240_000 },
+  // cuda 371_000 → 378_000 and cuda_worker 240_000 → 248_000: drilling into a warp that loops
+  // too long for the page's thread in a worker of its own (`Drill`, `Reply::Executions`)
+  // measured at 376.0 KB (+6.7: encoding the request and placement, decoding the executions,
+  // the pick's state) and 246.1 KB (+8.9: decoding the drill, encoding the executions).
+  panels: { kernel_trace: 184_000, roofline: 96_000, probe: 82_000, cuda: 378_000, cuda_worker: 248_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -73,7 +77,8 @@ export const GUARDS = {
   // already past the guard by the roofline chunk's 4.3 KB): the CUDA chunk's own 6.2 KB, the
   // moved code's module crossings, the first load's 0.5 KB.
   // whole 977_000 → 1_248_000: the CUDA worker's 237.3 KB and the page's side of it above.
-  whole: 1_248_000,
+  // whole 1_248_000 → 1_263_000: the drill-down in a worker above (1261.0 KB measured).
+  whole: 1_263_000,
 };
 
 /**
