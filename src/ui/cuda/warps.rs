@@ -10,7 +10,7 @@ use super::super::widgets::{ColumnHeads, TextField};
 use super::super::{url, AppState};
 use super::{Jobs, Run};
 use crate::charts::{kernel as chart, Theme};
-use crate::model::cuda::run::{CudaAnalysis, RunErrorKind};
+use crate::model::cuda::run::{CudaAnalysis, CudaJob, RunErrorKind};
 use crate::model::cuda_view::{
     calculator_inputs, default_measure, execution_rows, heat_words, matching_preset, on_line,
     pick_warp, ExecutionRow, PickField, SiteRow,
@@ -142,7 +142,7 @@ pub(super) fn OneWarp(
             let width = run.machine.warp;
             let (b, w) = match pick_warp(a, &block, &warp) {
                 Ok(pick) => pick,
-                Err(e) => return Some(Err(e)),
+                Err(e) => return Some(Pick::Rows(Err(e))),
             };
             let key = (run.clone(), b, w);
             let answered = jobs.drilled.with(|d| match d {
@@ -150,24 +150,31 @@ pub(super) fn OneWarp(
                 _ => None,
             });
             let all = match answered {
-                Some(None) => return Some(Ok(Vec::new())),
+                Some(None) => return Some(Pick::Rows(Ok(Vec::new()))),
                 Some(Some(answer)) => answer.map_err(|m| (PickField::Block, m)),
-                None => {
-                    let own = jobs.kept.with_value(|job| {
-                        job.as_ref()
-                            .map(|j| (j.warp_executions(b, w), j.placement()))
-                    })?;
-                    match own {
-                        (Err(e), placement) if loops_too_long(&e) && jobs.remote_available() => {
-                            jobs.drill(run, placement, b, w);
-                            return Some(Ok(Vec::new()));
-                        }
-                        (all, _) => all.map_err(|e| (PickField::Block, e.to_string())),
+                None => match jobs
+                    .kept
+                    .with_value(|job| job.as_ref().map(|j| j.warp_executions(b, w)))?
+                {
+                    Err(e) if loops_too_long(&e) && jobs.remote_available() => {
+                        return Some(Pick::Worker(run.clone(), b, w));
                     }
-                }
+                    all => all.map_err(|e| (PickField::Block, e.to_string())),
+                },
             };
-            Some(all.map(|all| execution_rows(a, &on_line(a, all, line), width)))
+            Some(Pick::Rows(
+                all.map(|all| execution_rows(a, &on_line(a, all, line), width)),
+            ))
         })
+    });
+    // A warp too long for the page's thread goes to a worker of its own; its answer lands in
+    // `jobs.drilled`, which the pick above reads.
+    Effect::new(move |_| {
+        if let Some(Pick::Worker(run, b, w)) = executions.get() {
+            if let Some(placement) = jobs.kept.with_value(|j| j.as_ref().map(CudaJob::placement)) {
+                jobs.drill(&run, placement, b, w);
+            }
+        }
     });
     // Another run on show: a drill-down of the last one no longer counts.
     Effect::new(move |first: Option<()>| {
@@ -180,14 +187,14 @@ pub(super) fn OneWarp(
     let error_of = move |field: PickField| {
         Signal::derive(move || {
             executions.with(|e| match e {
-                Some(Err((f, m))) if *f == field => Some(m.clone()),
+                Some(Pick::Rows(Err((f, m)))) if *f == field => Some(m.clone()),
                 _ => None,
             })
         })
     };
     let rows = Signal::derive(move || {
         executions.with(|e| match e {
-            Some(Ok(rows)) => rows.clone(),
+            Some(Pick::Rows(Ok(rows))) => rows.clone(),
             _ => Vec::new(),
         })
     });
@@ -305,6 +312,13 @@ const EXECUTION_COLUMNS: &[&str] = &[
     "Sectors (excess) or wavefronts",
     "Calculator",
 ];
+
+/// What the pick shows: its rows (or why not), or a warp to run in a worker first.
+#[derive(Clone, PartialEq)]
+enum Pick {
+    Rows(Result<Vec<ExecutionRow>, (PickField, String)>),
+    Worker(Run, u64, u32),
+}
 
 /// Whether a drill-down stopped on the page's budget of loop iterations, not the kernel's.
 fn loops_too_long(e: &crate::model::cuda::run::RunError) -> bool {
