@@ -27,7 +27,7 @@ pub trait FieldName: Copy + fmt::Debug + PartialEq {
 /// assert_eq!(e.message(), "must be 1, 2, 4, 8 or 16 bytes, found '3'");
 /// assert_eq!(e.field, Field::Elem);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FieldError<F> {
     /// The field at fault.
     pub field: F,

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 /// A non-negative number kept exactly as `numerator / denominator`, in lowest terms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Exact {
     numerator: u128,
     denominator: u128,

@@ -21,6 +21,7 @@ mod share;
 mod trace;
 mod url;
 mod widgets;
+mod worker;
 
 use crate::model::inputs::Inputs;
 use crate::model::permalink::{self, State, Tab};

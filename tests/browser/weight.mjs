@@ -68,7 +68,13 @@ export const GUARDS = {
   // too long for the page's thread in a worker of its own (`Drill`, `Reply::Executions`)
   // measured at 376.0 KB (+6.7: encoding the request and placement, decoding the executions,
   // the pick's state) and 246.1 KB (+8.9: decoding the drill, encoding the executions).
-  panels: { kernel_trace: 184_000, roofline: 96_000, probe: 82_000, cuda: 378_000, cuda_worker: 248_000 },
+  // kernel_trace 184_000 → 220_000, cuda 378_000 → 380_000, cuda_worker 248_000 → 281_000:
+  // the kernel view's launches in the worker (#28's trap isolation, thirteenth session)
+  // measured at 217.8 KB (from 181.6: reading the worker's figures back, serde_json and the
+  // decoders it shares with the CUDA panel now in a chunk both load, and the runner), 378.5 KB
+  // (+2.5: the worker's handle, shared) and 279.0 KB (+32.9: the kernel engine, its
+  // expression language and the inputs' checks, in the worker).
+  panels: { kernel_trace: 220_000, roofline: 96_000, probe: 82_000, cuda: 380_000, cuda_worker: 281_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -78,7 +84,8 @@ export const GUARDS = {
   // moved code's module crossings, the first load's 0.5 KB.
   // whole 977_000 → 1_248_000: the CUDA worker's 237.3 KB and the page's side of it above.
   // whole 1_248_000 → 1_263_000: the drill-down in a worker above (1261.0 KB measured).
-  whole: 1_263_000,
+  // whole 1_263_000 → 1_315_000: the kernel view's launches in the worker above (1312.8 KB).
+  whole: 1_315_000,
 };
 
 /**

@@ -11,9 +11,10 @@ use super::super::ratio::Ratio;
 use super::super::roofline::Work;
 pub use super::super::warp::{Figures, HeatBands, HeatMap, Measure, HEAT_BANDS, MAX_HEAT_CELLS};
 use super::inputs::{AccessKind, Machine};
+use serde::{Deserialize, Serialize};
 
 /// One statement's row.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatementFigures {
     /// N in `aN`.
     pub number: u8,
@@ -28,7 +29,7 @@ pub struct StatementFigures {
 }
 
 /// One warp instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WarpRow {
     /// The block's linear number, `bx + by·Gx + bz·Gx·Gy`.
     pub block: u64,
@@ -87,7 +88,7 @@ impl WarpRow {
 }
 
 /// Everything the kernel view shows for one launch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelAnalysis {
     /// Warp width, sector and line sizes the launch was counted on.
     pub machine: Machine,

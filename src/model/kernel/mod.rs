@@ -11,6 +11,7 @@
 //! - `analysis`: what a finished launch reports;
 //! - `warps`: one instruction's warps, and the hand-off to the calculator;
 //! - `presets`: the course's kernels;
+//! - `wire`: what the panel and its Web Worker post to each other;
 //! - `view`: the panel's words; `export`: its CSV exports and `compare`: its comparison
 //!   sentence (both re-exported from `view`).
 //!
@@ -32,6 +33,7 @@ mod run;
 pub mod view;
 mod walk;
 mod warps;
+pub mod wire;
 
 pub use super::warp::UNIQUE_BUDGET_BYTES;
 pub use analysis::{

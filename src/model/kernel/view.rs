@@ -491,13 +491,23 @@ pub fn canonical(inputs: &KernelInputs) -> KernelInputs {
 /// assert_eq!(errors[0].field, KernelField::Grid);
 /// ```
 pub fn repair(inputs: &KernelInputs, machine: Machine) -> (Option<Kernel>, Vec<KernelError>) {
+    let (kernel, errors) = repair_inputs(inputs, machine);
+    (kernel.map(|(_, kernel)| kernel), errors)
+}
+
+/// [`repair`], with the repaired inputs the kernel was checked from: what the page's worker
+/// is asked to run (`wire::Request`).
+pub fn repair_inputs(
+    inputs: &KernelInputs,
+    machine: Machine,
+) -> (Option<(KernelInputs, Kernel)>, Vec<KernelError>) {
     let mut repaired = inputs.clone();
     let mut met = Vec::new();
     let defaults = KernelInputs::default();
     // Each round restores at least one field; a launch has at most 5 + 8 × 7 fields.
     for _ in 0..64 {
         match repaired.kernel(machine) {
-            Ok(kernel) => return (Some(kernel), met),
+            Ok(kernel) => return (Some((repaired, kernel)), met),
             Err(errors) => {
                 let before = repaired.clone();
                 for e in &errors {
@@ -515,7 +525,8 @@ pub fn repair(inputs: &KernelInputs, machine: Machine) -> (Option<Kernel>, Vec<K
             }
         }
     }
-    (defaults.kernel(machine).ok(), met)
+    let kernel = defaults.kernel(machine).ok();
+    (kernel.map(|kernel| (defaults, kernel)), met)
 }
 
 /// A one-line name for the kernel whose figures are on show, for a label when they are not

@@ -8,89 +8,15 @@
 //! run starts another. A worker that cannot start (its script missing, a browser without
 //! workers) leaves the page running the job in slices on its own thread, as before.
 //!
-//! The worker is reached through `Reflect` and the `EventTarget` calls the page already
-//! imports, not web-sys's `Worker`, `MessageEvent` and `ErrorEvent`: wasm-bindgen puts every
-//! import's shim in the first load's glue; those eight cost it 0.1–0.2 KB gzip, measured.
+//! The worker's handle is the page's one (`ui::worker`), shared with the kernel view.
 
 use super::{Jobs, Run, Status};
 use crate::model::cuda::error::Pos;
 use crate::model::cuda::run::CudaJob;
 use crate::model::cuda::run::{Placement, WarpExecution};
 use crate::model::cuda_view::wire::{decode_reply, Drill, Reply, Reported, Request};
-use js_sys::{Array, Function, Reflect};
+use crate::ui::worker::{self, Remote};
 use leptos::prelude::*;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Event, EventTarget};
-
-/// The worker and the run it serves.
-pub(super) struct Remote {
-    worker: EventTarget,
-    /// Whether it has said it listens.
-    ready: bool,
-    /// Whether a run is posted and not answered.
-    busy: bool,
-    /// A request waiting for the worker to listen.
-    pending: Option<String>,
-    on_message: Closure<dyn FnMut(Event)>,
-    on_error: Closure<dyn FnMut(Event)>,
-}
-
-impl Remote {
-    fn post(&self, text: &str) {
-        call(&self.worker, "postMessage", &JsValue::from_str(text));
-    }
-}
-
-impl Drop for Remote {
-    fn drop(&mut self) {
-        // No event reaches the closures once they are gone.
-        let _ = self.worker.remove_event_listener_with_callback(
-            "message",
-            self.on_message.as_ref().unchecked_ref(),
-        );
-        let _ = self
-            .worker
-            .remove_event_listener_with_callback("error", self.on_error.as_ref().unchecked_ref());
-        call(&self.worker, "terminate", &JsValue::UNDEFINED);
-    }
-}
-
-/// Calls `target.method(arg)`; whether it could.
-fn call(target: &JsValue, method: &str, arg: &JsValue) -> bool {
-    Reflect::get(target, &JsValue::from_str(method))
-        .ok()
-        .and_then(|f| f.dyn_into::<Function>().ok())
-        .is_some_and(|f| f.call1(target, arg).is_ok())
-}
-
-/// `event[key]` as text, if it is text.
-fn text_of(event: &Event, key: &str) -> Option<String> {
-    Reflect::get(event, &JsValue::from_str(key))
-        .ok()?
-        .as_string()
-}
-
-/// `new Worker(url)`, if the browser has workers and the URL is allowed.
-fn new_worker(url: &str) -> Option<EventTarget> {
-    let constructor = Reflect::get(&js_sys::global(), &JsValue::from_str("Worker"))
-        .ok()?
-        .dyn_into::<Function>()
-        .ok()?;
-    Reflect::construct(&constructor, &Array::of1(&JsValue::from_str(url)))
-        .ok()?
-        .dyn_into::<EventTarget>()
-        .ok()
-}
-
-/// The worker's script as this build named it (`tools/split.mjs` writes it on the shell
-/// script's tag), or `None` where the build has none.
-fn script() -> Option<String> {
-    let document = web_sys::window()?.document()?;
-    let tag = document.query_selector("script[data-cuda-worker]").ok()??;
-    tag.get_attribute("data-cuda-worker")
-        .filter(|s| !s.is_empty())
-}
 
 /// A drill-down into one warp of the run on show, asked of a worker of its own: the run, the
 /// block and the warp, and the executions once answered (`None` while it runs).
@@ -142,13 +68,13 @@ impl Jobs {
             self.drilled.set(None);
             return;
         };
-        worker.pending = Some(text);
+        worker.send(text);
         self.drill_worker.set_value(Some(DrillWorker(worker)));
     }
 
     /// Whether runs can go to a worker: this build has one, and none has failed to start.
     pub(super) fn remote_available(self) -> bool {
-        !self.remote_broken.get_value() && script().is_some()
+        !self.remote_broken.get_value() && worker::available()
     }
 
     /// Posts `run` to the worker, starting one if none is idle.
@@ -169,11 +95,7 @@ impl Jobs {
         self.remote.update_value(|r| {
             if let Some(r) = r {
                 r.busy = true;
-                if r.ready {
-                    r.post(&request);
-                } else {
-                    r.pending = Some(request);
-                }
+                r.send(request);
             }
         });
     }
@@ -193,60 +115,27 @@ impl Jobs {
         self.spawn_with(Which::Run, |jobs: Jobs, text: &str| jobs.reply(text))
     }
 
-    /// A worker for `which` whose messages go to `answer`, but for its first, "ready", which
-    /// posts what is pending.
+    /// A worker for `which` whose messages go to `answer`.
     fn spawn_with(self, which: Which, answer: impl Fn(Jobs, &str) + 'static) -> Option<Remote> {
-        let worker = new_worker(&script()?)?;
-        let on_message = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-            let Some(text) = text_of(&event, "data") else {
-                return;
-            };
-            if text == "ready" {
-                self.ready(which);
-            } else {
-                answer(self, &text);
-            }
-        });
-        // A script that does not load fires a plain `Event`; an error thrown inside the
-        // worker (a trap among them) an `ErrorEvent` with its message.
-        let on_error = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-            event.prevent_default();
-            let message =
-                text_of(&event, "message").unwrap_or_else(|| "the worker did not start".into());
-            match which {
+        Remote::spawn(
+            move || self.ready(which),
+            move |text| answer(self, text),
+            move |message| match which {
                 Which::Run => self.worker_failed(message),
                 Which::Drill => self.drill_failed(message),
-            }
-        });
-        worker
-            .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())
-            .ok()?;
-        worker
-            .add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref())
-            .ok()?;
-        Some(Remote {
-            worker,
-            ready: false,
-            busy: false,
-            pending: None,
-            on_message,
-            on_error,
-        })
+            },
+        )
     }
 
     /// The worker of `which` says it listens: it posts what waits.
     fn ready(self, which: Which) {
-        let started = |r: &mut Remote| {
-            r.ready = true;
-            if let Some(request) = r.pending.take() {
-                r.post(&request);
-            }
-        };
         match which {
-            Which::Run => self.remote.update_value(|r| r.as_mut().map_or((), started)),
+            Which::Run => self
+                .remote
+                .update_value(|r| r.as_mut().map_or((), Remote::started)),
             Which::Drill => self
                 .drill_worker
-                .update_value(|d| d.as_mut().map_or((), |DrillWorker(r)| started(r))),
+                .update_value(|d| d.as_mut().map_or((), |DrillWorker(r)| r.started())),
         }
     }
 
@@ -313,7 +202,7 @@ impl Jobs {
     fn worker_failed(self, message: String) {
         let started = self
             .remote
-            .with_value(|r| r.as_ref().is_some_and(|r| r.ready));
+            .with_value(|r| r.as_ref().is_some_and(Remote::is_ready));
         self.remote.set_value(None);
         if !started {
             return self.in_page_instead();

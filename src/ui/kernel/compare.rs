@@ -2,14 +2,14 @@
 //! analysed on the same machine, with their key figures and one sentence of ratios, as the
 //! calculator compares two scenarios. B runs as a job of its own, in slices, with progress.
 
-use super::{slice, Status};
+use super::runner::{Runner, Status};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::view::{compare_sentence, side_by_side};
-use crate::model::kernel::{Job, Kernel, KernelAnalysis, Machine};
+use crate::model::kernel::wire::Request;
+use crate::model::kernel::{KernelAnalysis, Machine};
 use crate::ui::widgets::{ReadoutList, Select};
 use crate::ui::AppState;
 use leptos::prelude::*;
-use std::time::Duration;
 
 #[component]
 pub(super) fn Compare(
@@ -19,39 +19,25 @@ pub(super) fn Compare(
     analysis: RwSignal<Option<KernelAnalysis>>,
 ) -> impl IntoView {
     let picked = state.kernel_compare;
-    let b_analysis = RwSignal::new(None::<KernelAnalysis>);
-    let b_kernel = RwSignal::new(None::<Kernel>);
-    let status = RwSignal::new(Status::Idle);
-    let generation = StoredValue::new(0u64);
-    let job = StoredValue::new_local(None::<Job>);
+    let runner = Runner::new();
+    let Runner {
+        status,
+        analysis: b_analysis,
+        ..
+    } = runner;
     let target = Memo::new(move |_| {
-        picked
-            .get()
-            .and_then(|p| p.inputs().kernel(machine.get()).ok())
+        picked.get().and_then(|p| {
+            let inputs = p.inputs();
+            let machine = machine.get();
+            let kernel = inputs.kernel(machine).ok()?;
+            Some((Request { inputs, machine }, kernel))
+        })
     });
-    Effect::new(move |_| {
-        let ticket = generation.get_value() + 1;
-        generation.set_value(ticket);
-        let Some(kernel) = target.get() else {
-            job.set_value(None);
-            b_analysis.set(None);
-            b_kernel.set(None);
-            status.set(Status::Idle);
-            return;
-        };
-        let fresh = Job::new(&kernel);
-        let (done, total) = fresh.progress();
-        job.set_value(Some(fresh));
-        status.set(Status::Running { done, total });
-        // B starts after the page has drawn the pick; A's job, if any, shares the slices.
-        set_timeout(
-            move || {
-                slice(
-                    ticket, generation, job, status, b_analysis, b_kernel, kernel,
-                )
-            },
-            Duration::from_millis(0),
-        );
+    Effect::new(move |_| match target.get() {
+        // B starts after the page has drawn the pick (in the worker, or in slices of its own
+        // that A's job, if any, shares).
+        Some((request, kernel)) => runner.start(request, kernel, 0),
+        None => runner.clear(),
     });
     let pick = Callback::new(move |id: String| picked.set(KernelPreset::by_id(&id)));
     let name = move || picked.get().map_or("", |p| p.name);

@@ -11,29 +11,30 @@
 mod compare;
 mod form;
 mod results;
+mod runner;
 mod warps;
 
 use compare::Compare;
 use form::{LaunchFields, Statements};
 use results::Results;
+use runner::{Runner, Status};
 use warps::Warps;
 
-use super::job::{now_ms, soon};
 use super::widgets::Select;
 use super::AppState;
-use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
-use crate::model::kernel::view::{assumptions, kernel_label, repair, EXECUTION_ORDER};
+use crate::model::kernel::view::{assumptions, kernel_label, repair_inputs, EXECUTION_ORDER};
+use crate::model::kernel::wire::Request;
 use crate::model::kernel::{
-    Job, Kernel, KernelAnalysis, KernelError, KernelField, KernelInputs, Machine, Measure,
-    StmtField, MAX_STATEMENTS,
+    Kernel, KernelAnalysis, KernelError, KernelField, KernelInputs, Machine, Measure, StmtField,
+    MAX_STATEMENTS,
 };
 use crate::model::permalink::Tab;
 use leptos::prelude::*;
-use std::time::Duration;
 
 /// Launches up to this many warp instructions run at once, in the task of the edit, so that
-/// small kernels show their results without a flicker; bigger ones start in a task of their own.
+/// small kernels show their results without a flicker; bigger ones go to the page's worker
+/// (`runner`), or start in a task of their own where there is none.
 const AT_ONCE: u64 = 4096;
 
 /// Statement parameters as static strings, for the fields' names and error notes.
@@ -154,146 +155,64 @@ impl Errors {
     }
 }
 
-/// Where the current job stands.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Status {
-    /// Nothing to run: a field is in error and no earlier analysis exists.
-    Idle,
-    Running {
-        done: u64,
-        total: u64,
-    },
-    Done,
-    Cancelled,
-    Failed(KernelError),
-}
-
-/// One slice of a job: runs until SLICE_MS has passed, then yields to the page; on the end,
-/// shows the analysis of `kernel`. A stale `ticket` (a newer job started) does nothing.
-pub(super) fn slice(
-    ticket: u64,
-    generation: StoredValue<u64>,
-    job: StoredValue<Option<Job>, LocalStorage>,
-    status: RwSignal<Status>,
-    analysis: RwSignal<Option<KernelAnalysis>>,
-    analysed: RwSignal<Option<Kernel>>,
-    kernel: Kernel,
-) {
-    if generation.try_get_value() != Some(ticket) {
-        return;
-    }
-    let start = now_ms();
-    let outcome = job
-        .try_update_value(|slot| {
-            let job = slot.as_mut()?;
-            Some(Slicer::default().run(job, &mut now_ms))
-        })
-        .flatten();
-    match outcome {
-        Some(Ok(Slice::Done)) => {
-            let finished = job
-                .try_update_value(Option::take)
-                .flatten()
-                .map(Job::finish);
-            let show = move || match finished {
-                Some(Ok(result)) => {
-                    analysis.set(Some(result));
-                    analysed.set(Some(kernel));
-                    status.set(Status::Done);
-                }
-                Some(Err(e)) => status.set(Status::Failed(e)),
-                None => {}
-            };
-            // After a long slice, drawing the results gets a task of its own.
-            if now_ms() - start > SLICE_MS / 2.0 {
-                set_timeout(
-                    move || {
-                        if generation.try_get_value() == Some(ticket) {
-                            show();
-                        }
-                    },
-                    Duration::from_millis(0),
-                );
-            } else {
-                show();
-            }
-        }
-        Some(Ok(Slice::Yield)) => {
-            if let Some((done, total)) = job.with_value(|j| j.as_ref().map(Job::progress)) {
-                status.set(Status::Running { done, total });
-            }
-            soon(move || slice(ticket, generation, job, status, analysis, analysed, kernel));
-        }
-        Some(Err(e)) => {
-            job.set_value(None);
-            status.set(Status::Failed(e));
-        }
-        None => {}
-    }
-}
-
 #[component]
 pub fn KernelPanel(state: AppState) -> impl IntoView {
     let inputs = state.kernel;
     // The machine is the calculator's, as it shows it (bad fields at their defaults).
     let machine = Memo::new(move |_| state.calc.with(Machine::shown_by));
-    let checked = Memo::new(move |_| inputs.with(|i| i.kernel(machine.get())));
+    let checked = Memo::new(move |_| {
+        inputs.with(|i| i.kernel(machine.get()).map(|kernel| (i.clone(), kernel)))
+    });
     let errors =
         Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
-    // The kernel to run: the checked one; while a field is in error, the last one (or, for a
-    // bad first link, the kernel with its bad fields at their defaults).
-    let target = Memo::new(move |previous: Option<&Option<Kernel>>| {
+    // The kernel to run, with the inputs it was checked from: the checked one; while a field
+    // is in error, the last one (or, for a bad first link, the kernel with its bad fields at
+    // their defaults).
+    let targeted = Memo::new(move |previous: Option<&Option<(KernelInputs, Kernel)>>| {
         checked.with(|c| match (c, previous) {
-            (Ok(kernel), _) => Some(kernel.clone()),
+            (Ok(checked), _) => Some(checked.clone()),
             (Err(_), Some(previous)) => previous.clone(),
-            (Err(_), None) => inputs.with_untracked(|i| repair(i, machine.get_untracked()).0),
+            (Err(_), None) => {
+                inputs.with_untracked(|i| repair_inputs(i, machine.get_untracked()).0)
+            }
         })
     });
-    let analysis = RwSignal::new(None::<KernelAnalysis>);
-    let analysed = RwSignal::new(None::<Kernel>);
-    let status = RwSignal::new(Status::Idle);
-    let generation = StoredValue::new(0u64);
-    let job = StoredValue::new_local(None::<Job>);
+    let target = Memo::new(move |_| targeted.with(|t| t.as_ref().map(|(_, k)| k.clone())));
+    let runner = Runner::new();
+    let Runner {
+        status,
+        analysis,
+        analysed,
+        ..
+    } = runner;
 
     // The error the last run stopped on, kept on its field until the inputs change.
     let run_error = RwSignal::new(None::<KernelError>);
     // The inputs of the last repair run, so repairs build on each other and never repeat.
     let repairing = StoredValue::new(None::<KernelInputs>);
-    // Starts a job for `kernel`, cancelling the one running.
-    let start = move |kernel: Kernel| {
-        let ticket = generation.get_value() + 1;
-        generation.set_value(ticket);
-        let fresh = Job::new(&kernel);
-        let (done, total) = fresh.progress();
-        job.set_value(Some(fresh));
-        status.set(Status::Running { done, total });
-        if total <= AT_ONCE {
-            slice(ticket, generation, job, status, analysis, analysed, kernel);
-        } else {
-            set_timeout(
-                move || slice(ticket, generation, job, status, analysis, analysed, kernel),
-                Duration::from_millis(0),
-            );
-        }
+    // Starts a job for `kernel`, checked from `inputs`, cancelling the one running.
+    let start = move |inputs: KernelInputs, kernel: Kernel| {
+        let machine = kernel.machine;
+        runner.start(Request { inputs, machine }, kernel, AT_ONCE);
     };
     // A new kernel cancels the running job and starts its own.
     Effect::new(move |_| {
-        let Some(kernel) = target.get() else {
+        let Some((checked_from, kernel)) = targeted.get() else {
+            runner.settle();
             status.set(Status::Idle);
             return;
         };
         if analysed.with_untracked(|a| a.as_ref() == Some(&kernel)) {
             // Back to the kernel on show (e.g. an edit undone after a failed run): its results
             // stand, and the run that failed is gone.
-            generation.update_value(|g| *g += 1);
-            job.set_value(None);
+            runner.settle();
             run_error.set(None);
             status.set(Status::Done);
             return;
         }
         run_error.set(None);
         repairing.set_value(None);
-        start(kernel);
+        start(checked_from, kernel);
     });
     // A run that stops on an error keeps it on its field. When nothing has been shown yet (a
     // link whose expression fails as it runs), the kernel runs again with that field at its
@@ -316,16 +235,12 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
         }
         repaired.set(error.field, default);
         let kernel = repaired.kernel(machine.get_untracked()).ok();
-        repairing.set_value(Some(repaired));
+        repairing.set_value(Some(repaired.clone()));
         if let Some(kernel) = kernel {
-            start(kernel);
+            start(repaired, kernel);
         }
     });
-    let cancel = move |_| {
-        generation.update_value(|g| *g += 1);
-        job.set_value(None);
-        status.set(Status::Cancelled);
-    };
+    let cancel = move |_| runner.cancel();
     let running = move || status.with(|s| matches!(s, Status::Running { .. }));
     let error_for = Errors {
         fields: errors,
@@ -404,7 +319,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                                 <button type="button" class="secondary" data-testid="kernel-cancel" on:click=cancel>"Cancel"</button>
                             </div>
                         </Show>
-                        <p class="visually-hidden" role="status" data-testid="kernel-status" data-value=move || status.with(|s| match s {
+                        <p class="visually-hidden" role="status" data-testid="kernel-status" data-worker-memory=move || runner.worker_memory.get().map(|m| m.to_string()) data-value=move || status.with(|s| match s {
                             Status::Idle => "idle",
                             Status::Running { .. } => "running",
                             Status::Done => "done",

@@ -1,0 +1,293 @@
+//! Where a kernel's launch is counted, and what the view shows while it is: the edit's own
+//! task for a small launch, so its figures come without a flicker; the page's Web Worker for a
+//! bigger one (`ui::worker`, `model::kernel::wire`), so the page's thread only shows progress,
+//! and a launch that exhausts memory or traps ends the worker with a message, never the page;
+//! and slices on the page's thread where the build or the browser has no worker.
+//!
+//! One runner per analysed kernel (the view's, and the comparison's preset). A new launch
+//! cancels the one running: a stale slice or answer sees a newer ticket and does nothing, and
+//! a busy worker is terminated.
+
+use super::super::job::{now_ms, soon};
+use crate::model::job::{Slice, Slicer, SLICE_MS};
+use crate::model::kernel::wire::{decode_reply, Reply, Request};
+use crate::model::kernel::{Job, Kernel, KernelAnalysis, KernelError, KernelField};
+use crate::ui::worker::{self, Remote};
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// Where the current job stands.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Status {
+    /// Nothing to run: a field is in error and no earlier analysis exists.
+    Idle,
+    Running {
+        done: u64,
+        total: u64,
+    },
+    Done,
+    Cancelled,
+    Failed(KernelError),
+}
+
+/// A kernel's launch, its figures and the job or worker counting them.
+#[derive(Clone, Copy)]
+pub(super) struct Runner {
+    pub(super) status: RwSignal<Status>,
+    /// The last finished analysis, and the kernel it is of.
+    pub(super) analysis: RwSignal<Option<KernelAnalysis>>,
+    pub(super) analysed: RwSignal<Option<Kernel>>,
+    /// The worker's memory once it counted the launch on show, in bytes; `None` when the
+    /// page's thread counted it.
+    pub(super) worker_memory: RwSignal<Option<u64>>,
+    generation: StoredValue<u64>,
+    job: StoredValue<Option<Job>, LocalStorage>,
+    remote: StoredValue<Option<Remote>, LocalStorage>,
+    /// The launch the worker counts: its ticket, kernel and request.
+    remote_run: StoredValue<Option<(u64, Kernel, Request)>>,
+    /// A worker failed to start: launches stay on the page's thread from then on.
+    broken: StoredValue<bool>,
+}
+
+impl Runner {
+    pub(super) fn new() -> Runner {
+        Runner {
+            status: RwSignal::new(Status::Idle),
+            analysis: RwSignal::new(None),
+            analysed: RwSignal::new(None),
+            worker_memory: RwSignal::new(None),
+            generation: StoredValue::new(0),
+            job: StoredValue::new_local(None),
+            remote: StoredValue::new_local(None),
+            remote_run: StoredValue::new(None),
+            broken: StoredValue::new(false),
+        }
+    }
+
+    /// Starts counting `kernel`, checked from `request`, cancelling the launch running. Up
+    /// to `at_once` warp instructions run in the caller's task; more go to the worker, or to
+    /// slices of their own where there is none.
+    pub(super) fn start(self, request: Request, kernel: Kernel, at_once: u64) {
+        let ticket = self.bump();
+        let fresh = Job::new(&kernel);
+        let (done, total) = fresh.progress();
+        self.status.set(Status::Running { done, total });
+        if total <= at_once {
+            self.job.set_value(Some(fresh));
+            return self.slice(ticket, kernel);
+        }
+        if !self.broken.get_value() && worker::available() {
+            return self.remote(ticket, kernel, request);
+        }
+        self.job.set_value(Some(fresh));
+        set_timeout(move || self.slice(ticket, kernel), Duration::from_millis(0));
+    }
+
+    /// Stops the launch running, keeping the last figures.
+    pub(super) fn cancel(self) {
+        self.bump();
+        self.status.set(Status::Cancelled);
+    }
+
+    /// Forgets the launch running, if any: the figures on show stand.
+    pub(super) fn settle(self) {
+        self.bump();
+    }
+
+    /// Clears everything, as for no kernel at all.
+    pub(super) fn clear(self) {
+        self.bump();
+        self.analysis.set(None);
+        self.analysed.set(None);
+        self.status.set(Status::Idle);
+    }
+
+    /// A new ticket: the running job, slice or worker's run becomes stale.
+    fn bump(self) -> u64 {
+        let ticket = self.generation.get_value() + 1;
+        self.generation.set_value(ticket);
+        self.job.set_value(None);
+        self.remote_run.set_value(None);
+        if self
+            .remote
+            .with_value(|r| r.as_ref().is_some_and(|r| r.busy))
+        {
+            // Its Drop terminates it.
+            self.remote.set_value(None);
+        }
+        ticket
+    }
+
+    fn current(self, ticket: u64) -> bool {
+        self.generation.try_get_value() == Some(ticket)
+    }
+
+    fn show(
+        self,
+        result: Result<KernelAnalysis, KernelError>,
+        kernel: Kernel,
+        memory: Option<u64>,
+    ) {
+        match result {
+            Ok(result) => {
+                self.analysis.set(Some(result));
+                self.analysed.set(Some(kernel));
+                self.worker_memory.set(memory);
+                self.status.set(Status::Done);
+            }
+            Err(e) => self.status.set(Status::Failed(e)),
+        }
+    }
+
+    /// One slice of the page's job: runs until SLICE_MS has passed, then yields to the page;
+    /// on the end, shows the analysis of `kernel`.
+    fn slice(self, ticket: u64, kernel: Kernel) {
+        if !self.current(ticket) {
+            return;
+        }
+        let start = now_ms();
+        let outcome = self
+            .job
+            .try_update_value(|slot| {
+                let job = slot.as_mut()?;
+                Some(Slicer::default().run(job, &mut now_ms))
+            })
+            .flatten();
+        match outcome {
+            Some(Ok(Slice::Done)) => {
+                let Some(finished) = self.job.try_update_value(Option::take).flatten() else {
+                    return;
+                };
+                let result = finished.finish();
+                // After a long slice, drawing the results gets a task of its own.
+                if now_ms() - start > SLICE_MS / 2.0 {
+                    set_timeout(
+                        move || {
+                            if self.current(ticket) {
+                                self.show(result, kernel, None);
+                            }
+                        },
+                        Duration::from_millis(0),
+                    );
+                } else {
+                    self.show(result, kernel, None);
+                }
+            }
+            Some(Ok(Slice::Yield)) => {
+                if let Some((done, total)) = self.job.with_value(|j| j.as_ref().map(Job::progress))
+                {
+                    self.status.set(Status::Running { done, total });
+                }
+                soon(move || self.slice(ticket, kernel));
+            }
+            Some(Err(e)) => {
+                self.job.set_value(None);
+                self.status.set(Status::Failed(e));
+            }
+            None => {}
+        }
+    }
+
+    /// Posts the launch to the worker, starting one if none is idle.
+    fn remote(self, ticket: u64, kernel: Kernel, request: Request) {
+        let text = request.encode();
+        self.remote_run.set_value(Some((ticket, kernel, request)));
+        if self.remote.with_value(Option::is_none) {
+            match Remote::spawn(
+                move || {
+                    self.remote
+                        .update_value(|r| r.as_mut().map_or((), Remote::started))
+                },
+                move |text| self.reply(text),
+                move |message| self.worker_failed(message),
+            ) {
+                Some(r) => self.remote.set_value(Some(r)),
+                None => return self.in_page_instead(),
+            }
+        }
+        self.remote.update_value(|r| {
+            if let Some(r) = r {
+                r.busy = true;
+                r.send(text);
+            }
+        });
+    }
+
+    /// One message from the worker.
+    fn reply(self, text: &str) {
+        let Some((ticket, kernel, _)) = self.remote_run.get_value() else {
+            return;
+        };
+        if !self.current(ticket) {
+            return;
+        }
+        let reply = match decode_reply(text) {
+            Ok(reply) => reply,
+            Err(why) => {
+                self.idle();
+                return self
+                    .status
+                    .set(Status::Failed(KernelError::new(KernelField::Grid, why)));
+            }
+        };
+        match reply {
+            Reply::Progress { done, total } => self.status.set(Status::Running { done, total }),
+            Reply::Done {
+                analysis,
+                memory_bytes,
+            } => {
+                self.idle();
+                self.show(Ok(*analysis), kernel, Some(memory_bytes));
+            }
+            Reply::Failed(e) => {
+                self.idle();
+                self.status.set(Status::Failed(e));
+            }
+        }
+    }
+
+    fn idle(self) {
+        self.remote_run.set_value(None);
+        self.remote.update_value(|r| {
+            if let Some(r) = r {
+                r.busy = false;
+            }
+        });
+    }
+
+    /// The worker's script did not load, or the engine trapped inside it.
+    fn worker_failed(self, message: String) {
+        let started = self
+            .remote
+            .with_value(|r| r.as_ref().is_some_and(Remote::is_ready));
+        self.remote.set_value(None);
+        if !started {
+            return self.in_page_instead();
+        }
+        let Some((ticket, _, _)) = self.remote_run.get_value() else {
+            return;
+        };
+        self.remote_run.set_value(None);
+        if self.current(ticket) {
+            let why = format!(
+                "this launch stopped the engine ({message}); the rest of the page keeps \
+                 working: a smaller grid or loop may run. Please report this link"
+            );
+            self.status
+                .set(Status::Failed(KernelError::new(KernelField::Grid, why)));
+        }
+    }
+
+    /// No worker: the launch waiting for one runs in slices on the page's thread.
+    fn in_page_instead(self) {
+        self.broken.set_value(true);
+        self.remote.set_value(None);
+        if let Some((ticket, kernel, _)) = self.remote_run.get_value() {
+            self.remote_run.set_value(None);
+            if self.current(ticket) {
+                self.job.set_value(Some(Job::new(&kernel)));
+                set_timeout(move || self.slice(ticket, kernel), Duration::from_millis(0));
+            }
+        }
+    }
+}
