@@ -248,7 +248,8 @@ fn no_ceiling_label_or_point_name_covers_another_at_any_width() {
             "a5:0.9:950",
         ],
     ];
-    // Three peaks and one or two bandwidths on every preset. 288 and 358 px: the chart on a 320 px and a 390 px wide phone; 720 px: a desktop.
+    // Three peaks and one or two bandwidths on every preset. 288 and 358 px: the chart on a
+    // 320 px and a 390 px wide phone; 720 px: a desktop.
     for size in [(288, 260), (358, 260), (720, 446)] {
         for preset in ["V100", "A100", "H100", "RTX4090", "MI250X"] {
             for l2 in [None, Some("L2:5000")] {
