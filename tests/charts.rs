@@ -869,6 +869,63 @@ mod bank_map {
         assert!(texts.iter().any(|t| t == "31"), "{texts:?}");
     }
 
+    /// Review finding L3, its other side: the canvas is no taller than the grid's shape (280 px
+    /// at least), and a map of 32 separated rows (`idx=t*1000`) kept its 6 px gaps under 3 px
+    /// rows, so its last rows ran past the canvas's bottom, over its own legend. Now the gaps
+    /// give way first: every row ends above the legend, and everything drawn inside the canvas.
+    #[test]
+    fn a_map_of_many_separated_rows_ends_above_its_legend_inside_the_canvas() {
+        let inputs = Inputs {
+            space: "shared".into(),
+            idx: "t*1000".into(),
+            ..Inputs::default()
+        };
+        let map = layout(&analyze(&inputs).unwrap()).unwrap();
+        assert_eq!(map.rows.iter().filter(|r| r.gap).count(), 31);
+        for width in [288, 358, 720] {
+            let height = 280;
+            let mut svg = String::new();
+            {
+                let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+                bank_map::draw(&area, &map, None, &Theme::LIGHT).expect("drawing succeeds");
+            }
+            let number = |s: &str, name: &str| -> f64 {
+                s.split(&format!(" {name}=\""))
+                    .nth(1)
+                    .and_then(|v| v.split('"').next())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| panic!("{name} in {s}"))
+            };
+            // The legend's first key, top-anchored: its y is the legend's top.
+            let legend_top = svg
+                .split("<text")
+                .find(|t| t.contains("word read, bank free"))
+                .map(|t| number(t, "y"))
+                .unwrap_or_else(|| panic!("the legend in {svg}"));
+            let rects: Vec<&str> = svg.split("<rect").skip(1).collect();
+            for rect in &rects {
+                let bottom = number(rect, "y") + number(rect, "height");
+                assert!(
+                    bottom <= f64::from(height),
+                    "at {width} px: {rect} ends at {bottom}"
+                );
+            }
+            // The rows' faint backgrounds (the grid colour) all end above the legend.
+            let rows: Vec<f64> = rects
+                .iter()
+                .filter(|r| r.contains("fill=\"#D5DAE1\""))
+                .map(|r| number(r, "y") + number(r, "height"))
+                .collect();
+            assert_eq!(rows.len(), 32, "at {width} px");
+            for bottom in rows {
+                assert!(
+                    bottom <= legend_top,
+                    "at {width} px: a row ends at {bottom}, under the legend at {legend_top}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_broadcast_is_one_cell_counting_its_lanes_and_fits_at_360_px() {
         let svg = render("0", "4", 360);

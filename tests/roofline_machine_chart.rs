@@ -227,3 +227,69 @@ fn at_390_px_labels_keep_off_other_lines_and_each_other() {
         }
     }
 }
+
+/// Review finding L12, what was left of it: a point's name took no account of the other
+/// points' names, and where every corner of its dot met a ceiling's label it was drawn over
+/// the least-covered one ("gemm" over "FP32 19500 GFLOP/s" and "FP64 9700 GFLOP/s" at
+/// 390 px); on a narrow chart the highest bandwidth's label sat across a peak's. Now no
+/// ceiling label or point name covers another, on every preset, at phone and desktop widths.
+#[test]
+fn no_ceiling_label_or_point_name_covers_another_at_any_width() {
+    let point_sets: [&[&str]; 5] = [
+        &["saxpy:0.125:150", "gemm:50:15000:DRAM:FP32"],
+        &["gemm:50:9000", "dgemm:40:9500"],
+        &["a:1:1000", "b:1.2:1100"],
+        &["stencil:0.5:700", "gemm:50:15000", "fft:5:5000"],
+        &[
+            "a1:1:1000",
+            "a2:1.1:1050",
+            "a3:1.2:1100",
+            "a4:1.3:1150",
+            "a5:0.9:950",
+        ],
+    ];
+    // Three peaks and one or two bandwidths on every preset. 288 and 358 px: the chart on a
+    // 320 px and a 390 px wide phone; 720 px: a desktop.
+    for size in [(288, 260), (358, 260), (720, 446)] {
+        for preset in ["V100", "A100", "H100", "RTX4090", "MI250X"] {
+            for l2 in [None, Some("L2:5000")] {
+                for points in point_sets {
+                    let mut m = MachineInputs::from_preset(preset);
+                    if let Some(l2) = l2 {
+                        m.bw[1] = l2.into();
+                    }
+                    for (slot, point) in m.points.iter_mut().zip(points) {
+                        *slot = (*point).into();
+                    }
+                    let mut svg = String::new();
+                    {
+                        let area = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+                        draw(&area, &m.check(), None, &Theme::LIGHT).expect("drawing succeeds");
+                    }
+                    let names: Vec<&str> =
+                        points.iter().filter_map(|p| p.split(':').next()).collect();
+                    let labels: Vec<(String, [f64; 4])> = boxes(&svg)
+                        .into_iter()
+                        .filter(|(t, _)| {
+                            (t.ends_with(" GB/s") || t.ends_with(" GFLOP/s"))
+                                || names.contains(&t.as_str())
+                        })
+                        .collect();
+                    let case = format!("{preset} {l2:?} {points:?} at {size:?}");
+                    assert_eq!(
+                        labels.len(),
+                        names.len() + 4 + usize::from(l2.is_some()),
+                        "{case}: {labels:?}"
+                    );
+                    for (i, (a, p)) in labels.iter().enumerate() {
+                        for (c, q) in labels.iter().skip(i + 1) {
+                            let apart =
+                                p[2] <= q[0] || q[2] <= p[0] || p[3] <= q[1] || q[3] <= p[1];
+                            assert!(apart, "{case}: {a} {p:?} overlaps {c} {q:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -124,9 +124,16 @@ pub fn draw<DB: DrawingBackend>(
     let column = grid_width / f64::from(BANKS);
     let y0 = px(TOP);
     let gaps = map.rows.iter().filter(|r| r.gap).count() as f64;
-    let gap_height = px(GAP);
-    let row_height = ((legend_top - px(8.0) - y0 - gaps * gap_height) / map.rows.len() as f64)
-        .clamp(px(3.0), px(ROW_MAX));
+    let rows = map.rows.len() as f64;
+    let room = legend_top - px(8.0) - y0;
+    // The gaps between separated rows give way before a row goes under 3 px, so that a map of
+    // many separated rows still ends above its legend, inside the canvas.
+    let gap_height = if gaps > 0.0 {
+        px(GAP).min(((room - rows * px(3.0)) / gaps).max(0.0))
+    } else {
+        px(GAP)
+    };
+    let row_height = ((room - gaps * gap_height) / rows).clamp(px(3.0), px(ROW_MAX));
 
     // Bank numbers: every bank when they fit, else every fourth.
     let every = if column >= px(16.0) { 1 } else { 4 };

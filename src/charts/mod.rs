@@ -4,6 +4,7 @@
 
 pub mod bank_map;
 pub mod kernel;
+pub mod labels;
 pub mod probe;
 pub mod ramp;
 pub mod roofline;

@@ -2,6 +2,7 @@
 //! and every compute ceiling, each labelled with labels pushed apart so none overlap, the
 //! named points, and the keyboard cursor. Also maps a pixel back to (I, P) for clicks.
 
+use super::labels::{overlap, place_names, Rect};
 use super::roofline::log_log_frame;
 use super::Theme;
 use crate::model::format::number;
@@ -227,9 +228,50 @@ pub fn draw<DB: DrawingBackend>(
     let (plot_left, ..) = plot_rect(area.dim_in_pixel(), theme);
     let label_height = theme.px(14.0);
     let width_of = |text: &str| theme.px(6.6) * text.chars().count() as f64;
+    // Peaks first, though drawn after the diagonals: the highest bandwidth's label must keep
+    // off theirs. Each in a band beside its own line that no other line or label crosses.
+    let lines: Vec<f64> = machine
+        .peaks
+        .iter()
+        .map(|c| f64::from(chart.backend_coord(&(axes.oi.1, c.value.value())).1))
+        .collect();
+    let tops = peak_label_tops(
+        &lines,
+        label_height,
+        theme.px(2.0),
+        plot_top + theme.px(2.0),
+        plot_bottom - theme.px(2.0),
+    );
+    let peak_labels: Vec<Label> = machine
+        .peaks
+        .iter()
+        .zip(tops)
+        .map(|(c, top)| {
+            (
+                format!("{} {} GFLOP/s", c.name, number(c.value.value())),
+                (plot_right - theme.px(6.0), top),
+                theme.text,
+                HPos::Right,
+                VPos::Top,
+            )
+        })
+        .collect();
+    let box_of = |(text, (x, y), _, h, v): &Label| -> Rect {
+        // The text is drawn at whole pixels, so its box is taken there too.
+        let (x, y, w) = (x.trunc(), y.trunc(), width_of(text));
+        let left = if matches!(h, HPos::Right) { x - w } else { x };
+        let top = if matches!(v, VPos::Bottom) {
+            y - label_height
+        } else {
+            y
+        };
+        [left, top, left + w, top + label_height]
+    };
+    let peak_boxes: Vec<Rect> = peak_labels.iter().map(box_of).collect();
     let mut labels: Vec<Label> = Vec::new();
-    // Bandwidths: the highest one's label above-left of its diagonal, where the chart is empty;
-    // the others' below-right of theirs, pushed apart downward.
+    // Bandwidths: the highest one's label above-left of its diagonal, where the chart is empty,
+    // unless a peak's label is there (a narrow chart); the others' below-right of theirs,
+    // pushed apart downward.
     let mut below: Vec<(String, (f64, f64))> = Vec::new();
     for c in &machine.bandwidths {
         let b = c.value.value();
@@ -253,14 +295,20 @@ pub fn draw<DB: DrawingBackend>(
             let x = plot_left + theme.px(4.0) + width_of(&text) + theme.px(4.0);
             if x > x0 && x < x1 {
                 let y = y0 + (y1 - y0) * (x - x0) / (x1 - x0);
-                labels.push((
-                    text,
+                let label = (
+                    text.clone(),
                     (x - theme.px(4.0), y - theme.px(4.0)),
                     theme.accent,
                     HPos::Right,
                     VPos::Bottom,
-                ));
-                continue;
+                );
+                if peak_boxes
+                    .iter()
+                    .all(|p| overlap(&box_of(&label), p) == 0.0)
+                {
+                    labels.push(label);
+                    continue;
+                }
             }
         }
         let (x, y) = pixel((start * 1.6).min(end));
@@ -277,8 +325,6 @@ pub fn draw<DB: DrawingBackend>(
     for ((text, (x, _)), y) in below.into_iter().zip(ys) {
         labels.push((text, (x, y), theme.accent, HPos::Left, VPos::Top));
     }
-    // Peaks: each label in a band beside its own line that no other line or label crosses.
-    let mut lines = Vec::new();
     for c in &machine.peaks {
         let p = c.value.value();
         let start = top_bw.map_or(axes.oi.0, |b| (p / b).max(axes.oi.0));
@@ -286,39 +332,10 @@ pub fn draw<DB: DrawingBackend>(
             [(start, p), (axes.oi.1, p)],
             theme.text.stroke_width(stroke),
         ))?;
-        let (_, y) = chart.backend_coord(&(axes.oi.1, p));
-        lines.push(f64::from(y));
     }
-    let tops = peak_label_tops(
-        &lines,
-        label_height,
-        theme.px(2.0),
-        plot_top + theme.px(2.0),
-        plot_bottom - theme.px(2.0),
-    );
-    for (c, top) in machine.peaks.iter().zip(tops) {
-        labels.push((
-            format!("{} {} GFLOP/s", c.name, number(c.value.value())),
-            (plot_right - theme.px(6.0), top),
-            theme.text,
-            HPos::Right,
-            VPos::Top,
-        ));
-    }
-    // Each label's box, for the points' names to keep clear of.
-    let boxes: Vec<[f64; 4]> = labels
-        .iter()
-        .map(|(text, (x, y), _, h, v)| {
-            let w = width_of(text);
-            let left = if matches!(h, HPos::Right) { x - w } else { *x };
-            let top = if matches!(v, VPos::Bottom) {
-                y - label_height
-            } else {
-                *y
-            };
-            [left, top, left + w, top + label_height]
-        })
-        .collect();
+    labels.extend(peak_labels);
+    // Each ceiling label's box, for the points' names to keep clear of.
+    let boxes: Vec<Rect> = labels.iter().map(box_of).collect();
     for (text, (x, y), color, h, v) in labels {
         area.draw(&Text::new(
             text,
@@ -327,65 +344,39 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
     }
 
-    for point in &machine.points {
-        let (x, y) = chart.backend_coord(&(point.oi.value(), point.p.value()));
-        let (x, y) = (f64::from(x), f64::from(y));
-        let off = theme.px(7.0);
-        let (w, h) = (width_of(&point.name), theme.px(12.0));
-        // Up-right of the dot, else down-right, up-left, down-left, right, left: the first clear
-        // of every ceiling's label and inside the plot, else the one that overlaps them least.
-        let candidates = [
-            (off, -off, HPos::Left, VPos::Bottom),
-            (off, off, HPos::Left, VPos::Top),
-            (-off, -off, HPos::Right, VPos::Bottom),
-            (-off, off, HPos::Right, VPos::Top),
-            (off, 0.0, HPos::Left, VPos::Center),
-            (-off, 0.0, HPos::Right, VPos::Center),
-        ];
-        let cost = |&(dx, dy, hp, vp): &(f64, f64, HPos, VPos)| {
-            let left = if matches!(hp, HPos::Left) {
-                x + dx
-            } else {
-                x + dx - w
-            };
-            let top = match vp {
-                VPos::Bottom => y + dy - h,
-                VPos::Top => y + dy,
-                VPos::Center => y - h / 2.0,
-            };
-            let b = [left, top, left + w, top + h];
-            let outside =
-                b[0] < plot_left || b[2] > plot_right || b[1] < plot_top || b[3] > plot_bottom;
-            let overlap: f64 = boxes
-                .iter()
-                .map(|o| {
-                    let across = (b[2].min(o[2]) - b[0].max(o[0])).max(0.0);
-                    let down = (b[3].min(o[3]) - b[1].max(o[1])).max(0.0);
-                    across * down
-                })
-                .sum();
-            overlap + if outside { w * h } else { 0.0 }
-        };
-        let (dx, dy, hp, vp) = candidates
-            .iter()
-            .copied()
-            .find(|c| cost(c) == 0.0)
-            .or_else(|| {
-                candidates
-                    .iter()
-                    .copied()
-                    .min_by(|a, b| cost(a).total_cmp(&cost(b)))
-            })
-            .unwrap_or(candidates[0]);
-        let pos = Pos::new(hp, vp);
-        chart.draw_series(std::iter::once(
-            EmptyElement::at((point.oi.value(), point.p.value()))
-                + Circle::new((0, 0), theme.px(5.0), theme.warn.filled())
-                + Text::new(
-                    point.name.clone(),
-                    (dx as i32, dy as i32),
-                    font(12.0, theme.warn).pos(pos),
-                ),
+    // The points' names: each clear of the ceilings' labels, of the names before it and of
+    // every other dot (charts::labels).
+    let dots: Vec<(f64, f64)> = machine
+        .points
+        .iter()
+        .map(|point| {
+            let (x, y) = chart.backend_coord(&(point.oi.value(), point.p.value()));
+            (f64::from(x), f64::from(y))
+        })
+        .collect();
+    let sizes: Vec<(f64, f64)> = machine
+        .points
+        .iter()
+        .map(|point| (width_of(&point.name), theme.px(12.0)))
+        .collect();
+    let names = place_names(
+        &dots,
+        &sizes,
+        theme.px(7.0),
+        theme.px(5.0),
+        &boxes,
+        [plot_left, plot_top, plot_right, plot_bottom],
+    );
+    for (point, name) in machine.points.iter().zip(names) {
+        chart.draw_series(std::iter::once(Circle::new(
+            (point.oi.value(), point.p.value()),
+            theme.px(5.0),
+            theme.warn.filled(),
+        )))?;
+        area.draw(&Text::new(
+            point.name.clone(),
+            (name[0] as i32, name[1] as i32),
+            font(12.0, theme.warn).pos(Pos::new(HPos::Left, VPos::Top)),
         ))?;
     }
     if let Some((oi, p)) = cursor {
