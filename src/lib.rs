@@ -4,8 +4,9 @@
 //! - `charts`: drawing functions generic over plotters' DrawingBackend.
 //! - `gpu`: the WebGPU strided-load probe (wasm32 only).
 //! - `ui`: Leptos components that wire signals to the model (wasm32 and the `ui` feature).
-//! - `worker`: the CUDA source panel's Web Worker, the interpreter off the page's thread
-//!   (wasm32 without the `ui` feature: the worker's own build).
+//! - `stream`: a trace read as it arrives, for the page and its worker (wasm32).
+//! - `worker`: the page's Web Worker: the CUDA interpreter, the kernel engine and the trace
+//!   reader off the page's thread (wasm32 without the `ui` feature: the worker's own build).
 
 // No panic reaches a user: outside tests, a missing value is handled, never unwrapped.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -15,6 +16,8 @@ pub mod model;
 
 #[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub mod gpu;
+#[cfg(target_arch = "wasm32")]
+pub mod stream;
 #[cfg(all(target_arch = "wasm32", feature = "ui"))]
 pub mod ui;
 // Not in the page's build: its bindings would cost the first load's glue.

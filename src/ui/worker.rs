@@ -1,5 +1,5 @@
-//! The page's side of its Web Worker (`src/worker.rs`), for every panel that sends it a run:
-//! the CUDA panel and the kernel view. A handle starts a worker, holds a request until the
+//! The page's side of its Web Worker (`src/worker.rs`), for every panel that sends it work:
+//! the CUDA panel, the kernel view and the trace panel. A handle starts a worker, holds a request until the
 //! worker says it listens, hands its answers and its death to the panel, and terminates it
 //! when dropped: a busy run is cancelled by dropping its worker, and the next run starts
 //! another.
@@ -21,7 +21,7 @@ pub(crate) struct Remote {
     /// Whether a request is posted and not answered (the panel's to say).
     pub(crate) busy: bool,
     /// A request waiting for the worker to listen.
-    pending: Option<String>,
+    pending: Option<JsValue>,
     on_message: Closure<dyn FnMut(Event)>,
     on_error: Closure<dyn FnMut(Event)>,
 }
@@ -73,18 +73,24 @@ impl Remote {
 
     /// Posts `text` now, or once the worker listens.
     pub(crate) fn send(&mut self, text: String) {
+        self.send_value(JsValue::from_str(&text));
+    }
+
+    /// Posts `message` (anything structured clone takes: a `File` with its text) now, or once
+    /// the worker listens.
+    pub(crate) fn send_value(&mut self, message: JsValue) {
         if self.ready {
-            self.post(&text);
+            self.post(&message);
         } else {
-            self.pending = Some(text);
+            self.pending = Some(message);
         }
     }
 
     /// The worker says it listens: what waits is posted.
     pub(crate) fn started(&mut self) {
         self.ready = true;
-        if let Some(text) = self.pending.take() {
-            self.post(&text);
+        if let Some(message) = self.pending.take() {
+            self.post(&message);
         }
     }
 
@@ -93,8 +99,8 @@ impl Remote {
         self.ready
     }
 
-    fn post(&self, text: &str) {
-        call(&self.worker, "postMessage", &JsValue::from_str(text));
+    fn post(&self, message: &JsValue) {
+        call(&self.worker, "postMessage", message);
     }
 }
 

@@ -221,12 +221,17 @@ export async function captureDownload(driver, testid, as = 'text') {
       window.__download = { name: this.download, href: this.href };
     };`);
   await driver.findElement(By.css(`[data-testid="${testid}"]`)).click();
+  // A download may come a moment after the click (the trace's CSV is written in the worker).
   return driver.executeAsyncScript(
     `const done = arguments[arguments.length - 1];
-     const d = window.__download;
-     if (!d) return done(null);
-     if (${JSON.stringify(as)} === 'href') return done(d);
-     window.__blob.text().then((text) => done({ name: d.name, text }));`,
+     const until = performance.now() + 10000;
+     const look = () => {
+       const d = window.__download;
+       if (!d) return performance.now() < until ? setTimeout(look, 20) : done(null);
+       if (${JSON.stringify(as)} === 'href') return done(d);
+       window.__blob.text().then((text) => done({ name: d.name, text }));
+     };
+     look();`,
   );
 }
 

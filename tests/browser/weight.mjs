@@ -74,7 +74,10 @@ export const GUARDS = {
   // decoders it shares with the CUDA panel now in a chunk both load, and the runner), 378.5 KB
   // (+2.5: the worker's handle, shared) and 279.0 KB (+32.9: the kernel engine, its
   // expression language and the inputs' checks, in the worker).
-  panels: { kernel_trace: 220_000, roofline: 96_000, probe: 82_000, cuda: 380_000, cuda_worker: 281_000 },
+  // kernel_trace 220_000 → 234_000 and cuda_worker 281_000 → 315_000: traces read in the
+  // worker (the same session) measured at 231.9 KB (+14.1: decoding the trace's figures and
+  // rows, the reader) and 312.6 KB (+33.6: the NVBit and Accel-Sim readers, the stream).
+  panels: { kernel_trace: 234_000, roofline: 96_000, probe: 82_000, cuda: 380_000, cuda_worker: 315_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -85,7 +88,8 @@ export const GUARDS = {
   // whole 977_000 → 1_248_000: the CUDA worker's 237.3 KB and the page's side of it above.
   // whole 1_248_000 → 1_263_000: the drill-down in a worker above (1261.0 KB measured).
   // whole 1_263_000 → 1_315_000: the kernel view's launches in the worker above (1312.8 KB).
-  whole: 1_315_000,
+  // whole 1_315_000 → 1_365_000: traces read in the worker above (1362.1 KB).
+  whole: 1_365_000,
 };
 
 /**

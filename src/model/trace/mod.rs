@@ -6,10 +6,11 @@
 //! - `nvbit`, `accelsim`: one line of each format;
 //! - `tally`: the counting;
 //! - `synth`: writing either format from a model kernel (samples and round-trip tests);
-//! - `view`: the per-instruction table, worded once for the page, the CLI and the CSV.
+//! - `view`: the per-instruction table, worded once for the page, the CLI and the CSV;
+//! - `wire`: what the trace panel and the page's Web Worker post to each other.
 //!
 //! [`Importer`] takes bytes as they come ([`Importer::feed`]), keeps only an unfinished line
-//! and, for Accel-Sim, the current thread block, and never the file. Pure: std only.
+//! and, for Accel-Sim, the current thread block, and never the file. Pure: std and serde only.
 //!
 //! One idea, kept in one file: the importer's state machine (chunks, line ends, the two
 //! formats' dispatch); the formats, the tally, the rows and the notes are modules of their own.
@@ -21,6 +22,7 @@ pub mod opcode;
 pub mod synth;
 mod tally;
 pub mod view;
+pub mod wire;
 
 pub use note::Note;
 
@@ -130,7 +132,7 @@ pub struct Record<'a> {
 pub const MAX_LAUNCHES_TRACKED: usize = 4096;
 
 /// The two formats read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Format {
     /// NVBit's `mem_trace` tool output.
     Nvbit,
@@ -182,7 +184,7 @@ impl Format {
 }
 
 /// How to read a trace.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceOptions {
     /// `None`: detected from the content.
     pub format: Option<Format>,
@@ -207,7 +209,7 @@ impl Default for TraceOptions {
 }
 
 /// What a whole trace says.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceAnalysis {
     /// `None` when no line was recognised.
     pub format: Option<Format>,

@@ -10,7 +10,9 @@
 use super::super::inputs::Space;
 
 /// Where an instruction's addresses point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum MemorySpace {
     /// Device memory through the caches (`LDG`, `STG`, generic `LD`/`ST`, atomics, reductions).
     Global,

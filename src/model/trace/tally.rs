@@ -10,7 +10,7 @@ use super::{TraceLineError, TRACE_LANES};
 use std::collections::HashMap;
 
 /// The worst execution of an instruction: the most sectors (or wavefronts), first met.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Worst {
     /// Its sectors, or wavefronts in shared memory.
     pub cost: u64,
@@ -33,7 +33,7 @@ impl Worst {
 }
 
 /// One static instruction's figures.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Instruction {
     /// Its PC, where the format has one.
     pub pc: Option<u64>,

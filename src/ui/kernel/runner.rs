@@ -237,7 +237,16 @@ impl Runner {
                 memory_bytes,
             } => {
                 self.idle();
-                self.show(Ok(*analysis), kernel, Some(memory_bytes));
+                // Reading a big launch's answer (a heat map of 65,536 cells) is a task's worth of
+                // work: drawing its figures gets a task of its own.
+                set_timeout(
+                    move || {
+                        if self.current(ticket) {
+                            self.show(Ok(*analysis), kernel, Some(memory_bytes));
+                        }
+                    },
+                    Duration::from_millis(0),
+                );
             }
             Reply::Failed(e) => {
                 self.idle();

@@ -1,26 +1,23 @@
 //! The trace panel: a memory trace from a real GPU run (NVBit `mem_trace` or Accel-Sim
 //! `.traceg`), read on this machine from a picked file or a same-origin `trace=` path, streamed
 //! chunk by chunk through the model's importer with progress and Cancel, and shown as the
-//! kernel view's figures plus one row per static instruction.
+//! kernel view's figures plus one row per static instruction, a hundred at a time.
+//!
+//! - `reader`: where the trace is read (the page's worker, or the page's thread) and what the
+//!   panel shows while it is.
 
-use super::job::{next_turn, now_ms};
+mod reader;
+
 use super::AppState;
-use crate::model::job::SLICE_MS;
 use crate::model::kernel::view::figure_readouts;
 use crate::model::kernel::Machine;
 use crate::model::permalink::Tab;
 use crate::model::trace::view::{instruction_row, InstructionRow};
-use crate::model::trace::{
-    instruction_csv, worst_addrs, Format, Importer, Instruction, TraceAnalysis, TraceOptions,
-};
-use crate::ui::share::download_text;
+use crate::model::trace::{worst_addrs, Format, Instruction, TraceAnalysis, TraceOptions};
 use crate::ui::widgets::{ColumnHeads, ReadoutList, Select};
 use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
+use reader::{Reader, Status};
 
-/// Bytes fed to the importer between two looks at the clock: a few milliseconds of work.
-const PIECE_BYTES: usize = 64 * 1024;
 /// Table rows shown at first, and added by each "Show more".
 const TABLE_ROWS: usize = 100;
 
@@ -31,129 +28,28 @@ enum Source {
     Path(String),
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Status {
-    Idle,
-    /// Bytes read, and in all when known.
-    Reading(f64, Option<f64>),
-    Done,
-    Cancelled,
-    Failed(String),
-}
-
-fn js_error(e: JsValue) -> String {
-    e.as_string()
-        .or_else(|| {
-            e.dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-        })
-        .unwrap_or_else(|| "the browser could not read it".into())
-}
-
-/// Streams `source` through an importer; `Ok(None)` when cancelled (a newer ticket).
-async fn read(
-    source: Source,
-    options: TraceOptions,
-    ticket: u64,
-    generation: StoredValue<u64>,
-    status: RwSignal<Status>,
-) -> Result<Option<TraceAnalysis>, String> {
-    let (stream, total) = match source {
-        Source::File(file) => (file.stream(), Some(file.size())),
-        Source::Path(path) => {
-            let response: web_sys::Response = JsFuture::from(window().fetch_with_str(&path))
-                .await
-                .map_err(js_error)?
-                .unchecked_into();
-            if !response.ok() {
-                return Err(format!("{path}: the site answered {}", response.status()));
-            }
-            let length = response
-                .headers()
-                .get("content-length")
-                .ok()
-                .flatten()
-                .and_then(|l| l.parse::<f64>().ok());
-            let body = response
-                .body()
-                .ok_or_else(|| format!("{path}: the response has no body"))?;
-            (body, length)
-        }
-    };
-    let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
-    let mut importer = Importer::new(options);
-    let mut slice = now_ms();
-    let mut buffer = Vec::new();
-    loop {
-        if generation.try_get_value() != Some(ticket) {
-            let _ = reader.cancel();
-            return Ok(None);
-        }
-        let result = JsFuture::from(reader.read()).await.map_err(js_error)?;
-        let done = js_sys::Reflect::get(&result, &"done".into())
-            .ok()
-            .and_then(|d| d.as_bool())
-            .unwrap_or(true);
-        if done {
-            break;
-        }
-        let Ok(value) = js_sys::Reflect::get(&result, &"value".into()) else {
-            break;
-        };
-        let chunk: js_sys::Uint8Array = value.unchecked_into();
-        buffer.resize(chunk.length() as usize, 0);
-        chunk.copy_to(&mut buffer);
-        // A browser may hand over megabytes at once: fed in pieces, with a turn for the page
-        // whenever a slice's time is up.
-        for piece in buffer.chunks(PIECE_BYTES) {
-            importer.feed(piece);
-            if now_ms() - slice >= SLICE_MS {
-                let _ = status.try_set(Status::Reading(importer.bytes() as f64, total));
-                next_turn().await;
-                if generation.try_get_value() != Some(ticket) {
-                    let _ = reader.cancel();
-                    return Ok(None);
-                }
-                slice = now_ms();
-            }
-        }
-    }
-    Ok(Some(importer.finish()))
-}
-
 #[component]
 pub fn TracePanel(state: AppState) -> impl IntoView {
-    let analysis = RwSignal::new(None::<TraceAnalysis>);
-    let status = RwSignal::new(Status::Idle);
-    let generation = StoredValue::new(0u64);
+    let reader = Reader::new();
+    let Reader {
+        analysis,
+        statics,
+        reads,
+        status,
+        ..
+    } = reader;
     let source = StoredValue::new_local(None::<Source>);
     let widths = RwSignal::new(Vec::<(String, u64)>::new());
     let machine = Memo::new(move |_| state.calc.with(Machine::shown_by));
     let start = move |from: Source| {
-        let ticket = generation.get_value() + 1;
-        generation.set_value(ticket);
         source.set_value(Some(from.clone()));
-        status.set(Status::Reading(0.0, None));
         let options = TraceOptions {
             format: state.trace_format.get_untracked(),
             widths: widths.get_untracked(),
             machine: machine.get_untracked(),
             ..TraceOptions::default()
         };
-        leptos::task::spawn_local(async move {
-            match read(from, options, ticket, generation, status).await {
-                Ok(Some(result)) if generation.try_get_value() == Some(ticket) => {
-                    let _ = analysis.try_set(Some(result));
-                    let _ = status.try_set(Status::Done);
-                }
-                Ok(_) => {}
-                Err(why) => {
-                    if generation.try_get_value() == Some(ticket) {
-                        let _ = status.try_set(Status::Failed(why));
-                    }
-                }
-            }
-        });
+        reader.start(from, options);
     };
     // A `trace=` link loads once, when the panel is built.
     if let Some(path) = state
@@ -182,10 +78,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
             start(Source::File(file));
         }
     };
-    let cancel = move |_| {
-        generation.update_value(|g| *g += 1);
-        status.set(Status::Cancelled);
-    };
+    let cancel = move |_| reader.cancel();
     let set_width = move |opcode: String, bytes: u64| {
         widths.update(|w| {
             w.retain(|(op, _)| *op != opcode);
@@ -193,11 +86,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
         });
         rerun();
     };
-    let export = move |_| {
-        if let Some(text) = analysis.with_untracked(|a| a.as_ref().map(instruction_csv)) {
-            download_text("coalescing-trace.csv", "text/csv", &text);
-        }
-    };
+    let export = move |_| reader.csv();
     let readouts = Signal::derive(move || {
         analysis.with(|a| {
             a.as_ref()
@@ -210,7 +99,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
     // froze and then crashed the page. A new analysis starts at the first page again.
     let shown_rows = RwSignal::new(TABLE_ROWS);
     Effect::new(move |_| {
-        analysis.track();
+        reads.track();
         shown_rows.set(TABLE_ROWS);
     });
     view! {
@@ -260,7 +149,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                     <button type="button" class="secondary" data-testid="trace-cancel" on:click=cancel>"Cancel"</button>
                 </div>
             </Show>
-            <p class="visually-hidden" role="status" data-testid="trace-status" data-value=move || status.with(|s| match s {
+            <p class="visually-hidden" role="status" data-testid="trace-status" data-worker=move || { reads.track(); reader.served().then_some("1") } data-worker-memory=move || reader.worker_memory.get().map(|m| m.to_string()) data-value=move || status.with(|s| match s {
                 Status::Idle => "idle",
                 Status::Reading(..) => "reading",
                 Status::Done => "done",
@@ -282,7 +171,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                 Status::Cancelled => Some(view! { <p class="stale" data-testid="trace-cancelled">"Cancelled: pick the file again to read it."</p> }.into_any()),
                 _ => None,
             })}
-            {move || analysis.with(|a| a.as_ref().map(summary))}
+            {move || analysis.with(|a| a.as_ref().map(|a| summary(a, statics.get())))}
             <ReadoutList readouts=readouts stale=Signal::derive(reading) />
             <Show when=move || analysis.with(Option::is_some)>
                 <div class="lane-table" role="region" aria-labelledby="trace-table-title" tabindex="0">
@@ -302,8 +191,9 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                     </table>
                 </div>
                 {move || {
-                    let all = analysis.with(|a| a.as_ref().map_or(0, |a| a.instructions.len()));
-                    let shown = shown_rows.get().min(all);
+                    let all = statics.get();
+                    let here = analysis.with(|a| a.as_ref().map_or(0, |a| a.instructions.len()));
+                    let shown = shown_rows.get().min(here);
                     (all > TABLE_ROWS).then(|| view! {
                         <p class="hint" data-testid="trace-rows-shown" data-value=shown data-total=all>
                             {format!(
@@ -311,7 +201,11 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                             )}
                             " "
                             <Show when=move || { shown < all }>
-                                <button type="button" class="secondary" data-testid="trace-more" on:click=move |_| shown_rows.update(|n| *n += TABLE_ROWS)>
+                                <button type="button" class="secondary" data-testid="trace-more" on:click=move |_| {
+                                    let more = shown + TABLE_ROWS;
+                                    reader.rows_up_to(more);
+                                    shown_rows.set(more);
+                                }>
                                     {format!("Show {} more", TABLE_ROWS.min(all - shown))}
                                 </button>
                             </Show>
@@ -326,14 +220,15 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
     }
 }
 
-/// Lines, executions, malformed lines (the first few with their numbers) and notes.
-fn summary(a: &TraceAnalysis) -> impl IntoView {
+/// Lines, executions, the `statics` static instructions, malformed lines (the first few with
+/// their numbers) and notes.
+fn summary(a: &TraceAnalysis, statics: usize) -> impl IntoView {
     let format = a.format.map_or("no recognised format", |f| match f {
         Format::Nvbit => "NVBit mem_trace",
         Format::AccelSim => "Accel-Sim .traceg",
     });
     use crate::model::format::plural;
-    let statics = a.instructions.len() as u64;
+    let statics = statics as u64;
     let head = format!(
         "{format}: {} line{}, {} memory-instruction execution{}, {statics} static instruction{}{}{}.",
         a.lines,
