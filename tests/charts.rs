@@ -643,6 +643,85 @@ mod kernel {
         );
     }
 
+    /// Each `<text>`'s box, estimated from its anchor, its size and 0.6 em a character:
+    /// (content, left, top, right, bottom).
+    fn text_boxes(svg: &str) -> Vec<(String, f64, f64, f64, f64)> {
+        let attr = |t: &str, name: &str| -> Option<String> {
+            Some(
+                t.split(&format!(" {name}=\""))
+                    .nth(1)?
+                    .split('"')
+                    .next()?
+                    .to_string(),
+            )
+        };
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let (head, rest) = t.split_once('>')?;
+                let text = rest.split_once("</text>")?.0.trim().to_string();
+                let x: f64 = attr(head, "x")?.parse().ok()?;
+                let y: f64 = attr(head, "y")?.parse().ok()?;
+                let size: f64 = attr(head, "font-size")?.parse().ok()?;
+                let width = 0.6 * size * text.chars().count() as f64;
+                let (from, to) = match attr(head, "text-anchor").as_deref() {
+                    Some("end") => (-width, 0.0),
+                    Some("middle") => (-width / 2.0, width / 2.0),
+                    _ => (0.0, width),
+                };
+                // The baseline's shift (`dy`, in em or ex), and glyphs from 0.8 em above it to
+                // 0.2 em below.
+                let dy = attr(head, "dy").map_or(0.0, |d| {
+                    let (number, unit) = d.split_at(d.len().saturating_sub(2));
+                    let n: f64 = number.parse().unwrap_or(0.0);
+                    if unit == "ex" {
+                        n * size / 2.0
+                    } else {
+                        n * size
+                    }
+                });
+                let (above, below) = (dy - 0.8 * size, dy + 0.2 * size);
+                Some(if head.contains("rotate(270") {
+                    // Turned a quarter: its length runs up the picture, its height across.
+                    (text, x + above, y + from, x + below, y + to)
+                } else {
+                    (text, x + from, y + above, x + to, y + below)
+                })
+            })
+            .collect()
+    }
+
+    // L13: on a phone the heat map's y-axis caption was cut off on the left. At a phone's
+    // width and a desktop's, every caption, tick and axis label stays inside the picture.
+    #[test]
+    fn l13_at_phone_width_every_label_of_the_heat_map_is_inside_the_picture() {
+        for id in ["transpose-tiled", "ex8a", "block16x16"] {
+            let a = analysis(id);
+            for (width, height) in [(300, 260), (358, 300), (720, 400)] {
+                for measure in [Measure::Sectors, Measure::Excess, Measure::Conflicts] {
+                    let mut drawn = String::new();
+                    {
+                        let area = SVGBackend::with_string(&mut drawn, (width, height))
+                            .into_drawing_area();
+                        kernel::draw_heat(&area, &a.heat, measure, &Theme::LIGHT).unwrap();
+                    }
+                    let boxes = text_boxes(&drawn);
+                    assert!(boxes.len() > 3, "{id} at {width}: {boxes:?}");
+                    for (text, left, top, right, bottom) in boxes {
+                        assert!(
+                            left >= 0.0
+                                && top >= 0.0
+                                && right <= f64::from(width)
+                                && bottom <= f64::from(height),
+                            "{id} at {width}×{height}, {measure:?}: '{text}' spans \
+                             {left:.0}..{right:.0} × {top:.0}..{bottom:.0}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn m5_the_tiled_transpose_ranks_by_its_bank_conflicts() {
         let a = analysis("transpose-tiled");
