@@ -5,6 +5,43 @@
 use leptos::prelude::*;
 use std::time::Duration;
 
+/// Where a panel's long job stands (the kernel view's, the CUDA panel's); a failure carries
+/// `F`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Status<F> {
+    /// Nothing to run.
+    Idle,
+    /// Units done, of all.
+    Running {
+        done: u64,
+        total: u64,
+    },
+    Done,
+    Cancelled,
+    Failed(F),
+}
+
+impl<F> Status<F> {
+    /// As the status element's `data-value` says it.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Status::Idle => "idle",
+            Status::Running { .. } => "running",
+            Status::Done => "done",
+            Status::Cancelled => "cancelled",
+            Status::Failed(_) => "failed",
+        }
+    }
+
+    /// Units done and in all, while running.
+    pub(crate) fn progress(&self) -> Option<(u64, u64)> {
+        match *self {
+            Status::Running { done, total } => Some((done, total)),
+            _ => None,
+        }
+    }
+}
+
 /// `performance.now()`, in milliseconds; 0 without a window.
 pub(crate) fn now_ms() -> f64 {
     web_sys::window()

@@ -3,13 +3,11 @@
 // that cannot serve the worker leaves the run on the page's thread with the same figures; and
 // a worker that dies mid-run (as a trap in the interpreter ends it) is reported beside the
 // source while every panel keeps working.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { By, until } from 'selenium-webdriver';
-import { DIST, serveStatic, startBrowser, openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { workerSession } from './session.mjs';
 
 // One warp whose loop runs 600,000 times: a second or more of interpreting, far past the
 // edit's task's budget of 2^13 iterations. Its one store is 128 bytes: four sectors.
@@ -24,32 +22,9 @@ const LOOPING = `__global__ void spin(unsigned *a)
 const link = (source, launch) =>
   `?tab=cuda&src=${encodeURIComponent(source)}&launch=${encodeURIComponent(launch)}`;
 
-let browser;
-let site;
-// While set, the host answers 503 for the paths it matches.
-let refusing = null;
-const driver = () => browser.driver;
-// A copy of dist/ whose worker dies on its first request, as a trap inside it would end it.
-const dying = mkdtempSync(join(tmpdir(), 'coalescing-lab-dying-'));
-let dyingSite;
-
-before(async () => {
-  site = await serveStatic(undefined, {}, { refuse: (path) => refusing?.test(path) ?? false });
-  cpSync(DIST, dying, { recursive: true });
-  const loader = readdirSync(dying).find((f) => /^cuda-worker-[0-9a-f]+_loader\.js$/.test(f));
-  writeFileSync(
-    join(dying, loader),
-    'postMessage("ready"); onmessage = () => { throw new Error("the worker died"); };\n',
-  );
-  dyingSite = await serveStatic(dying);
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.quit();
-  await site?.close();
-  await dyingSite?.close();
-  rmSync(dying, { recursive: true, force: true });
-});
+// dist/, refusing the paths `s.refusing` matches while set, and a copy whose worker dies.
+const s = workerSession();
+const driver = () => s.driver;
 
 const status = () => driver().findElement(By.css('[data-testid="cuda-status"]')).getAttribute('data-value');
 const inPanel = (testid) =>
@@ -61,7 +36,7 @@ async function waitStatus(want, timeout = 60000) {
 }
 
 test('a warp that loops for long runs in the worker: the page answers and Cancel is taken at once', async () => {
-  await openApp(driver(), site.url, link(LOOPING, 'spin<<<1, 32>>>(a)'));
+  await openApp(driver(), s.site.url, link(LOOPING, 'spin<<<1, 32>>>(a)'));
   await waitStatus('running');
   // The page's thread is free: a script runs, and the Cancel button takes its click now,
   // not after the loop (which would leave the status 'done').
@@ -77,7 +52,7 @@ test('a warp that loops for long runs in the worker: the page answers and Cancel
 });
 
 test('drilling into a warp that loops for long runs it in a worker: its execution comes, the page stays live', async () => {
-  await openApp(driver(), site.url, link(LOOPING, 'spin<<<1, 32>>>(a)'));
+  await openApp(driver(), s.site.url, link(LOOPING, 'spin<<<1, 32>>>(a)'));
   await waitStatus('done', 120000);
   // The store's line, then block 0, warp 0 (the default pick): 600,000 iterations to run again.
   await driver().findElement(By.css('.cuda-line[data-line="6"] [data-testid="cuda-pick-line"]')).click();
@@ -97,7 +72,7 @@ test('drilling into a warp that loops for long runs it in a worker: its executio
 
 test('a launch the worker runs gives the figures the page gives on its own thread', async () => {
   const transpose = 'transposeNaive<<<dim3(32, 32), dim3(32, 8)>>>(odata, idata)';
-  await openApp(driver(), site.url, `?tab=cuda&cpreset=transpose-naive`);
+  await openApp(driver(), s.site.url, `?tab=cuda&cpreset=transpose-naive`);
   await waitStatus('done');
   const figures = async () =>
     driver().executeScript(
@@ -108,20 +83,20 @@ test('a launch the worker runs gives the figures the page gives on its own threa
   // The same launch with the worker's script, then only its wasm, refused by the host: the
   // page runs it in slices, with the same figures.
   for (const refused of [/cuda-worker-/, /cuda-worker-[0-9a-f]+_bg\.wasm$/]) {
-    refusing = refused;
+    s.refusing = refused;
     try {
-      await openApp(driver(), site.url, `?tab=cuda&cpreset=transpose-naive`);
+      await openApp(driver(), s.site.url, `?tab=cuda&cpreset=transpose-naive`);
       await waitStatus('done');
       assert.equal(await figures(), byWorker, `${refused}`);
       assert.equal(await driver().findElement(By.css('[data-testid="input-launch"]')).getAttribute('value'), transpose);
     } finally {
-      refusing = null;
+      s.refusing = null;
     }
   }
 });
 
 test('a worker that dies mid-run is reported beside the source, and the other panels keep working', async () => {
-  await openApp(driver(), dyingSite.url, `?tab=cuda&cpreset=transpose-naive`);
+  await openApp(driver(), s.dying.url, `?tab=cuda&cpreset=transpose-naive`);
   // Nothing was on show yet, so the default kernel runs meanwhile (in the edit's task) and
   // the failure stays on the source field.
   await driver().wait(until.elementLocated(By.css('#panel-cuda [data-testid="cuda-error"]')), 60000);

@@ -2,6 +2,8 @@
 // Debian's headless Chromium through chromedriver (WebDriver), and read results by test id.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { extname, join, normalize, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,6 +72,25 @@ async function freePort() {
  * `--use-angle=vulkan`, which loses the adapter.
  */
 export const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
+
+/**
+ * Serves a copy of dist/ whose Web Worker dies on its first message, as a trap inside it (or
+ * memory running out) would end it. `close()` stops the server and removes the copy.
+ */
+export async function serveDyingWorker() {
+  const root = mkdtempSync(join(tmpdir(), 'coalescing-lab-dying-'));
+  cpSync(DIST, root, { recursive: true });
+  const loader = readdirSync(root).find((f) => /^cuda-worker-[0-9a-f]+_loader\.js$/.test(f));
+  writeFileSync(join(root, loader), 'postMessage("ready"); onmessage = () => { throw new Error("the worker died"); };\n');
+  const site = await serveStatic(root);
+  return {
+    url: site.url,
+    close: async () => {
+      await site.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Starts chromedriver and a headless Chromium session with the flags this machine needs. */
 export async function startBrowser({ width = 1280, height = 900, dpr = 1, extraArgs = [] } = {}) {

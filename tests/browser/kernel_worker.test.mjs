@@ -2,13 +2,11 @@
 // a launch past the edit's task is counted in the worker with the figures the page's own
 // slices give, Cancel is taken at once, and a worker that dies mid-run (as a trap or a launch
 // that exhausts memory ends it) is reported on the kernel view while every panel keeps working.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { By, until } from 'selenium-webdriver';
-import { DIST, serveStatic, startBrowser, openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { workerSession } from './session.mjs';
 
 // Ex8a: 65536 warp instructions, far past the edit's task's 4096.
 const EX8A =
@@ -17,32 +15,9 @@ const EX8A =
 const LONG =
   '?tab=kernel&grid=128,128&block=32,8&loop=0:16&a1.idx=(blockIdx.y*32%2BthreadIdx.y%2B8*i)*4096%2BblockIdx.x*32%2BthreadIdx.x&a2.kind=store&a2.base=0x4000000&a2.idx=(blockIdx.x*32%2BthreadIdx.x)*4096%2BblockIdx.y*32%2BthreadIdx.y%2B8*i';
 
-let browser;
-let site;
-// While set, the host answers 503 for the paths it matches.
-let refusing = null;
-const driver = () => browser.driver;
-// A copy of dist/ whose worker dies on its first request, as a trap inside it would end it.
-const dying = mkdtempSync(join(tmpdir(), 'coalescing-lab-dying-kernel-'));
-let dyingSite;
-
-before(async () => {
-  site = await serveStatic(undefined, {}, { refuse: (path) => refusing?.test(path) ?? false });
-  cpSync(DIST, dying, { recursive: true });
-  const loader = readdirSync(dying).find((f) => /^cuda-worker-[0-9a-f]+_loader\.js$/.test(f));
-  writeFileSync(
-    join(dying, loader),
-    'postMessage("ready"); onmessage = () => { throw new Error("the worker died"); };\n',
-  );
-  dyingSite = await serveStatic(dying);
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.quit();
-  await site?.close();
-  await dyingSite?.close();
-  rmSync(dying, { recursive: true, force: true });
-});
+// dist/, refusing the paths `s.refusing` matches while set, and a copy whose worker dies.
+const s = workerSession();
+const driver = () => s.driver;
 
 const statusOf = () => driver().executeScript(`return document.querySelector('[data-testid="kernel-status"]')?.dataset ?? {}`);
 const status = async () => (await statusOf()).value;
@@ -57,7 +32,7 @@ const figures = () =>
   );
 
 test('a launch past the edit\'s task is counted in the worker, with the figures of the page\'s own slices', async () => {
-  await openApp(driver(), site.url, EX8A);
+  await openApp(driver(), s.site.url, EX8A);
   await waitStatus('done');
   const byWorker = await figures();
   assert.match(byWorker, /k-requests=\{[^}]*"value":"65536"/);
@@ -66,21 +41,21 @@ test('a launch past the edit\'s task is counted in the worker, with the figures 
   // The worker's script, then only its wasm, refused by the host: the page counts the launch
   // in slices of its own, with the same figures.
   for (const refused of [/cuda-worker-/, /cuda-worker-[0-9a-f]+_bg\.wasm$/]) {
-    refusing = refused;
+    s.refusing = refused;
     try {
-      await openApp(driver(), site.url, EX8A);
+      await openApp(driver(), s.site.url, EX8A);
       await waitStatus('done');
       assert.equal(await figures(), byWorker, `${refused}`);
       assert.equal((await statusOf()).workerMemory, undefined, `${refused}: counted in the page`);
     } finally {
-      refusing = null;
+      s.refusing = null;
     }
   }
   assert.deepEqual(await pageErrors(driver()), []);
 });
 
 test('Cancel stops the worker\'s launch at once, and an edit runs again', async () => {
-  await openApp(driver(), site.url, LONG);
+  await openApp(driver(), s.site.url, LONG);
   await waitStatus('running');
   await driver().findElement(By.css('[data-testid="kernel-cancel"]')).click();
   assert.equal(await status(), 'cancelled');
@@ -91,7 +66,7 @@ test('Cancel stops the worker\'s launch at once, and an edit runs again', async 
 });
 
 test('a worker that dies mid-run is reported on the kernel view, and the other panels keep working', async () => {
-  await openApp(driver(), dyingSite.url, EX8A);
+  await openApp(driver(), s.dying.url, EX8A);
   // Nothing was on show yet, so the kernel runs again with the grid at its default (in the
   // edit's task), and the failure stays on the grid field.
   const error = await driver().wait(

@@ -3,43 +3,19 @@
 // picked file travels to it as well as a link, and a worker that dies mid-read (as a trap or
 // a trace that exhausts memory ends it) is reported on the trace panel while every panel keeps
 // working.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { By, until } from 'selenium-webdriver';
-import { DIST, serveStatic, startBrowser, openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { workerSession } from './session.mjs';
 
 const SAMPLE = '?tab=trace&trace=samples/synthetic-transpose-tiled.traceg';
 const SAMPLE_FILE = resolve(import.meta.dirname, '../../public/samples/synthetic-transpose-naive.nvbit.txt');
 
-let browser;
-let site;
-// While set, the host answers 503 for the paths it matches.
-let refusing = null;
-const driver = () => browser.driver;
-// A copy of dist/ whose worker dies on its first message, as a trap inside it would end it.
-const dying = mkdtempSync(join(tmpdir(), 'coalescing-lab-dying-trace-'));
-let dyingSite;
-
-before(async () => {
-  site = await serveStatic(undefined, {}, { refuse: (path) => refusing?.test(path) ?? false });
-  cpSync(DIST, dying, { recursive: true });
-  const loader = readdirSync(dying).find((f) => /^cuda-worker-[0-9a-f]+_loader\.js$/.test(f));
-  writeFileSync(
-    join(dying, loader),
-    'postMessage("ready"); onmessage = () => { throw new Error("the worker died"); };\n',
-  );
-  dyingSite = await serveStatic(dying);
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.quit();
-  await site?.close();
-  await dyingSite?.close();
-  rmSync(dying, { recursive: true, force: true });
-});
+// dist/, refusing the paths `s.refusing` matches while set, and a copy whose worker dies.
+const s = workerSession();
+const driver = () => s.driver;
 
 const statusOf = () => driver().executeScript(`return { ...(document.querySelector('[data-testid="trace-status"]')?.dataset ?? {}) }`);
 async function waitStatus(want, timeout = 60000) {
@@ -53,28 +29,28 @@ const shown = () =>
   );
 
 test('a trace read in the worker shows what a read on the page\'s thread shows', async () => {
-  await openApp(driver(), site.url, SAMPLE);
+  await openApp(driver(), s.site.url, SAMPLE);
   await waitStatus('done');
   assert.equal((await statusOf()).worker, '1', 'the trace was not read in the worker');
   const byWorker = await shown();
   assert.match(byWorker, /trace-instr=/);
   // The worker's script, then only its wasm, refused by the host: the page reads it itself.
   for (const refused of [/cuda-worker-/, /cuda-worker-[0-9a-f]+_bg\.wasm$/]) {
-    refusing = refused;
+    s.refusing = refused;
     try {
-      await openApp(driver(), site.url, SAMPLE);
+      await openApp(driver(), s.site.url, SAMPLE);
       await waitStatus('done');
       assert.equal((await statusOf()).worker, undefined, `${refused}: read in the page`);
       assert.equal(await shown(), byWorker, `${refused}`);
     } finally {
-      refusing = null;
+      s.refusing = null;
     }
   }
   assert.deepEqual(await pageErrors(driver()), []);
 });
 
 test('a picked file is read in the worker', async () => {
-  await openApp(driver(), site.url, '?tab=trace');
+  await openApp(driver(), s.site.url, '?tab=trace');
   await driver().findElement(By.css('[data-testid="trace-file"]')).sendKeys(SAMPLE_FILE);
   await waitStatus('done');
   assert.equal((await statusOf()).worker, '1');
@@ -86,7 +62,7 @@ test('a picked file is read in the worker', async () => {
 });
 
 test('a worker that dies mid-read is reported on the trace panel, and the other panels keep working', async () => {
-  await openApp(driver(), dyingSite.url, SAMPLE);
+  await openApp(driver(), s.dying.url, SAMPLE);
   await waitStatus('failed');
   const failed = await driver().findElement(By.css('[data-testid="trace-failed"]'));
   assert.match(

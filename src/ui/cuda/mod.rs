@@ -55,31 +55,9 @@ pub(super) struct Run {
     pub(super) arch: u32,
 }
 
-/// Where the current job stands.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Status {
-    /// Nothing to run: the launch is empty.
-    Idle,
-    Running {
-        done: u64,
-        total: u64,
-    },
-    Done,
-    Cancelled,
-    Failed,
-}
-
-impl Status {
-    fn name(&self) -> &'static str {
-        match self {
-            Status::Idle => "idle",
-            Status::Running { .. } => "running",
-            Status::Done => "done",
-            Status::Cancelled => "cancelled",
-            Status::Failed => "failed",
-        }
-    }
-}
+/// Where the current job stands; idle when the launch is empty. A failure's words are in the
+/// panel's error, beside its field.
+pub(super) type Status = crate::ui::job::Status<()>;
 
 /// The panel's job state, shared by its parts.
 #[derive(Clone, Copy)]
@@ -157,7 +135,7 @@ impl Jobs {
     /// A run that stopped. When nothing has been shown yet (a link whose source or launch does
     /// not run), the default kernel runs instead, with the failure kept on its field.
     fn fail(self, run: Run, e: CudaFailure, repair: bool) {
-        self.status.set(Status::Failed);
+        self.status.set(Status::Failed(()));
         if repair {
             return;
         }
@@ -476,8 +454,6 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             .map(|m| (CudaField::Source, m))
             .or_else(|| field_in_error.get().zip(message.get()))
     });
-    let running = move || jobs.status.with(|s| matches!(s, Status::Running { .. }));
-    let cancel = move |_| jobs.cancel();
 
     view! {
         <section class="cuda" aria-labelledby="cuda-title">
@@ -513,27 +489,24 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                 <div class="outputs">
                     <div class="results" aria-labelledby="cuda-results-title">
                         <h3 id="cuda-results-title">"Whole kernel"</h3>
-                        <Show when=running>
+                        <Show when=move || jobs.status.with(|s| s.progress().is_some())>
                             <div class="kernel-run" data-testid="cuda-progress">
                                 <progress
-                                    max=move || jobs.status.with(|s| match s { Status::Running { total, .. } => *total, _ => 1 }).to_string()
-                                    value=move || jobs.status.with(|s| match s { Status::Running { done, .. } => *done, _ => 0 }).to_string()
+                                    max=move || jobs.status.with(|s| s.progress().map_or(1, |p| p.1)).to_string()
+                                    value=move || jobs.status.with(|s| s.progress().map_or(0, |p| p.0)).to_string()
                                     aria-label="CUDA run progress"
                                 ></progress>
                                 <span class="hint">
-                                    {move || jobs.status.with(|s| match s {
-                                        Status::Running { done, total } => format!("{done} of {total} warps"),
-                                        _ => String::new(),
-                                    })}
+                                    {move || jobs.status.with(|s| s.progress().map(|(done, total)| format!("{done} of {total} warps")).unwrap_or_default())}
                                 </span>
-                                <button type="button" class="secondary" data-testid="cuda-cancel" on:click=cancel>"Cancel"</button>
+                                <button type="button" class="secondary" data-testid="cuda-cancel" on:click=move |_| jobs.cancel()>"Cancel"</button>
                             </div>
                         </Show>
                         <p class="visually-hidden" role="status" data-testid="cuda-status" data-value=move || jobs.status.with(Status::name)>
                             {move || jobs.status.with(|s| match s {
                                 Status::Done => "Kernel run.",
                                 Status::Cancelled => "Cancelled: showing the last finished results.",
-                                Status::Failed => "The run stopped.",
+                                Status::Failed(()) => "The run stopped.",
                                 _ => "",
                             })}
                         </p>

@@ -61,7 +61,7 @@ pub(super) fn Results(
         shown_other.with(Option::is_some)
             || jobs
                 .status
-                .with(|s| matches!(s, Status::Running { .. } | Status::Failed))
+                .with(|s| matches!(s, Status::Running { .. } | Status::Failed(())))
     });
     let figures = Signal::derive(move || {
         analysis.with(|a| {

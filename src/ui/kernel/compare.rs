@@ -2,7 +2,7 @@
 //! analysed on the same machine, with their key figures and one sentence of ratios, as the
 //! calculator compares two scenarios. B runs as a job of its own, in slices, with progress.
 
-use super::runner::{Runner, Status};
+use super::runner::Runner;
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::view::{compare_sentence, side_by_side};
 use crate::model::kernel::wire::Request;
@@ -49,7 +49,6 @@ pub(super) fn Compare(
             })
         })
     };
-    let running = move || status.with(|s| matches!(s, Status::Running { .. }));
     view! {
         <div class="compare-bar">
             <label for="kernel-compare">"Compare with a preset"</label>
@@ -64,11 +63,11 @@ pub(super) fn Compare(
         <Show when=move || picked.with(Option::is_some)>
             <section class="comparison" aria-labelledby="kernel-comparison-title">
                 <h3 id="kernel-comparison-title">"Side by side"</h3>
-                <Show when=running>
+                <Show when=move || status.with(|s| s.progress().is_some())>
                     <div class="kernel-run" data-testid="kernel-compare-progress">
                         <progress
-                            max=move || status.with(|s| match s { Status::Running { total, .. } => *total, _ => 1 }).to_string()
-                            value=move || status.with(|s| match s { Status::Running { done, .. } => *done, _ => 0 }).to_string()
+                            max=move || status.with(|s| s.progress().map_or(1, |p| p.1)).to_string()
+                            value=move || status.with(|s| s.progress().map_or(0, |p| p.0)).to_string()
                             aria-label="Kernel B analysis progress"
                         ></progress>
                         <button type="button" data-testid="kernel-compare-cancel" on:click=move |_| picked.set(None)>"Cancel"</button>

@@ -240,7 +240,6 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
             start(repaired, kernel);
         }
     });
-    let cancel = move |_| runner.cancel();
     let running = move || status.with(|s| matches!(s, Status::Running { .. }));
     let error_for = Errors {
         fields: errors,
@@ -303,29 +302,20 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
                 <div class="outputs">
                     <div class="results" aria-labelledby="kernel-results-title">
                         <h3 id="kernel-results-title">"Whole kernel"</h3>
-                        <Show when=running>
+                        <Show when=move || status.with(|s| s.progress().is_some())>
                             <div class="kernel-run" data-testid="kernel-progress">
                                 <progress
-                                    max=move || status.with(|s| match s { Status::Running { total, .. } => *total, _ => 1 }).to_string()
-                                    value=move || status.with(|s| match s { Status::Running { done, .. } => *done, _ => 0 }).to_string()
+                                    max=move || status.with(|s| s.progress().map_or(1, |p| p.1)).to_string()
+                                    value=move || status.with(|s| s.progress().map_or(0, |p| p.0)).to_string()
                                     aria-label="Kernel analysis progress"
                                 ></progress>
                                 <span class="hint">
-                                    {move || status.with(|s| match s {
-                                        Status::Running { done, total } => format!("{done} of {total} warp instructions"),
-                                        _ => String::new(),
-                                    })}
+                                    {move || status.with(|s| s.progress().map(|(done, total)| format!("{done} of {total} warp instructions")).unwrap_or_default())}
                                 </span>
-                                <button type="button" class="secondary" data-testid="kernel-cancel" on:click=cancel>"Cancel"</button>
+                                <button type="button" class="secondary" data-testid="kernel-cancel" on:click=move |_| runner.cancel()>"Cancel"</button>
                             </div>
                         </Show>
-                        <p class="visually-hidden" role="status" data-testid="kernel-status" data-worker-memory=move || runner.worker_memory.get().map(|m| m.to_string()) data-value=move || status.with(|s| match s {
-                            Status::Idle => "idle",
-                            Status::Running { .. } => "running",
-                            Status::Done => "done",
-                            Status::Cancelled => "cancelled",
-                            Status::Failed(_) => "failed",
-                        })>
+                        <p class="visually-hidden" role="status" data-testid="kernel-status" data-worker-memory=move || runner.worker_memory.get().map(|m| m.to_string()) data-value=move || status.with(Status::name)>
                             {move || status.with(|s| match s {
                                 Status::Done => "Kernel analysed.".to_string(),
                                 Status::Cancelled => "Cancelled: showing the last finished results.".to_string(),

@@ -16,19 +16,9 @@ use crate::ui::worker::{self, Remote};
 use leptos::prelude::*;
 use std::time::Duration;
 
-/// Where the current job stands.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Status {
-    /// Nothing to run: a field is in error and no earlier analysis exists.
-    Idle,
-    Running {
-        done: u64,
-        total: u64,
-    },
-    Done,
-    Cancelled,
-    Failed(KernelError),
-}
+/// Where the current job stands; idle when a field is in error and no earlier analysis
+/// exists.
+pub(super) type Status = crate::ui::job::Status<KernelError>;
 
 /// A kernel's launch, its figures and the job or worker counting them.
 #[derive(Clone, Copy)]
