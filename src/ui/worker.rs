@@ -9,6 +9,7 @@
 //! import's shim in the first load's glue; those eight cost it 0.1–0.2 KB gzip, measured.
 
 use js_sys::{Array, Function, Reflect};
+use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Event, EventTarget};
@@ -116,6 +117,26 @@ impl Drop for Remote {
             .remove_event_listener_with_callback("error", self.on_error.as_ref().unchecked_ref());
         call(&self.worker, "terminate", &JsValue::UNDEFINED);
     }
+}
+
+/// Where a panel keeps the worker of its runs, idle between them.
+pub(crate) type Slot = StoredValue<Option<Remote>, LocalStorage>;
+
+/// The slot's worker has answered its run: it is idle, and takes the next.
+pub(crate) fn settle(slot: Slot) {
+    slot.update_value(|r| {
+        if let Some(r) = r {
+            r.busy = false;
+        }
+    });
+}
+
+/// The slot's worker failed, and goes: whether it had started (it died mid-run) rather than
+/// never loaded (the run then belongs on the page's thread).
+pub(crate) fn drop_failed(slot: Slot) -> bool {
+    let started = slot.with_value(|r| r.as_ref().is_some_and(Remote::is_ready));
+    slot.set_value(None);
+    started
 }
 
 /// Whether this build has a worker (`tools/split.mjs` names it on the shell script's tag).

@@ -1,5 +1,6 @@
 // Shared by the browser tests and the bench: serve dist/ over http on loopback, drive
 // Debian's headless Chromium through chromedriver (WebDriver), and read results by test id.
+import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,6 +73,15 @@ async function freePort() {
  * `--use-angle=vulkan`, which loses the adapter.
  */
 export const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
+
+/** The calculator still computes: on its tab, `idx=2*t` gives 8 sectors within 5 s. */
+export async function calculatorComputes(driver) {
+  await driver.findElement(By.css('[data-testid="tab-calculator"]')).click();
+  await typeInto(driver, 'idx', '2*t');
+  await driver
+    .wait(async () => (await results(driver)).sectors === '8', 5000)
+    .catch(async (e) => assert.fail(`${e.message}: ${JSON.stringify(await results(driver))}`));
+}
 
 /**
  * Serves a copy of dist/ whose Web Worker dies on its first message, as a trap inside it (or

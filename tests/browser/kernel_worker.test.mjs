@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, until } from 'selenium-webdriver';
-import { openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { calculatorComputes, openApp, pageErrors, typeInto } from './harness.mjs';
 import { workerSession } from './session.mjs';
 
 // Ex8a: 65536 warp instructions, far past the edit's task's 4096.
@@ -80,10 +80,6 @@ test('a worker that dies mid-run is reported on the kernel view, and the other p
   await waitStatus('done');
   assert.equal((await statusOf()).workerMemory, undefined, 'the default grid ran in the page');
   // The calculator still computes.
-  await driver().findElement(By.css('[data-testid="tab-calculator"]')).click();
-  await typeInto(driver(), 'idx', '2*t');
-  await driver()
-    .wait(async () => (await results(driver())).sectors === '8', 5000)
-    .catch(async (e) => assert.fail(`${e.message}: ${JSON.stringify(await results(driver()))}`));
+  await calculatorComputes(driver());
   assert.deepEqual(await pageErrors(driver()), []);
 });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { By, until } from 'selenium-webdriver';
-import { openApp, pageErrors, typeInto, results } from './harness.mjs';
+import { calculatorComputes, openApp, pageErrors } from './harness.mjs';
 import { workerSession } from './session.mjs';
 
 const SAMPLE = '?tab=trace&trace=samples/synthetic-transpose-tiled.traceg';
@@ -69,10 +69,7 @@ test('a worker that dies mid-read is reported on the trace panel, and the other 
     await failed.getText(),
     /the trace reader stopped unexpectedly \(.*the worker died\); the rest of the page keeps working/,
   );
-  await driver().findElement(By.css('[data-testid="tab-calculator"]')).click();
-  await typeInto(driver(), 'idx', '2*t');
-  await driver()
-    .wait(async () => (await results(driver())).sectors === '8', 5000)
-    .catch(async (e) => assert.fail(`${e.message}: ${JSON.stringify(await results(driver()))}`));
+  // The calculator still computes.
+  await calculatorComputes(driver());
   assert.deepEqual(await pageErrors(driver()), []);
 });

@@ -73,7 +73,7 @@ pub(super) struct Jobs {
     /// Why the current inputs do not run, with their run.
     pub(super) failure: RwSignal<Option<(Run, CudaFailure)>>,
     /// The worker, while there is one.
-    remote: StoredValue<Option<crate::ui::worker::Remote>, LocalStorage>,
+    remote: crate::ui::worker::Slot,
     /// The run posted to the worker: its ticket, itself, and whether it is a repair.
     remote_run: StoredValue<Option<(u64, Run, bool)>>,
     /// Whether a worker failed to start: runs then stay on the page's thread.

@@ -191,20 +191,12 @@ impl Jobs {
 
     fn idle(self) {
         self.remote_run.set_value(None);
-        self.remote.update_value(|r| {
-            if let Some(r) = r {
-                r.busy = false;
-            }
-        });
+        worker::settle(self.remote);
     }
 
     /// The worker's script did not load, or the interpreter trapped inside it.
     fn worker_failed(self, message: String) {
-        let started = self
-            .remote
-            .with_value(|r| r.as_ref().is_some_and(Remote::is_ready));
-        self.remote.set_value(None);
-        if !started {
+        if !worker::drop_failed(self.remote) {
             return self.in_page_instead();
         }
         let Some((ticket, run, repair)) = self.remote_run.get_value() else {

@@ -32,7 +32,7 @@ pub(super) struct Runner {
     pub(super) worker_memory: RwSignal<Option<u64>>,
     generation: StoredValue<u64>,
     job: StoredValue<Option<Job>, LocalStorage>,
-    remote: StoredValue<Option<Remote>, LocalStorage>,
+    remote: worker::Slot,
     /// The launch the worker counts: its ticket, kernel and request.
     remote_run: StoredValue<Option<(u64, Kernel, Request)>>,
     /// A worker failed to start: launches stay on the page's thread from then on.
@@ -247,20 +247,12 @@ impl Runner {
 
     fn idle(self) {
         self.remote_run.set_value(None);
-        self.remote.update_value(|r| {
-            if let Some(r) = r {
-                r.busy = false;
-            }
-        });
+        worker::settle(self.remote);
     }
 
     /// The worker's script did not load, or the engine trapped inside it.
     fn worker_failed(self, message: String) {
-        let started = self
-            .remote
-            .with_value(|r| r.as_ref().is_some_and(Remote::is_ready));
-        self.remote.set_value(None);
-        if !started {
+        if !worker::drop_failed(self.remote) {
             return self.in_page_instead();
         }
         let Some((ticket, _, _)) = self.remote_run.get_value() else {

@@ -45,7 +45,7 @@ pub(super) struct Reader {
     pub(super) status: RwSignal<Status>,
     generation: StoredValue<u64>,
     /// The worker of the read going on.
-    remote: StoredValue<Option<Remote>, LocalStorage>,
+    remote: worker::Slot,
     /// The worker that holds the analysis on show (its rows past the first, its CSV), and
     /// its read's ticket; `None` when the page's thread read it.
     serving: StoredValue<Option<(u64, Remote)>, LocalStorage>,
@@ -234,11 +234,7 @@ impl Reader {
         } else if !self.current(ticket) {
             return;
         } else {
-            let started = self
-                .remote
-                .with_value(|r| r.as_ref().is_some_and(Remote::is_ready));
-            self.remote.set_value(None);
-            if !started {
+            if !worker::drop_failed(self.remote) {
                 return self.instead(ticket);
             }
         }
