@@ -64,3 +64,16 @@ impl<F: FieldName> fmt::Display for FieldError<F> {
 }
 
 impl<F: FieldName> std::error::Error for FieldError<F> {}
+
+/// Why a text the page's Web Worker posted is not a reply: a worker from another build, or a
+/// bug. Each panel's wire (`cuda_view::wire`, `kernel::wire`, `trace::wire`) reads with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireError(pub String);
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the worker's answer does not read: {}", self.0)
+    }
+}
+
+impl std::error::Error for WireError {}

@@ -147,15 +147,7 @@ impl Reported {
     }
 }
 
-/// Why a posted text is not a reply: a worker from another build, or a bug.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WireError(pub String);
-
-impl std::fmt::Display for WireError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the worker's answer does not read: {}", self.0)
-    }
-}
+pub use crate::model::error::WireError;
 
 /// Reads a reply as posted.
 pub fn decode_reply(text: &str) -> Result<Reply, WireError> {

@@ -26,6 +26,7 @@
 
 use super::inputs::{KernelError, KernelField, KernelInputs, Machine};
 use super::{Job, KernelAnalysis};
+use crate::model::error::WireError;
 use crate::model::job::{Slice, Slicer};
 use serde::{Deserialize, Serialize};
 
@@ -82,8 +83,8 @@ pub enum Reply {
 }
 
 /// Reads a reply as posted.
-pub fn decode_reply(text: &str) -> Result<Reply, String> {
-    serde_json::from_str(text).map_err(|e| format!("the worker's answer does not read: {e}"))
+pub fn decode_reply(text: &str) -> Result<Reply, WireError> {
+    serde_json::from_str(text).map_err(|e| WireError(e.to_string()))
 }
 
 /// Answers one posted request: counts the launch in slices of the page's length on `clock`

@@ -23,6 +23,7 @@
 //! ```
 
 use super::{instruction_csv, Instruction, TraceAnalysis, TraceOptions};
+use crate::model::error::WireError;
 use serde::{Deserialize, Serialize};
 
 /// What starts a trace panel's message among the worker's messages.
@@ -97,8 +98,8 @@ impl Reply {
 }
 
 /// Reads a reply as posted.
-pub fn decode_reply(text: &str) -> Result<Reply, String> {
-    serde_json::from_str(text).map_err(|e| format!("the worker's answer does not read: {e}"))
+pub fn decode_reply(text: &str) -> Result<Reply, WireError> {
+    serde_json::from_str(text).map_err(|e| WireError(e.to_string()))
 }
 
 /// The trace the worker read last, kept for the page's asks.

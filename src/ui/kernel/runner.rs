@@ -215,9 +215,10 @@ impl Runner {
             Ok(reply) => reply,
             Err(why) => {
                 self.idle();
-                return self
-                    .status
-                    .set(Status::Failed(KernelError::new(KernelField::Grid, why)));
+                return self.status.set(Status::Failed(KernelError::new(
+                    KernelField::Grid,
+                    why.to_string(),
+                )));
             }
         };
         match reply {

@@ -188,7 +188,7 @@ impl Reader {
         }
         let reply = match decode_reply(text) {
             Ok(reply) => reply,
-            Err(why) => return self.status.set(Status::Failed(why)),
+            Err(why) => return self.status.set(Status::Failed(why.to_string())),
         };
         match reply {
             Reply::Progress { bytes, total } => self
