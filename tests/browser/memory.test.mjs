@@ -62,6 +62,19 @@ test('a trace of 10^5 distinct instructions shows a bounded table and the CSV ha
   assert.equal(await shown.getAttribute('data-total'), '100000');
   await s.driver.findElement(By.css('[data-testid="trace-more"]')).click();
   await s.driver.wait(async () => (await rows()) === 200, 5000);
+  // Two quick presses, before the worker's rows come, then one more: each row once.
+  await s.driver.executeScript(`const more = () => document.querySelector('[data-testid="trace-more"]');
+    more().click(); more().click();`);
+  await new Promise((r) => setTimeout(r, 1500));
+  while ((await rows()) < 400) {
+    const before = await rows();
+    await s.driver.findElement(By.css('[data-testid="trace-more"]')).click();
+    await s.driver.wait(async () => (await rows()) > before, 5000);
+  }
+  const pcs = await s.driver.executeScript(
+    `return [...document.querySelectorAll('[data-testid="trace-instr"]')].map((r) => r.dataset.pc)`,
+  );
+  assert.equal(new Set(pcs).size, pcs.length, `${pcs.length} rows, ${new Set(pcs).size} distinct`);
   const csv = await captureDownload(s.driver, 'trace-csv');
   assert.equal(csv.text.trimEnd().split('\n').length, 100_001, 'a header and every instruction');
   // Read in the page's worker, which keeps the analysis and reports its memory; the page

@@ -49,6 +49,9 @@ pub(super) struct Reader {
     /// The worker that holds the analysis on show (its rows past the first, its CSV), and
     /// its read's ticket; `None` when the page's thread read it.
     serving: StoredValue<Option<(u64, Remote)>, LocalStorage>,
+    /// Rows asked of the serving worker so far: a second "Show more" before the first rows
+    /// come asks for the rows after them, never the same ones twice.
+    asked: StoredValue<usize>,
     /// A worker failed to start: reads stay on the page's thread from then on.
     broken: StoredValue<bool>,
     /// The source of the read going on, for a read on the page's thread instead.
@@ -66,6 +69,7 @@ impl Reader {
             generation: StoredValue::new(0),
             remote: StoredValue::new_local(None),
             serving: StoredValue::new_local(None),
+            asked: StoredValue::new(0),
             broken: StoredValue::new(false),
             reading: StoredValue::new_local(None),
         }
@@ -105,6 +109,8 @@ impl Reader {
 
     /// Shows `analysis`, whose table's rows past its own are `serving`'s.
     fn show(self, analysis: TraceAnalysis, statics: usize, serving: Option<(u64, Remote)>) {
+        self.asked
+            .set_value(analysis.instructions.len().min(statics));
         self.serving.set_value(serving);
         self.statics.set(statics);
         let _ = self.analysis.try_set(Some(analysis));
@@ -115,11 +121,10 @@ impl Reader {
     /// The table's rows up to `to`: at once from the page's analysis; asked of the worker
     /// when it holds them.
     pub(super) fn rows_up_to(self, to: usize) {
-        let have = self
-            .analysis
-            .with_untracked(|a| a.as_ref().map_or(0, |a| a.instructions.len()));
-        if have < to.min(self.statics.get_untracked()) {
-            self.ask(&Ask::Rows { from: have, to });
+        let from = self.asked.get_value();
+        if from < to.min(self.statics.get_untracked()) {
+            self.asked.set_value(to);
+            self.ask(&Ask::Rows { from, to });
         }
     }
 
