@@ -1,8 +1,10 @@
-//! The page's Web Worker: the CUDA interpreter and the kernel view's engine off the page's
-//! thread, so that a warp that loops for seconds, or a launch that takes seconds, never holds
-//! the page. Each message is a run (`model::cuda_view::wire::Request`, or a kernel view's
-//! `model::kernel::wire::Request`); the worker answers with progress after every slice, then
-//! the figures or the failure. The page cancels a run by terminating the worker.
+//! The page's Web Worker: the CUDA interpreter, the kernel view's engine and the trace reader
+//! off the page's thread, so that a warp that loops for seconds, a launch that takes seconds or
+//! a 200 MB trace never holds the page. Each message is a run (`model::cuda_view::wire::Request`,
+//! a kernel view's `model::kernel::wire::Request`) or a trace panel's ask
+//! (`model::trace::wire::Ask`, a read with its `File` or address beside it); the worker answers
+//! with progress, then the figures or the failure, and keeps the trace it read last for the
+//! page's asks for rows and the CSV. The page cancels a run by terminating the worker.
 //!
 //! The worker is its own small wasm (`src/bin/cuda-worker.rs`, built without the `ui`
 //! feature): it never touches the DOM, and a trap inside it ends the worker, not the page.
