@@ -33,8 +33,8 @@ pub(super) struct Runner {
     generation: StoredValue<u64>,
     job: StoredValue<Option<Job>, LocalStorage>,
     remote: worker::Slot,
-    /// The launch the worker counts: its ticket, kernel and request.
-    remote_run: StoredValue<Option<(u64, Kernel, Request)>>,
+    /// The launch the worker counts: its ticket and kernel.
+    remote_run: StoredValue<Option<(u64, Kernel)>>,
     /// A worker failed to start: launches stay on the page's thread from then on.
     broken: StoredValue<bool>,
 }
@@ -181,7 +181,7 @@ impl Runner {
     /// Posts the launch to the worker, starting one if none is idle.
     fn remote(self, ticket: u64, kernel: Kernel, request: Request) {
         let text = request.encode();
-        self.remote_run.set_value(Some((ticket, kernel, request)));
+        self.remote_run.set_value(Some((ticket, kernel)));
         if self.remote.with_value(Option::is_none) {
             match Remote::spawn(
                 move || {
@@ -205,7 +205,8 @@ impl Runner {
 
     /// One message from the worker.
     fn reply(self, text: &str) {
-        let Some((ticket, kernel, _)) = self.remote_run.get_value() else {
+        // The ticket only: progress comes often, and the kernel is taken once, at the end.
+        let Some(ticket) = self.remote_run.with_value(|r| r.as_ref().map(|(t, _)| *t)) else {
             return;
         };
         if !self.current(ticket) {
@@ -227,6 +228,10 @@ impl Runner {
                 analysis,
                 memory_bytes,
             } => {
+                let Some((_, kernel)) = self.remote_run.try_update_value(Option::take).flatten()
+                else {
+                    return;
+                };
                 self.idle();
                 // Reading a big launch's answer (a heat map of 65,536 cells) is a task's worth of
                 // work: drawing its figures gets a task of its own.
@@ -256,7 +261,7 @@ impl Runner {
         if !worker::drop_failed(self.remote) {
             return self.in_page_instead();
         }
-        let Some((ticket, _, _)) = self.remote_run.get_value() else {
+        let Some(ticket) = self.remote_run.with_value(|r| r.as_ref().map(|(t, _)| *t)) else {
             return;
         };
         self.remote_run.set_value(None);
@@ -274,7 +279,7 @@ impl Runner {
     fn in_page_instead(self) {
         self.broken.set_value(true);
         self.remote.set_value(None);
-        if let Some((ticket, kernel, _)) = self.remote_run.get_value() {
+        if let Some((ticket, kernel)) = self.remote_run.get_value() {
             self.remote_run.set_value(None);
             if self.current(ticket) {
                 self.job.set_value(Some(Job::new(&kernel)));
