@@ -29,10 +29,7 @@ const TABLE: [(&str, &str, u64, u64, u64, u64); 15] = [
 fn example(name: &str) -> Inputs {
     match name {
         "ex1" => Inputs::default(),
-        "ex2" => Inputs {
-            base: "8".into(),
-            ..Inputs::default()
-        },
+        "ex2" => Inputs { base: "8".into(), ..Inputs::default() },
         _ => Inputs {
             idx: "1024*t".into(),
             ..Inputs::default()

@@ -16,11 +16,7 @@ fn built(layout: Layout) -> (Inputs, u64, u64) {
 #[test]
 fn course_examples_built_from_their_layouts() {
     // Ex3: every second float.
-    let (i, sectors, bytes) = built(Layout::Strided {
-        element: "float",
-        stride: 2,
-        offset: 0,
-    });
+    let (i, sectors, bytes) = built(Layout::Strided { element: "float", stride: 2, offset: 0 });
     assert_eq!(
         (i.idx.as_str(), i.elem.as_str(), sectors, bytes),
         ("2*t", "4", 8, 256)
@@ -101,11 +97,7 @@ fn padding_offsets_and_element_types_shape_the_expression() {
     };
     let (i, _, _) = built(padded);
     assert_eq!((i.idx.as_str(), i.elem.as_str()), ("128*t + 261", "8"));
-    let shifted = Layout::Strided {
-        element: "float4",
-        stride: 1,
-        offset: 3,
-    };
+    let shifted = Layout::Strided { element: "float4", stride: 1, offset: 3 };
     assert_eq!(built(shifted).0.idx, "t + 3");
 }
 
@@ -184,11 +176,7 @@ fn impossible_layouts_say_why() {
         "the field (4 B at offset 6) must lie inside the 8-byte structure"
     );
     assert_eq!(
-        build(Layout::Strided {
-            element: "int3",
-            stride: 1,
-            offset: 0
-        }),
+        build(Layout::Strided { element: "int3", stride: 1, offset: 0 }),
         "the element type must be one of char, half, float, double, float2, float4, found 'int3'"
     );
 }
@@ -208,13 +196,9 @@ fn a_builder_writes_the_whole_scenario_including_the_mask() {
     };
     let masked = along_row.build(&Inputs::default()).unwrap();
     assert_eq!(masked.active, "t < 24");
-    let strided = Layout::Strided {
-        element: "float",
-        stride: 1,
-        offset: 0,
-    }
-    .build(&masked)
-    .unwrap();
+    let strided = Layout::Strided { element: "float", stride: 1, offset: 0 }
+        .build(&masked)
+        .unwrap();
     assert_eq!(strided.active, "");
     let t = analyze(&strided).unwrap().totals;
     assert_eq!((t.active_lanes, t.sectors), (32, 4));

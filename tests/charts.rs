@@ -272,13 +272,7 @@ mod sector_map {
 
     #[test]
     fn misaligned_start_shows_five_sectors_with_their_used_bytes_and_every_lane() {
-        let svg = render(
-            Inputs {
-                base: "8".into(),
-                ..Inputs::default()
-            },
-            720,
-        );
+        let svg = render(Inputs { base: "8".into(), ..Inputs::default() }, 720);
         // Five sector boxes (grid colour), and the requested bytes of each (accent colour).
         assert_eq!(
             boxes(&svg, "#D5DAE1"),
@@ -361,13 +355,7 @@ mod sector_map {
 
     #[test]
     fn a_highlighted_lane_is_ringed_and_named() {
-        let map = layout(
-            &analyze(&Inputs {
-                base: "8".into(),
-                ..Inputs::default()
-            })
-            .unwrap(),
-        );
+        let map = layout(&analyze(&Inputs { base: "8".into(), ..Inputs::default() }).unwrap());
         let mut svg = String::new();
         {
             let area = SVGBackend::with_string(&mut svg, (720, 240)).into_drawing_area();
@@ -397,13 +385,7 @@ mod sector_map {
             "{:?}",
             texts(&svg)
         );
-        let idle = render(
-            Inputs {
-                active: "0".into(),
-                ..Inputs::default()
-            },
-            720,
-        );
+        let idle = render(Inputs { active: "0".into(), ..Inputs::default() }, 720);
         assert!(texts(&idle).iter().any(|t| t.starts_with("No active lane")));
     }
 }
@@ -465,14 +447,7 @@ mod probe_chart {
 
     fn report(medians: &[(u32, f64)]) -> Report {
         let strides = medians.iter().map(|m| m.0).collect();
-        let plan = plan(
-            &Config {
-                strides,
-                n: Some(1 << 16),
-            },
-            &Limits::DEFAULT,
-        )
-        .unwrap();
+        let plan = plan(&Config { strides, n: Some(1 << 16) }, &Limits::DEFAULT).unwrap();
         let measurements = medians
             .iter()
             .map(|&(stride, ms)| Measurement {
@@ -845,10 +820,7 @@ mod cuda_heat {
             "{short:?}"
         );
         // A phone's canvas at 2×: 800 backend pixels are 400 CSS pixels, still narrow.
-        let hi_dpi = Theme {
-            scale: 2.0,
-            ..Theme::LIGHT
-        };
+        let hi_dpi = Theme { scale: 2.0, ..Theme::LIGHT };
         let mut phone = String::new();
         {
             let area = SVGBackend::with_string(&mut phone, (800, 600)).into_drawing_area();

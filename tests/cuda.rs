@@ -21,11 +21,7 @@ fn pre_error(source: &str) -> String {
 #[test]
 fn numbers_keep_their_suffix_radix_and_value() {
     let int = |text: &str| match tokenize(text).unwrap()[0].tok.clone() {
-        Tok::Int {
-            value,
-            suffix,
-            decimal,
-        } => (value, suffix, decimal),
+        Tok::Int { value, suffix, decimal } => (value, suffix, decimal),
         other => panic!("{text}: {other:?}"),
     };
     let s = |unsigned, longs| IntSuffix { unsigned, longs };
@@ -37,34 +33,10 @@ fn numbers_keep_their_suffix_radix_and_value() {
     assert_eq!(int("1'000'000l"), (1_000_000, s(false, 1), true));
     assert_eq!(int("0"), (0, s(false, 0), true));
     let float = |text: &str| tokenize(text).unwrap()[0].tok.clone();
-    assert_eq!(
-        float("1.f"),
-        Tok::Float {
-            value: 1.0,
-            single: true
-        }
-    );
-    assert_eq!(
-        float(".5"),
-        Tok::Float {
-            value: 0.5,
-            single: false
-        }
-    );
-    assert_eq!(
-        float("1e-3f"),
-        Tok::Float {
-            value: 1e-3,
-            single: true
-        }
-    );
-    assert_eq!(
-        float("2.5E+2"),
-        Tok::Float {
-            value: 250.0,
-            single: false
-        }
-    );
+    assert_eq!(float("1.f"), Tok::Float { value: 1.0, single: true });
+    assert_eq!(float(".5"), Tok::Float { value: 0.5, single: false });
+    assert_eq!(float("1e-3f"), Tok::Float { value: 1e-3, single: true });
+    assert_eq!(float("2.5E+2"), Tok::Float { value: 250.0, single: false });
     assert_eq!(
         tokenize("12abc").unwrap_err().to_string(),
         "line 1, column 1: '12abc' is not a number"
@@ -439,10 +411,7 @@ mod parse {
         assert!(matches!(col.declarators[0].init, Some(Init::List(_))));
         assert_eq!(
             col.declarators[0].ty.base,
-            Base::Int {
-                bytes: 8,
-                signed: false
-            }
+            Base::Int { bytes: 8, signed: false }
         );
     }
 
@@ -468,19 +437,12 @@ mod parse {
             panic!()
         };
         // `*q++` is `*(q++)`, and it begins at the `*`: column 53.
-        let ExprKind::Unary {
-            op: UnaryOp::Deref,
-            operand,
-        } = &deref.kind
-        else {
+        let ExprKind::Unary { op: UnaryOp::Deref, operand } = &deref.kind else {
             panic!("{deref:?}")
         };
         assert!(matches!(
             operand.kind,
-            ExprKind::Unary {
-                op: UnaryOp::PostInc,
-                ..
-            }
+            ExprKind::Unary { op: UnaryOp::PostInc, .. }
         ));
         assert_eq!((deref.pos.line, deref.pos.column), (2, 53));
     }
@@ -571,19 +533,10 @@ mod layout {
             assert_eq!(l, Layout { size, align }, "{name}");
         }
         let scalar = |b| base_layout(&b).map(|l| (l.size, l.align));
-        assert_eq!(
-            scalar(Base::Int {
-                bytes: 8,
-                signed: true
-            }),
-            Some((8, 8))
-        );
+        assert_eq!(scalar(Base::Int { bytes: 8, signed: true }), Some((8, 8)));
         assert_eq!(scalar(Base::Bool), Some((1, 1)));
         // A pointer is 8 bytes whatever it points to.
-        let p = Type {
-            pointers: 1,
-            ..Type::of(Base::Void)
-        };
+        let p = Type { pointers: 1, ..Type::of(Base::Void) };
         assert_eq!(
             layout_of(&p, &parse("", 700).unwrap(), Pos::default()).unwrap(),
             Layout { size: 8, align: 8 }
@@ -665,10 +618,7 @@ mod launch {
         );
         assert!(matches!(
             &l.args[1],
-            LaunchArg::Buffer {
-                base: Some(0x2000),
-                ..
-            }
+            LaunchArg::Buffer { base: Some(0x2000), .. }
         ));
         assert!(matches!(&l.args[2], LaunchArg::Buffer { offset: 3, .. }));
         assert!(
@@ -740,38 +690,14 @@ mod cint {
     use proptest::prelude::*;
 
     const TYPES: [IntType; 8] = [
-        IntType {
-            bytes: 1,
-            signed: true,
-        },
-        IntType {
-            bytes: 1,
-            signed: false,
-        },
-        IntType {
-            bytes: 2,
-            signed: true,
-        },
-        IntType {
-            bytes: 2,
-            signed: false,
-        },
-        IntType {
-            bytes: 4,
-            signed: true,
-        },
-        IntType {
-            bytes: 4,
-            signed: false,
-        },
-        IntType {
-            bytes: 8,
-            signed: true,
-        },
-        IntType {
-            bytes: 8,
-            signed: false,
-        },
+        IntType { bytes: 1, signed: true },
+        IntType { bytes: 1, signed: false },
+        IntType { bytes: 2, signed: true },
+        IntType { bytes: 2, signed: false },
+        IntType { bytes: 4, signed: true },
+        IntType { bytes: 4, signed: false },
+        IntType { bytes: 8, signed: true },
+        IntType { bytes: 8, signed: false },
     ];
 
     const OPS: [BinaryOp; 16] = [

@@ -240,10 +240,10 @@ fn the_naive_transpose_reads_4_sectors_a_request_and_writes_32() {
                 r.kind,
                 r.space,
                 r.elem,
-                r.requests,
-                r.sectors,
-                r.ideal_sectors,
-                r.excess_sectors,
+                r.sums.requests,
+                r.sums.sectors,
+                r.sums.ideal_sectors,
+                r.sums.excess_sectors,
             )
         })
         .collect();
@@ -261,9 +261,9 @@ fn the_naive_transpose_reads_4_sectors_a_request_and_writes_32() {
     assert_eq!(
         (
             lines[0].line,
-            lines[0].requests,
-            lines[0].sectors,
-            lines[0].excess_sectors,
+            lines[0].sums.requests,
+            lines[0].sums.sectors,
+            lines[0].sums.excess_sectors,
             lines[0].band
         ),
         (8, 65536, 1179648, 917504, Band(4))

@@ -3,11 +3,12 @@
 //! lines the source view marks, and the summary; each sentence is the model's own.
 
 use coalescing_lab::model::cuda::presets::cuda_preset;
+use coalescing_lab::model::cuda::run::check::OutOfBounds;
 use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis};
 use coalescing_lab::model::cuda_view::{
     checks_summary, oob_rows, problem_lines, race_rows, source_lines, times, OobRow,
 };
-use coalescing_lab::model::Machine;
+use coalescing_lab::model::{Machine, Space};
 
 fn run(source: &str, launch: &str) -> CudaAnalysis {
     analyse(source, launch, Machine::default(), 0, 700).unwrap_or_else(|e| panic!("{e}"))
@@ -72,12 +73,16 @@ fn a_copy_into_a_shorter_allocation_is_out_of_bounds_from_thread_48() {
         oob_rows(&a),
         [OobRow {
             line: 5,
-            block: [0, 0, 0],
-            thread: [48, 0, 0],
-            array: "out".into(),
-            index: 48,
-            count: 48,
-            occurrences: 16,
+            report: OutOfBounds {
+                site: 1,
+                space: Space::Global,
+                block: [0, 0, 0],
+                thread: [48, 0, 0],
+                array: "out".into(),
+                index: 48,
+                count: 48,
+                occurrences: 16,
+            },
             space: "global",
             sentence: "line 5, block (0,0,0), thread (48,0,0): index 48 is outside the allocation \
                        out of 48 elements (0 to 47); on a GPU this faults or corrupts other data \

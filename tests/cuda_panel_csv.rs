@@ -80,7 +80,7 @@ fn the_csv_has_a_row_per_access_site_then_per_line_and_the_total() {
             (r[1], r[3], r[4]),
             (s.line.to_string().as_str(), s.kind, s.space)
         );
-        assert_eq!(r[9], s.sectors.to_string());
+        assert_eq!(r[9], s.sums.sectors.to_string());
     }
     assert_eq!(
         rows.iter().filter(|r| r[0] == "line").count(),

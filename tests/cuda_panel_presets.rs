@@ -86,7 +86,7 @@ fn cpreset_travels_as_its_id_and_loads_the_preset_s_source_and_launch() {
         .into_iter()
         .find(|r| r.kind == "store")
         .unwrap();
-    assert_eq!((store.requests, store.sectors), (32768, 1048576));
+    assert_eq!((store.sums.requests, store.sums.sectors), (32768, 1048576));
 }
 
 #[test]
@@ -215,10 +215,7 @@ fn both_forms_of_a_source_read_the_same() {
 #[test]
 fn a_srcz_that_does_not_unpack_is_named_with_its_reason_and_the_fallback() {
     let notice = |link: CudaLink| link.inputs().1.unwrap();
-    let bad = |srcz: &str| CudaLink {
-        srcz: srcz.into(),
-        ..CudaLink::default()
-    };
+    let bad = |srcz: &str| CudaLink { srcz: srcz.into(), ..CudaLink::default() };
     assert_eq!(
         notice(bad("ab*c")),
         "`srcz=ab*c`: character 3 is not base64url (A–Z, a–z, 0–9, - and _); using the default kernel."
@@ -228,10 +225,7 @@ fn a_srcz_that_does_not_unpack_is_named_with_its_reason_and_the_fallback() {
         "`srcz=A`: the packed text is cut short; using the default kernel."
     );
     assert_eq!(
-        notice(CudaLink {
-            preset: "copy".into(),
-            ..bad("AAAA")
-        }),
+        notice(CudaLink { preset: "copy".into(), ..bad("AAAA") }),
         "`srcz=AAAA`: the packed text is not a packed source; using the preset's source."
     );
     let with_src = CudaLink {
@@ -267,10 +261,7 @@ fn cflops_travels_as_typed_and_comes_back() {
     assert!(warnings(&query).is_empty());
     // A fraction is a count too; empty is none, and not written.
     assert!(warnings("?tab=cuda&cflops=1/4").is_empty());
-    let none = State {
-        cuda_flops: String::new(),
-        ..state
-    };
+    let none = State { cuda_flops: String::new(), ..state };
     assert_eq!(encode(&none), "v=1&tab=cuda&cpreset=copy");
     // It is the CUDA panel's own: the kernel view's `flops` is another field.
     let kernel = decode("?flops=3");

@@ -66,11 +66,7 @@ fn every_preset_gives_the_pages_figures_and_drill_down_through_the_worker() {
     for preset in CUDA_PRESETS {
         let request = request(preset.source, preset.launch, 4 << 20);
         let replies = replies(&request);
-        let Some(Reply::Done {
-            analysis,
-            placement,
-        }) = replies.last()
-        else {
+        let Some(Reply::Done { analysis, placement }) = replies.last() else {
             panic!("{}: the last reply is {:?}", preset.id, replies.last());
         };
         let finished = own_run(&request).unwrap_or_else(|e| panic!("{}: {e}", preset.id));

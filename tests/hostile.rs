@@ -48,15 +48,7 @@ fn h4_shared_warp_rows_carry_wavefronts_and_no_sectors() {
     })
     .kernel(Machine::default())
     .unwrap();
-    let shared = warp_rows(
-        &kernel,
-        Pick {
-            stmt: 1,
-            iteration: 0,
-            block: 0,
-        },
-    )
-    .unwrap();
+    let shared = warp_rows(&kernel, Pick { stmt: 1, iteration: 0, block: 0 }).unwrap();
     assert_eq!(shared[0].sectors, 0, "a shared access moves no sector");
     assert_eq!(shared[0].transferred_bytes, 0);
     let w = shared[0].wavefronts.unwrap();
@@ -68,15 +60,7 @@ fn h4_shared_warp_rows_carry_wavefronts_and_no_sectors() {
         Some("block,block_x,block_y,block_z,stmt,iter,warp,lane0_address,active_lanes,sectors,requested_bytes,transferred_bytes,wavefronts,ideal_wavefronts,bank_conflicts")
     );
     assert_eq!(lines.next(), Some("0,0,0,0,1,0,0,0,32,,512,,8,4,4"));
-    let global = warp_rows(
-        &kernel,
-        Pick {
-            stmt: 2,
-            iteration: 0,
-            block: 0,
-        },
-    )
-    .unwrap();
+    let global = warp_rows(&kernel, Pick { stmt: 2, iteration: 0, block: 0 }).unwrap();
     assert_eq!(
         warp_csv(&global).lines().nth(1),
         Some("0,0,0,0,2,0,0,0,32,4,128,128,,,")
@@ -245,11 +229,7 @@ fn m5_each_warp_rows_ideal_is_its_distinct_bytes_in_sectors() {
             })
             .kernel(Machine::default())
             .unwrap();
-            let pick = Pick {
-                stmt: 1,
-                iteration: 0,
-                block: 0,
-            };
+            let pick = Pick { stmt: 1, iteration: 0, block: 0 };
             let e: u64 = elem.parse().unwrap();
             for row in warp_rows(&kernel, pick).unwrap() {
                 let addrs = calculator_addrs(&kernel, pick, row.warp).unwrap();

@@ -150,16 +150,9 @@ fn address_list_gives_one_entry_per_lane() {
     assert_eq!(addresses, [Some(0), Some(32), None, Some(100)]);
     assert_eq!((a.totals.active_lanes, a.totals.sectors), (3, 3));
     // idx is ignored, even when it would not parse, while the list is in use.
-    assert!(analyze(&Inputs {
-        idx: "(".into(),
-        ..four.clone()
-    })
-    .is_ok());
+    assert!(analyze(&Inputs { idx: "(".into(), ..four.clone() }).is_ok());
 
-    let short = Inputs {
-        addrs: "0,4".into(),
-        ..Inputs::default()
-    };
+    let short = Inputs { addrs: "0,4".into(), ..Inputs::default() };
     assert_eq!(
         analyze(&short).unwrap_err()[0].to_string(),
         "addrs: has 2 entries but the warp has 32 lanes; give one address (or -) per lane"

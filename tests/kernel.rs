@@ -201,11 +201,7 @@ fn oracle(k: &Kernel) -> Oracle {
             stmts[usize::from(st - 2)].writes += 1;
         }
     }
-    Oracle {
-        stmts,
-        unique,
-        rows,
-    }
+    Oracle { stmts, unique, rows }
 }
 
 fn compare(k: &Kernel, a: &KernelAnalysis) -> Result<(), TestCaseError> {
@@ -528,15 +524,7 @@ fn a_statement_without_a_name_shows_as_its_number() {
 #[test]
 fn an_inactive_lane_0_has_no_address() {
     let k = kernel(|k| k.set(KernelField::Stmt(1, StmtField::Active), "lane > 0".into())).unwrap();
-    let rows = warp_rows(
-        &k,
-        Pick {
-            stmt: 1,
-            iteration: 0,
-            block: 0,
-        },
-    )
-    .unwrap();
+    let rows = warp_rows(&k, Pick { stmt: 1, iteration: 0, block: 0 }).unwrap();
     assert_eq!((rows[0].lane0_address, rows[0].active_lanes), (None, 31));
 }
 

@@ -65,10 +65,7 @@ fn every_preset_through_the_worker_equals_the_page_run() {
             let page = analyze_kernel(&inputs.kernel(machine).unwrap()).unwrap();
             let text = Request { inputs, machine }.encode();
             match last(replies(&text)) {
-                Reply::Done {
-                    analysis,
-                    memory_bytes,
-                } => {
+                Reply::Done { analysis, memory_bytes } => {
                     assert_eq!(*analysis, page, "{} with cache {cache:?}", preset.id);
                     assert_eq!(memory_bytes, 7 << 16);
                 }
@@ -89,13 +86,9 @@ fn a_repaired_link_runs_in_the_worker_as_on_the_page() {
     };
     assert_eq!(errors.len(), 2);
     assert_eq!(repaired.kernel(machine).unwrap(), kernel);
-    let Reply::Done { analysis, .. } = last(replies(
-        &Request {
-            inputs: repaired,
-            machine,
-        }
-        .encode(),
-    )) else {
+    let Reply::Done { analysis, .. } =
+        last(replies(&Request { inputs: repaired, machine }.encode()))
+    else {
         panic!("the repaired kernel did not run")
     };
     assert_eq!(*analysis, analyze_kernel(&kernel).unwrap());
@@ -123,11 +116,7 @@ fn inputs_in_error_and_unreadable_requests_are_refused_with_words() {
     let mut inputs = KernelInputs::default();
     inputs.set(KernelField::Block, "0".into());
     let Reply::Failed(e) = last(replies(
-        &Request {
-            inputs,
-            machine: Machine::default(),
-        }
-        .encode(),
+        &Request { inputs, machine: Machine::default() }.encode(),
     )) else {
         panic!("a bad block ran")
     };

@@ -9,19 +9,13 @@ use proptest::prelude::*;
 #[test]
 fn course_presets_round_trip_through_short_links() {
     for p in &PRESETS {
-        let state = State {
-            calc: p.inputs(),
-            ..State::default()
-        };
+        let state = State { calc: p.inputs(), ..State::default() };
         let query = encode(&state);
         assert_eq!(decode(&query), state, "{}: {query}", p.id);
     }
     let ex8b = PRESETS.iter().find(|p| p.id == "ex8b-mixed").unwrap();
     assert_eq!(
-        encode(&State {
-            calc: ex8b.inputs(),
-            ..State::default()
-        }),
+        encode(&State { calc: ex8b.inputs(), ..State::default() }),
         "v=1&idx=t%3C16%20?%20t%20:%201000%2B64*(t-16)"
     );
 }
@@ -299,10 +293,7 @@ mod kernel_links {
         // A default statement beside another still comes back.
         let mut two = KernelInputs::default();
         two.set(KernelField::Stmt(2, StmtField::Kind), "load".into());
-        let query = encode(&State {
-            kernel: two.clone(),
-            ..State::default()
-        });
+        let query = encode(&State { kernel: two.clone(), ..State::default() });
         assert_eq!(query, "v=1&a1.kind=load&a2.kind=load");
         assert_eq!(decode(&query).kernel, two);
         assert_eq!(

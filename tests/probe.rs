@@ -179,10 +179,7 @@ fn the_default_plan_uses_the_largest_power_of_two_that_fits() {
 
 #[test]
 fn too_big_a_size_is_refused_before_allocation_with_the_field_named() {
-    let config = Config {
-        strides: vec![4, 4096],
-        n: Some(1 << 20),
-    };
+    let config = Config { strides: vec![4, 4096], n: Some(1 << 20) };
     let error = plan(&config, &Limits::DEFAULT).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -353,10 +350,7 @@ fn probe_links_carry_the_configuration_and_report_bad_values() {
 #[test]
 fn each_uniform_slot_holds_its_base_stride_and_n() {
     let p = plan(
-        &Config {
-            strides: vec![4, 128],
-            n: Some(1024),
-        },
+        &Config { strides: vec![4, 128], n: Some(1024) },
         &Limits::DEFAULT,
     )
     .unwrap();

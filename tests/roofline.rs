@@ -104,10 +104,7 @@ fn bad_values_name_their_field_and_what_is_accepted() {
     };
     for bad in ["0", "-1", "1/65", "1025"] {
         assert_eq!(
-            errors(Lab {
-                oi: bad.into(),
-                ..Lab::default()
-            }),
+            errors(Lab { oi: bad.into(), ..Lab::default() }),
             [oi(bad)],
             "{bad}"
         );
@@ -129,10 +126,7 @@ fn bad_values_name_their_field_and_what_is_accepted() {
         ("", "is empty"),
     ] {
         assert_eq!(
-            errors(Lab {
-                oi: bad.into(),
-                ..Lab::default()
-            }),
+            errors(Lab { oi: bad.into(), ..Lab::default() }),
             [format!("oi: {why}; {enter}")],
             "{bad}"
         );
@@ -143,20 +137,13 @@ fn bad_values_name_their_field_and_what_is_accepted() {
         "99999999999999999999999999999/99999999999999999999999999999",
     ] {
         assert!(
-            errors(Lab {
-                oi: good.into(),
-                ..Lab::default()
-            })
-            .is_empty(),
+            errors(Lab { oi: good.into(), ..Lab::default() }).is_empty(),
             "{good}"
         );
     }
     for bad in ["0", "0.5", "100001", "-80"] {
         assert_eq!(
-            errors(Lab {
-                bw: bad.into(),
-                ..Lab::default()
-            }),
+            errors(Lab { bw: bad.into(), ..Lab::default() }),
             [format!(
                 "bw: must be a bandwidth from 1 to 100000 GB/s, found '{bad}'"
             )]
@@ -184,17 +171,11 @@ fn bad_values_name_their_field_and_what_is_accepted() {
         ["trail: entry 2 ('0:80') has an intensity outside 1/64 to 1024 FLOP/byte"]
     );
     assert_eq!(
-        errors(Lab {
-            trail: "2:80:x".into(),
-            ..Lab::default()
-        }),
+        errors(Lab { trail: "2:80:x".into(), ..Lab::default() }),
         ["trail: entry 1 ('2:80:x') has a prediction that is not a number of GFLOP/s"]
     );
     assert_eq!(
-        errors(Lab {
-            trail: "2:0".into(),
-            ..Lab::default()
-        }),
+        errors(Lab { trail: "2:0".into(), ..Lab::default() }),
         ["trail: entry 1 ('2:0') has a bandwidth outside 1 to 100000 GB/s"]
     );
     assert!(parse_trail("2:80:1:1").is_err());
@@ -277,16 +258,10 @@ fn exactly_right_means_equal_and_the_prediction_reads_as_typed() {
 
 #[test]
 fn calculator_efficiency_scales_intensity_at_fixed_flops() {
-    let lab = Lab {
-        oi: "2".into(),
-        ..Lab::default()
-    };
+    let lab = Lab { oi: "2".into(), ..Lab::default() };
     let scaled = |n, d| {
         let (lab, note) = lab
-            .hand_off(Some(Ratio {
-                numerator: n,
-                denominator: d,
-            }))
+            .hand_off(Some(Ratio { numerator: n, denominator: d }))
             .unwrap();
         let text = note.text_for(&lab).unwrap().to_string();
         (lab, text)
@@ -310,27 +285,15 @@ fn calculator_efficiency_scales_intensity_at_fixed_flops() {
 // then rejected, and did nothing without a word when the lab's own intensity was bad.
 #[test]
 fn the_hand_off_is_refused_with_a_reason_whenever_the_lab_would_not_be_valid() {
-    let half = Some(Ratio {
-        numerator: 64,
-        denominator: 128,
-    });
+    let half = Some(Ratio { numerator: 64, denominator: 128 });
     let refusal = |oi: &str, useful| {
-        Lab {
-            oi: oi.into(),
-            ..Lab::default()
-        }
-        .hand_off(useful)
-        .unwrap_err()
+        Lab { oi: oi.into(), ..Lab::default() }
+            .hand_off(useful)
+            .unwrap_err()
     };
     assert_eq!(refusal("2", None), HandOffRefusal::CalculatorInvalid);
     assert_eq!(
-        refusal(
-            "2",
-            Some(Ratio {
-                numerator: 0,
-                denominator: 1
-            })
-        ),
+        refusal("2", Some(Ratio { numerator: 0, denominator: 1 })),
         HandOffRefusal::NoActiveLane
     );
     assert_eq!(

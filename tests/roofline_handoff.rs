@@ -15,10 +15,7 @@ use coalescing_lab::model::roofline::{
 use coalescing_lab::model::sectors::{analyze, Ratio};
 
 fn lab(oi: &str) -> Lab {
-    Lab {
-        oi: oi.into(),
-        ..Lab::default()
-    }
+    Lab { oi: oi.into(), ..Lab::default() }
 }
 
 fn strided(stride: &str) -> coalescing_lab::model::sectors::Analysis {
@@ -34,13 +31,7 @@ fn the_calculator_scales_the_course_labs_intensity_and_leaves_machine_mode_alone
     let shown = strided("2");
     let h = HandOff::calculator(&shown, true, &lab("2"), &MachineInputs::default());
     let expected = lab("2").hand_off(shown.totals.efficiency()).unwrap();
-    assert_eq!(
-        h.opened,
-        Some(Opened {
-            lab: Some(expected),
-            roofs: None
-        })
-    );
+    assert_eq!(h.opened, Some(Opened { lab: Some(expected), roofs: None }));
     assert_eq!(
         h.hint,
         "Scales the lab's intensity by the useful fraction: bytes ÷ e at fixed FLOPs."
@@ -87,10 +78,7 @@ fn the_calculator_refuses_shared_memory_first_then_a_field_in_error() {
     );
     // No active lane: no useful fraction to hand over.
     assert_eq!(
-        lab("2").hand_off(Some(Ratio {
-            numerator: 0,
-            denominator: 1
-        })),
+        lab("2").hand_off(Some(Ratio { numerator: 0, denominator: 1 })),
         Err(HandOffRefusal::NoActiveLane)
     );
 }
@@ -113,10 +101,7 @@ fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
         Ok(opened) => {
             assert_eq!(
                 course.opened,
-                Some(Opened {
-                    lab: Some(opened),
-                    roofs: None
-                })
+                Some(Opened { lab: Some(opened), roofs: None })
             );
             assert_eq!(course.hint, "I = total FLOPs ÷ DRAM bytes.");
         }
@@ -135,10 +120,7 @@ fn the_kernel_sets_the_course_labs_intensity_or_adds_two_machine_points() {
         Ok(points) => {
             assert_eq!(
                 machine.opened,
-                Some(Opened {
-                    lab: None,
-                    roofs: Some(points)
-                })
+                Some(Opened { lab: None, roofs: Some(points) })
             );
             assert!(machine.hint.contains("adds two points"), "{}", machine.hint);
         }
@@ -222,10 +204,7 @@ fn a_cuda_kernel_without_flops_is_refused_naming_cflops() {
 
 fn report(description: &str, software: bool, contiguous_ok: bool) -> Report {
     let plan = plan(
-        &Config {
-            strides: vec![4, 32],
-            n: Some(4096),
-        },
+        &Config { strides: vec![4, 32], n: Some(4096) },
         &Limits::DEFAULT,
     )
     .unwrap();

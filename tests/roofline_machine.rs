@@ -11,10 +11,7 @@ use coalescing_lab::model::roofline::{
 use proptest::prelude::*;
 
 fn machine(bw: &[&str], peak: &[&str], points: &[&str]) -> MachineInputs {
-    let mut m = MachineInputs {
-        custom: true,
-        ..MachineInputs::default()
-    };
+    let mut m = MachineInputs { custom: true, ..MachineInputs::default() };
     for (slot, text) in m.bw.iter_mut().zip(bw) {
         *slot = text.to_string();
     }

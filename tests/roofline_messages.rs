@@ -162,10 +162,7 @@ fn full_slots_and_missing_measurements_say_what_to_do() {
         "the DRAM point moves no byte, so it has no intensity"
     );
     let plan = plan(
-        &Config {
-            strides: vec![32, 64],
-            n: Some(4096),
-        },
+        &Config { strides: vec![32, 64], n: Some(4096) },
         &Limits::DEFAULT,
     )
     .unwrap();

@@ -63,17 +63,12 @@ fn every_nvbit_error_names_what_the_line_lacks() {
         ),
         (
             format!("CTA 1,0,0 - warp 0 - LD G -{lanes}"),
-            NvbitError::NotOpcode {
-                opcode: "LD G".into(),
-            },
+            NvbitError::NotOpcode { opcode: "LD G".into() },
             "'LD G' is not an opcode",
         ),
         (
             "CTA 1,0,0 - warp 0 - LDG.E - 0x10 0xZZ".into(),
-            NvbitError::NotHex {
-                lane: 1,
-                token: "0xZZ".into(),
-            },
+            NvbitError::NotHex { lane: 1, token: "0xZZ".into() },
             "lane 1: '0xZZ' is not a 0x hex address",
         ),
         (
@@ -93,16 +88,12 @@ fn every_accelsim_error_names_the_token_and_what_it_found() {
     let cases: [(&str, AccelSimError, &str); 15] = [
         (
             "-accelsim tracer version = x.1",
-            AccelSimError::TracerVersion {
-                version: "x.1".into(),
-            },
+            AccelSimError::TracerVersion { version: "x.1".into() },
             "tracer version 'x.1' is not a number",
         ),
         (
             "thread block = 1,2",
-            AccelSimError::NotTriple {
-                block: "1,2".into(),
-            },
+            AccelSimError::NotTriple { block: "1,2".into() },
             "thread block '1,2' is not x,y,z",
         ),
         (
@@ -127,9 +118,7 @@ fn every_accelsim_error_names_the_token_and_what_it_found() {
         ),
         (
             "0010 fffffffff 1 R2 LDG.E 1 R4 4 1 0x1000 4 0",
-            AccelSimError::MaskNotHex {
-                mask: "fffffffff".into(),
-            },
+            AccelSimError::MaskNotHex { mask: "fffffffff".into() },
             "mask 'fffffffff' is not 32-bit hex",
         ),
         (
@@ -160,11 +149,7 @@ fn every_accelsim_error_names_the_token_and_what_it_found() {
         ),
         (
             "0010 00000003 1 R2 LDG.E 1 R4 4 1 0x0 -1",
-            AccelSimError::OutsideAddresses {
-                lane: 1,
-                from: 0,
-                by: -1,
-            },
+            AccelSimError::OutsideAddresses { lane: 1, from: 0, by: -1 },
             "lane 1: address 0 -1 is outside 0 to 2^64−1",
         ),
         (
@@ -195,12 +180,7 @@ fn an_accelsim_line_that_stops_short_names_the_token_its_header_asks_for() {
     let mut old = Reader::default();
     old.parse("-accelsim tracer version = 2").unwrap();
     let e = old.parse("1").unwrap_err();
-    assert_eq!(
-        e,
-        AccelSimError::EndsBefore {
-            token: Token::BlockY
-        }
-    );
+    assert_eq!(e, AccelSimError::EndsBefore { token: Token::BlockY });
     assert_eq!(e.to_string(), "the line ends before its block y");
     // With line numbers, the number comes before the PC.
     let mut lineinfo = Reader::default();
@@ -248,10 +228,7 @@ fn a_kernel_a_trace_cannot_hold_is_refused_with_the_reason() {
     // A warp of 16 lanes.
     let mut inputs = KernelInputs::default();
     based(&mut inputs);
-    let narrow = Machine {
-        warp: 16,
-        ..Machine::default()
-    };
+    let narrow = Machine { warp: 16, ..Machine::default() };
     let kernel = inputs.kernel(narrow).unwrap();
     let e = accelsim_text(&kernel, "k").unwrap_err();
     assert_eq!(e, SynthError::WarpLanes { lanes: 16 });

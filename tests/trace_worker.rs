@@ -55,11 +55,8 @@ fn the_samples_cross_with_their_figures_and_every_row() {
         let whole = read(&text);
         assert!(whole.format.is_some(), "{name}");
         let mut served = Served::default();
-        let Reply::Done {
-            analysis,
-            statics,
-            memory_bytes,
-        } = crossed(served.done(whole.clone(), 5 << 16))
+        let Reply::Done { analysis, statics, memory_bytes } =
+            crossed(served.done(whole.clone(), 5 << 16))
         else {
             panic!("{name}")
         };
@@ -79,10 +76,7 @@ fn a_long_table_comes_a_hundred_rows_first_then_as_asked() {
     let whole = read(&many(250));
     assert_eq!(whole.instructions.len(), 250);
     let mut served = Served::default();
-    let Reply::Done {
-        analysis, statics, ..
-    } = crossed(served.done(whole.clone(), 0))
-    else {
+    let Reply::Done { analysis, statics, .. } = crossed(served.done(whole.clone(), 0)) else {
         panic!()
     };
     assert_eq!(statics, 250);

@@ -3,7 +3,7 @@
 //! deliver another word to the same group (a conflict). The busiest bank's column is framed
 //! and named. Pixel layout on a plain drawing area, generic over the backend.
 
-use super::sector_map::{at, draw_nothing, font, legend_flow, legend_row_top};
+use super::sector_map::{at, draw_nothing, filled, font, legend_flow, legend_row_top};
 use super::Theme;
 use crate::model::bank_map::BankMap;
 use crate::model::banks::BANKS;
@@ -80,11 +80,7 @@ pub fn draw<DB: DrawingBackend>(
     highlight: Option<u32>,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    area.fill(&theme.background)?;
-    let (width, height) = area.dim_in_pixel();
-    let (width, height) = (f64::from(width), f64::from(height));
-    let px = |css: f64| theme.px(css);
-    let font = |size: f64, color: RGBColor, pos: Pos| font(theme, size, color, pos);
+    let (width, height) = filled(area, theme)?;
     let left = Pos::new(HPos::Left, VPos::Top);
     let centre = Pos::new(HPos::Center, VPos::Center);
     let right = Pos::new(HPos::Right, VPos::Center);
@@ -106,42 +102,44 @@ pub fn draw<DB: DrawingBackend>(
             (color, text)
         })
         .collect();
-    let pad = px(12.0);
+    let pad = theme.px(12.0);
     let flow = legend_flow(
         keys.iter().map(|(_, text)| text.as_str()),
         width,
         pad,
-        |text| item_width(text, px(1.0)),
+        |text| item_width(text, theme.px(1.0)),
     );
     let legend_rows = flow.last().map_or(1, |&(_, last)| last + 1) as f64;
-    let legend_row = px(LEGEND_ROW);
-    let legend_top = height - px(6.0) - legend_rows * legend_row;
+    let legend_row = theme.px(LEGEND_ROW);
+    let legend_top = height - theme.px(6.0) - legend_rows * legend_row;
 
     // The grid: a row-label column on the left, bank numbers on top.
-    let label_width = px(58.0);
+    let label_width = theme.px(58.0);
     let x0 = label_width;
-    let grid_width = (width - x0 - pad).max(px(32.0));
+    let grid_width = (width - x0 - pad).max(theme.px(32.0));
     let column = grid_width / f64::from(BANKS);
-    let y0 = px(TOP);
+    let y0 = theme.px(TOP);
     let gaps = map.rows.iter().filter(|r| r.gap).count() as f64;
     let rows = map.rows.len() as f64;
-    let room = legend_top - px(8.0) - y0;
+    let room = legend_top - theme.px(8.0) - y0;
     // The gaps between separated rows give way before a row goes under 3 px, so that a map of
     // many separated rows still ends above its legend, inside the canvas.
     let gap_height = if gaps > 0.0 {
-        px(GAP).min(((room - rows * px(3.0)) / gaps).max(0.0))
+        theme
+            .px(GAP)
+            .min(((room - rows * theme.px(3.0)) / gaps).max(0.0))
     } else {
-        px(GAP)
+        theme.px(GAP)
     };
-    let row_height = ((room - gaps * gap_height) / rows).clamp(px(3.0), px(ROW_MAX));
+    let row_height = ((room - gaps * gap_height) / rows).clamp(theme.px(3.0), theme.px(ROW_MAX));
 
     // Bank numbers: every bank when they fit, else every fourth.
-    let every = if column >= px(16.0) { 1 } else { 4 };
+    let every = if column >= theme.px(16.0) { 1 } else { 4 };
     for bank in (0..BANKS).step_by(every) {
         area.draw(&Text::new(
             bank.to_string(),
             at(x0 + column * (f64::from(bank) + 0.5), y0 / 2.0),
-            font(10.0, theme.muted, centre),
+            font(theme, 10.0, theme.muted, centre),
         ))?;
     }
     // The busiest bank's column, framed.
@@ -159,14 +157,14 @@ pub fn draw<DB: DrawingBackend>(
         let x = x0 + column * f64::from(bank);
         area.draw(&Rectangle::new(
             [
-                at(x - px(1.0), y0 - px(2.0)),
-                at(x + column + px(1.0), grid_bottom + px(2.0)),
+                at(x - theme.px(1.0), y0 - theme.px(2.0)),
+                at(x + column + theme.px(1.0), grid_bottom + theme.px(2.0)),
             ],
             theme.warn.stroke_width(theme.px_u32(2.0)),
         ))?;
     }
-    let labels_fit = row_height >= px(13.0) && column >= px(14.0);
-    let every_row = ((px(12.0) / row_height).ceil() as usize).max(1);
+    let labels_fit = row_height >= theme.px(13.0) && column >= theme.px(14.0);
+    let every_row = ((theme.px(12.0) / row_height).ceil() as usize).max(1);
     for (k, (row, &top)) in map.rows.iter().zip(&row_tops).enumerate() {
         // The empty cells of the row, faintly, so the 32 banks read as a grid.
         area.draw(&Rectangle::new(
@@ -185,8 +183,8 @@ pub fn draw<DB: DrawingBackend>(
         if k % every_row == 0 {
             area.draw(&Text::new(
                 format!("+{}", row.row * 128),
-                at(x0 - px(4.0), top + row_height / 2.0),
-                font(10.0, theme.muted, right),
+                at(x0 - theme.px(4.0), top + row_height / 2.0),
+                font(theme, 10.0, theme.muted, right),
             ))?;
         }
         for cell in &row.cells {
@@ -196,7 +194,11 @@ pub fn draw<DB: DrawingBackend>(
             } else {
                 theme.accent
             };
-            let inset = if row_height > px(6.0) { px(1.0) } else { 0.0 };
+            let inset = if row_height > theme.px(6.0) {
+                theme.px(1.0)
+            } else {
+                0.0
+            };
             area.draw(&Rectangle::new(
                 [
                     at(x + inset, top + inset),
@@ -212,14 +214,14 @@ pub fn draw<DB: DrawingBackend>(
                 area.draw(&Text::new(
                     text,
                     at(x + column / 2.0, top + row_height / 2.0),
-                    font(9.5, theme.background, centre),
+                    font(theme, 9.5, theme.background, centre),
                 ))?;
             }
             if highlight.is_some_and(|h| cell.lanes.contains(&h)) {
                 area.draw(&Rectangle::new(
                     [
-                        at(x - px(1.5), top - px(1.5)),
-                        at(x + column + px(1.5), top + row_height + px(1.5)),
+                        at(x - theme.px(1.5), top - theme.px(1.5)),
+                        at(x + column + theme.px(1.5), top + row_height + theme.px(1.5)),
                     ],
                     theme.text.stroke_width(theme.px_u32(2.5)),
                 ))?;
@@ -228,13 +230,13 @@ pub fn draw<DB: DrawingBackend>(
     }
     area.draw(&Text::new(
         "byte",
-        at(x0 - px(4.0), y0 / 2.0),
-        font(10.0, theme.muted, right),
+        at(x0 - theme.px(4.0), y0 / 2.0),
+        font(theme, 10.0, theme.muted, right),
     ))?;
 
     // The legend right under the grid: a short map leaves its spare room below, not inside.
-    let first_row_top = (grid_bottom + px(12.0)).min(legend_top);
-    let swatch = px(10.0);
+    let first_row_top = (grid_bottom + theme.px(12.0)).min(legend_top);
+    let swatch = theme.px(10.0);
     for ((color, text), (lx, key_row)) in keys.into_iter().zip(flow) {
         let ly = legend_row_top(first_row_top, legend_row, key_row);
         match color {
@@ -249,8 +251,8 @@ pub fn draw<DB: DrawingBackend>(
         }
         area.draw(&Text::new(
             text,
-            at(lx + swatch + px(4.0), ly - px(1.0)),
-            font(11.0, theme.muted, left),
+            at(lx + swatch + theme.px(4.0), ly - theme.px(1.0)),
+            font(theme, 11.0, theme.muted, left),
         ))?;
     }
     area.present()

@@ -49,10 +49,7 @@ pub fn axes(machine: &MachineChecked) -> Axes {
         min(&bws) * oi_lo * 3.0
     };
     let p_lo = lo(floor.max(p_hi / 1e9).min(min(&ps) / 1.5));
-    Axes {
-        oi: (oi_lo, oi_hi),
-        p: (p_lo, p_hi),
-    }
+    Axes { oi: (oi_lo, oi_hi), p: (p_lo, p_hi) }
 }
 
 /// The plotting rectangle inside a chart of `size` backend pixels: left, top, right, bottom.

@@ -39,11 +39,7 @@ fn columns(map: &SectorMap, width: f64, theme: &Theme) -> Columns {
         xs.push(x);
         x += slot_width;
     }
-    Columns {
-        xs,
-        slot_width,
-        break_width,
-    }
+    Columns { xs, slot_width, break_width }
 }
 
 /// Each active lane's x position on a map `width` pixels wide, in lane order.
@@ -84,6 +80,16 @@ pub(super) fn font(theme: &Theme, size: f64, color: RGBColor, pos: Pos) -> TextS
         .into_font()
         .color(&color)
         .pos(pos)
+}
+
+/// Fills `area` with the theme's background and gives its size in backend pixels.
+pub(super) fn filled<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+) -> Result<(f64, f64), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&theme.background)?;
+    let (width, height) = area.dim_in_pixel();
+    Ok((f64::from(width), f64::from(height)))
 }
 
 /// A point in backend pixels, rounded to the nearest pixel.
@@ -143,11 +149,7 @@ pub fn draw<DB: DrawingBackend>(
     highlight: Option<u32>,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    area.fill(&theme.background)?;
-    let (width, height) = area.dim_in_pixel();
-    let (width, height) = (f64::from(width), f64::from(height));
-    let px = |css: f64| theme.px(css);
-    let font = |size: f64, color: RGBColor, pos: Pos| font(theme, size, color, pos);
+    let (width, height) = filled(area, theme)?;
     let left = Pos::new(HPos::Left, VPos::Top);
     let centre = Pos::new(HPos::Center, VPos::Top);
 
@@ -160,13 +162,9 @@ pub fn draw<DB: DrawingBackend>(
     }
 
     // Horizontal layout: equal boxes, with a fixed-width break wherever untouched space was cut.
-    let pad = px(16.0);
+    let pad = theme.px(16.0);
     let breaks = map.slots.iter().filter(|s| s.gap_bytes.is_some()).count() as f64;
-    let Columns {
-        xs,
-        slot_width,
-        break_width,
-    } = columns(map, width, theme);
+    let Columns { xs, slot_width, break_width } = columns(map, width, theme);
 
     // Legend, flowing onto a second row on a narrow map.
     enum Key {
@@ -189,11 +187,11 @@ pub fn draw<DB: DrawingBackend>(
     if !map.inactive.is_empty() {
         keys.push((Key::Plain, inactive_text(map)));
     }
-    let swatch = px(10.0);
-    let row = px(16.0);
+    let swatch = theme.px(10.0);
+    let row = theme.px(16.0);
     // The rows the legend takes, counted by the same greedy flow that draws it, so the last
     // line is never clipped and the legend never runs into the sector indices.
-    let item_width = |text: &str| px(6.0) * text.chars().count() as f64 + px(34.0);
+    let item_width = |text: &str| theme.px(6.0) * text.chars().count() as f64 + theme.px(34.0);
     let flow = legend_flow(
         keys.iter().map(|(_, text)| text.as_str()),
         width,
@@ -201,21 +199,25 @@ pub fn draw<DB: DrawingBackend>(
         item_width,
     );
     let rows_needed = flow.last().map_or(1, |&(_, last)| last + 1) as f64;
-    let legend_top = height - px(8.0) - rows_needed * row;
+    let legend_top = height - theme.px(8.0) - rows_needed * row;
     // Vertical layout: lane labels, lane dots, connectors, the sector bar, indices, legend.
     // The bar moves up when a tall legend needs the room below it.
-    let y_label = px(8.0);
-    let y_dot = px(30.0);
-    let bar_height = px(36.0);
+    let y_label = theme.px(8.0);
+    let y_dot = theme.px(30.0);
+    let bar_height = theme.px(36.0);
     let y_bar = (height * 0.42)
-        .min(legend_top - px(26.0) - bar_height)
-        .max(px(56.0));
-    let y_index = y_bar + bar_height + px(6.0);
+        .min(legend_top - theme.px(26.0) - bar_height)
+        .max(theme.px(56.0));
+    let y_index = y_bar + bar_height + theme.px(6.0);
     let s = map.sector_bytes as f64;
 
     // Sectors: fetched bytes in a pale fill, requested bytes in the accent colour.
     for (slot, &x) in map.slots.iter().zip(&xs) {
-        let gap = if slot_width > px(6.0) { px(1.0) } else { 0.0 };
+        let gap = if slot_width > theme.px(6.0) {
+            theme.px(1.0)
+        } else {
+            0.0
+        };
         area.draw(&Rectangle::new(
             [
                 at(x + gap, y_bar),
@@ -233,7 +235,10 @@ pub fn draw<DB: DrawingBackend>(
         }
         if slot.line_start {
             area.draw(&PathElement::new(
-                vec![at(x, y_bar - px(8.0)), at(x, y_bar + bar_height + px(8.0))],
+                vec![
+                    at(x, y_bar - theme.px(8.0)),
+                    at(x, y_bar + bar_height + theme.px(8.0)),
+                ],
                 theme.text.stroke_width(theme.px_u32(2.0)),
             ))?;
         }
@@ -243,12 +248,12 @@ pub fn draw<DB: DrawingBackend>(
     for (slot, &x) in map.slots.iter().zip(&xs) {
         let label = slot.sector.to_string();
         let centre_x = x + slot_width / 2.0;
-        let half = px(3.1) * label.len() as f64;
-        if centre_x - half > last_index_end + px(4.0) {
+        let half = theme.px(3.1) * label.len() as f64;
+        if centre_x - half > last_index_end + theme.px(4.0) {
             area.draw(&Text::new(
                 label,
                 at(centre_x, y_index),
-                font(11.0, theme.muted, centre),
+                font(theme, 11.0, theme.muted, centre),
             ))?;
             last_index_end = centre_x + half;
         }
@@ -257,21 +262,21 @@ pub fn draw<DB: DrawingBackend>(
     for (slot, &x) in map.slots.iter().zip(&xs) {
         if let Some(gap) = slot.gap_bytes {
             let mid = x - break_width / 2.0;
-            let lean = (break_width / 6.0).min(px(3.0));
+            let lean = (break_width / 6.0).min(theme.px(3.0));
             for dx in [-lean, lean] {
                 area.draw(&PathElement::new(
                     vec![
-                        at(mid + dx - lean, y_bar + bar_height + px(4.0)),
-                        at(mid + dx + lean, y_bar - px(4.0)),
+                        at(mid + dx - lean, y_bar + bar_height + theme.px(4.0)),
+                        at(mid + dx + lean, y_bar - theme.px(4.0)),
                     ],
                     theme.muted.stroke_width(theme.px_u32(1.5)),
                 ))?;
             }
-            if break_width >= px(24.0) && gap < 1 << 40 {
+            if break_width >= theme.px(24.0) && gap < 1 << 40 {
                 area.draw(&Text::new(
                     format!("+{}", short_bytes(gap)),
-                    at(mid, y_bar - px(20.0)),
-                    font(9.0, theme.muted, centre),
+                    at(mid, y_bar - theme.px(20.0)),
+                    font(theme, 9.0, theme.muted, centre),
                 ))?;
             }
         }
@@ -289,16 +294,16 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         area.draw(&Circle::new(
             at(lane_x, y_dot),
-            px(3.0),
+            theme.px(3.0),
             theme.accent.filled(),
         ))?;
         let label = mark.lane.to_string();
-        let half = px(3.1) * label.len() as f64;
-        if lane_x - half > last_label_end + px(2.0) {
+        let half = theme.px(3.1) * label.len() as f64;
+        if lane_x - half > last_label_end + theme.px(2.0) {
             area.draw(&Text::new(
                 label,
                 at(lane_x, y_label),
-                font(11.0, theme.text, centre),
+                font(theme, 11.0, theme.text, centre),
             ))?;
             last_label_end = lane_x + half;
         }
@@ -314,13 +319,13 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         area.draw(&Circle::new(
             at(lane_x, y_dot),
-            px(6.0),
+            theme.px(6.0),
             theme.warn.stroke_width(theme.px_u32(2.0)),
         ))?;
         area.draw(&Text::new(
             format!("lane {lane}"),
-            at(lane_x, y_bar + bar_height + px(20.0)),
-            font(12.0, theme.warn, centre),
+            at(lane_x, y_bar + bar_height + theme.px(20.0)),
+            font(theme, 12.0, theme.warn, centre),
         ))?;
     }
     for ((key, text), (lx, key_row)) in keys.into_iter().zip(flow) {
@@ -335,17 +340,20 @@ pub fn draw<DB: DrawingBackend>(
             Key::Boundary => {
                 area.draw(&PathElement::new(
                     vec![
-                        at(lx + swatch / 2.0, ly - px(2.0)),
-                        at(lx + swatch / 2.0, ly + swatch + px(2.0)),
+                        at(lx + swatch / 2.0, ly - theme.px(2.0)),
+                        at(lx + swatch / 2.0, ly + swatch + theme.px(2.0)),
                     ],
                     theme.text.stroke_width(theme.px_u32(2.0)),
                 ))?;
             }
             Key::Break => {
                 for dx in [-2.0, 2.0] {
-                    let x = lx + swatch / 2.0 + px(dx);
+                    let x = lx + swatch / 2.0 + theme.px(dx);
                     area.draw(&PathElement::new(
-                        vec![at(x - px(2.0), ly + swatch), at(x + px(2.0), ly)],
+                        vec![
+                            at(x - theme.px(2.0), ly + swatch),
+                            at(x + theme.px(2.0), ly),
+                        ],
                         theme.muted.stroke_width(theme.px_u32(1.5)),
                     ))?;
                 }
@@ -354,8 +362,8 @@ pub fn draw<DB: DrawingBackend>(
         }
         area.draw(&Text::new(
             text,
-            at(lx + swatch + px(4.0), ly - px(1.0)),
-            font(11.0, theme.muted, left),
+            at(lx + swatch + theme.px(4.0), ly - theme.px(1.0)),
+            font(theme, 11.0, theme.muted, left),
         ))?;
     }
     area.present()

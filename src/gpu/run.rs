@@ -57,12 +57,7 @@ pub async fn run(
         return Err(Failure::Lost(message));
     }
     let (timer, measurements) = outcome?;
-    Ok(Outcome {
-        info,
-        limits,
-        timer,
-        measurements,
-    })
+    Ok(Outcome { info, limits, timer, measurements })
 }
 
 /// Resolves after `ms` milliseconds.

@@ -50,18 +50,10 @@ pub enum AccessError {
 impl fmt::Display for AccessError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            AccessError::Negative {
-                base,
-                elem,
-                idx,
-                address,
-            } => write!(f, "address {base} + {elem} × {idx} = {address} is negative"),
-            AccessError::PastEnd {
-                base,
-                elem,
-                idx,
-                address,
-            } => write!(
+            AccessError::Negative { base, elem, idx, address } => {
+                write!(f, "address {base} + {elem} × {idx} = {address} is negative")
+            }
+            AccessError::PastEnd { base, elem, idx, address } => write!(
                 f,
                 "address {base} + {elem} × {idx} = {address} is past 2^64"
             ),
@@ -98,19 +90,9 @@ pub fn lane_address(base: u64, elem: u64, idx: i64) -> Result<u64, AccessError> 
 fn lane_address_wide(base: u64, elem: u64, idx: i64) -> Result<u64, AccessError> {
     let address = i128::from(base) + i128::from(elem) * i128::from(idx);
     if address < 0 {
-        return Err(AccessError::Negative {
-            base,
-            elem,
-            idx,
-            address,
-        });
+        return Err(AccessError::Negative { base, elem, idx, address });
     }
-    u64::try_from(address).map_err(|_| AccessError::PastEnd {
-        base,
-        elem,
-        idx,
-        address,
-    })
+    u64::try_from(address).map_err(|_| AccessError::PastEnd { base, elem, idx, address })
 }
 
 /// The last byte of `elem` (≥ 1) bytes from `address`, or why they run past 2^64.

@@ -257,11 +257,7 @@ impl BankCounter {
                 ideal: 1,
             });
         });
-        BankReport {
-            group_lanes: size,
-            groups,
-            totals,
-        }
+        BankReport { group_lanes: size, groups, totals }
     }
 }
 
@@ -284,12 +280,6 @@ mod tests {
         assert_eq!(r.groups[0].busiest(), None);
         assert_eq!(r.groups[1].busiest(), Some((1, 1)));
         assert_eq!(r.busiest(), Some((1, 1, 1)));
-        assert_eq!(
-            r.totals,
-            Wavefronts {
-                wavefronts: 1,
-                ideal: 1
-            }
-        );
+        assert_eq!(r.totals, Wavefronts { wavefronts: 1, ideal: 1 });
     }
 }

@@ -54,16 +54,10 @@ impl std::error::Error for NumberError {}
 
 impl Exact {
     /// Zero.
-    pub const ZERO: Exact = Exact {
-        numerator: 0,
-        denominator: 1,
-    };
+    pub const ZERO: Exact = Exact { numerator: 0, denominator: 1 };
 
     /// One.
-    pub const ONE: Exact = Exact {
-        numerator: 1,
-        denominator: 1,
-    };
+    pub const ONE: Exact = Exact { numerator: 1, denominator: 1 };
 
     /// Parses a plain decimal (`2`, `0.5`, `.5`) or a fraction of two decimals (`1/64`,
     /// `3/0.5`), or says what is wrong with the text.

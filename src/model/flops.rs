@@ -23,10 +23,7 @@ pub const KERNEL_FLOPS: FlopsField = FlopsField {
 };
 
 /// The CUDA panel's `cflops`: FLOPs per thread of the launch (its loops are in its source).
-pub const CUDA_FLOPS: FlopsField = FlopsField {
-    param: "cflops",
-    per: "per thread",
-};
+pub const CUDA_FLOPS: FlopsField = FlopsField { param: "cflops", per: "per thread" };
 
 /// Why a FLOPs field's text is not a count.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -67,19 +67,13 @@ impl Default for Slicer {
 impl Slicer {
     /// A slicer whose slices last about `slice_ms`.
     pub fn new(slice_ms: f64) -> Slicer {
-        Slicer {
-            budget: 64,
-            slice_ms,
-        }
+        Slicer { budget: 64, slice_ms }
     }
 
     /// The same slicer, with a first chunk of `units` (at least 1) instead of 64: for work
     /// whose single unit may be slow.
     pub fn first_chunk(self, units: u64) -> Slicer {
-        Slicer {
-            budget: units.max(1),
-            ..self
-        }
+        Slicer { budget: units.max(1), ..self }
     }
 
     /// Runs `work` in chunks until it completes or `slice_ms` has passed on `clock`. The
@@ -234,10 +228,7 @@ mod tests {
 
     #[test]
     fn an_error_stops_the_slice_and_is_returned() {
-        let mut work = Recorder {
-            fail_at: Some(100),
-            ..recorder(1000)
-        };
+        let mut work = Recorder { fail_at: Some(100), ..recorder(1000) };
         assert_eq!(Slicer::default().run(&mut work, &mut || 0.0), Err(100));
         assert_eq!(work.done, 64);
     }

@@ -23,11 +23,7 @@ pub struct Shape {
 
 impl Shape {
     const fn new(aspect: f64, min_height: f64, max_height: f64) -> Shape {
-        Shape {
-            aspect,
-            min_height,
-            max_height,
-        }
+        Shape { aspect, min_height, max_height }
     }
 
     /// A plot with axes: wide enough to read, never taller than a laptop screen wants.
@@ -46,10 +42,7 @@ impl Shape {
 
 /// The theme the stylesheet applies now, scaled to `dpr` backend pixels per CSS pixel.
 fn page_theme(dpr: f64) -> Theme {
-    let fallback = Theme {
-        scale: dpr,
-        ..Theme::LIGHT
-    };
+    let fallback = Theme { scale: dpr, ..Theme::LIGHT };
     let Some(root) = document().document_element() else {
         return fallback;
     };

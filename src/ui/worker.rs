@@ -122,8 +122,10 @@ impl Drop for Remote {
 /// Where a panel keeps the worker of its runs, idle between them.
 pub(crate) type Slot = StoredValue<Option<Remote>, LocalStorage>;
 
-/// The slot's worker has answered its run: it is idle, and takes the next.
-pub(crate) fn settle(slot: Slot) {
+/// The slot's worker has answered its run: it is idle, and takes the next; the run it held
+/// is done.
+pub(crate) fn settle<T: Send + Sync + 'static>(slot: Slot, held: StoredValue<Option<T>>) {
+    held.set_value(None);
     slot.update_value(|r| {
         if let Some(r) = r {
             r.busy = false;
@@ -137,6 +139,25 @@ pub(crate) fn drop_failed(slot: Slot) -> bool {
     let started = slot.with_value(|r| r.as_ref().is_some_and(Remote::is_ready));
     slot.set_value(None);
     started
+}
+
+/// What became of a runner's worker that failed.
+pub(crate) enum Failed<T> {
+    /// It never loaded: the run it was given (still held) belongs on the page's thread.
+    NeverStarted,
+    /// It died mid-run, with the run it held, taken (`None` when it held none).
+    Died(Option<T>),
+}
+
+/// The slot's worker failed, and goes; a worker that had started gives up `held`'s run.
+pub(crate) fn take_failed<T: Send + Sync + 'static>(
+    slot: Slot,
+    held: StoredValue<Option<T>>,
+) -> Failed<T> {
+    if !drop_failed(slot) {
+        return Failed::NeverStarted;
+    }
+    Failed::Died(held.try_update_value(Option::take).flatten())
 }
 
 /// Whether this build has a worker (`tools/split.mjs` names it on the shell script's tag).

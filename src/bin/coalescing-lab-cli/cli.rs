@@ -24,17 +24,11 @@ pub struct Failure {
 }
 
 pub(crate) fn bad(message: impl Into<String>) -> Failure {
-    Failure {
-        code: 2,
-        message: message.into(),
-    }
+    Failure { code: 2, message: message.into() }
 }
 
 pub(crate) fn io(what: &str, e: std::io::Error) -> Failure {
-    Failure {
-        code: 1,
-        message: format!("{what}: {e}"),
-    }
+    Failure { code: 1, message: format!("{what}: {e}") }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -207,12 +201,7 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             "--warp" => machine.push((Field::Warp, value()?)),
             "--sector" => machine.push((Field::Sector, value()?)),
             "--line" => machine.push((Field::Line, value()?)),
-            "--help" | "-h" => {
-                return Err(Failure {
-                    code: 0,
-                    message: USAGE.into(),
-                })
-            }
+            "--help" | "-h" => return Err(Failure { code: 0, message: USAGE.into() }),
             f if f.starts_with("--") => return Err(bad(format!("{f}: not an option; {USAGE}"))),
             _ => out.positional.push(arg.clone()),
         }
@@ -276,10 +265,7 @@ fn elem_sizes_text() -> String {
 /// The cache size `text` gives, checked as the kernel view checks its `cache` field on
 /// `machine`: 0, or a multiple of its line up to `MAX_CACHE_BYTES`.
 fn cache_bytes(text: String, machine: Machine) -> Result<u64, Failure> {
-    let inputs = KernelInputs {
-        cache: text,
-        ..KernelInputs::default()
-    };
+    let inputs = KernelInputs { cache: text, ..KernelInputs::default() };
     inputs
         .kernel(machine)
         .map(|k| k.cache_bytes)

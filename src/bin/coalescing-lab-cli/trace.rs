@@ -98,11 +98,8 @@ pub(crate) fn cmd_trace(a: &Args) -> Result<String, Failure> {
                     "conflicts",
                 ],
                 instruction_rows(&t).map(|r| {
-                    vec![
-                        r.opcode,
-                        r.pc_hex,
-                        r.space.to_string(),
-                        r.elem.to_string(),
+                    let mut cells = r.key_cells();
+                    cells.extend([
                         r.requests.to_string(),
                         r.sectors.to_string(),
                         r.sectors_per_request,
@@ -110,7 +107,8 @@ pub(crate) fn cmd_trace(a: &Args) -> Result<String, Failure> {
                         r.excess_sectors.to_string(),
                         r.dram_bytes.to_string(),
                         r.bank_conflicts.to_string(),
-                    ]
+                    ]);
+                    cells
                 }),
             ));
             out

@@ -88,11 +88,7 @@ pub fn layout(a: &Analysis) -> Option<BankMap> {
         let row = word / per_row;
         if rows.last().is_none_or(|r| r.row != row) {
             let gap = rows.last().is_some_and(|r| row > r.row + 1);
-            rows.push(Row {
-                row,
-                gap,
-                cells: Vec::new(),
-            });
+            rows.push(Row { row, gap, cells: Vec::new() });
         }
         let Some(current) = rows.last_mut() else {
             continue;

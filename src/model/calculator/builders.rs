@@ -115,11 +115,7 @@ impl Layout {
     pub fn build(&self, current: &Inputs) -> Result<Inputs, BuilderError> {
         let mut mask: Option<String> = None;
         let (elem, base, idx) = match *self {
-            Layout::Strided {
-                element,
-                stride,
-                offset,
-            } => {
+            Layout::Strided { element, stride, offset } => {
                 let elem = element_bytes(element).ok_or_else(|| unknown_type(element))?;
                 (elem, 0, affine(stride, offset))
             }

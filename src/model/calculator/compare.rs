@@ -27,10 +27,7 @@ pub struct Pair {
 /// The course's pairs: misalignment, row against column, AoS against SoA, Fermi against Volta.
 pub fn pairs() -> Vec<Pair> {
     let ex1 = Inputs::default();
-    let ex2 = Inputs {
-        base: "8".into(),
-        ..Inputs::default()
-    };
+    let ex2 = Inputs { base: "8".into(), ..Inputs::default() };
     let matrix = |down_column| Layout::Matrix {
         element: "float",
         rows: 1024,

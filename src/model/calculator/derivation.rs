@@ -95,11 +95,7 @@ pub fn derive(analysis: &Analysis) -> Vec<String> {
 fn address_step(a: &Analysis) -> String {
     match &a.formula {
         Formula::Explicit => "A(t) from the address list (addrs)".to_string(),
-        Formula::Indexed {
-            base,
-            idx,
-            idx_is_lane,
-        } => {
+        Formula::Indexed { base, idx, idx_is_lane } => {
             let atom = idx.chars().all(|c| c.is_ascii_alphanumeric());
             let scaled = if *idx_is_lane {
                 format!("{}·t", a.elem)

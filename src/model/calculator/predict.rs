@@ -125,10 +125,7 @@ pub fn read_in(space: Space, sectors: &str, efficiency: &str) -> Result<Predicti
             Written::Ratio => (value, written),
         })
     };
-    Ok(Prediction {
-        sectors,
-        efficiency,
-    })
+    Ok(Prediction { sectors, efficiency })
 }
 
 /// The count's name in `space`: "predicted N_tx", or "predicted wavefronts".

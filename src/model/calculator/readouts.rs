@@ -454,94 +454,61 @@ pub fn alignment_note(a: &Analysis) -> Option<String> {
 ///      1,false,,,0,,\r\n"
 /// );
 /// ```
-pub fn lane_csv(a: &Analysis) -> String {
-    if a.banks.is_some() {
-        return shared_lane_csv(a);
-    }
-    let mut csv = Csv::default();
-    csv.row([
-        "lane",
-        "active",
-        "address",
-        "address_hex",
-        "bytes",
-        "sectors",
-        "lines",
-    ]);
-    for lane in &a.lanes {
-        match &lane.access {
-            None => csv.row([
-                lane.lane.to_string(),
-                "false".into(),
-                String::new(),
-                String::new(),
-                "0".into(),
-                String::new(),
-                String::new(),
-            ]),
-            Some(access) => csv.row([
-                lane.lane.to_string(),
-                "true".into(),
-                access.address.to_string(),
-                hex(access.address),
-                a.elem.to_string(),
-                indices(access.sectors, ","),
-                indices(access.lines, ","),
-            ]),
-        }
-    }
-    csv.finish()
-}
-
-/// The lane table in shared memory: words and banks instead of sectors and lines.
+///
+/// In shared memory, words and banks take the place of sectors and lines:
 ///
 /// ```
 /// use coalescing_lab::model::{inputs::Inputs, readouts::lane_csv, sectors::analyze};
-/// let two = Inputs { space: "shared".into(), warp: "2".into(), addrs: "128, 0".into(), ..Inputs::default() };
+/// let three = Inputs { space: "shared".into(), warp: "3".into(), addrs: "128, 0, -".into(), ..Inputs::default() };
 /// assert_eq!(
-///     lane_csv(&analyze(&two).unwrap()),
+///     lane_csv(&analyze(&three).unwrap()),
 ///     "lane,active,address,address_hex,bytes,words,banks,conflicted\r\n\
 ///      0,true,128,0x80,4,32,0,true\r\n\
-///      1,true,0,0x0,4,0,0,true\r\n"
+///      1,true,0,0x0,4,0,0,true\r\n\
+///      2,false,,,0,,,false\r\n"
 /// );
 /// ```
-fn shared_lane_csv(a: &Analysis) -> String {
+pub fn lane_csv(a: &Analysis) -> String {
+    let shared = a.banks.is_some();
+    let tail: &[&str] = if shared {
+        &["words", "banks", "conflicted"]
+    } else {
+        &["sectors", "lines"]
+    };
     let mut csv = Csv::default();
-    csv.row([
-        "lane",
-        "active",
-        "address",
-        "address_hex",
-        "bytes",
-        "words",
-        "banks",
-        "conflicted",
-    ]);
-    for row in lane_rows(a) {
-        let words = row.words_text.replace(", ", ",");
-        if row.active {
-            csv.row([
-                row.lane.to_string(),
-                "true".into(),
-                row.address,
-                row.address_hex,
-                a.elem.to_string(),
-                words,
-                row.banks,
-                row.conflicted.to_string(),
-            ]);
-        } else {
-            csv.row([
-                row.lane.to_string(),
-                "false".into(),
-                String::new(),
-                String::new(),
-                "0".into(),
-                String::new(),
-                String::new(),
-                "false".into(),
-            ]);
+    csv.row(
+        ["lane", "active", "address", "address_hex", "bytes"]
+            .iter()
+            .chain(tail),
+    );
+    for (lane, row) in a.lanes.iter().zip(lane_rows(a)) {
+        let mut fields = vec![lane.lane.to_string(), lane.access.is_some().to_string()];
+        match &lane.access {
+            None => {
+                fields.extend([String::new(), String::new(), "0".into()]);
+                fields.extend(tail.iter().map(|_| String::new()));
+                if shared {
+                    fields[7] = "false".into();
+                }
+            }
+            Some(access) => {
+                fields.extend([
+                    access.address.to_string(),
+                    hex(access.address),
+                    a.elem.to_string(),
+                ]);
+                if shared {
+                    fields.extend([
+                        row.words_text.replace(", ", ","),
+                        row.banks,
+                        row.conflicted.to_string(),
+                    ]);
+                } else {
+                    fields.extend([indices(access.sectors, ","), indices(access.lines, ",")]);
+                }
+            }
         }
+        csv.row(fields);
     }
     csv.finish()
 }

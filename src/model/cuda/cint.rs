@@ -17,10 +17,7 @@ pub struct IntType {
 }
 
 /// `int`.
-pub const INT: IntType = IntType {
-    bytes: 4,
-    signed: true,
-};
+pub const INT: IntType = IntType { bytes: 4, signed: true };
 
 impl IntType {
     /// Bits in the type.
@@ -127,10 +124,7 @@ pub struct Int {
 impl Int {
     /// `value` of type `ty`, wrapped into the type's range.
     pub fn new(value: i128, ty: IntType) -> Int {
-        Int {
-            value: ty.wrap(value),
-            ty,
-        }
+        Int { value: ty.wrap(value), ty }
     }
 
     /// The value converted to `ty`.
@@ -353,12 +347,7 @@ impl Op {
             return Ok(exact);
         }
         if ty.signed {
-            return Err(Undefined::Overflow {
-                op,
-                lhs: x,
-                rhs: y,
-                ty,
-            });
+            return Err(Undefined::Overflow { op, lhs: x, rhs: y, ty });
         }
         Ok(ty.wrap(exact))
     }
@@ -383,12 +372,7 @@ fn shift(op: BinaryOp, a: Int, b: Int) -> Result<Int, Undefined> {
     // C++17: a signed E1 × 2^E2 must fit the corresponding unsigned type.
     let unsigned_max = (1i128 << bits) - 1;
     if ty.signed && exact > unsigned_max {
-        return Err(Undefined::Overflow {
-            op,
-            lhs: x,
-            rhs: amount,
-            ty,
-        });
+        return Err(Undefined::Overflow { op, lhs: x, rhs: amount, ty });
     }
     Ok(Int::new(exact, ty))
 }

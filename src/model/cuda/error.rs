@@ -132,11 +132,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Unmatched(directive) => write!(f, "#{directive} without an #if"),
             ErrorKind::UnterminatedIf => write!(f, "this #if has no #endif"),
             ErrorKind::ErrorDirective(text) => write!(f, "#error {text}"),
-            ErrorKind::MacroArguments {
-                name,
-                expected,
-                found,
-            } => write!(
+            ErrorKind::MacroArguments { name, expected, found } => write!(
                 f,
                 "macro {name} takes {expected} argument{}, given {found}",
                 if *expected == 1 { "" } else { "s" }

@@ -151,10 +151,7 @@ fn layout_in(
     match &ty.base {
         Base::Named { name, args } => {
             if !args.is_empty() {
-                return Err(LayoutError::Template {
-                    name: name.clone(),
-                    pos,
-                });
+                return Err(LayoutError::Template { name: name.clone(), pos });
             }
             if let Some(alias) = unit.items.iter().find_map(|i| match i {
                 super::ast::Item::Alias { name: n, ty, .. } if n == name => Some(ty),
@@ -163,22 +160,13 @@ fn layout_in(
                 return layout_in(alias, unit, pos, open);
             }
             let Some(def) = find_struct(unit, name) else {
-                return Err(LayoutError::UnknownType {
-                    name: name.clone(),
-                    pos,
-                });
+                return Err(LayoutError::UnknownType { name: name.clone(), pos });
             };
             if def.template.is_some() {
-                return Err(LayoutError::Template {
-                    name: name.clone(),
-                    pos,
-                });
+                return Err(LayoutError::Template { name: name.clone(), pos });
             }
             if open.contains(name) {
-                return Err(LayoutError::Recursive {
-                    name: name.clone(),
-                    pos,
-                });
+                return Err(LayoutError::Recursive { name: name.clone(), pos });
             }
             open.push(name.clone());
             let laid = fields_in(def, unit, open).map(|(_, l)| l);
@@ -246,11 +234,7 @@ fn fields_in(
                 size: element.size.saturating_mul(count),
                 align: element.align,
             };
-            fields.push(FieldLayout {
-                name: d.name.clone(),
-                offset,
-                layout,
-            });
+            fields.push(FieldLayout { name: d.name.clone(), offset, layout });
             offset = offset.saturating_add(layout.size);
             align = align.max(element.align);
         }

@@ -32,9 +32,7 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, CudaError> {
     if source.len() > MAX_SOURCE_BYTES {
         return Err(CudaError::new(
             Pos { line: 1, column: 1 },
-            ErrorKind::SourceTooLong {
-                bytes: source.len(),
-            },
+            ErrorKind::SourceTooLong { bytes: source.len() },
         ));
     }
     Lexer::new(source, false).run()
@@ -101,10 +99,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn pos(&self) -> Pos {
-        Pos {
-            line: self.line,
-            column: self.column,
-        }
+        Pos { line: self.line, column: self.column }
     }
 
     /// Moves past one character (and any continuation before it).
@@ -285,26 +280,11 @@ impl<'a> Lexer<'a> {
         let (digits, suffix_text) = body.split_at(split);
         let suffix = match suffix_text {
             "" => IntSuffix::default(),
-            "u" => IntSuffix {
-                unsigned: true,
-                longs: 0,
-            },
-            "l" => IntSuffix {
-                unsigned: false,
-                longs: 1,
-            },
-            "ul" | "lu" => IntSuffix {
-                unsigned: true,
-                longs: 1,
-            },
-            "ll" => IntSuffix {
-                unsigned: false,
-                longs: 2,
-            },
-            "ull" | "llu" => IntSuffix {
-                unsigned: true,
-                longs: 2,
-            },
+            "u" => IntSuffix { unsigned: true, longs: 0 },
+            "l" => IntSuffix { unsigned: false, longs: 1 },
+            "ul" | "lu" => IntSuffix { unsigned: true, longs: 1 },
+            "ll" => IntSuffix { unsigned: false, longs: 2 },
+            "ull" | "llu" => IntSuffix { unsigned: true, longs: 2 },
             _ => return Err(bad()),
         };
         // The text's `ll` must be one case: `lL` is not a suffix.
@@ -323,11 +303,7 @@ impl<'a> Lexer<'a> {
         if value > u128::from(u64::MAX) {
             return Err(CudaError::new(pos, ErrorKind::NumberTooLarge(text.clone())));
         }
-        Ok(Tok::Int {
-            value,
-            suffix,
-            decimal,
-        })
+        Ok(Tok::Int { value, suffix, decimal })
     }
 
     /// A character or string literal, with C's escapes.

@@ -32,7 +32,24 @@ __global__ void copyStride2(float *out, const float *in)
 }
 ";
 
-const TRANSPOSE: &str =
+/// The tiled transposes' body, from the tile's declaration to the end, written once so that
+/// the race preset is the padded kernel with nothing changed but its barrier: `$tile` is the
+/// tile's declaration, `$sync` the line between the two loops.
+macro_rules! tiled_transpose {
+    ($tile:literal, $sync:literal) => {
+        concat!(
+            "{\n    __shared__ float ",
+            $tile,
+            ";\n\n",
+            "    int x = blockIdx.x * TILE_DIM + threadIdx.x;\n    int y = blockIdx.y * TILE_DIM + threadIdx.y;\n    int width = gridDim.x * TILE_DIM;\n\n    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)\n        tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];\n\n",
+            $sync,
+            "\n",
+            "\n    x = blockIdx.y * TILE_DIM + threadIdx.x;\n    y = blockIdx.x * TILE_DIM + threadIdx.y;\n\n    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)\n        odata[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];\n}\n"
+        )
+    };
+}
+
+const TRANSPOSE: &str = concat!(
     "// Matrix transpose, after NVIDIA's \"An Efficient Matrix Transpose in CUDA C/C++\".
 #define TILE_DIM 32
 #define BLOCK_ROWS 8
@@ -48,78 +65,34 @@ __global__ void transposeNaive(float *odata, const float *idata)
 }
 
 __global__ void transposeTiled(float *odata, const float *idata)
-{
-    __shared__ float tile[TILE_DIM][TILE_DIM];
-
-    int x = blockIdx.x * TILE_DIM + threadIdx.x;
-    int y = blockIdx.y * TILE_DIM + threadIdx.y;
-    int width = gridDim.x * TILE_DIM;
-
-    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-        tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
-
-    __syncthreads();
-
-    x = blockIdx.y * TILE_DIM + threadIdx.x;
-    y = blockIdx.x * TILE_DIM + threadIdx.y;
-
-    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-        odata[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];
-}
-
+",
+    tiled_transpose!("tile[TILE_DIM][TILE_DIM]", "    __syncthreads();"),
+    "
 __global__ void transposePadded(float *odata, const float *idata)
-{
-    __shared__ float tile[TILE_DIM][TILE_DIM + 1];
-
-    int x = blockIdx.x * TILE_DIM + threadIdx.x;
-    int y = blockIdx.y * TILE_DIM + threadIdx.y;
-    int width = gridDim.x * TILE_DIM;
-
-    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-        tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
-
-    __syncthreads();
-
-    x = blockIdx.y * TILE_DIM + threadIdx.x;
-    y = blockIdx.x * TILE_DIM + threadIdx.y;
-
-    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-        odata[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];
-}
-
+",
+    tiled_transpose!("tile[TILE_DIM][TILE_DIM + 1]", "    __syncthreads();"),
+    "
 int main()
 {
     // Host code is skipped: the page reads the kernels only.
     return 0;
 }
-";
+"
+);
 
-const TRANSPOSE_RACE: &str =
+const TRANSPOSE_RACE: &str = concat!(
     "// The tiled transpose with its __syncthreads() removed: a warp reads tile words
 // that other warps may not have written yet.
 #define TILE_DIM 32
 #define BLOCK_ROWS 8
 
 __global__ void transposeNoSync(float *odata, const float *idata)
-{
-    __shared__ float tile[TILE_DIM][TILE_DIM + 1];
-
-    int x = blockIdx.x * TILE_DIM + threadIdx.x;
-    int y = blockIdx.y * TILE_DIM + threadIdx.y;
-    int width = gridDim.x * TILE_DIM;
-
-    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-        tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
-
-    // The barrier that belongs here is missing.
-
-    x = blockIdx.y * TILE_DIM + threadIdx.x;
-    y = blockIdx.x * TILE_DIM + threadIdx.y;
-
-    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-        odata[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];
-}
-";
+",
+    tiled_transpose!(
+        "tile[TILE_DIM][TILE_DIM + 1]",
+        "    // The barrier that belongs here is missing."
+    )
+);
 
 const SGEMM: &str = "// C = A × B for N × N row-major floats, one thread per element of C.
 template <int N>

@@ -42,18 +42,10 @@ pub struct RaceRow {
 pub struct OobRow {
     /// The access's line: `data-line`.
     pub line: u32,
-    /// The first occurrence's block: `data-block`, `x,y,z`.
-    pub block: [u64; 3],
-    /// Its thread: `data-thread`, `x,y,z`.
-    pub thread: [u64; 3],
-    /// The array or allocation: `data-array`.
-    pub array: String,
-    /// The element index reached (negative below the start): `data-index`.
-    pub index: i128,
-    /// Elements in bounds: `data-count`.
-    pub count: u64,
-    /// Lane-accesses out of bounds at this site: `data-occurrences`.
-    pub occurrences: u64,
+    /// The model's report: its block and thread (`data-block`, `data-thread`, `x,y,z`), the
+    /// array (`data-array`), the index reached (`data-index`), the elements in bounds
+    /// (`data-count`) and the lane-accesses out of bounds (`data-occurrences`).
+    pub report: OutOfBounds,
     /// `global` or `shared`: `data-space`.
     pub space: &'static str,
     /// What is wrong, as the model words it.
@@ -117,12 +109,7 @@ fn oob_row(a: &CudaAnalysis, o: &OutOfBounds) -> OobRow {
     let line = line_kind(a, o.site).0;
     OobRow {
         line,
-        block: o.block,
-        thread: o.thread,
-        array: o.array.clone(),
-        index: o.index,
-        count: o.count,
-        occurrences: o.occurrences,
+        report: o.clone(),
         space: o.space.name(),
         sentence: o.sentence(line),
     }
@@ -138,7 +125,8 @@ fn oob_row(a: &CudaAnalysis, o: &OutOfBounds) -> OobRow {
 /// let p = cuda_preset("copy").unwrap();
 /// let a = analyse(p.source, "copy<<<1, 64>>>(out[48], in)", Machine::default(), 0, 700).unwrap();
 /// let o = &oob_rows(&a)[0];
-/// assert_eq!((o.line, o.array.as_str(), o.index, o.count, o.occurrences), (5, "out", 48, 48, 16));
+/// let r = &o.report;
+/// assert_eq!((o.line, r.array.as_str(), r.index, r.count, r.occurrences), (5, "out", 48, 48, 16));
 /// ```
 pub fn oob_rows(a: &CudaAnalysis) -> Vec<OobRow> {
     a.out_of_bounds.iter().map(|o| oob_row(a, o)).collect()

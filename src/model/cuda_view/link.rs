@@ -127,11 +127,7 @@ impl CudaLink {
                 ..CudaLink::default()
             }
         } else {
-            CudaLink {
-                src,
-                launch,
-                ..CudaLink::default()
-            }
+            CudaLink { src, launch, ..CudaLink::default() }
         }
     }
 }

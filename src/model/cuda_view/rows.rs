@@ -103,6 +103,44 @@ pub fn cuda_arch(arch: &str) -> u32 {
     }
 }
 
+/// The figures a row shows, for a site or summed over a line's sites.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sums {
+    /// Warp instructions with an active lane: `data-requests`.
+    pub requests: u64,
+    /// elem × active lanes, summed: `data-requested-bytes`.
+    pub requested_bytes: u64,
+    /// Request-level sectors, each counted cold: `data-sectors`.
+    pub sectors: u64,
+    /// ⌈distinct requested bytes ÷ sector⌉ summed: `data-ideal-sectors`.
+    pub ideal_sectors: u64,
+    /// `sectors − ideal_sectors`: `data-excess-sectors`.
+    pub excess_sectors: u64,
+    /// Distinct sectors: `data-unique-sectors`.
+    pub unique_sectors: u64,
+    /// DRAM bytes read and written back on its behalf: `data-dram-bytes`.
+    pub dram_bytes: u64,
+    /// With a shared access: wavefronts, their ideal and the conflicts (`data-wavefronts`,
+    /// `data-ideal-wavefronts`, `data-bank-conflicts`); `None` otherwise.
+    pub shared: Option<(u64, u64, u64)>,
+}
+
+impl Sums {
+    /// The figures of `f`, with the shared triple when `shared`.
+    fn of(f: &Figures, shared: bool) -> Sums {
+        Sums {
+            requests: f.requests,
+            requested_bytes: f.requested_bytes,
+            sectors: f.sectors,
+            ideal_sectors: f.ideal_sectors,
+            excess_sectors: f.excess_sectors(),
+            unique_sectors: f.unique_sectors,
+            dram_bytes: f.dram_bytes(),
+            shared: shared.then(|| (f.wavefronts, f.ideal_wavefronts, f.bank_conflicts())),
+        }
+    }
+}
+
 /// One access site's row (barriers have none), with every cell worded once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SiteRow {
@@ -120,23 +158,8 @@ pub struct SiteRow {
     pub part: u32,
     /// The row's header: "8:30 load".
     pub name: String,
-    /// Warp instructions with an active lane: `data-requests`.
-    pub requests: u64,
-    /// elem × active lanes, summed: `data-requested-bytes`.
-    pub requested_bytes: u64,
-    /// Request-level sectors, each counted cold: `data-sectors`.
-    pub sectors: u64,
-    /// ⌈distinct requested bytes ÷ sector⌉ summed: `data-ideal-sectors`.
-    pub ideal_sectors: u64,
-    /// `sectors − ideal_sectors`: `data-excess-sectors`.
-    pub excess_sectors: u64,
-    /// Distinct sectors of this site: `data-unique-sectors`.
-    pub unique_sectors: u64,
-    /// DRAM bytes read and written back on its behalf: `data-dram-bytes`.
-    pub dram_bytes: u64,
-    /// Shared sites: wavefronts, their ideal and the conflicts (`data-wavefronts`,
-    /// `data-ideal-wavefronts`, `data-bank-conflicts`); `None` for a global site.
-    pub shared: Option<(u64, u64, u64)>,
+    /// Its figures.
+    pub sums: Sums,
     /// Sectors per request for people: "—" in shared memory, "n/a" with no request.
     pub sectors_per_request: String,
 }
@@ -175,14 +198,7 @@ pub fn site_rows(a: &CudaAnalysis) -> Vec<SiteRow> {
                 } else {
                     format!("{}:{} {}", s.pos.line, s.pos.column, s.kind.name())
                 },
-                requests: f.requests,
-                requested_bytes: f.requested_bytes,
-                sectors: f.sectors,
-                ideal_sectors: f.ideal_sectors,
-                excess_sectors: f.excess_sectors(),
-                unique_sectors: f.unique_sectors,
-                dram_bytes: f.dram_bytes(),
-                shared: shared.then(|| (f.wavefronts, f.ideal_wavefronts, f.bank_conflicts())),
+                sums: Sums::of(f, shared),
                 sectors_per_request: if shared { "—".into() } else { per_request(f) },
             }
         })
@@ -243,24 +259,10 @@ pub struct LineRow {
     pub line: u32,
     /// Access sites on the line (barriers not counted).
     pub accesses: usize,
-    /// `data-requests`.
-    pub requests: u64,
-    /// The requests to global memory, a part of `requests`.
+    /// Its figures, summed over its sites: unique sectors are each site's distinct sectors.
+    pub sums: Sums,
+    /// The requests to global memory, a part of `sums.requests`.
     pub global_requests: u64,
-    /// `data-requested-bytes`.
-    pub requested_bytes: u64,
-    /// `data-sectors`.
-    pub sectors: u64,
-    /// `data-ideal-sectors`.
-    pub ideal_sectors: u64,
-    /// `data-excess-sectors`.
-    pub excess_sectors: u64,
-    /// `data-unique-sectors`: distinct sectors summed over its sites.
-    pub unique_sectors: u64,
-    /// `data-dram-bytes`.
-    pub dram_bytes: u64,
-    /// Shared wavefronts, their ideal and the conflicts, when the line has a shared access.
-    pub shared: Option<(u64, u64, u64)>,
     /// `__syncthreads()` reached on this line, once per block each time.
     pub barriers: u64,
     /// Sectors per global request for the gutter: "—" with none.
@@ -283,16 +285,8 @@ pub fn line_rows(a: &CudaAnalysis) -> Vec<LineRow> {
             LineRow {
                 line: *line,
                 accesses,
-                requests: f.requests,
+                sums: Sums::of(f, f.shared_requests > 0),
                 global_requests: f.global_requests(),
-                requested_bytes: f.requested_bytes,
-                sectors: f.sectors,
-                ideal_sectors: f.ideal_sectors,
-                excess_sectors: f.excess_sectors(),
-                unique_sectors: f.unique_sectors,
-                dram_bytes: f.dram_bytes(),
-                shared: (f.shared_requests > 0)
-                    .then(|| (f.wavefronts, f.ideal_wavefronts, f.bank_conflicts())),
                 barriers: f.barriers,
                 sectors_per_request: per_request(f),
                 band: Band::of(f.excess_sectors(), total),
@@ -506,10 +500,10 @@ pub fn access_summary(r: &SiteRow) -> String {
         r.space,
         r.kind,
         r.elem,
-        r.requests,
-        plural(r.requests)
+        r.sums.requests,
+        plural(r.sums.requests)
     );
-    match r.shared {
+    match r.sums.shared {
         Some((wavefronts, ideal, conflicts)) => format!(
             "{head}, {wavefronts} wavefront{}, ideal {ideal}, {conflicts} bank conflict{}",
             plural(wavefronts),
@@ -517,11 +511,11 @@ pub fn access_summary(r: &SiteRow) -> String {
         ),
         None => format!(
             "{head}, {} sector{} ({} per request), ideal {}, excess {}",
-            r.sectors,
-            plural(r.sectors),
+            r.sums.sectors,
+            plural(r.sums.sectors),
             r.sectors_per_request,
-            r.ideal_sectors,
-            r.excess_sectors
+            r.sums.ideal_sectors,
+            r.sums.excess_sectors
         ),
     }
 }

@@ -139,10 +139,7 @@ impl Reported {
         CudaFailure::Run(RunError {
             pos: self.pos,
             thread: self.thread,
-            kind: Box::new(RunErrorKind::Reported {
-                words: self.words,
-                launch: self.launch,
-            }),
+            kind: Box::new(RunErrorKind::Reported { words: self.words, launch: self.launch }),
         })
     }
 }

@@ -17,11 +17,7 @@ pub(super) fn eval(node: &Node, lane: i64, vars: &[i64; VARS]) -> Result<i64, Bo
         Node::Lane => Ok(lane),
         Node::Var(var) => Ok(vars[var.slot()]),
         Node::Uniform(inner) => eval(inner),
-        Node::Unary {
-            op,
-            column,
-            operand,
-        } => {
+        Node::Unary { op, column, operand } => {
             let v = eval(operand)?;
             Ok(match op {
                 UnaryOp::Neg => v.checked_neg().ok_or_else(|| {
@@ -37,24 +33,13 @@ pub(super) fn eval(node: &Node, lane: i64, vars: &[i64; VARS]) -> Result<i64, Bo
                 UnaryOp::BitNot => !v,
             })
         }
-        Node::Binary {
-            op: BinaryOp::And,
-            lhs,
-            rhs,
-            ..
-        } => Ok(i64::from(eval(lhs)? != 0 && eval(rhs)? != 0)),
-        Node::Binary {
-            op: BinaryOp::Or,
-            lhs,
-            rhs,
-            ..
-        } => Ok(i64::from(eval(lhs)? != 0 || eval(rhs)? != 0)),
-        Node::Binary {
-            op,
-            column,
-            lhs,
-            rhs,
-        } => {
+        Node::Binary { op: BinaryOp::And, lhs, rhs, .. } => {
+            Ok(i64::from(eval(lhs)? != 0 && eval(rhs)? != 0))
+        }
+        Node::Binary { op: BinaryOp::Or, lhs, rhs, .. } => {
+            Ok(i64::from(eval(lhs)? != 0 || eval(rhs)? != 0))
+        }
+        Node::Binary { op, column, lhs, rhs } => {
             let (a, b) = (eval(lhs)?, eval(rhs)?);
             binary(*op, a, b, *column).map_err(fail)
         }
@@ -88,20 +73,12 @@ pub(super) fn binary(op: BinaryOp, a: i64, b: i64, column: usize) -> Result<i64,
         u32::try_from(amount)
             .ok()
             .filter(|s| *s < 64)
-            .ok_or(EvalErrorKind::ShiftOutOfRange {
-                op: op.symbol(),
-                amount,
-                column,
-            })
+            .ok_or(EvalErrorKind::ShiftOutOfRange { op: op.symbol(), amount, column })
     };
     let value = match op {
         BinaryOp::Mul => a.checked_mul(b),
         BinaryOp::Div | BinaryOp::Rem if b == 0 => {
-            return Err(EvalErrorKind::DivisionByZero {
-                op: op.symbol(),
-                lhs: a,
-                column,
-            })
+            return Err(EvalErrorKind::DivisionByZero { op: op.symbol(), lhs: a, column })
         }
         // Rust's `/` and `%` truncate toward zero exactly as C99 does.
         BinaryOp::Div => a.checked_div(b),

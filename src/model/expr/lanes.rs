@@ -104,11 +104,7 @@ fn eval_lanes(
                 Err(e) => each_lane(mask, |t| failed.record(t, e.kind.clone())),
             }
         }
-        Node::Unary {
-            op,
-            column,
-            operand,
-        } => {
+        Node::Unary { op, column, operand } => {
             eval_lanes(operand, mask, out, failed);
             each_lane(mask, |t| {
                 let v = out[t];
@@ -158,12 +154,7 @@ fn eval_lanes(
             };
             each_lane(mask, |t| out[t] = i64::from(truth & (1 << t) != 0));
         }
-        Node::Binary {
-            op,
-            column,
-            lhs,
-            rhs,
-        } => {
+        Node::Binary { op, column, lhs, rhs } => {
             // A side that is the same for every lane (a constant, or a warp-uniform subtree)
             // is one number, not a lane array: no array to fill and read back.
             let lhs_scalar = scalar(lhs, mask, failed, vars);
@@ -293,16 +284,8 @@ fn line(node: &Node, mask: u64, first: i64, last: i64, vars: &LaneVars) -> Optio
         Node::Uniform(inner) => eval(inner, first, &vars.uniform_slots())
             .ok()
             .map(|v| (v, 0)),
-        Node::Unary {
-            op: UnaryOp::Plus,
-            operand,
-            ..
-        } => line(operand),
-        Node::Unary {
-            op: UnaryOp::Neg,
-            operand,
-            ..
-        } => {
+        Node::Unary { op: UnaryOp::Plus, operand, .. } => line(operand),
+        Node::Unary { op: UnaryOp::Neg, operand, .. } => {
             let (base, step) = line(operand)?;
             at_ends((base.checked_neg()?, step.checked_neg()?))
         }

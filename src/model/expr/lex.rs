@@ -107,20 +107,14 @@ pub(super) fn tokenize(text: &str, names: Names) -> Result<Vec<Token>, ParseErro
                 .or_else(|| OPERATORS_1.into_iter().find(|op| op.starts_with(c)));
             let Some(op) = op else {
                 return Err(ParseError {
-                    kind: ParseErrorKind::UnexpectedChar {
-                        column: here,
-                        found: c,
-                    },
+                    kind: ParseErrorKind::UnexpectedChar { column: here, found: c },
                 });
             };
             if op.len() == 2 {
                 chars.next();
                 column += 1;
             }
-            tokens.push(Token {
-                tok: Tok::Op(op),
-                column: here,
-            });
+            tokens.push(Token { tok: Tok::Op(op), column: here });
         }
     }
     Ok(tokens)
@@ -142,9 +136,6 @@ fn parse_int(word: &str, column: usize) -> Result<i64, ParseError> {
         });
     }
     i64::from_str_radix(digits, radix).map_err(|_| ParseError {
-        kind: ParseErrorKind::IntegerTooLarge {
-            column,
-            text: word.to_string(),
-        },
+        kind: ParseErrorKind::IntegerTooLarge { column, text: word.to_string() },
     })
 }

@@ -112,36 +112,18 @@ impl Node {
         }
         let hoist = |n: Box<Node>| Box::new(n.hoist_uniform());
         match self {
-            Node::Unary {
-                op,
-                column,
-                operand,
-            } => Node::Unary {
-                op,
-                column,
-                operand: hoist(operand),
-            },
-            Node::Binary {
-                op,
-                column,
-                lhs,
-                rhs,
-            } => Node::Binary {
+            Node::Unary { op, column, operand } => {
+                Node::Unary { op, column, operand: hoist(operand) }
+            }
+            Node::Binary { op, column, lhs, rhs } => Node::Binary {
                 op,
                 column,
                 lhs: hoist(lhs),
                 rhs: hoist(rhs),
             },
             Node::Cond(c, a, b) => Node::Cond(hoist(c), hoist(a), hoist(b)),
-            Node::MinMax { max, a, b } => Node::MinMax {
-                max,
-                a: hoist(a),
-                b: hoist(b),
-            },
-            Node::Abs { column, arg } => Node::Abs {
-                column,
-                arg: hoist(arg),
-            },
+            Node::MinMax { max, a, b } => Node::MinMax { max, a: hoist(a), b: hoist(b) },
+            Node::Abs { column, arg } => Node::Abs { column, arg: hoist(arg) },
             other => other,
         }
     }
@@ -321,27 +303,17 @@ impl fmt::Display for ParseError {
             ParseErrorKind::UnexpectedChar { column, found } => {
                 write!(f, "unexpected character '{found}' at column {column}")
             }
-            ParseErrorKind::UnexpectedToken {
-                column,
-                found,
-                expected,
-            } => write!(f, "expected {expected} at column {column}, found '{found}'"),
+            ParseErrorKind::UnexpectedToken { column, found, expected } => {
+                write!(f, "expected {expected} at column {column}, found '{found}'")
+            }
             ParseErrorKind::UnexpectedEnd { expected } => {
                 write!(f, "expected {expected}, found end of input")
             }
-            ParseErrorKind::UnknownName {
-                column,
-                name,
-                names: Names::Calculator,
-            } => write!(
+            ParseErrorKind::UnknownName { column, name, names: Names::Calculator } => write!(
                 f,
                 "unknown name '{name}' at column {column}; use t (or lane), min, max or abs"
             ),
-            ParseErrorKind::UnknownName {
-                column,
-                name,
-                names: Names::Kernel,
-            } => write!(
+            ParseErrorKind::UnknownName { column, name, names: Names::Kernel } => write!(
                 f,
                 "unknown name '{name}' at column {column}; use threadIdx.x/.y/.z, \
                  blockIdx.x/.y/.z, blockDim.x/.y/.z, gridDim.x/.y/.z, i, lane (or t), warp, \
@@ -351,11 +323,7 @@ impl fmt::Display for ParseError {
                 f,
                 "integer {text} at column {column} does not fit in signed 64 bits"
             ),
-            ParseErrorKind::WrongArity {
-                column,
-                func,
-                found,
-            } => write!(
+            ParseErrorKind::WrongArity { column, func, found } => write!(
                 f,
                 "{}() at column {column} takes {} argument{}, found {found}",
                 func.name(),
@@ -413,21 +381,13 @@ impl EvalError {
 impl fmt::Display for EvalErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            EvalErrorKind::Overflow {
-                op,
-                lhs,
-                rhs: Some(rhs),
-                column,
-            } => write!(
+            EvalErrorKind::Overflow { op, lhs, rhs: Some(rhs), column } => write!(
                 f,
                 "{lhs} {op} {rhs} overflows signed 64 bits (column {column})"
             ),
-            EvalErrorKind::Overflow {
-                op,
-                lhs,
-                rhs: None,
-                column,
-            } => write!(f, "{op}({lhs}) overflows signed 64 bits (column {column})"),
+            EvalErrorKind::Overflow { op, lhs, rhs: None, column } => {
+                write!(f, "{op}({lhs}) overflows signed 64 bits (column {column})")
+            }
             EvalErrorKind::DivisionByZero { op, lhs, column } => {
                 write!(f, "division by zero in {lhs} {op} 0 (column {column})")
             }
@@ -444,9 +404,7 @@ impl std::error::Error for EvalError {}
 impl Expr {
     /// Parses `text`. Whitespace is free; integers are decimal or `0x` hex.
     pub fn parse(text: &str) -> Result<Expr, ParseError> {
-        Ok(Expr {
-            root: parse(text, Names::Calculator)?,
-        })
+        Ok(Expr { root: parse(text, Names::Calculator)? })
     }
 
     /// Evaluates the expression with `t` (and `lane`) bound to `lane`.

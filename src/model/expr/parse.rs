@@ -9,21 +9,13 @@ use super::{
 pub(super) fn parse(text: &str, names: Names) -> Result<Node, ParseError> {
     let chars = text.chars().count();
     if chars > MAX_CHARS {
-        return Err(ParseError {
-            kind: ParseErrorKind::TooLong { chars },
-        });
+        return Err(ParseError { kind: ParseErrorKind::TooLong { chars } });
     }
     let tokens = tokenize(text, names)?;
     if tokens.is_empty() {
-        return Err(ParseError {
-            kind: ParseErrorKind::Empty,
-        });
+        return Err(ParseError { kind: ParseErrorKind::Empty });
     }
-    let mut parser = Parser {
-        tokens: &tokens,
-        pos: 0,
-        depth: 0,
-    };
+    let mut parser = Parser { tokens: &tokens, pos: 0, depth: 0 };
     let root = parser.conditional()?;
     match parser.peek() {
         None => Ok(root),
@@ -44,9 +36,7 @@ impl Parser<'_> {
 
     fn peek_op(&self) -> Option<&'static str> {
         match self.peek() {
-            Some(Token {
-                tok: Tok::Op(op), ..
-            }) => Some(op),
+            Some(Token { tok: Tok::Op(op), .. }) => Some(op),
             _ => None,
         }
     }
@@ -75,9 +65,7 @@ impl Parser<'_> {
         inner: impl FnOnce(&mut Self) -> Result<T, ParseError>,
     ) -> Result<T, ParseError> {
         if self.depth >= MAX_DEPTH {
-            return Err(ParseError {
-                kind: ParseErrorKind::TooDeep { column },
-            });
+            return Err(ParseError { kind: ParseErrorKind::TooDeep { column } });
         }
         self.depth += 1;
         let result = inner(self);
@@ -194,17 +182,11 @@ impl Parser<'_> {
         let mut args = args.into_iter().map(Box::new);
         match (func, args.next(), args.next(), args.next()) {
             (Func::Abs, Some(arg), None, None) => Ok(Node::Abs { column, arg }),
-            (Func::Min | Func::Max, Some(a), Some(b), None) => Ok(Node::MinMax {
-                max: func == Func::Max,
-                a,
-                b,
-            }),
+            (Func::Min | Func::Max, Some(a), Some(b), None) => {
+                Ok(Node::MinMax { max: func == Func::Max, a, b })
+            }
             _ => Err(ParseError {
-                kind: ParseErrorKind::WrongArity {
-                    column,
-                    func,
-                    found,
-                },
+                kind: ParseErrorKind::WrongArity { column, func, found },
             }),
         }
     }

@@ -29,10 +29,7 @@ pub(crate) fn warps_of_block(kernel: &Kernel) -> Vec<WarpLanes> {
     let width = u64::from(kernel.machine.warp);
     (0..u64::from(kernel.warps_per_block()))
         .map(|w| {
-            let mut lanes = WarpLanes {
-                thread_idx: [[0; LANES]; 3],
-                mask: 0,
-            };
+            let mut lanes = WarpLanes { thread_idx: [[0; LANES]; 3], mask: 0 };
             for lane in 0..width.min(LANES as u64) {
                 let tid = w * width + lane;
                 if tid < threads {
@@ -129,10 +126,7 @@ impl Evaluator {
         site: Site,
     ) -> Result<Instruction, KernelError> {
         let Some(stmt) = kernel.statements.get(site.stmt) else {
-            return Ok(Instruction {
-                active_lanes: 0,
-                lane0: None,
-            });
+            return Ok(Instruction { active_lanes: 0, lane0: None });
         };
         let vars = WarpVars {
             thread_idx: &lanes.thread_idx,

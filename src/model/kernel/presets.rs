@@ -12,22 +12,64 @@ pub struct KernelPreset {
     pub name: &'static str,
     /// The lesson, in a sentence or two.
     pub explanation: &'static str,
+    /// Its grid, block, loop and FLOPs.
+    launch: Launch,
+    /// Its statements, in order.
+    statements: &'static [Stmt],
+}
+
+/// A statement: (name, kind, space, base, idx, active), with elem 4.
+type Stmt = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// The tiled transposes' global read of a tile, by rows (passes 0–3).
+#[rustfmt::skip]
+const TILED_IN: Stmt = ("in", "load", "global", "0", "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x", "i < 4");
+/// The barrier between the tiled transposes' two loops, closing pass 3.
+const TILED_BARRIER: Stmt = ("barrier", "sync", "global", "0", "0", "i == 3");
+/// The tiled transposes' global write of the transposed tile, by rows (passes 4–7).
+#[rustfmt::skip]
+const TILED_OUT: Stmt = ("out", "store", "global", "0x4000000", "(blockIdx.x*32 + threadIdx.y + 8*(i-4)) * 4096 + blockIdx.y*32 + threadIdx.x", "i >= 4");
+
+/// The tiled transposes' statements around the tile's `write` and `read`.
+const fn tiled(write: Stmt, read: Stmt) -> [Stmt; 5] {
+    [TILED_IN, write, TILED_BARRIER, read, TILED_OUT]
+}
+
+/// A preset's grid, block, loop range and FLOPs per thread, as the fields' text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Launch {
     grid: &'static str,
     block: &'static str,
     loop_range: &'static str,
     flops: &'static str,
-    /// (name, kind, space, base, idx, active) per statement, each with elem 4.
-    statements: &'static [(
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-    )],
 }
 
-/// Every preset, in picker order.
+/// A launch, in the order of its fields on the page.
+const fn launch(
+    grid: &'static str,
+    block: &'static str,
+    loop_range: &'static str,
+    flops: &'static str,
+) -> Launch {
+    Launch { grid, block, loop_range, flops }
+}
+
+/// The 4096×4096 transposes' launch: 128×128 blocks of 32×8 threads.
+const TRANSPOSE: Launch = launch("128,128,1", "32,8,1", "0:4", "0");
+/// The tiled transposes' launch: the loop's 8 passes are the kernel's two loops in order.
+const TILED: Launch = launch("128,128,1", "32,8,1", "0:8", "0");
+/// The particle layouts' launch: 1M threads, 5 FLOPs each.
+const PARTICLES: Launch = launch("4096,1,1", "256,1,1", "", "5");
+
+/// Every preset, in picker order: a table, a statement a line.
+#[rustfmt::skip]
 pub const KERNEL_PRESETS: [KernelPreset; 9] = [
     KernelPreset {
         id: "ex8a",
@@ -35,27 +77,10 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
         explanation: "Each warp reads 32 floats of one row (4 sectors), then 32 floats down one \
                       column (32 sectors, one per row): same bytes, 8× the request-level \
                       traffic. The matrix fits in the cache, so DRAM reads it once.",
-        grid: "32,1024,1",
-        block: "32,1,1",
-        loop_range: "",
-        flops: "1",
+        launch: launch("32,1024,1", "32,1,1", "", "1"),
         statements: &[
-            (
-                "rows",
-                "load",
-                "global",
-                "0",
-                "blockIdx.y * 1024 + blockIdx.x * 32 + threadIdx.x",
-                "",
-            ),
-            (
-                "cols",
-                "load",
-                "global",
-                "0",
-                "(blockIdx.x * 32 + threadIdx.x) * 1024 + blockIdx.y",
-                "",
-            ),
+            ("rows", "load", "global", "0", "blockIdx.y * 1024 + blockIdx.x * 32 + threadIdx.x", ""),
+            ("cols", "load", "global", "0", "(blockIdx.x * 32 + threadIdx.x) * 1024 + blockIdx.y", ""),
         ],
     },
     KernelPreset {
@@ -65,79 +90,28 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
                       rows (4 sectors per request); the write walks columns (32 sectors per \
                       request). The cache merges the write's sectors before DRAM, but the \
                       request-level traffic stays 8× the read's.",
-        grid: "128,128,1",
-        block: "32,8,1",
-        loop_range: "0:4",
-        flops: "0",
+        launch: TRANSPOSE,
         statements: &[
-            (
-                "in",
-                "load",
-                "global",
-                "0",
-                "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x",
-                "",
-            ),
-            (
-                "out",
-                "store",
-                "global",
-                "0x4000000",
-                "(blockIdx.x*32 + threadIdx.x) * 4096 + blockIdx.y*32 + threadIdx.y + 8*i",
-                "",
-            ),
+            ("in", "load", "global", "0", "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x", ""),
+            ("out", "store", "global", "0x4000000", "(blockIdx.x*32 + threadIdx.x) * 4096 + blockIdx.y*32 + threadIdx.y + 8*i", ""),
         ],
     },
     KernelPreset {
         id: "transpose-tiled",
         name: "Tiled transpose through a 32×32 shared tile (bank conflicts)",
         explanation: "The remedy for the naive write: each block reads a 32×32 tile by rows \
-                      into shared memory, waits at __syncthreads(), then writes it out by rows \
-                      of the transposed matrix, so both global accesses take 4 sectors per \
-                      request. The price is on chip: reading the tile down a column, \
-                      tile[threadIdx.x][threadIdx.y + j], puts all 32 lanes in one bank, a \
-                      32-way conflict. The loop's 8 passes are the kernel's two loops in \
-                      order: passes 0–3 copy in, the barrier closes pass 3, passes 4–7 copy \
-                      out.",
-        grid: "128,128,1",
-        block: "32,8,1",
-        loop_range: "0:8",
-        flops: "0",
-        statements: &[
-            (
-                "in",
-                "load",
-                "global",
-                "0",
-                "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x",
-                "i < 4",
-            ),
-            (
-                "tile write",
-                "store",
-                "shared",
-                "0",
-                "(threadIdx.y + 8*i) * 32 + threadIdx.x",
-                "i < 4",
-            ),
-            ("barrier", "sync", "global", "0", "0", "i == 3"),
-            (
-                "tile read",
-                "load",
-                "shared",
-                "0",
-                "threadIdx.x * 32 + threadIdx.y + 8*(i-4)",
-                "i >= 4",
-            ),
-            (
-                "out",
-                "store",
-                "global",
-                "0x4000000",
-                "(blockIdx.x*32 + threadIdx.y + 8*(i-4)) * 4096 + blockIdx.y*32 + threadIdx.x",
-                "i >= 4",
-            ),
-        ],
+         into shared memory, waits at __syncthreads(), then writes it out by rows \
+         of the transposed matrix, so both global accesses take 4 sectors per \
+         request. The price is on chip: reading the tile down a column, \
+         tile[threadIdx.x][threadIdx.y + j], puts all 32 lanes in one bank, a \
+         32-way conflict. The loop's 8 passes are the kernel's two loops in \
+         order: passes 0–3 copy in, the barrier closes pass 3, passes 4–7 copy \
+         out.",
+        launch: TILED,
+        statements: &tiled(
+            ("tile write", "store", "shared", "0", "(threadIdx.y + 8*i) * 32 + threadIdx.x", "i < 4"),
+            ("tile read", "load", "shared", "0", "threadIdx.x * 32 + threadIdx.y + 8*(i-4)", "i >= 4"),
+        ),
     },
     KernelPreset {
         id: "transpose-tiled-padded",
@@ -146,45 +120,11 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
                       tile now steps 33 words, so the 32 lanes land in 32 different banks \
                       and the read takes one wavefront, as the row-wise write does. Global \
                       traffic and barriers are unchanged.",
-        grid: "128,128,1",
-        block: "32,8,1",
-        loop_range: "0:8",
-        flops: "0",
-        statements: &[
-            (
-                "in",
-                "load",
-                "global",
-                "0",
-                "(blockIdx.y*32 + threadIdx.y + 8*i) * 4096 + blockIdx.x*32 + threadIdx.x",
-                "i < 4",
-            ),
-            (
-                "tile write",
-                "store",
-                "shared",
-                "0",
-                "(threadIdx.y + 8*i) * 33 + threadIdx.x",
-                "i < 4",
-            ),
-            ("barrier", "sync", "global", "0", "0", "i == 3"),
-            (
-                "tile read",
-                "load",
-                "shared",
-                "0",
-                "threadIdx.x * 33 + threadIdx.y + 8*(i-4)",
-                "i >= 4",
-            ),
-            (
-                "out",
-                "store",
-                "global",
-                "0x4000000",
-                "(blockIdx.x*32 + threadIdx.y + 8*(i-4)) * 4096 + blockIdx.y*32 + threadIdx.x",
-                "i >= 4",
-            ),
-        ],
+        launch: TILED,
+        statements: &tiled(
+            ("tile write", "store", "shared", "0", "(threadIdx.y + 8*i) * 33 + threadIdx.x", "i < 4"),
+            ("tile read", "load", "shared", "0", "threadIdx.x * 33 + threadIdx.y + 8*(i-4)", "i >= 4"),
+        ),
     },
     KernelPreset {
         id: "column-sum",
@@ -193,18 +133,8 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
                       contiguous, so each warp instruction touches 32 sectors 4 KB apart and \
                       the next 7 iterations read the same sectors again. Only a cache that \
                       holds them makes that reuse free: try cache=0.",
-        grid: "4,1,1",
-        block: "256,1,1",
-        loop_range: "0:1024",
-        flops: "1",
-        statements: &[(
-            "col",
-            "load",
-            "global",
-            "0",
-            "(blockIdx.x * blockDim.x + threadIdx.x) * 1024 + i",
-            "",
-        )],
+        launch: launch("4,1,1", "256,1,1", "0:1024", "1"),
+        statements: &[("col", "load", "global", "0", "(blockIdx.x * blockDim.x + threadIdx.x) * 1024 + i", "")],
     },
     KernelPreset {
         id: "aos",
@@ -212,35 +142,11 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
         explanation: "Each statement reads one field with a 12-byte stride: 12 sectors per \
                       request, 3× the SoA layout's request-level traffic. The cache catches y \
                       and z, so DRAM is the same; the L1/L2 traffic is not.",
-        grid: "4096,1,1",
-        block: "256,1,1",
-        loop_range: "",
-        flops: "5",
+        launch: PARTICLES,
         statements: &[
-            (
-                "x",
-                "load",
-                "global",
-                "0",
-                "(blockIdx.x * blockDim.x + threadIdx.x) * 3",
-                "",
-            ),
-            (
-                "y",
-                "load",
-                "global",
-                "0",
-                "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 1",
-                "",
-            ),
-            (
-                "z",
-                "load",
-                "global",
-                "0",
-                "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 2",
-                "",
-            ),
+            ("x", "load", "global", "0", "(blockIdx.x * blockDim.x + threadIdx.x) * 3", ""),
+            ("y", "load", "global", "0", "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 1", ""),
+            ("z", "load", "global", "0", "(blockIdx.x * blockDim.x + threadIdx.x) * 3 + 2", ""),
         ],
     },
     KernelPreset {
@@ -248,35 +154,11 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
         name: "Structure of arrays: x, y, z of 1M particles",
         explanation: "Three arrays of 1M floats: each statement reads 32 consecutive floats, 4 \
                       sectors per request, every byte useful. Compare with the AoS preset.",
-        grid: "4096,1,1",
-        block: "256,1,1",
-        loop_range: "",
-        flops: "5",
+        launch: PARTICLES,
         statements: &[
-            (
-                "x",
-                "load",
-                "global",
-                "0",
-                "blockIdx.x * blockDim.x + threadIdx.x",
-                "",
-            ),
-            (
-                "y",
-                "load",
-                "global",
-                "0x400000",
-                "blockIdx.x * blockDim.x + threadIdx.x",
-                "",
-            ),
-            (
-                "z",
-                "load",
-                "global",
-                "0x800000",
-                "blockIdx.x * blockDim.x + threadIdx.x",
-                "",
-            ),
+            ("x", "load", "global", "0", "blockIdx.x * blockDim.x + threadIdx.x", ""),
+            ("y", "load", "global", "0x400000", "blockIdx.x * blockDim.x + threadIdx.x", ""),
+            ("z", "load", "global", "0x800000", "blockIdx.x * blockDim.x + threadIdx.x", ""),
         ],
     },
     KernelPreset {
@@ -284,18 +166,8 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
         name: "A 16×16 block: each warp spans two rows",
         explanation: "Warps form by linear thread id, so a 16-wide block puts rows y and y+1 \
                       in one warp: two 64-byte pieces 4 KB apart, 4 sectors in 2 lines.",
-        grid: "1,1,1",
-        block: "16,16,1",
-        loop_range: "",
-        flops: "0",
-        statements: &[(
-            "tile",
-            "load",
-            "global",
-            "0",
-            "threadIdx.y * 1024 + threadIdx.x",
-            "",
-        )],
+        launch: launch("1,1,1", "16,16,1", "", "0"),
+        statements: &[("tile", "load", "global", "0", "threadIdx.y * 1024 + threadIdx.x", "")],
     },
     KernelPreset {
         id: "bounds",
@@ -303,18 +175,8 @@ pub const KERNEL_PRESETS: [KernelPreset; 9] = [
         explanation: "1000 floats over 4 blocks of 256 threads: the guard switches off the last \
                       24 threads. The last warp keeps 8 lanes and moves 1 sector; every byte \
                       moved is still useful.",
-        grid: "4,1,1",
-        block: "256,1,1",
-        loop_range: "",
-        flops: "1",
-        statements: &[(
-            "x",
-            "load",
-            "global",
-            "0",
-            "blockIdx.x * blockDim.x + threadIdx.x",
-            "blockIdx.x * blockDim.x + threadIdx.x < 1000",
-        )],
+        launch: launch("4,1,1", "256,1,1", "", "1"),
+        statements: &[("x", "load", "global", "0", "blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x * blockDim.x + threadIdx.x < 1000")],
     },
 ];
 
@@ -334,10 +196,10 @@ impl KernelPreset {
     /// the default 6 MiB.
     pub fn inputs(&self) -> KernelInputs {
         let mut inputs = KernelInputs {
-            grid: self.grid.into(),
-            block: self.block.into(),
-            loop_range: self.loop_range.into(),
-            flops: self.flops.into(),
+            grid: self.launch.grid.into(),
+            block: self.launch.block.into(),
+            loop_range: self.launch.loop_range.into(),
+            flops: self.launch.flops.into(),
             statements: Default::default(),
             ..KernelInputs::default()
         };

@@ -90,12 +90,7 @@ impl Job {
     /// Counts one evaluated warp instruction.
     #[inline]
     fn one(&mut self, step: Step) -> Result<(), KernelError> {
-        let Step {
-            cursor: c,
-            site,
-            instruction,
-            present,
-        } = step;
+        let Step { cursor: c, site, instruction, present } = step;
         let Some(stmt) = self.kernel.statements.get(c.stmt) else {
             return Err(internal(c.stmt));
         };

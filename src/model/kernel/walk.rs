@@ -84,12 +84,7 @@ impl Walk {
         };
         self.advance(kernel);
         self.done += 1;
-        Some(Ok(Step {
-            cursor: c,
-            site,
-            instruction,
-            present,
-        }))
+        Some(Ok(Step { cursor: c, site, instruction, present }))
     }
 
     fn advance(&mut self, kernel: &Kernel) {

@@ -47,10 +47,7 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
     let sector_shift = kernel.machine.sector_bytes.trailing_zeros();
     let mut rows = Vec::new();
     for (w, lanes) in warps_of_block(kernel).iter().enumerate() {
-        let site = Site {
-            warp: w as u32,
-            ..site
-        };
+        let site = Site { warp: w as u32, ..site };
         let instruction = evaluator.run(kernel, lanes, site)?;
         let access = evaluator.access(stmt, stmt_at, pick.block, site.warp);
         let cost = scratch

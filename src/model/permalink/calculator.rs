@@ -94,10 +94,7 @@ fn decode_inputs(link: &Link, prefix: &str) -> Inputs {
     };
     if let Some((_, arch)) = ours().rfind(|(k, _)| *k == "arch") {
         let preset = inputs.with_arch(Arch::by_id(arch).unwrap_or(Arch::default_arch()));
-        inputs = Inputs {
-            arch: arch.clone(),
-            ..preset
-        };
+        inputs = Inputs { arch: arch.clone(), ..preset };
     }
     for (key, value) in ours() {
         if let Some(field) = Field::from_param(key) {

@@ -159,9 +159,7 @@ struct Link {
 
 impl Link {
     fn new(query: &str) -> Link {
-        Link {
-            pairs: query::pairs(query).collect(),
-        }
+        Link { pairs: query::pairs(query).collect() }
     }
 
     /// Every pair, in the link's order.
@@ -364,10 +362,7 @@ fn first_per_field<F: PartialEq + Copy>(errors: Vec<FieldError<F>>) -> Vec<Field
 /// assert_eq!(link(page, &decode("")), "https://course.example/lab/");
 /// ```
 pub fn link(page: &str, state: &State) -> String {
-    let query = encode(&State {
-        embed: false,
-        ..state.clone()
-    });
+    let query = encode(&State { embed: false, ..state.clone() });
     if query.is_empty() {
         page.to_string()
     } else {
@@ -389,13 +384,7 @@ pub fn link(page: &str, state: &State) -> String {
 /// );
 /// ```
 pub fn embed_snippet(page: &str, state: &State) -> String {
-    let src = format!(
-        "{page}?{}",
-        encode(&State {
-            embed: true,
-            ..state.clone()
-        })
-    );
+    let src = format!("{page}?{}", encode(&State { embed: true, ..state.clone() }));
     let title = match state.tab {
         Tab::Calculator => "Coalescing Lab: sector calculator",
         Tab::Roofline => "Coalescing Lab: Roofline lab",

@@ -81,10 +81,9 @@ pub fn predict(stride: u32) -> Prediction {
         useful_bytes: t.requested_bytes,
         sectors: t.sectors,
         transferred_bytes: t.transferred_bytes,
-        fraction: t.efficiency().unwrap_or(Ratio {
-            numerator: 1,
-            denominator: 1,
-        }),
+        fraction: t
+            .efficiency()
+            .unwrap_or(Ratio { numerator: 1, denominator: 1 }),
         addresses: analysis
             .lanes
             .iter()

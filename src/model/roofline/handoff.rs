@@ -174,9 +174,8 @@ impl Lab {
         if useful.denominator == 0 || useful.numerator == 0 {
             return Err(HandOffRefusal::NoActiveLane);
         }
-        let oi = parse_oi(&self.oi).map_err(|_| HandOffRefusal::LabInvalid {
-            oi: self.oi.trim().to_string(),
-        })?;
+        let oi = parse_oi(&self.oi)
+            .map_err(|_| HandOffRefusal::LabInvalid { oi: self.oi.trim().to_string() })?;
         let capped = useful.numerator.min(useful.denominator);
         let e = Exact::new(u128::from(capped), u128::from(useful.denominator));
         let scaled = oi.times(e);
@@ -200,10 +199,7 @@ impl Lab {
         } else {
             ""
         };
-        let lab = Lab {
-            oi: scaled.to_string(),
-            ..self.clone()
-        };
+        let lab = Lab { oi: scaled.to_string(), ..self.clone() };
         let note = LabNote {
             oi: lab.oi.clone(),
             bw: lab.bw.clone(),
@@ -300,10 +296,10 @@ impl HandOff {
             Err(HandOffRefusal::SharedMemory)
         } else {
             let useful = valid.then(|| {
-                shown.totals.efficiency().unwrap_or(Ratio {
-                    numerator: 0,
-                    denominator: 1,
-                })
+                shown
+                    .totals
+                    .efficiency()
+                    .unwrap_or(Ratio { numerator: 0, denominator: 1 })
             });
             lab.hand_off(useful)
         };
@@ -320,10 +316,7 @@ impl HandOff {
             roofs
         });
         HandOff {
-            opened: Some(Opened {
-                lab: Some((scaled, note)),
-                roofs,
-            }),
+            opened: Some(Opened { lab: Some((scaled, note)), roofs }),
             hint: CALCULATOR_HINT.into(),
         }
     }
@@ -335,10 +328,7 @@ impl HandOff {
     /// becomes two named points instead: its intensity against DRAM bytes and against
     /// request-level bytes, which is what coalescing changes.
     pub fn kernel(work: Option<&Work>, lab: &Lab, roofs: &MachineInputs) -> HandOff {
-        let waiting = |hint: &str| HandOff {
-            opened: None,
-            hint: hint.into(),
-        };
+        let waiting = |hint: &str| HandOff { opened: None, hint: hint.into() };
         let Some(work) = work else {
             return waiting(if roofs.custom {
                 KERNEL_MACHINE_HINT
@@ -355,10 +345,7 @@ impl HandOff {
                 work.request_bytes,
             ) {
                 Ok(machine) => HandOff {
-                    opened: Some(Opened {
-                        lab: None,
-                        roofs: Some(machine),
-                    }),
+                    opened: Some(Opened { lab: None, roofs: Some(machine) }),
                     hint: KERNEL_MACHINE_HINT.into(),
                 },
                 Err(why) => HandOff::refused(format!("{why}.")),
@@ -366,10 +353,7 @@ impl HandOff {
         }
         match lab.with_kernel_intensity(work) {
             Ok(opened) => HandOff {
-                opened: Some(Opened {
-                    lab: Some(opened),
-                    roofs: None,
-                }),
+                opened: Some(Opened { lab: Some(opened), roofs: None }),
                 hint: KERNEL_HINT.into(),
             },
             Err(why) => HandOff::refused(why),
@@ -404,10 +388,7 @@ impl HandOff {
             ""
         };
         HandOff {
-            opened: Some(Opened {
-                lab: None,
-                roofs: Some(machine),
-            }),
+            opened: Some(Opened { lab: None, roofs: Some(machine) }),
             hint: format!(
                 "Adds '{name}' at {gbps} GB/s (the 4 B stride's useful bandwidth) to the Roofline \
                  lab's machine mode.{software}"

@@ -264,10 +264,7 @@ impl MachineChecked {
 impl MachineInputs {
     /// Machine mode with `id`'s ceilings in their slots (an unknown id leaves them empty).
     pub fn from_preset(id: &str) -> MachineInputs {
-        let mut m = MachineInputs {
-            custom: true,
-            ..MachineInputs::default()
-        };
+        let mut m = MachineInputs { custom: true, ..MachineInputs::default() };
         m.set_preset(id);
         m
     }
@@ -284,10 +281,7 @@ impl MachineInputs {
         let bw = super::parse_bw(&lab.bw)
             .map(|b| b.to_string())
             .unwrap_or_else(|_| super::Lab::default().bw);
-        let mut m = MachineInputs {
-            custom: true,
-            ..MachineInputs::default()
-        };
+        let mut m = MachineInputs { custom: true, ..MachineInputs::default() };
         m.bw[0] = format!("B:{bw}");
         m.peak[0] = format!("synthetic:{}", super::PEAK_GFLOPS);
         m

@@ -41,10 +41,7 @@ impl MachineInputs {
         if !custom {
             return MachineInputs::default();
         }
-        let mut m = MachineInputs {
-            custom,
-            ..MachineInputs::default()
-        };
+        let mut m = MachineInputs { custom, ..MachineInputs::default() };
         if let Some(id) = preset {
             m.set_preset(&id);
         }

@@ -243,12 +243,7 @@ impl fmt::Display for EntryError {
                 "needs at least one bandwidth ceiling (bw.1) and one compute ceiling (peak.1), \
                  or a machine preset; left out",
             ),
-            EntryError::Undefined {
-                kind,
-                wanted,
-                defined,
-                using,
-            } => {
+            EntryError::Undefined { kind, wanted, defined, using } => {
                 let what = match kind {
                     CeilingKind::Bandwidth => "bandwidth",
                     CeilingKind::Compute => "compute",
@@ -268,11 +263,7 @@ impl std::error::Error for EntryError {}
 /// A number of the machine mode, or what is wrong with it.
 fn read_number(text: &str, part: Part) -> Result<Exact, EntryError> {
     let (_, _, range) = part.describe();
-    let refused = |why| EntryError::Number {
-        part,
-        text: text.trim().to_string(),
-        why,
-    };
+    let refused = |why| EntryError::Number { part, text: text.trim().to_string(), why };
     match Exact::read(text) {
         Ok(x) if in_range(x, range) => Ok(x),
         Ok(_) => Err(refused(None)),
@@ -310,26 +301,14 @@ pub(super) fn read_ceiling(
 ) -> Result<Ceiling, EntryError> {
     let entry = Entry::Ceiling(kind);
     let Some((name, value)) = text.split_once(':') else {
-        return Err(EntryError::Shape {
-            entry,
-            text: text.trim().to_string(),
-        });
+        return Err(EntryError::Shape { entry, text: text.trim().to_string() });
     };
     let name = read_name(name, entry)?;
     let value = read_number(value, Part::Value(kind))?;
     if let Some(first) = taken.iter().find(|c| c.name == name) {
-        return Err(EntryError::Repeated {
-            kind,
-            name,
-            first: first.slot,
-        });
+        return Err(EntryError::Repeated { kind, name, first: first.slot });
     }
-    Ok(Ceiling {
-        kind,
-        slot,
-        name,
-        value,
-    })
+    Ok(Ceiling { kind, slot, name, value })
 }
 
 /// Reads `NAME:I:P[:BW[:PEAK]]`. A ceiling name that is not defined is noted and the default
@@ -381,14 +360,7 @@ pub(super) fn read_point(
     let (peak, peak_note) = pick(peak, &machine.peaks, default_peak, CeilingKind::Compute);
     notes.extend(bw_note);
     notes.extend(peak_note);
-    Ok(MachinePoint {
-        slot,
-        name,
-        oi,
-        p,
-        bw,
-        peak,
-    })
+    Ok(MachinePoint { slot, name, oi, p, bw, peak })
 }
 
 /// A positive float as short decimal text the fields accept: 3 significant digits, as a

@@ -278,9 +278,9 @@ impl Reader {
             if let Some(v) = header.strip_prefix("accelsim tracer version = ") {
                 // "1.2", "3", "4", "5": the whole part decides the layout.
                 let whole = v.trim().split('.').next().unwrap_or("");
-                self.version = whole.parse().map_err(|_| AccelSimError::TracerVersion {
-                    version: v.trim().into(),
-                })?;
+                self.version = whole
+                    .parse()
+                    .map_err(|_| AccelSimError::TracerVersion { version: v.trim().into() })?;
             } else if let Some(v) = header.strip_prefix("enable lineinfo = ") {
                 self.lineinfo = v.trim() != "0";
             }
@@ -293,9 +293,8 @@ impl Reader {
             return Ok(Line::Header);
         }
         if let Some(block) = line.strip_prefix("thread block = ") {
-            self.block = parse_triple(block).ok_or_else(|| AccelSimError::NotTriple {
-                block: block.into(),
-            })?;
+            self.block = parse_triple(block)
+                .ok_or_else(|| AccelSimError::NotTriple { block: block.into() })?;
             self.warp = 0;
             return Ok(Line::Block(self.block));
         }
@@ -336,10 +335,7 @@ impl Reader {
             text.parse::<usize>()
                 .ok()
                 .filter(|n| *n <= 8)
-                .ok_or_else(|| AccelSimError::NotRegisterCount {
-                    token,
-                    count: text.into(),
-                })
+                .ok_or_else(|| AccelSimError::NotRegisterCount { token, count: text.into() })
         };
         let dests = count(next(Token::DestinationCount)?, Token::DestinationCount)?;
         for _ in 0..dests {
@@ -351,9 +347,9 @@ impl Reader {
             next(Token::SourceRegister)?;
         }
         let width = next(Token::MemoryWidth)?;
-        let width: u32 = width.parse().map_err(|_| AccelSimError::NotWidth {
-            width: width.into(),
-        })?;
+        let width: u32 = width
+            .parse()
+            .map_err(|_| AccelSimError::NotWidth { width: width.into() })?;
         if width == 0 {
             return Ok(Line::NonMemory);
         }
@@ -369,9 +365,7 @@ impl Reader {
         let lanes: Vec<usize> = (0..TRACE_LANES).filter(|l| mask & (1 << l) != 0).collect();
         let mode = next(Token::AddressMode)?;
         let hex = |token: &str| {
-            parse_hex(token).ok_or_else(|| AccelSimError::NotHex {
-                token: token.into(),
-            })
+            parse_hex(token).ok_or_else(|| AccelSimError::NotHex { token: token.into() })
         };
         let step = |from: u64, by: i64, lane: usize| -> Result<u64, AccelSimError> {
             u64::try_from(i128::from(from) + i128::from(by))

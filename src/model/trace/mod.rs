@@ -387,19 +387,15 @@ impl Importer {
         a.total = total;
         a.format = self.format;
         if over_budget {
-            self.notes.push(Note::UniqueLowerBound {
-                unique: total.unique_sectors,
-            });
+            self.notes
+                .push(Note::UniqueLowerBound { unique: total.unique_sectors });
         }
         if self.launches.len() > 1 {
-            self.notes.push(Note::Launches {
-                count: self.launches.len(),
-            });
+            self.notes
+                .push(Note::Launches { count: self.launches.len() });
         }
         if rows.len() > POOLED_AFTER {
-            self.notes.push(Note::Pooled {
-                instructions: rows.len(),
-            });
+            self.notes.push(Note::Pooled { instructions: rows.len() });
         }
         rows.sort_by_key(|i| {
             std::cmp::Reverse((i.excess_sectors(), i.wavefronts.conflicts(), i.sectors))

@@ -176,9 +176,7 @@ pub fn parse(line: &str) -> Result<Line<'_>, NvbitError> {
     };
     let opcode = opcode.trim();
     if opcode.is_empty() || opcode.contains(' ') {
-        return Err(NvbitError::NotOpcode {
-            opcode: opcode.into(),
-        });
+        return Err(NvbitError::NotOpcode { opcode: opcode.into() });
     }
     let mut record = Record {
         pc: None,
@@ -195,10 +193,8 @@ pub fn parse(line: &str) -> Result<Line<'_>, NvbitError> {
         if lane >= TRACE_LANES {
             continue;
         }
-        let address = parse_hex(token).ok_or_else(|| NvbitError::NotHex {
-            lane: lane as u32,
-            token: token.into(),
-        })?;
+        let address = parse_hex(token)
+            .ok_or_else(|| NvbitError::NotHex { lane: lane as u32, token: token.into() })?;
         record.addresses[lane] = address;
         if address != 0 {
             record.mask |= 1 << lane;

@@ -38,12 +38,7 @@ impl fmt::Display for SynthError {
                 "warp: traces hold {TRACE_LANES} lanes per warp, the machine has {lanes}"
             ),
             SynthError::Kernel(e) => fmt::Display::fmt(e, f),
-            SynthError::ZeroAddress {
-                stmt,
-                block: [x, y, z],
-                warp,
-                lane,
-            } => write!(
+            SynthError::ZeroAddress { stmt, block: [x, y, z], warp, lane } => write!(
                 f,
                 "a{stmt}.base: block ({x},{y},{z}) warp {warp} lane {lane} reads address 0, which \
                  NVBit's format cannot tell from an inactive lane; move the array off address 0"
@@ -57,9 +52,7 @@ impl std::error::Error for SynthError {}
 /// Why a kernel cannot be written as a trace.
 fn check(kernel: &Kernel) -> Result<(), SynthError> {
     if kernel.machine.warp as usize != TRACE_LANES {
-        return Err(SynthError::WarpLanes {
-            lanes: kernel.machine.warp,
-        });
+        return Err(SynthError::WarpLanes { lanes: kernel.machine.warp });
     }
     Ok(())
 }
@@ -118,12 +111,7 @@ pub fn nvbit_text(kernel: &Kernel, name: &str) -> Result<String, SynthError> {
     })
     .map_err(SynthError::Kernel)?;
     if let Some((stmt, block, warp, lane)) = zero_lane {
-        return Err(SynthError::ZeroAddress {
-            stmt,
-            block,
-            warp,
-            lane,
-        });
+        return Err(SynthError::ZeroAddress { stmt, block, warp, lane });
     }
     Ok(out)
 }

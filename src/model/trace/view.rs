@@ -67,6 +67,19 @@ pub struct InstructionRow {
     pub bank_conflicts: u64,
 }
 
+impl InstructionRow {
+    /// The columns that name the instruction, first in every table of them: opcode, PC (hex,
+    /// empty without one), space and bytes per lane.
+    pub fn key_cells(&self) -> Vec<String> {
+        vec![
+            self.opcode.clone(),
+            self.pc_hex.clone(),
+            self.space.to_string(),
+            self.elem.to_string(),
+        ]
+    }
+}
+
 /// Instruction `i`'s row on a machine of `sector_bytes` sectors.
 ///
 /// ```
@@ -201,11 +214,8 @@ pub fn instruction_csv(a: &TraceAnalysis) -> String {
         "bank_conflicts",
     ]);
     for r in instruction_rows(a) {
-        csv.row([
-            r.opcode,
-            r.pc_hex,
-            r.space.to_string(),
-            r.elem.to_string(),
+        let mut cells = r.key_cells();
+        cells.extend([
             r.executions.to_string(),
             r.requests.to_string(),
             r.active_lanes.to_string(),
@@ -218,6 +228,7 @@ pub fn instruction_csv(a: &TraceAnalysis) -> String {
             r.wavefronts.to_string(),
             r.bank_conflicts.to_string(),
         ]);
+        csv.row(cells);
     }
     csv.finish()
 }

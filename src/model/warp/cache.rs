@@ -119,11 +119,7 @@ impl SectorCache {
             return LineSlot(node);
         }
         let node = if self.nodes.len() < self.capacity {
-            self.nodes.push(Node {
-                line,
-                prev: NIL,
-                next: NIL,
-            });
+            self.nodes.push(Node { line, prev: NIL, next: NIL });
             self.states
                 .resize(self.states.len() + self.sectors_per_line, ABSENT);
             (self.nodes.len() - 1) as u32

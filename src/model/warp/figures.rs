@@ -91,10 +91,7 @@ impl Figures {
 }
 
 fn ratio(numerator: u64, denominator: u64) -> Option<Ratio> {
-    (denominator > 0).then_some(Ratio {
-        numerator,
-        denominator,
-    })
+    (denominator > 0).then_some(Ratio { numerator, denominator })
 }
 
 /// What the worst-warp lists and the heat map rank and colour by.

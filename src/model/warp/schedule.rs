@@ -26,10 +26,7 @@ pub struct RoundRobin<T> {
 
 impl<T> Default for RoundRobin<T> {
     fn default() -> RoundRobin<T> {
-        RoundRobin {
-            queues: Vec::new(),
-            held: 0,
-        }
+        RoundRobin { queues: Vec::new(), held: 0 }
     }
 }
 

@@ -252,13 +252,7 @@ impl<R: Clone> Tally<R> {
         let atomic = kind.is_none();
         let line_shift = self.line_shift;
         let owner = site.min(POOLED_AFTER) as u8;
-        let Tally {
-            scratch,
-            cache,
-            unique,
-            sites,
-            ..
-        } = self;
+        let Tally { scratch, cache, unique, sites, .. } = self;
         let (mut hits, mut reads) = (0, 0);
         let mut line_slot = None;
         for run in scratch.runs() {

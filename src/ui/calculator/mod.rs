@@ -40,22 +40,14 @@ fn track(inputs: RwSignal<Inputs>) -> Tracked {
             (Err(_), None) => inputs.with_untracked(analyze_repaired),
         })
     });
-    Tracked {
-        inputs,
-        errors,
-        shown,
-    }
+    Tracked { inputs, errors, shown }
 }
 
 /// The calculator for the scenario in the page's state.
 #[component]
 pub fn Calculator(state: AppState) -> impl IntoView {
     let a = track(state.calc);
-    let Tracked {
-        inputs,
-        errors,
-        shown,
-    } = a;
+    let Tracked { inputs, errors, shown } = a;
 
     // predict=1: results stay hidden until the learner commits to an N_tx and reveals. The
     // verdict belongs to its scenario: any change of the inputs retires it, which hides the

@@ -142,13 +142,7 @@ impl Jobs {
         self.failure.set(Some((run.clone(), e)));
         let default = CudaInputs::default();
         if self.analysis.with_untracked(Option::is_none) && run.inputs != default {
-            self.start(
-                Run {
-                    inputs: default,
-                    ..run
-                },
-                true,
-            );
+            self.start(Run { inputs: default, ..run }, true);
         }
     }
 
@@ -281,12 +275,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         let link = CudaLink::of(&fields);
         written.set_value(link.clone());
         written_from.set_value(Some(fields));
-        let CudaLink {
-            preset,
-            src,
-            srcz,
-            launch,
-        } = link;
+        let CudaLink { preset, src, srcz, launch } = link;
         for (signal, value) in [
             (state.cuda_preset, preset),
             (state.cuda_src, src),
@@ -394,13 +383,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             jobs.status.set(Status::Idle);
             // A page with nothing shown yet shows the default kernel meanwhile.
             if jobs.analysis.with_untracked(Option::is_none) {
-                jobs.start(
-                    Run {
-                        inputs: CudaInputs::default(),
-                        ..run
-                    },
-                    true,
-                );
+                jobs.start(Run { inputs: CudaInputs::default(), ..run }, true);
             }
             return;
         }

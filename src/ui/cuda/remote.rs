@@ -15,7 +15,7 @@ use crate::model::cuda::error::Pos;
 use crate::model::cuda::run::CudaJob;
 use crate::model::cuda::run::{Placement, WarpExecution};
 use crate::model::cuda_view::wire::{decode_reply, Drill, Reply, Reported, Request};
-use crate::ui::worker::{self, Remote};
+use crate::ui::worker::{self, Failed, Remote};
 use leptos::prelude::*;
 
 /// A drill-down into one warp of the run on show, asked of a worker of its own: the run, the
@@ -156,10 +156,7 @@ impl Jobs {
         };
         match reply {
             Reply::Progress { done, total } => self.status.set(Status::Running { done, total }),
-            Reply::Done {
-                analysis,
-                placement,
-            } => {
+            Reply::Done { analysis, placement } => {
                 self.idle();
                 // The drill-down's job: read again here (cheap), placed as the worker's run.
                 let kept = CudaJob::new(
@@ -190,25 +187,21 @@ impl Jobs {
     }
 
     fn idle(self) {
-        self.remote_run.set_value(None);
-        worker::settle(self.remote);
+        worker::settle(self.remote, self.remote_run);
     }
 
     /// The worker's script did not load, or the interpreter trapped inside it.
     fn worker_failed(self, message: String) {
-        if !worker::drop_failed(self.remote) {
-            return self.in_page_instead();
-        }
-        let Some((ticket, run, repair)) = self.remote_run.get_value() else {
-            return;
-        };
-        self.remote_run.set_value(None);
-        if self.generation.get_value() == ticket {
-            let what = format!(
-                "the interpreter stopped unexpectedly ({message}); the rest of the page keeps \
-                 working. Please report this link"
-            );
-            self.fail(run, words(&what), repair);
+        match worker::take_failed(self.remote, self.remote_run) {
+            Failed::NeverStarted => self.in_page_instead(),
+            Failed::Died(Some((ticket, run, repair))) if self.generation.get_value() == ticket => {
+                let what = format!(
+                    "the interpreter stopped unexpectedly ({message}); the rest of the page \
+                     keeps working. Please report this link"
+                );
+                self.fail(run, words(&what), repair);
+            }
+            Failed::Died(_) => {}
         }
     }
 

@@ -73,10 +73,7 @@ pub(super) fn Results(
     let source = Memo::new(move |_| {
         if let Some(line) = error_line.get() {
             let lines = target.with(|t| source_lines(&t.inputs.source, None));
-            return SourceShown {
-                lines,
-                error_line: Some(line),
-            };
+            return SourceShown { lines, error_line: Some(line) };
         }
         analysis.with(|a| SourceShown {
             lines: a
@@ -214,12 +211,12 @@ fn oob_item(o: OobRow) -> impl IntoView {
             class="cuda-oob"
             data-testid="cuda-oob"
             data-line=o.line
-            data-block=xyz(o.block)
-            data-thread=xyz(o.thread)
-            data-array=o.array.clone()
-            data-index=o.index.to_string()
-            data-count=o.count
-            data-occurrences=o.occurrences
+            data-block=xyz(o.report.block)
+            data-thread=xyz(o.report.thread)
+            data-array=o.report.array.clone()
+            data-index=o.report.index.to_string()
+            data-count=o.report.count
+            data-occurrences=o.report.occurrences
             data-space=o.space
         >
             <strong>"Out of bounds"</strong>": "
@@ -292,14 +289,16 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
         (
             r.sectors_per_request.clone(),
             if r.global_requests > 0 {
-                r.excess_sectors.to_string()
+                r.sums.excess_sectors.to_string()
             } else {
                 String::new()
             },
-            r.shared.map_or(String::new(), |(_, _, c)| c.to_string()),
+            r.sums
+                .shared
+                .map_or(String::new(), |(_, _, c)| c.to_string()),
         )
     });
-    let shared = row.as_ref().and_then(|r| r.shared);
+    let shared = row.as_ref().and_then(|r| r.sums.shared);
     view! {
         <tr
             class=format!("cuda-src excess-{band}")
@@ -307,13 +306,13 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
             class:error-line=error
             class:picked=move || picked.get() == Some(n)
             data-line=n
-            data-requests=row.as_ref().map(|r| r.requests)
-            data-requested-bytes=row.as_ref().map(|r| r.requested_bytes)
-            data-sectors=row.as_ref().map(|r| r.sectors)
-            data-ideal-sectors=row.as_ref().map(|r| r.ideal_sectors)
-            data-excess-sectors=row.as_ref().map(|r| r.excess_sectors)
-            data-unique-sectors=row.as_ref().map(|r| r.unique_sectors)
-            data-dram-bytes=row.as_ref().map(|r| r.dram_bytes)
+            data-requests=row.as_ref().map(|r| r.sums.requests)
+            data-requested-bytes=row.as_ref().map(|r| r.sums.requested_bytes)
+            data-sectors=row.as_ref().map(|r| r.sums.sectors)
+            data-ideal-sectors=row.as_ref().map(|r| r.sums.ideal_sectors)
+            data-excess-sectors=row.as_ref().map(|r| r.sums.excess_sectors)
+            data-unique-sectors=row.as_ref().map(|r| r.sums.unique_sectors)
+            data-dram-bytes=row.as_ref().map(|r| r.sums.dram_bytes)
             data-barriers=row.as_ref().map(|r| r.barriers)
             data-wavefronts=shared.map(|s| s.0)
             data-ideal-wavefronts=shared.map(|s| s.1)
@@ -393,7 +392,7 @@ fn SiteTable(sites: Memo<Vec<SiteRow>>) -> impl IntoView {
 }
 
 fn site_row(r: SiteRow) -> impl IntoView {
-    let shared = r.shared;
+    let shared = r.sums.shared;
     view! {
         <tr
             class="cuda-access"
@@ -404,13 +403,13 @@ fn site_row(r: SiteRow) -> impl IntoView {
             data-space=r.space
             data-elem=r.elem
             data-part=(r.part > 0).then_some(r.part)
-            data-requests=r.requests
-            data-requested-bytes=r.requested_bytes
-            data-sectors=r.sectors
-            data-ideal-sectors=r.ideal_sectors
-            data-excess-sectors=r.excess_sectors
-            data-unique-sectors=r.unique_sectors
-            data-dram-bytes=r.dram_bytes
+            data-requests=r.sums.requests
+            data-requested-bytes=r.sums.requested_bytes
+            data-sectors=r.sums.sectors
+            data-ideal-sectors=r.sums.ideal_sectors
+            data-excess-sectors=r.sums.excess_sectors
+            data-unique-sectors=r.sums.unique_sectors
+            data-dram-bytes=r.sums.dram_bytes
             data-wavefronts=shared.map(|s| s.0)
             data-ideal-wavefronts=shared.map(|s| s.1)
             data-bank-conflicts=shared.map(|s| s.2)
@@ -418,14 +417,14 @@ fn site_row(r: SiteRow) -> impl IntoView {
             <th scope="row" class="mono">{r.name.clone()}</th>
             <td>{r.space}</td>
             <td class="mono">{r.elem}</td>
-            <td class="mono">{r.requests}</td>
-            <td class="mono" title=format!("{} bytes", r.requested_bytes)>{bytes_text(r.requested_bytes)}</td>
-            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.sectors.to_string() }}</td>
+            <td class="mono">{r.sums.requests}</td>
+            <td class="mono" title=format!("{} bytes", r.sums.requested_bytes)>{bytes_text(r.sums.requested_bytes)}</td>
+            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.sums.sectors.to_string() }}</td>
             <td class="mono">{r.sectors_per_request.clone()}</td>
-            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.ideal_sectors.to_string() }}</td>
-            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.excess_sectors.to_string() }}</td>
-            <td class="mono">{r.unique_sectors}</td>
-            <td class="mono" title=format!("{} bytes", r.dram_bytes)>{bytes_text(r.dram_bytes)}</td>
+            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.sums.ideal_sectors.to_string() }}</td>
+            <td class="mono">{if shared.is_some() { "—".to_string() } else { r.sums.excess_sectors.to_string() }}</td>
+            <td class="mono">{r.sums.unique_sectors}</td>
+            <td class="mono" title=format!("{} bytes", r.sums.dram_bytes)>{bytes_text(r.sums.dram_bytes)}</td>
             <td class="mono">{shared.map_or("—".to_string(), |s| s.0.to_string())}</td>
             <td class="mono" class:conflicted=shared.is_some_and(|s| s.2 > 0)>{shared.map_or("—".to_string(), |s| s.2.to_string())}</td>
         </tr>

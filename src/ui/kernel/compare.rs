@@ -20,11 +20,7 @@ pub(super) fn Compare(
 ) -> impl IntoView {
     let picked = state.kernel_compare;
     let runner = Runner::new();
-    let Runner {
-        status,
-        analysis: b_analysis,
-        ..
-    } = runner;
+    let Runner { status, analysis: b_analysis, .. } = runner;
     let target = Memo::new(move |_| {
         picked.get().and_then(|p| {
             let inputs = p.inputs();

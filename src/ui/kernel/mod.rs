@@ -179,12 +179,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
     });
     let target = Memo::new(move |_| targeted.with(|t| t.as_ref().map(|(_, k)| k.clone())));
     let runner = Runner::new();
-    let Runner {
-        status,
-        analysis,
-        analysed,
-        ..
-    } = runner;
+    let Runner { status, analysis, analysed, .. } = runner;
 
     // The error the last run stopped on, kept on its field until the inputs change.
     let run_error = RwSignal::new(None::<KernelError>);
@@ -241,10 +236,7 @@ pub fn KernelPanel(state: AppState) -> impl IntoView {
         }
     });
     let running = move || status.with(|s| matches!(s, Status::Running { .. }));
-    let error_for = Errors {
-        fields: errors,
-        run: run_error.into(),
-    };
+    let error_for = Errors { fields: errors, run: run_error.into() };
     let stale = Signal::derive(move || {
         errors.with(|e| !e.is_empty()) || run_error.with(Option::is_some) || running()
     });

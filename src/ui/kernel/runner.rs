@@ -12,7 +12,7 @@ use super::super::job::{now_ms, soon};
 use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::wire::{decode_reply, Reply, Request};
 use crate::model::kernel::{Job, Kernel, KernelAnalysis, KernelError, KernelField};
-use crate::ui::worker::{self, Remote};
+use crate::ui::worker::{self, Failed, Remote};
 use leptos::prelude::*;
 use std::time::Duration;
 
@@ -224,10 +224,7 @@ impl Runner {
         };
         match reply {
             Reply::Progress { done, total } => self.status.set(Status::Running { done, total }),
-            Reply::Done {
-                analysis,
-                memory_bytes,
-            } => {
+            Reply::Done { analysis, memory_bytes } => {
                 let Some((_, kernel)) = self.remote_run.try_update_value(Option::take).flatten()
                 else {
                     return;
@@ -252,26 +249,22 @@ impl Runner {
     }
 
     fn idle(self) {
-        self.remote_run.set_value(None);
-        worker::settle(self.remote);
+        worker::settle(self.remote, self.remote_run);
     }
 
     /// The worker's script did not load, or the engine trapped inside it.
     fn worker_failed(self, message: String) {
-        if !worker::drop_failed(self.remote) {
-            return self.in_page_instead();
-        }
-        let Some(ticket) = self.remote_run.with_value(|r| r.as_ref().map(|(t, _)| *t)) else {
-            return;
-        };
-        self.remote_run.set_value(None);
-        if self.current(ticket) {
-            let why = format!(
-                "this launch stopped the engine ({message}); the rest of the page keeps \
-                 working: a smaller grid or loop may run. Please report this link"
-            );
-            self.status
-                .set(Status::Failed(KernelError::new(KernelField::Grid, why)));
+        match worker::take_failed(self.remote, self.remote_run) {
+            Failed::NeverStarted => self.in_page_instead(),
+            Failed::Died(Some((ticket, _))) if self.current(ticket) => {
+                let why = format!(
+                    "this launch stopped the engine ({message}); the rest of the page keeps \
+                     working: a smaller grid or loop may run. Please report this link"
+                );
+                self.status
+                    .set(Status::Failed(KernelError::new(KernelField::Grid, why)));
+            }
+            Failed::Died(_) => {}
         }
     }
 

@@ -31,13 +31,7 @@ enum Source {
 #[component]
 pub fn TracePanel(state: AppState) -> impl IntoView {
     let reader = Reader::new();
-    let Reader {
-        analysis,
-        statics,
-        reads,
-        status,
-        ..
-    } = reader;
+    let Reader { analysis, statics, reads, status, .. } = reader;
     let source = StoredValue::new_local(None::<Source>);
     let widths = RwSignal::new(Vec::<(String, u64)>::new());
     let machine = Memo::new(move |_| state.calc.with(Machine::shown_by));

@@ -199,11 +199,7 @@ impl Reader {
             Reply::Progress { bytes, total } => self
                 .status
                 .set(Status::Reading(bytes as f64, total.map(|t| t as f64))),
-            Reply::Done {
-                analysis,
-                statics,
-                memory_bytes,
-            } => {
+            Reply::Done { analysis, statics, memory_bytes } => {
                 self.reading.set_value(None);
                 self.worker_memory.set(Some(memory_bytes));
                 let worker = self.remote.try_update_value(Option::take).flatten();

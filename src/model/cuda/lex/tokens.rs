@@ -3,163 +3,74 @@
 
 use super::super::error::Pos;
 
-/// A punctuator, longest match first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Punct {
-    /// `{`.
-    LBrace,
-    /// `}`.
-    RBrace,
-    /// `[`.
-    LBracket,
-    /// `]`.
-    RBracket,
-    /// `(`.
-    LParen,
-    /// `)`.
-    RParen,
-    /// `;`.
-    Semi,
-    /// `,`.
-    Comma,
-    /// `.`.
-    Dot,
-    /// `->`.
-    Arrow,
-    /// `...`.
-    Ellipsis,
-    /// `++`.
-    PlusPlus,
-    /// `--`.
-    MinusMinus,
-    /// `&`.
-    Amp,
-    /// `*`.
-    Star,
-    /// `+`.
-    Plus,
-    /// `-`.
-    Minus,
-    /// `~`.
-    Tilde,
-    /// `!`.
-    Bang,
-    /// `/`.
-    Slash,
-    /// `%`.
-    Percent,
-    /// `<<`.
-    Shl,
-    /// `>>`.
-    Shr,
-    /// `<`.
-    Lt,
-    /// `>`.
-    Gt,
-    /// `<=`.
-    Le,
-    /// `>=`.
-    Ge,
-    /// `==`.
-    EqEq,
-    /// `!=`.
-    Ne,
-    /// `^`.
-    Caret,
-    /// `|`.
-    Pipe,
-    /// `&&`.
-    AndAnd,
-    /// `||`.
-    OrOr,
-    /// `?`.
-    Question,
-    /// `:`.
-    Colon,
-    /// `::`.
-    ColonColon,
-    /// `=`.
-    Assign,
-    /// `*=`.
-    StarAssign,
-    /// `/=`.
-    SlashAssign,
-    /// `%=`.
-    PercentAssign,
-    /// `+=`.
-    PlusAssign,
-    /// `-=`.
-    MinusAssign,
-    /// `<<=`.
-    ShlAssign,
-    /// `>>=`.
-    ShrAssign,
-    /// `&=`.
-    AmpAssign,
-    /// `^=`.
-    CaretAssign,
-    /// `|=`.
-    PipeAssign,
-    /// `#`.
-    Hash,
-    /// `##`.
-    HashHash,
-    /// `@`: no C++ token, read only in a launch (`name@ADDR`, see `tokenize_launch`).
-    At,
+/// Defines [`Punct`] and [`PUNCTS`] from one list: each punctuator's spelling and name,
+/// written once.
+macro_rules! punctuators {
+    ($($text:literal => $name:ident,)*) => {
+        /// A punctuator, in the order the lexer tries them: longest match first.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Punct {
+            $(#[doc = concat!("`", $text, "`.")] $name,)*
+            /// `@`: no C++ token, read only in a launch (`name@ADDR`, see `tokenize_launch`).
+            At,
+        }
+
+        /// Every punctuator with its spelling, longest first so that a prefix never wins.
+        pub(super) const PUNCTS: &[(&str, Punct)] = &[$(($text, Punct::$name),)*];
+    };
 }
 
-/// Every punctuator with its spelling, longest first so that a prefix never wins.
-pub(super) const PUNCTS: [(&str, Punct); 49] = [
-    ("...", Punct::Ellipsis),
-    ("<<=", Punct::ShlAssign),
-    (">>=", Punct::ShrAssign),
-    ("->", Punct::Arrow),
-    ("++", Punct::PlusPlus),
-    ("--", Punct::MinusMinus),
-    ("<<", Punct::Shl),
-    (">>", Punct::Shr),
-    ("<=", Punct::Le),
-    (">=", Punct::Ge),
-    ("==", Punct::EqEq),
-    ("!=", Punct::Ne),
-    ("&&", Punct::AndAnd),
-    ("||", Punct::OrOr),
-    ("::", Punct::ColonColon),
-    ("*=", Punct::StarAssign),
-    ("/=", Punct::SlashAssign),
-    ("%=", Punct::PercentAssign),
-    ("+=", Punct::PlusAssign),
-    ("-=", Punct::MinusAssign),
-    ("&=", Punct::AmpAssign),
-    ("^=", Punct::CaretAssign),
-    ("|=", Punct::PipeAssign),
-    ("##", Punct::HashHash),
-    ("{", Punct::LBrace),
-    ("}", Punct::RBrace),
-    ("[", Punct::LBracket),
-    ("]", Punct::RBracket),
-    ("(", Punct::LParen),
-    (")", Punct::RParen),
-    (";", Punct::Semi),
-    (",", Punct::Comma),
-    (".", Punct::Dot),
-    ("&", Punct::Amp),
-    ("*", Punct::Star),
-    ("+", Punct::Plus),
-    ("-", Punct::Minus),
-    ("~", Punct::Tilde),
-    ("!", Punct::Bang),
-    ("/", Punct::Slash),
-    ("%", Punct::Percent),
-    ("<", Punct::Lt),
-    (">", Punct::Gt),
-    ("^", Punct::Caret),
-    ("|", Punct::Pipe),
-    ("?", Punct::Question),
-    (":", Punct::Colon),
-    ("=", Punct::Assign),
-    ("#", Punct::Hash),
-];
+punctuators! {
+    "..." => Ellipsis,
+    "<<=" => ShlAssign,
+    ">>=" => ShrAssign,
+    "->" => Arrow,
+    "++" => PlusPlus,
+    "--" => MinusMinus,
+    "<<" => Shl,
+    ">>" => Shr,
+    "<=" => Le,
+    ">=" => Ge,
+    "==" => EqEq,
+    "!=" => Ne,
+    "&&" => AndAnd,
+    "||" => OrOr,
+    "::" => ColonColon,
+    "*=" => StarAssign,
+    "/=" => SlashAssign,
+    "%=" => PercentAssign,
+    "+=" => PlusAssign,
+    "-=" => MinusAssign,
+    "&=" => AmpAssign,
+    "^=" => CaretAssign,
+    "|=" => PipeAssign,
+    "##" => HashHash,
+    "{" => LBrace,
+    "}" => RBrace,
+    "[" => LBracket,
+    "]" => RBracket,
+    "(" => LParen,
+    ")" => RParen,
+    ";" => Semi,
+    "," => Comma,
+    "." => Dot,
+    "&" => Amp,
+    "*" => Star,
+    "+" => Plus,
+    "-" => Minus,
+    "~" => Tilde,
+    "!" => Bang,
+    "/" => Slash,
+    "%" => Percent,
+    "<" => Lt,
+    ">" => Gt,
+    "^" => Caret,
+    "|" => Pipe,
+    "?" => Question,
+    ":" => Colon,
+    "=" => Assign,
+    "#" => Hash,
+}
 
 impl Punct {
     /// The punctuator as written.

@@ -390,10 +390,7 @@ pub(super) fn is_keyword(word: &str) -> bool {
 /// The built-in type a single name spells (vector types, fixed-width integers, `uint`, …).
 pub(crate) fn builtin(name: &str) -> Option<Base> {
     let int = |bytes, signed| Base::Int { bytes, signed };
-    let vector = |elem: Base, lanes| Base::Vector {
-        elem: Box::new(elem),
-        lanes,
-    };
+    let vector = |elem: Base, lanes| Base::Vector { elem: Box::new(elem), lanes };
     Some(match name {
         "size_t" | "uint64_t" => int(8, false),
         "ptrdiff_t" | "int64_t" | "intptr_t" => int(8, true),

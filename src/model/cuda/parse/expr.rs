@@ -176,10 +176,7 @@ impl Cursor<'_> {
             self.advance();
             let operand = self.unary()?;
             return Ok(Expr {
-                kind: ExprKind::Unary {
-                    op,
-                    operand: Box::new(operand),
-                },
+                kind: ExprKind::Unary { op, operand: Box::new(operand) },
                 pos,
             });
         }
@@ -190,10 +187,7 @@ impl Cursor<'_> {
                     self.advance();
                     let ty = self.type_name()?;
                     self.require(Punct::RParen, "')' after the type")?;
-                    return Ok(Expr {
-                        kind: ExprKind::SizeofType(ty),
-                        pos,
-                    });
+                    return Ok(Expr { kind: ExprKind::SizeofType(ty), pos });
                 }
                 let operand = self.unary()?;
                 return Ok(Expr {
@@ -206,10 +200,7 @@ impl Cursor<'_> {
                 self.require(Punct::LParen, "'(' and a type")?;
                 let ty = self.type_name()?;
                 self.require(Punct::RParen, "')' after the type")?;
-                return Ok(Expr {
-                    kind: ExprKind::AlignofType(ty),
-                    pos,
-                });
+                return Ok(Expr { kind: ExprKind::AlignofType(ty), pos });
             }
             Some("new" | "delete") => return Err(self.unsupported("new and delete")),
             Some("throw") => return Err(self.unsupported("an exception")),
@@ -291,11 +282,7 @@ impl Cursor<'_> {
                 self.eat_word("template");
                 let (field, _) = self.ident("a member's name")?;
                 e = Expr {
-                    kind: ExprKind::Member {
-                        base: Box::new(e),
-                        field,
-                        arrow,
-                    },
+                    kind: ExprKind::Member { base: Box::new(e), field, arrow },
                     pos,
                 };
             } else if self.eat(Punct::PlusPlus) {
@@ -326,19 +313,12 @@ impl Cursor<'_> {
             return Err(self.expected("an expression"));
         };
         let kind = match tok {
-            Tok::Int {
-                value,
-                suffix,
-                decimal,
-            } => ExprKind::Int {
+            Tok::Int { value, suffix, decimal } => ExprKind::Int {
                 value: *value as u64,
                 suffix: *suffix,
                 decimal: *decimal,
             },
-            Tok::Float { value, single } => ExprKind::Float {
-                value: *value,
-                single: *single,
-            },
+            Tok::Float { value, single } => ExprKind::Float { value: *value, single: *single },
             Tok::Char(c) => ExprKind::Char(*c),
             Tok::Str(s) => ExprKind::Str(s.clone()),
             Tok::Punct(Punct::LParen) => {
@@ -382,11 +362,7 @@ impl Cursor<'_> {
                     let operand = self.expr()?;
                     self.require(Punct::RParen, "')' after the cast's operand")?;
                     return Ok(Expr {
-                        kind: ExprKind::Cast {
-                            kind,
-                            ty,
-                            operand: Box::new(operand),
-                        },
+                        kind: ExprKind::Cast { kind, ty, operand: Box::new(operand) },
                         pos,
                     });
                 }
@@ -416,10 +392,7 @@ impl Cursor<'_> {
             if self.eat(Punct::LBrace) {
                 let items = self.list_rest(Punct::RBrace)?;
                 return Ok(Expr {
-                    kind: ExprKind::InitList {
-                        ty: Some(ty),
-                        items,
-                    },
+                    kind: ExprKind::InitList { ty: Some(ty), items },
                     pos,
                 });
             }
@@ -449,10 +422,7 @@ impl Cursor<'_> {
                 pos,
             });
         }
-        Ok(Expr {
-            kind: ExprKind::Name(name),
-            pos,
-        })
+        Ok(Expr { kind: ExprKind::Name(name), pos })
     }
 
     /// Whether `<…>(` comes next, read as template arguments.
@@ -531,10 +501,7 @@ fn functional(ty: Type, mut args: Vec<Expr>, pos: super::super::error::Pos) -> E
         }
     }
     Expr {
-        kind: ExprKind::InitList {
-            ty: Some(ty),
-            items: args,
-        },
+        kind: ExprKind::InitList { ty: Some(ty), items: args },
         pos,
     }
 }

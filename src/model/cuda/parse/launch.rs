@@ -86,14 +86,7 @@ impl Launch {
     pub fn allocations(&self) -> Result<Vec<Allocation>, LaunchError> {
         let mut out: Vec<Allocation> = Vec::new();
         for arg in &self.args {
-            let LaunchArg::Buffer {
-                name,
-                base,
-                count,
-                pos,
-                ..
-            } = arg
-            else {
+            let LaunchArg::Buffer { name, base, count, pos, .. } = arg else {
                 continue;
             };
             let conflict = |what: &'static str| {
@@ -139,10 +132,7 @@ impl Launch {
 pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
     if let Some(at) = text.chars().position(|c| c == '#') {
         return Err(LaunchError(CudaError::new(
-            Pos {
-                line: 1,
-                column: at as u32 + 1,
-            },
+            Pos { line: 1, column: at as u32 + 1 },
             ErrorKind::UnexpectedChar('#'),
         )));
     }
@@ -150,9 +140,7 @@ pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
     if let Some(t) = tokens.iter().find(|t| t.pos.line > 1) {
         return Err(LaunchError(CudaError::new(
             t.pos,
-            ErrorKind::Launch {
-                why: "a launch is one line",
-            },
+            ErrorKind::Launch { why: "a launch is one line" },
         )));
     }
     let names = Names::default();
@@ -240,10 +228,7 @@ impl Cursor<'_> {
         match self.count(what)? {
             0 => Err(CudaError::new(
                 pos,
-                ErrorKind::Expected {
-                    what,
-                    found: "0".into(),
-                },
+                ErrorKind::Expected { what, found: "0".into() },
             )),
             n => Ok(n),
         }
@@ -253,15 +238,8 @@ impl Cursor<'_> {
     fn count(&mut self, what: &'static str) -> Result<u64, CudaError> {
         let pos = self.pos();
         let e = self.conditional()?;
-        super::super::layout::constant(&e).ok_or_else(|| {
-            CudaError::new(
-                pos,
-                ErrorKind::Expected {
-                    what,
-                    found: spelling(&e),
-                },
-            )
-        })
+        super::super::layout::constant(&e)
+            .ok_or_else(|| CudaError::new(pos, ErrorKind::Expected { what, found: spelling(&e) }))
     }
 
     /// One integer literal.
@@ -307,13 +285,7 @@ impl Cursor<'_> {
         } else {
             0
         };
-        Ok(LaunchArg::Buffer {
-            name,
-            base,
-            count,
-            offset,
-            pos,
-        })
+        Ok(LaunchArg::Buffer { name, base, count, offset, pos })
     }
 }
 

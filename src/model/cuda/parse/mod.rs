@@ -326,11 +326,7 @@ impl Cursor<'_> {
                 }
                 let d = self.declarator(ty)?;
                 self.require(Punct::Semi, "';' after the typedef")?;
-                return Ok(Some(Item::Alias {
-                    name: d.name,
-                    ty: d.ty,
-                    pos: d.pos,
-                }));
+                return Ok(Some(Item::Alias { name: d.name, ty: d.ty, pos: d.pos }));
             }
             Some("using") => {
                 self.advance();

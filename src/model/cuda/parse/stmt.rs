@@ -44,11 +44,7 @@ impl Cursor<'_> {
                 } else {
                     None
                 };
-                return stmt(StmtKind::If {
-                    cond,
-                    then,
-                    otherwise,
-                });
+                return stmt(StmtKind::If { cond, then, otherwise });
             }
             Some("for") => {
                 self.advance();
@@ -79,10 +75,7 @@ impl Cursor<'_> {
                     let e_pos = self.pos();
                     let e = self.expr()?;
                     self.require(Punct::Semi, "';' after the loop's start")?;
-                    Some(Box::new(Stmt {
-                        kind: StmtKind::Expr(e),
-                        pos: e_pos,
-                    }))
+                    Some(Box::new(Stmt { kind: StmtKind::Expr(e), pos: e_pos }))
                 };
                 let cond = if self.peek_is(Punct::Semi) {
                     None
@@ -97,12 +90,7 @@ impl Cursor<'_> {
                 };
                 self.require(Punct::RParen, "')' after the loop's step")?;
                 let body = Box::new(self.statement()?);
-                return stmt(StmtKind::For {
-                    init,
-                    cond,
-                    step,
-                    body,
-                });
+                return stmt(StmtKind::For { init, cond, step, body });
             }
             Some("while") => {
                 self.advance();

@@ -125,17 +125,11 @@ impl Cursor<'_> {
                 "short" => short = true,
                 "long" => longs += 1,
                 "int" if base.is_none() => {
-                    base = Some(Base::Int {
-                        bytes: 4,
-                        signed: true,
-                    });
+                    base = Some(Base::Int { bytes: 4, signed: true });
                     int_keyword = true;
                 }
                 "char" if base.is_none() => {
-                    base = Some(Base::Int {
-                        bytes: 1,
-                        signed: true,
-                    });
+                    base = Some(Base::Int { bytes: 1, signed: true });
                     int_keyword = true;
                 }
                 "bool" if base.is_none() => base = Some(Base::Bool),
@@ -177,10 +171,7 @@ impl Cursor<'_> {
             } else {
                 4
             };
-            base = Some(Base::Int {
-                bytes,
-                signed: !unsigned,
-            });
+            base = Some(Base::Int { bytes, signed: !unsigned });
         } else if matches!(base, Some(Base::Double)) && longs > 0 {
             return Err(self.unsupported("long double"));
         }
@@ -258,9 +249,7 @@ impl Cursor<'_> {
         if is_texture_type(&last) {
             return Err(CudaError::new(
                 at,
-                super::super::error::ErrorKind::Unsupported {
-                    construct: "textures and surfaces",
-                },
+                super::super::error::ErrorKind::Unsupported { construct: "textures and surfaces" },
             ));
         }
         if let Some(b) = builtin(&last) {
@@ -342,13 +331,7 @@ impl Cursor<'_> {
         } else {
             None
         };
-        Ok(Declarator {
-            name,
-            pos,
-            ty,
-            dims,
-            init,
-        })
+        Ok(Declarator { name, pos, ty, dims, init })
     }
 
     /// The declarators after the specifiers, to the `;`.

@@ -44,10 +44,7 @@ pub(super) fn paste(left: &Token, right: &Token) -> Result<Token, CudaError> {
     let mut tokens =
         super::super::lex::tokenize(&text).map_err(|e| CudaError::new(left.pos, e.kind))?;
     match (tokens.len(), tokens.pop()) {
-        (1, Some(t)) => Ok(Token {
-            tok: t.tok,
-            ..left.clone()
-        }),
+        (1, Some(t)) => Ok(Token { tok: t.tok, ..left.clone() }),
         _ => Err(CudaError::new(
             left.pos,
             ErrorKind::BadDirective {

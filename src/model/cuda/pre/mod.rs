@@ -541,11 +541,7 @@ impl Pre {
             k += 1;
         }
         let expanded = self.expand(&resolved, &mut Vec::new())?;
-        let mut eval = Condition {
-            tokens: &expanded,
-            at: 0,
-            pos: at,
-        };
+        let mut eval = Condition { tokens: &expanded, at: 0, pos: at };
         let value = eval.ternary()?;
         if let Some(extra) = expanded.get(eval.at) {
             return Err(CudaError::new(

@@ -242,10 +242,10 @@ impl CudaJob {
             let Some(r) = events.access(k) else {
                 continue;
             };
-            let lanes = spread(r.mask, r.compact);
+            let lanes = spread(r.access.mask, r.compact);
             let access = r.warp_access(block, warp, &lanes[..width]);
             let cost = scratch.measure(&access, shift).unwrap_or_default();
-            let pass = passes.get_mut(r.site as usize).map_or(1, |n| {
+            let pass = passes.get_mut(r.access.site as usize).map_or(1, |n| {
                 *n += 1;
                 *n
             });

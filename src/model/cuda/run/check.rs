@@ -4,7 +4,7 @@
 //! these accesses; these reports say that they would fault or corrupt on a GPU.
 
 use super::super::error::Pos;
-use super::{Event, Events, SiteKind};
+use super::{Access, Event, Events, SiteKind};
 use crate::model::machine::Space;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -349,15 +349,10 @@ impl Checks {
                             scratch.stamp += 1;
                             stamp = scratch.stamp;
                         }
-                        Event::Access {
-                            site,
-                            kind,
-                            space: Space::Shared,
-                            elem,
-                            mask,
-                            at,
-                            same_value,
-                        } => {
+                        Event::Access(a) if a.space == Space::Shared => {
+                            let Access {
+                                site, kind, elem, mask, at, same_value, ..
+                            } = a;
                             let n = mask.count_ones() as usize;
                             let Some(addrs) = e.addresses.get(at..at + n) else {
                                 continue;
@@ -422,12 +417,7 @@ impl Checks {
                                     };
                                     if kind != SiteKind::Load {
                                         if let Some(slot) = scratch.written.get_mut(word as usize) {
-                                            *slot = Written {
-                                                stamp,
-                                                lane: t,
-                                                site,
-                                                event: k,
-                                            };
+                                            *slot = Written { stamp, lane: t, site, event: k };
                                         }
                                     }
                                     if wt.segment != segment {
@@ -435,12 +425,7 @@ impl Checks {
                                         wt.len = 0;
                                         scratch.touched.push(word as u32);
                                     }
-                                    let touch = Touch {
-                                        warp: w as u32,
-                                        lane: t,
-                                        site,
-                                        kind,
-                                    };
+                                    let touch = Touch { warp: w as u32, lane: t, site, kind };
                                     let held = &wt.touches[..usize::from(wt.len)];
                                     let seen = held.iter().any(|x| {
                                         x.warp == touch.warp
@@ -455,7 +440,7 @@ impl Checks {
                             }
                             scratch.lanes = lanes;
                         }
-                        Event::Access { .. } => {}
+                        Event::Access(_) => {}
                     }
                 }
             }

@@ -99,11 +99,7 @@ pub enum RunErrorKind {
 impl RunError {
     /// `kind` at `pos`, met by no particular thread.
     pub fn at(pos: Pos, kind: RunErrorKind) -> RunError {
-        RunError {
-            pos,
-            thread: None,
-            kind: Box::new(kind),
-        }
+        RunError { pos, thread: None, kind: Box::new(kind) }
     }
 }
 
@@ -160,11 +156,7 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::Skipped { name, why } => {
                 write!(f, "{name} could not be read: {why}")
             }
-            RunErrorKind::Barrier {
-                differs,
-                reaches,
-                branch,
-            } => {
+            RunErrorKind::Barrier { differs, reaches, branch } => {
                 let (a, b) = if *reaches {
                     ("reaches", "do not")
                 } else {

@@ -39,38 +39,22 @@ pub(crate) struct Events {
 impl Events {
     /// Event `k` when it is an access, with its active lanes' addresses.
     pub(crate) fn access(&self, k: usize) -> Option<Recorded<'_>> {
-        let Event::Access {
-            site,
-            kind,
-            space,
-            elem,
-            mask,
-            at,
-            ..
-        } = *self.list.get(k)?
-        else {
+        let Event::Access(access) = *self.list.get(k)? else {
             return None;
         };
-        let compact = self.addresses.get(at..at + mask.count_ones() as usize)?;
-        Some(Recorded {
-            site,
-            kind,
-            space,
-            elem,
-            mask,
-            compact,
-        })
+        let compact = self
+            .addresses
+            .get(access.at..access.at + access.mask.count_ones() as usize)?;
+        Some(Recorded { access, compact })
     }
 }
 
 /// One access a warp recorded, with its active lanes' addresses, lowest lane first.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Recorded<'a> {
-    pub(crate) site: u32,
-    pub(crate) kind: SiteKind,
-    space: Space,
-    elem: u64,
-    pub(crate) mask: u64,
+    /// The access as the warp recorded it.
+    pub(crate) access: Access,
+    /// The addresses of its active lanes.
     pub(crate) compact: &'a [u64],
 }
 
@@ -84,13 +68,13 @@ impl Recorded<'_> {
         lanes: &'l [u64],
     ) -> WarpAccess<'l> {
         WarpAccess {
-            site: self.site as usize,
-            kind: access_kind(self.kind),
-            space: self.space,
-            elem: self.elem,
+            site: self.access.site as usize,
+            kind: access_kind(self.access.kind),
+            space: self.access.space,
+            elem: self.access.elem,
             block,
             warp,
-            mask: self.mask,
+            mask: self.access.mask,
             addresses: lanes,
         }
     }
@@ -104,31 +88,37 @@ impl Recorded<'_> {
         cost: Cost,
     ) -> WarpExecution {
         WarpExecution {
-            site: self.site as usize,
+            site: self.access.site as usize,
             block,
             warp,
             pass,
-            mask: self.mask,
+            mask: self.access.mask,
             addresses: self.compact.to_vec(),
             cost,
         }
     }
 }
 
+/// A memory access a warp made: its site, and where its lanes' addresses begin.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Access {
+    pub(crate) site: u32,
+    pub(crate) kind: SiteKind,
+    pub(crate) space: Space,
+    pub(crate) elem: u64,
+    /// Its active lanes.
+    pub(crate) mask: u64,
+    /// Where its lanes' addresses begin in [`Events::addresses`].
+    pub(crate) at: usize,
+    /// A store whose lanes all store one known value.
+    pub(crate) same_value: bool,
+}
+
 /// One event of a warp.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Event {
-    /// A memory access: its site, and where its lanes' addresses begin. `same_value`: a
-    /// store whose lanes all store one known value.
-    Access {
-        site: u32,
-        kind: SiteKind,
-        space: Space,
-        elem: u64,
-        mask: u64,
-        at: usize,
-        same_value: bool,
-    },
+    /// A memory access.
+    Access(Access),
     /// `__syncwarp()`: orders the lanes of the warp.
     SyncWarp,
     /// `__syncthreads()` reached by the lanes of `mask`.

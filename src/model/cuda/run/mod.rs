@@ -38,7 +38,7 @@ mod warp;
 
 pub use analysis::{CudaAnalysis, Placement, Site, SiteKind, WarpExecution};
 use events::spread;
-pub(crate) use events::{Event, Events};
+pub(crate) use events::{Access, Event, Events};
 pub use propose::{propose_launch, Proposal};
 
 use super::ast::{Function, Item, Skipped, TemplateParam, Unit};
@@ -170,13 +170,7 @@ impl Shared {
             return s;
         }
         let s = self.sites.len() as u32;
-        self.sites.push(Site {
-            pos,
-            kind,
-            space,
-            elem,
-            part,
-        });
+        self.sites.push(Site { pos, kind, space, elem, part });
         self.site_index.insert((pos, kind, part), s);
         s
     }
@@ -293,9 +287,7 @@ impl CudaJob {
         if blocks.saturating_mul(threads) > MAX_LANE_ACCESSES {
             return Err(CudaFailure::Run(RunError::at(
                 Pos { line: 1, column: 1 },
-                RunErrorKind::TooLarge {
-                    limit: MAX_LANE_ACCESSES,
-                },
+                RunErrorKind::TooLarge { limit: MAX_LANE_ACCESSES },
             )));
         }
         let mut device_globals = HashMap::new();
@@ -421,9 +413,7 @@ impl CudaJob {
         if self.lane_accesses > MAX_LANE_ACCESSES {
             return Err(RunError::at(
                 Pos::default(),
-                RunErrorKind::TooLarge {
-                    limit: MAX_LANE_ACCESSES,
-                },
+                RunErrorKind::TooLarge { limit: MAX_LANE_ACCESSES },
             ));
         }
         self.warp += 1;

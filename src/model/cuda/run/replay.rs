@@ -26,13 +26,8 @@ impl CudaJob {
             e.list
                 .iter()
                 .filter_map(|ev| match *ev {
-                    Event::Barrier {
-                        site,
-                        mask,
-                        pos,
-                        branch,
-                    } => Some((site, mask, pos, branch)),
-                    Event::Access { .. } | Event::SyncWarp => None,
+                    Event::Barrier { site, mask, pos, branch } => Some((site, mask, pos, branch)),
+                    Event::Access(_) | Event::SyncWarp => None,
                 })
                 .collect()
         };
@@ -62,11 +57,7 @@ impl CudaJob {
                 return Err(RunError {
                     pos,
                     thread: Some((block_idx, thread)),
-                    kind: Box::new(RunErrorKind::Barrier {
-                        differs: thread,
-                        reaches,
-                        branch,
-                    }),
+                    kind: Box::new(RunErrorKind::Barrier { differs: thread, reaches, branch }),
                 });
             }
         }
@@ -85,7 +76,7 @@ impl CudaJob {
                 while let Some(ev) = e.list.get(*c) {
                     *c += 1;
                     match ev {
-                        Event::Access { site, .. } => {
+                        Event::Access(Access { site, .. }) => {
                             // Events arrive in the warp's own order, so this counts its passes.
                             let pass =
                                 self.passes
@@ -109,11 +100,11 @@ impl CudaJob {
                 let Some(r) = events.get(w).and_then(|e| e.access(k)) else {
                     return;
                 };
-                let lanes = spread(r.mask, r.compact);
+                let lanes = spread(r.access.mask, r.compact);
                 let row = |cost: &Cost| r.execution(block_idx, w as u32, pass, *cost);
                 let access =
                     r.warp_access(block, w as u32, &lanes[..width.min(crate::model::LANES)]);
-                let (site, kind) = (r.site, r.kind);
+                let (site, kind) = (r.access.site, r.access.kind);
                 let counted = if kind == SiteKind::Atomic {
                     tally.atomic(&access, row)
                 } else {

@@ -7,20 +7,11 @@ use std::fmt;
 use std::rc::Rc;
 
 /// `unsigned int`: `threadIdx`'s components and `dim3`'s.
-pub const UINT: IntType = IntType {
-    bytes: 4,
-    signed: false,
-};
+pub const UINT: IntType = IntType { bytes: 4, signed: false };
 /// `size_t` and `unsigned long`.
-pub const SIZE_T: IntType = IntType {
-    bytes: 8,
-    signed: false,
-};
+pub const SIZE_T: IntType = IntType { bytes: 8, signed: false };
 /// `ptrdiff_t` and `long`.
-pub const LONG: IntType = IntType {
-    bytes: 8,
-    signed: true,
-};
+pub const LONG: IntType = IntType { bytes: 8, signed: true };
 
 /// A resolved type.
 #[derive(Clone, Debug, PartialEq)]
@@ -123,10 +114,7 @@ impl Ty {
     pub fn int(&self) -> Option<IntType> {
         match self {
             Ty::Int(t) => Some(*t),
-            Ty::Bool => Some(IntType {
-                bytes: 1,
-                signed: false,
-            }),
+            Ty::Bool => Some(IntType { bytes: 1, signed: false }),
             _ => None,
         }
     }

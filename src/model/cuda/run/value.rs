@@ -218,11 +218,7 @@ impl Lanes {
                 .enumerate()
                 .all(|(t, s)| *s == S::I(a + step * t as i128));
             if on_line {
-                return Lanes::Line {
-                    base: a,
-                    step,
-                    ptr: false,
-                };
+                return Lanes::Line { base: a, step, ptr: false };
             }
         }
         Lanes::Each(values.into_boxed_slice())

@@ -170,12 +170,9 @@ impl Warp<'_> {
         }
         let site = self.sh.site(pos, SiteKind::Barrier, Space::Global, 0, 0);
         let branch = self.enclosing.last().copied();
-        self.out.list.push(Event::Barrier {
-            site,
-            mask: m,
-            pos,
-            branch,
-        });
+        self.out
+            .list
+            .push(Event::Barrier { site, mask: m, pos, branch });
         Ok(())
     }
 

@@ -382,11 +382,7 @@ impl Warp<'_> {
         let ty = Ty::Struct(s.clone());
         let slot = self.vars.len();
         self.vars.push(Var::Value(ty.clone(), v.lanes));
-        let this = Place::Var {
-            slot,
-            part: Lanes::Same(S::I(0)),
-            ty,
-        };
+        let this = Place::Var { slot, part: Lanes::Same(S::I(0)), ty };
         let out = self.invoke(f, s.bindings.clone(), Some(this), Vec::new(), m, pos);
         self.vars.truncate(slot);
         let out = out?;

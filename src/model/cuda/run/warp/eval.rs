@@ -23,11 +23,7 @@ impl Warp<'_> {
     /// The value of `e` for the lanes of `m`.
     pub(super) fn eval(&mut self, e: &Expr, m: u64) -> R<Value> {
         match &e.kind {
-            ExprKind::Int {
-                value,
-                suffix,
-                decimal,
-            } => {
+            ExprKind::Int { value, suffix, decimal } => {
                 let v = i128::from(*value);
                 let fits = |t: IntType| v <= t.max();
                 let int = |bytes, signed| IntType { bytes, signed };
@@ -53,25 +49,14 @@ impl Warp<'_> {
             }),
             ExprKind::Bool(b) => Ok(Value::new(Ty::Bool, Lanes::Same(S::I(i128::from(*b))))),
             ExprKind::Char(c) => Ok(Value::int(
-                IntType {
-                    bytes: 1,
-                    signed: true,
-                },
-                IntType {
-                    bytes: 1,
-                    signed: true,
-                }
-                .wrap(i128::from(*c)),
+                IntType { bytes: 1, signed: true },
+                IntType { bytes: 1, signed: true }.wrap(i128::from(*c)),
             )),
             ExprKind::Str(_) => Err(RunError::at(
                 e.pos,
                 RunErrorKind::Unsupported("string literals outside printf".into()),
             )),
-            ExprKind::Member {
-                base,
-                field,
-                arrow: false,
-            } => {
+            ExprKind::Member { base, field, arrow: false } => {
                 if let Some(v) = self.index_axis(base, field) {
                     return Ok(v);
                 }
@@ -82,18 +67,14 @@ impl Warp<'_> {
                 let p = self.place(e, m)?;
                 self.load(p, m, e.pos)
             }
-            ExprKind::Unary {
-                op: UnaryOp::Deref, ..
-            } => {
+            ExprKind::Unary { op: UnaryOp::Deref, .. } => {
                 let p = self.place(e, m)?;
                 self.load(p, m, e.pos)
             }
             ExprKind::Unary { op, operand } => self.unary(*op, operand, m, e.pos),
-            ExprKind::Call {
-                callee,
-                template_args,
-                args,
-            } => self.call(callee, template_args, args, m, e.pos),
+            ExprKind::Call { callee, template_args, args } => {
+                self.call(callee, template_args, args, m, e.pos)
+            }
             ExprKind::Binary {
                 op: op @ (BinaryOp::And | BinaryOp::Or),
                 lhs,
@@ -132,11 +113,7 @@ impl Warp<'_> {
                 self.store(&p, v.clone(), m, lhs.pos)?;
                 Ok(v)
             }
-            ExprKind::Cond {
-                cond,
-                then,
-                otherwise,
-            } => {
+            ExprKind::Cond { cond, then, otherwise } => {
                 let c = self.eval(cond, m)?;
                 let (yes, unknown) = self.truth(&c, m, cond.pos)?;
                 if unknown != 0 {
@@ -319,10 +296,7 @@ impl Warp<'_> {
                 let i = self.eval(index, m)?;
                 self.index(b, i, m, e.pos)
             }
-            ExprKind::Unary {
-                op: UnaryOp::Deref,
-                operand,
-            } => {
+            ExprKind::Unary { op: UnaryOp::Deref, operand } => {
                 let v = self.eval(operand, m)?;
                 self.deref(v, e.pos)
             }
@@ -436,11 +410,7 @@ impl Warp<'_> {
         };
         let same = i.lanes.is_same();
         match b {
-            Place::Var {
-                slot,
-                part,
-                ty: Ty::Array(e, n),
-            } => {
+            Place::Var { slot, part, ty: Ty::Array(e, n) } => {
                 let per = e.parts() as i128;
                 let mut bad = None;
                 let lanes = Lanes::map(self.width, m, same && part.is_same(), |t| {
@@ -476,17 +446,9 @@ impl Warp<'_> {
                         )),
                     ));
                 }
-                Ok(Place::Var {
-                    slot,
-                    part: lanes,
-                    ty: (*e).clone(),
-                })
+                Ok(Place::Var { slot, part: lanes, ty: (*e).clone() })
             }
-            Place::Mem {
-                addr,
-                ty: Ty::Array(e, _),
-                space,
-            } => Ok(Place::Mem {
+            Place::Mem { addr, ty: Ty::Array(e, _), space } => Ok(Place::Mem {
                 addr: scaled(
                     &addr,
                     &i.lanes,
@@ -499,9 +461,7 @@ impl Warp<'_> {
                 ty: (*e).clone(),
                 space,
             }),
-            Place::Constant {
-                ty: Ty::Array(e, _),
-            } => Ok(Place::Constant { ty: (*e).clone() }),
+            Place::Constant { ty: Ty::Array(e, _) } => Ok(Place::Constant { ty: (*e).clone() }),
             p => {
                 let v = self.load(p, m, pos)?;
                 match &v.ty {

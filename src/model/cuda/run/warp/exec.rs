@@ -30,11 +30,7 @@ impl Warp<'_> {
                 }
                 Ok(())
             }),
-            StmtKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
+            StmtKind::If { cond, then, otherwise } => {
                 let (yes, no) = self.branch(cond, m)?;
                 self.enclosing.push(s.pos.line);
                 let out = (|| {
@@ -49,12 +45,7 @@ impl Warp<'_> {
                 self.enclosing.pop();
                 out
             }
-            StmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => self.scoped(|w| {
+            StmtKind::For { init, cond, step, body } => self.scoped(|w| {
                 if let Some(i) = init {
                     w.exec(i, m)?;
                 }
@@ -69,30 +60,21 @@ impl Warp<'_> {
                     },
                 )
             }),
-            StmtKind::While { cond, body } => self.scoped(|w| {
-                w.looped(
-                    s.pos,
-                    m,
-                    Loop {
-                        cond: Some(cond),
-                        step: None,
-                        body,
-                        body_first: false,
-                    },
-                )
-            }),
-            StmtKind::DoWhile { body, cond } => self.scoped(|w| {
-                w.looped(
-                    s.pos,
-                    m,
-                    Loop {
-                        cond: Some(cond),
-                        step: None,
-                        body,
-                        body_first: true,
-                    },
-                )
-            }),
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                let body_first = matches!(s.kind, StmtKind::DoWhile { .. });
+                self.scoped(|w| {
+                    w.looped(
+                        s.pos,
+                        m,
+                        Loop {
+                            cond: Some(cond),
+                            step: None,
+                            body,
+                            body_first,
+                        },
+                    )
+                })
+            }
             StmtKind::Switch { cond, body } => self.switch(cond, body, m),
             StmtKind::Case(_) | StmtKind::Default => Ok(()),
             StmtKind::Break => {
@@ -184,10 +166,9 @@ impl Warp<'_> {
 
     /// A loop: runs while any lane is in it.
     fn looped(&mut self, pos: Pos, mask: u64, l: Loop<'_>) -> R<()> {
-        self.frame_mut()?.flows.push(Flow {
-            is_loop: true,
-            ..Flow::default()
-        });
+        self.frame_mut()?
+            .flows
+            .push(Flow { is_loop: true, ..Flow::default() });
         self.enclosing.push(pos.line);
         let out = self.looped_inner(pos, mask, l);
         self.enclosing.pop();
@@ -196,12 +177,7 @@ impl Warp<'_> {
     }
 
     fn looped_inner(&mut self, pos: Pos, mask: u64, l: Loop<'_>) -> R<()> {
-        let Loop {
-            cond,
-            step,
-            body,
-            body_first,
-        } = l;
+        let Loop { cond, step, body, body_first } = l;
         let mut alive = mask;
         let mut iterations = 0u64;
         let mut first = true;
@@ -239,9 +215,7 @@ impl Warp<'_> {
                 return Err(self.fail(
                     pos,
                     alive,
-                    RunErrorKind::EndlessLoop {
-                        iterations: iterations - 1,
-                    },
+                    RunErrorKind::EndlessLoop { iterations: iterations - 1 },
                 ));
             }
             self.iterations += 1;
@@ -513,9 +487,7 @@ fn collect_shared<'a>(
                 }
             }
             StmtKind::Block(l) => collect_shared(l, out),
-            StmtKind::If {
-                then, otherwise, ..
-            } => {
+            StmtKind::If { then, otherwise, .. } => {
                 collect_shared(std::slice::from_ref(then), out);
                 if let Some(o) = otherwise {
                     collect_shared(std::slice::from_ref(o), out);

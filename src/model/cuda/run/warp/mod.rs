@@ -504,10 +504,7 @@ impl<'a> Warp<'a> {
             return Err(self.fail_lane(
                 pos,
                 lane,
-                RunErrorKind::DependsOnLoad {
-                    what: "the address",
-                    load_line: line,
-                },
+                RunErrorKind::DependsOnLoad { what: "the address", load_line: line },
             ));
         }
         if self.constant {
@@ -546,7 +543,7 @@ impl<'a> Warp<'a> {
             rest &= rest - 1;
             self.out.addresses.push(address(addr.at(t)));
         }
-        self.out.list.push(super::Event::Access {
+        self.out.list.push(super::Event::Access(super::Access {
             site,
             kind,
             space,
@@ -554,7 +551,7 @@ impl<'a> Warp<'a> {
             mask,
             at,
             same_value,
-        });
+        }));
         if space == Space::Shared || !self.sh.checks.extents.is_empty() {
             let block = self.block;
             let tid = &self.tid;

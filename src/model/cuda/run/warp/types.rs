@@ -162,10 +162,9 @@ impl Warp<'_> {
         Ok(match base {
             Base::Void => Ty::Void,
             Base::Bool => Ty::Bool,
-            Base::Int { bytes, signed } => Ty::Int(super::super::super::cint::IntType {
-                bytes: *bytes,
-                signed: *signed,
-            }),
+            Base::Int { bytes, signed } => {
+                Ty::Int(super::super::super::cint::IntType { bytes: *bytes, signed: *signed })
+            }
             Base::Float => Ty::Float,
             Base::Double => Ty::Double,
             Base::Vector { elem, lanes } => {
@@ -330,11 +329,7 @@ impl Warp<'_> {
                 offset = offset.next_multiple_of(a);
                 align = align.max(a);
                 let size = ty.size();
-                fields.push(Field {
-                    name: d.name.clone(),
-                    ty,
-                    offset,
-                });
+                fields.push(Field { name: d.name.clone(), ty, offset });
                 offset += size;
             }
         }
