@@ -6,6 +6,58 @@ use crate::model::builders::{BuilderError, BuilderForm, ELEMENT_TYPES};
 use crate::model::inputs::Inputs;
 use leptos::prelude::*;
 
+/// A text field of the builder form: its name (the error's field, and `builder-{name}`), label
+/// and unit, and how to read and write the form's text of it.
+type Field = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&BuilderForm) -> String,
+    fn(&mut BuilderForm, String),
+);
+
+/// A strided array's fields.
+#[rustfmt::skip]
+const STRIDED: &[Field] = &[
+    ("stride", "Stride", "(elements)", |f| f.stride.clone(), |f, t| f.stride = t),
+    ("offset", "Starting offset", "(elements)", |f| f.offset.clone(), |f, t| f.offset = t),
+];
+
+/// A matrix's size and row pitch.
+#[rustfmt::skip]
+const MATRIX: &[Field] = &[
+    ("rows", "Rows", "", |f| f.rows.clone(), |f, t| f.rows = t),
+    ("cols", "Columns", "(elements)", |f| f.cols.clone(), |f, t| f.cols = t),
+    ("pitch", "Row pitch", "(≥ the row's width)", |f| f.pitch.clone(), |f, t| f.pitch = t),
+];
+
+/// Where in the matrix lane 0 starts.
+#[rustfmt::skip]
+const MATRIX_START: &[Field] = &[
+    ("row", "Start row", "", |f| f.row.clone(), |f, t| f.row = t),
+    ("col", "Start column", "", |f| f.col.clone(), |f, t| f.col = t),
+];
+
+/// An array of structures' fields, in bytes.
+#[rustfmt::skip]
+const STRUCTURES: &[Field] = &[
+    ("struct-bytes", "Structure size", "(bytes)", |f| f.struct_bytes.clone(), |f, t| f.struct_bytes = t),
+    ("field-offset", "Field offset", "(bytes)", |f| f.field_offset.clone(), |f, t| f.field_offset = t),
+    ("field-bytes", "Field size", "(bytes)", |f| f.field_bytes.clone(), |f, t| f.field_bytes = t),
+];
+
+/// The text fields of `fields`, each with the form's live error when it is that field's.
+fn fields(
+    form: RwSignal<BuilderForm>,
+    checked: Memo<Option<BuilderError>>,
+    fields: &'static [Field],
+) -> impl IntoView {
+    fields
+        .iter()
+        .map(|&(name, label, tag, get, set)| field(form, checked, name, label, tag, get, set))
+        .collect_view()
+}
+
 /// A text field of the builder form, with the form's live error when it is this field's.
 fn field(
     form: RwSignal<BuilderForm>,
@@ -25,15 +77,9 @@ fn field(
     });
     view! {
         <TextField
-            testid=format!("builder-{name}")
-            param=name
-            label=label
-            tag=tag
-            hint=""
-            inputmode="numeric"
-            value=Signal::derive(move || form.with(get))
-            on_input=Callback::new(move |text| form.update(|f| set(f, text)))
-            error=error
+            testid=format!("builder-{name}") param=name label=label tag=tag hint=""
+            inputmode="numeric" value=Signal::derive(move || form.with(get))
+            on_input=Callback::new(move |text| form.update(|f| set(f, text))) error=error
         />
     }
 }
@@ -95,18 +141,14 @@ pub fn Builders(
         <details class="builders" data-testid="builders">
             <summary>"Build the pattern from a data layout"</summary>
             <Select
-                id="builder-kind"
-                label="Layout"
-                options=LAYOUTS
-                value=Signal::derive(kind)
+                id="builder-kind" label="Layout" options=LAYOUTS value=Signal::derive(kind)
                 on_pick=Callback::new(move |kind| form.update(|f| f.kind = kind))
             />
             <Show when=move || kind() != "structures">
                 <div class="field">
                     <label for="builder-element">"Element type"</label>
                     <select
-                        id="builder-element"
-                        data-testid="builder-element"
+                        id="builder-element" data-testid="builder-element"
                         prop:value=Signal::derive(move || form.with(|f| f.element.clone()))
                         on:change=move |ev| form.update(|f| f.element = event_target_value(&ev))
                     >
@@ -118,50 +160,35 @@ pub fn Builders(
                 </div>
             </Show>
             <Show when=move || kind() == "strided">
-                {field(form, checked, "stride", "Stride", "(elements)", |f| f.stride.clone(), |f, t| f.stride = t)}
-                {field(form, checked, "offset", "Starting offset", "(elements)", |f| f.offset.clone(), |f, t| f.offset = t)}
+                {fields(form, checked, STRIDED)}
             </Show>
             <Show when=move || kind() == "matrix">
-                {field(form, checked, "rows", "Rows", "", |f| f.rows.clone(), |f, t| f.rows = t)}
-                {field(form, checked, "cols", "Columns", "(elements)", |f| f.cols.clone(), |f, t| f.cols = t)}
-                {field(form, checked, "pitch", "Row pitch", "(≥ the row's width)", |f| f.pitch.clone(), |f, t| f.pitch = t)}
+                {fields(form, checked, MATRIX)}
                 <Select
-                    id="builder-pitch-unit"
-                    label="Row pitch in"
-                    options=PITCH_UNITS
+                    id="builder-pitch-unit" label="Row pitch in" options=PITCH_UNITS
                     value=Signal::derive(move || if form.with(|f| f.pitch_in_bytes) { "bytes" } else { "elements" }.to_string())
                     on_pick=Callback::new(move |unit: String| form.update(|f| f.pitch_in_bytes = unit == "bytes"))
                 />
                 <Select
-                    id="builder-traversal"
-                    label="Lane t takes"
-                    options=TRAVERSALS
+                    id="builder-traversal" label="Lane t takes" options=TRAVERSALS
                     value=Signal::derive(move || if form.with(|f| f.down_column) { "column" } else { "row" }.to_string())
                     on_pick=Callback::new(move |order: String| form.update(|f| f.down_column = order == "column"))
                 />
-                {field(form, checked, "row", "Start row", "", |f| f.row.clone(), |f, t| f.row = t)}
-                {field(form, checked, "col", "Start column", "", |f| f.col.clone(), |f, t| f.col = t)}
+                {fields(form, checked, MATRIX_START)}
             </Show>
             <Show when=move || kind() == "structures">
-                {field(form, checked, "struct-bytes", "Structure size", "(bytes)", |f| f.struct_bytes.clone(), |f, t| f.struct_bytes = t)}
-                {field(form, checked, "field-offset", "Field offset", "(bytes)", |f| f.field_offset.clone(), |f, t| f.field_offset = t)}
-                {field(form, checked, "field-bytes", "Field size", "(bytes)", |f| f.field_bytes.clone(), |f, t| f.field_bytes = t)}
+                {fields(form, checked, STRUCTURES)}
             </Show>
             <div class="buttons">
                 <button
-                    type="button"
-                    class="primary"
-                    data-testid="builder-apply"
-                    on:click=apply
+                    type="button" class="primary" data-testid="builder-apply" on:click=apply
                     disabled=Signal::derive(move || checked.with(Option::is_some))
                 >
                     "Apply"
                 </button>
                 <Show when=move || kind() == "structures">
                     <button
-                        type="button"
-                        data-testid="builder-soa"
-                        on:click=compare_soa
+                        type="button" data-testid="builder-soa" on:click=compare_soa
                         disabled=Signal::derive(move || checked.with(Option::is_some))
                     >
                         "Compare with the structure of arrays"

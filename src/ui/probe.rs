@@ -7,7 +7,7 @@
 
 use super::canvas::{svg_text, ChartCanvas};
 use super::share::download_text;
-use super::widgets::{ColumnHeads, TextField};
+use super::widgets::{RegionTable, TextField};
 use super::AppState;
 use crate::charts::probe as chart;
 use crate::charts::Theme;
@@ -197,9 +197,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
             <div class="layout">
                 <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="Probe settings">
                     <TextField
-                        testid="input-strides".to_string()
-                        param="strides"
-                        label="Lane strides"
+                        testid="input-strides".to_string() param="strides" label="Lane strides"
                         tag="(bytes, comma-separated)"
                         hint=format!("4 to {MAX_STRIDE}, multiples of 4; 4 is contiguous. Default {DEFAULT_STRIDES}.")
                         value=Signal::derive(move || inputs.with(|i| i.strides.clone()))
@@ -207,13 +205,10 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         error=field_error(ProbeField::Strides)
                     />
                     <TextField
-                        testid="input-n".to_string()
-                        param="n"
-                        label="Useful floats per dispatch"
+                        testid="input-n".to_string() param="n" label="Useful floats per dispatch"
                         tag="(n)"
                         hint=format!("Empty: as many as the device's buffer limits allow, up to {MAX_N} (2^20).")
-                        placeholder="auto"
-                        inputmode="numeric"
+                        placeholder="auto" inputmode="numeric"
                         value=Signal::derive(move || inputs.with(|i| i.n.clone()))
                         on_input=Callback::new(move |text| inputs.update(|i| i.n = text))
                         error=field_error(ProbeField::N)
@@ -230,17 +225,13 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     />
                     <div class="buttons">
                         <button
-                            type="button"
-                            class="primary"
-                            data-testid="probe-run"
-                            on:click=start
+                            type="button" class="primary" data-testid="probe-run" on:click=start
                             disabled=Signal::derive(move || !can_run())
                         >
                             "Run"
                         </button>
                         <button
-                            type="button"
-                            data-testid="probe-cancel"
+                            type="button" data-testid="probe-cancel"
                             on:click=move |_| cancel.set(true)
                             disabled=Signal::derive(move || !running())
                         >
@@ -248,8 +239,7 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                         </button>
                     </div>
                     <progress
-                        data-testid="probe-progress"
-                        aria-label="Probe progress"
+                        data-testid="probe-progress" aria-label="Probe progress"
                         aria-valuetext=step_text
                         max=Signal::derive(move || progress.with(|p| p.as_ref().map_or(1, |p| p.total)).to_string())
                         // A finished run has counted every step, so the bar ends full.
@@ -278,11 +268,8 @@ pub fn ProbePanel(state: AppState) -> impl IntoView {
                     >
                         <figure class="chart-box">
                             <ChartCanvas
-                                draw=draw
-                                svg=svg
-                                file_stem="coalescing-probe".to_string()
-                                visible=visible
-                                testid="probe-chart"
+                                draw=draw svg=svg file_stem="coalescing-probe".to_string()
+                                visible=visible testid="probe-chart"
                                 label="Useful bandwidth against stride, measured and predicted"
                                 described_by="probe-chart-description"
                             />
@@ -394,44 +381,35 @@ fn ResultsTable(rows: Memo<Vec<RowText>>, report: RwSignal<Option<Report>>) -> i
     };
     view! {
         <p class="hint probe-table-note" data-testid="probe-table-note">{caption}</p>
-        <div class="lane-table probe-table" role="region" aria-labelledby="probe-table-caption" tabindex="0">
-            <table>
-                <caption id="probe-table-caption">"Prediction and measurement per stride"</caption>
-                <ColumnHeads names=STRIDE_COLUMNS />
-                <tbody>
-                    {move || {
-                        rows.get()
-                            .into_iter()
-                            .map(|row| {
-                                let sectors = row.sectors.clone();
-                                view! {
-                                    <tr
-                                        data-testid="probe-row"
-                                        data-stride=row.stride_value
-                                        data-median-ms=row.median_value
-                                        data-useful-gbps=row.gbps_value
-                                        data-predicted-sectors=sectors
-                                        data-checksum-ok=row.checksum_ok
-                                    >
-                                        <th scope="row" class="mono">{row.stride}</th>
-                                        <td class="mono">{row.useful_bytes}</td>
-                                        <td class="mono">{row.sectors}</td>
-                                        <td class="mono">{row.fraction}</td>
-                                        <td class="mono">{row.median_ms}</td>
-                                        <td class="mono">{row.spread_ms}</td>
-                                        <td class="mono">{row.useful_gbps}</td>
-                                        <td class="mono">{row.implied_gbps}</td>
-                                        <td class="mono">{row.measured_slowdown}</td>
-                                        <td class="mono">{row.predicted_slowdown}</td>
-                                        <td>{row.checksum}</td>
-                                    </tr>
-                                }
-                            })
-                            .collect_view()
-                    }}
-                </tbody>
-            </table>
-        </div>
+        <RegionTable caption_id="probe-table-caption" caption="Prediction and measurement per stride" columns=STRIDE_COLUMNS class="probe-table">
+            {move || {
+                rows.get()
+                    .into_iter()
+                    .map(|row| {
+                        let sectors = row.sectors.clone();
+                        view! {
+                            <tr
+                                data-testid="probe-row" data-stride=row.stride_value
+                                data-median-ms=row.median_value data-useful-gbps=row.gbps_value
+                                data-predicted-sectors=sectors data-checksum-ok=row.checksum_ok
+                            >
+                                <th scope="row" class="mono">{row.stride}</th>
+                                <td class="mono">{row.useful_bytes}</td>
+                                <td class="mono">{row.sectors}</td>
+                                <td class="mono">{row.fraction}</td>
+                                <td class="mono">{row.median_ms}</td>
+                                <td class="mono">{row.spread_ms}</td>
+                                <td class="mono">{row.useful_gbps}</td>
+                                <td class="mono">{row.implied_gbps}</td>
+                                <td class="mono">{row.measured_slowdown}</td>
+                                <td class="mono">{row.predicted_slowdown}</td>
+                                <td>{row.checksum}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </RegionTable>
     }
 }
 

@@ -102,8 +102,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
             }}
             <div class="layout">
                 <form
-                    class="scenario"
-                    aria-label="Roofline inputs"
+                    class="scenario" aria-label="Roofline inputs"
                     on:submit=move |ev| {
                         // Enter in a field Steps, as the Step button does.
                         ev.prevent_default();
@@ -118,8 +117,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                                 .map(|(label, oi, bw)| {
                                     view! {
                                         <button
-                                            type="button"
-                                            class="secondary"
+                                            type="button" class="secondary"
                                             on:click=move |_| lab.update(|l| l.start_run(oi, bw))
                                         >
                                             {label}
@@ -130,10 +128,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                         </div>
                     </div>
                     <LabField
-                        lab=lab
-                        checked=checked
-                        knob=Knob::Oi
-                        label="Operational intensity I"
+                        lab=lab checked=checked knob=Knob::Oi label="Operational intensity I"
                         unit="(FLOP/byte)"
                     />
                     <OiRange lab=lab checked=checked />
@@ -145,10 +140,7 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                         </p>
                     </div>
                     <LabField
-                        lab=lab
-                        checked=checked
-                        knob=Knob::Prediction
-                        label="Your prediction of P"
+                        lab=lab checked=checked knob=Knob::Prediction label="Your prediction of P"
                         unit="(GFLOP/s)"
                     />
                     <div class="buttons">
@@ -178,12 +170,8 @@ pub fn RooflineLab(state: AppState) -> impl IntoView {
                     </div>
                     <figure class="chart-box">
                         <ChartCanvas
-                            draw=draw
-                            svg=svg
-                            file_stem="coalescing-roofline".to_string()
-                            visible=visible
-                            testid="roofline-chart"
-                            label="Roofline chart"
+                            draw=draw svg=svg file_stem="coalescing-roofline".to_string()
+                            visible=visible testid="roofline-chart" label="Roofline chart"
                             described_by="roofline-description"
                         />
                         <figcaption id="roofline-description" data-testid="roofline-description">
@@ -230,15 +218,10 @@ fn LabField(
     });
     view! {
         <TextField
-            testid=format!("{}-input", knob.param())
-            param=knob.param()
-            label=label
-            tag=unit
-            hint=knob.hint()
-            inputmode="decimal"
+            testid=format!("{}-input", knob.param()) param=knob.param() label=label tag=unit
+            hint=knob.hint() inputmode="decimal"
             value=Signal::derive(move || lab.with(|l| l.get(knob).to_string()))
-            on_input=Callback::new(move |text| lab.update(|l| l.set(knob, text)))
-            error=error
+            on_input=Callback::new(move |text| lab.update(|l| l.set(knob, text))) error=error
         />
     }
 }
@@ -260,13 +243,8 @@ fn OiRange(lab: RwSignal<Lab>, checked: Memo<Checked>) -> impl IntoView {
         <div class="field slider">
             <label for="oi-slider">"Intensity slider " <span class="param">"(powers of two)"</span></label>
             <input
-                id="oi-slider"
-                type="range"
-                min=OiSlider::MIN
-                max=OiSlider::MAX
-                step="1"
-                data-testid="oi-slider"
-                prop:value=Signal::derive(move || position().to_string())
+                id="oi-slider" type="range" min=OiSlider::MIN max=OiSlider::MAX step="1"
+                data-testid="oi-slider" prop:value=Signal::derive(move || position().to_string())
                 aria-valuetext=value_text
                 on:input=move |ev| {
                     if let Ok(p) = event_target_value(&ev).parse::<i32>() {

@@ -1,7 +1,11 @@
 //! Widgets the panels share: a labelled text field with its hint and error, a picker, a
-//! list of readouts and a table's header row. One non-generic component each, so the page ships
+//! list of readouts, a table in its region and its header row, and the link that opens a
+//! scenario in the calculator. One non-generic component each, so the page ships
 //! their code once.
 
+use super::{url, AppState};
+use crate::model::inputs::Inputs;
+use crate::model::permalink::{self, State, Tab};
 use crate::model::readouts::Readout;
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -134,6 +138,39 @@ pub fn ColumnHeads(names: &'static [&'static str]) -> impl IntoView {
     }
 }
 
+/// A table in a region of its own that scrolls sideways and takes the keyboard's focus, named by
+/// its caption (`caption_id`), with one column heading per name and `children` as its rows.
+#[component]
+pub fn RegionTable(
+    /// The caption's id, which the region's `aria-labelledby` names.
+    #[prop(into)]
+    caption_id: String,
+    /// The caption: what each row is.
+    caption: &'static str,
+    /// The column headings, in order.
+    columns: &'static [&'static str],
+    /// Classes after `lane-table` on the region.
+    #[prop(default = "")]
+    class: &'static str,
+    children: Children,
+) -> impl IntoView {
+    let labelled_by = caption_id.clone();
+    let class = if class.is_empty() {
+        "lane-table".to_string()
+    } else {
+        format!("lane-table {class}")
+    };
+    view! {
+        <div class=class role="region" aria-labelledby=labelled_by tabindex="0">
+            <table>
+                <caption id=caption_id>{caption}</caption>
+                <ColumnHeads names=columns />
+                <tbody>{children()}</tbody>
+            </table>
+        </div>
+    }
+}
+
 /// Results as labelled values, each with `data-testid` and `data-value`.
 #[component]
 pub fn ReadoutList(
@@ -203,4 +240,35 @@ pub fn ErrorNote(
             }
         })
     }
+}
+
+/// A link that opens `calc` in the calculator: the calculator's permalink as its address (a
+/// new tab gets the scenario), and on a click the switch in place, once the entry being left
+/// has the edits a panel holds back. Without a scenario it is a link to nowhere.
+#[component]
+pub fn CalculatorLink(
+    state: AppState,
+    calc: Option<Inputs>,
+    #[prop(into)] testid: String,
+    children: Children,
+) -> impl IntoView {
+    let href = calc.clone().map(|calc| {
+        permalink::link(
+            &url::page(),
+            &State {
+                tab: Tab::Calculator,
+                calc,
+                ..State::default()
+            },
+        )
+    });
+    let go = move |ev: leptos::ev::MouseEvent| {
+        if let Some(calc) = calc.clone() {
+            ev.prevent_default();
+            url::settle();
+            state.calc.set(calc);
+            state.tab.set(Tab::Calculator);
+        }
+    };
+    view! { <a href=href data-testid=testid on:click=go>{children()}</a> }
 }

@@ -104,11 +104,9 @@ pub(super) fn ScenarioForm(
             <div class="field">
                 <label for="preset">"Worked example"</label>
                 <Select
-                    id="preset"
-                    none="Custom scenario"
+                    id="preset" none="Custom scenario"
                     options={PRESETS.iter().map(|p| (p.id, p.name)).collect::<Vec<_>>()}
-                    value=preset
-                    on_pick=pick
+                    value=preset on_pick=pick
                 />
                 {move || lesson().map(|text| view! { <p class="note lesson" data-testid="preset-lesson">{text}</p> })}
             </div>
@@ -128,9 +126,7 @@ pub(super) fn ScenarioForm(
                 .collect_view()}
             <div class="field check">
                 <input
-                    type="checkbox"
-                    id="predict-mode"
-                    data-testid="predict-mode"
+                    type="checkbox" id="predict-mode" data-testid="predict-mode"
                     prop:checked=Signal::derive(move || state.predict.get())
                     on:change=move |ev| {
                         let on = event_target_checked(&ev);
@@ -202,18 +198,11 @@ pub(super) fn CalcField(
     });
     view! {
         <TextField
-            testid=format!("input-{param}")
-            param=param
-            label=spec.label
-            tag=param
-            hint=field.hint()
-            placeholder=spec.placeholder
-            inputmode=if spec.numeric { "numeric" } else { "text" }
+            testid=format!("input-{param}") param=param label=spec.label tag=param hint=field.hint()
+            placeholder=spec.placeholder inputmode=if spec.numeric { "numeric" } else { "text" }
             value=Signal::derive(move || inputs.with(|i| i.get(field).to_string()))
-            on_input=Callback::new(move |text| inputs.update(|i| i.set(field, text)))
-            error=error
-            note=note
-            dimmed=ignored
+            on_input=Callback::new(move |text| inputs.update(|i| i.set(field, text))) error=error
+            note=note dimmed=ignored
         />
     }
 }
@@ -270,29 +259,20 @@ pub(super) fn PredictPanel(
                 }}
             </p>
             <TextField
-                testid="predict-ntx".to_string()
-                param="predict-ntx"
+                testid="predict-ntx".to_string() param="predict-ntx"
                 label=Signal::derive(move || -> String {
                     crate::model::format::capitalize(count_label(space.get()))
                 })
-                tag="(count)"
-                hint="a whole number"
-                inputmode="numeric"
-                value=sectors
-                on_input=Callback::new(move |t| sectors.set(t))
-                error=ntx_error
+                tag="(count)" hint="a whole number" inputmode="numeric" value=sectors
+                on_input=Callback::new(move |t| sectors.set(t)) error=ntx_error
             />
             <Show when=move || !shared.get()>
             <TextField
-                testid="predict-efficiency".to_string()
-                param="predict-efficiency"
-                label="Predicted efficiency"
-                tag="(optional)"
+                testid="predict-efficiency".to_string() param="predict-efficiency"
+                label="Predicted efficiency" tag="(optional)"
                 hint="requested ÷ transferred: a ratio (0.8, or 4 for a broadcast) or a percentage (80 %)"
-                inputmode="decimal"
-                value=efficiency
-                on_input=Callback::new(move |t| efficiency.set(t))
-                error=eff_error
+                inputmode="decimal" value=efficiency
+                on_input=Callback::new(move |t| efficiency.set(t)) error=eff_error
             />
             </Show>
             <button type="submit" class="primary" data-testid="reveal">"Reveal"</button>
@@ -340,11 +320,8 @@ fn FieldPicker(
         <div class="field" class:invalid=Signal::derive(move || error.with(Option::is_some))>
             <label for=id.clone()>{label} <span class="param" aria-hidden="true">{param}</span></label>
             <select
-                id=id.clone()
-                data-testid=id
-                aria-describedby=described
-                on:change=move |ev| on_pick.run(event_target_value(&ev))
-                prop:value=value
+                id=id.clone() data-testid=id aria-describedby=described
+                on:change=move |ev| on_pick.run(event_target_value(&ev)) prop:value=value
             >
                 {options.into_iter().map(|(value, text)| view! { <option value=value>{text}</option> }).collect_view()}
             </select>
@@ -366,10 +343,7 @@ pub(super) fn SpaceField(
 ) -> impl IntoView {
     view! {
         <FieldPicker
-            field=Field::Space
-            b=b
-            errors=errors
-            label="Memory "
+            field=Field::Space b=b errors=errors label="Memory "
             options=vec![
                 ("global", "Global: sectors and cache lines"),
                 ("shared", "Shared: 32 banks of 4 bytes"),
@@ -401,13 +375,9 @@ pub(super) fn ArchField(
     });
     view! {
         <FieldPicker
-            field=Field::Arch
-            b=b
-            errors=errors
-            label="Architecture "
+            field=Field::Arch b=b errors=errors label="Architecture "
             options=ARCHES.iter().map(|a| (a.id, a.name)).collect()
-            value=Signal::derive(move || inputs.with(|i| i.arch.clone()))
-            on_pick=pick
+            value=Signal::derive(move || inputs.with(|i| i.arch.clone())) on_pick=pick
             hint_testid=format!("{}arch-note", if b { "b." } else { "" })
         >
             {Signal::derive(move || inputs.with(|i| i.arch_preset().note.to_string()))}

@@ -160,15 +160,8 @@ pub(super) fn Inputs(
             <div class="cuda-editor" on:dragover=|ev: DragEvent| ev.prevent_default() on:drop=dropped>
                 <pre class="cuda-gutter" id="cuda-gutter" aria-hidden="true">{move || gutter(lines.get(), error_line.get())}</pre>
                 <textarea
-                    id="input-src"
-                    name="src"
-                    data-testid="input-src"
-                    class="mono"
-                    rows="12"
-                    wrap="off"
-                    spellcheck="false"
-                    autocomplete="off"
-                    autocapitalize="off"
+                    id="input-src" name="src" data-testid="input-src" class="mono" rows="12"
+                    wrap="off" spellcheck="false" autocomplete="off" autocapitalize="off"
                     aria-invalid=move || source_invalid().is_some().to_string()
                     aria-describedby=described(CudaField::Source, "input-src-hint")
                     prop:value=move || inputs.with(|i| i.source.clone())
@@ -192,14 +185,8 @@ pub(super) fn Inputs(
         <div class="field" class:invalid=move || launch_invalid().is_some()>
             <label for="input-launch">"Launch " <span class="param" aria-hidden="true">"launch"</span></label>
             <input
-                id="input-launch"
-                type="text"
-                name="launch"
-                data-testid="input-launch"
-                class="mono"
-                autocomplete="off"
-                autocapitalize="off"
-                spellcheck="false"
+                id="input-launch" type="text" name="launch" data-testid="input-launch" class="mono"
+                autocomplete="off" autocapitalize="off" spellcheck="false"
                 placeholder="kernel<<<grid, block>>>(args)"
                 aria-invalid=move || launch_invalid().is_some().to_string()
                 aria-describedby=described(CudaField::Launch, "input-launch-hint")
@@ -215,10 +202,7 @@ pub(super) fn Inputs(
             {error_note(error, CudaField::Launch)}
         </div>
         <TextField
-            testid="cuda-input-cache".to_string()
-            param="cache"
-            label="Cache"
-            tag="cache"
+            testid="cuda-input-cache".to_string() param="cache" label="Cache" tag="cache"
             hint="bytes: 0 for none, or whole lines up to 1 GiB (V100's L2: 6291456); the kernel view's cache"
             placeholder="6291456"
             value=Signal::derive(move || state.kernel.with(|k| k.get(KernelField::Cache)))
@@ -226,13 +210,9 @@ pub(super) fn Inputs(
             error=cache_error
         />
         <TextField
-            testid="input-cflops".to_string()
-            param="cflops"
-            label="FLOPs"
-            tag="cflops"
+            testid="input-cflops".to_string() param="cflops" label="FLOPs" tag="cflops"
             hint="per thread, for the Roofline lab (every thread of the launch counts, active or not); empty for none"
-            inputmode="decimal"
-            value=state.cuda_flops
+            inputmode="decimal" value=state.cuda_flops
             on_input=Callback::new(move |text| state.cuda_flops.set(text))
             error=Signal::derive(move || {
                 state.cuda_flops.with(|t| CUDA_FLOPS.read(t).err().map(|e| format!("cflops: {e}")))

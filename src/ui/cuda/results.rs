@@ -5,7 +5,7 @@
 
 use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
-use super::super::widgets::{ColumnHeads, ReadoutList};
+use super::super::widgets::{ColumnHeads, ReadoutList, RegionTable};
 use super::super::AppState;
 use super::warps::{OneWarp, PerWarp};
 use super::{Jobs, Run, Status};
@@ -186,17 +186,10 @@ fn race_item(r: RaceRow) -> impl IntoView {
     view! {
         <li
             class=if r.note { "cuda-race-note" } else { "cuda-race" }
-            data-testid=if r.note { "cuda-race-note" } else { "cuda-race" }
-            data-scope=r.scope
-            data-line-a=r.line_a
-            data-line-b=r.line_b
-            data-kind-a=r.kind_a
-            data-kind-b=r.kind_b
-            data-block=xyz(r.block)
-            data-warp-a=r.warp_a
-            data-warp-b=r.warp_b
-            data-word=r.word.clone()
-            data-occurrences=r.occurrences
+            data-testid=if r.note { "cuda-race-note" } else { "cuda-race" } data-scope=r.scope
+            data-line-a=r.line_a data-line-b=r.line_b data-kind-a=r.kind_a data-kind-b=r.kind_b
+            data-block=xyz(r.block) data-warp-a=r.warp_a data-warp-b=r.warp_b
+            data-word=r.word.clone() data-occurrences=r.occurrences
         >
             <strong>{r.what}</strong>": "
             <span class="sentence">{r.sentence.clone()}</span>
@@ -208,16 +201,10 @@ fn race_item(r: RaceRow) -> impl IntoView {
 fn oob_item(o: OobRow) -> impl IntoView {
     view! {
         <li
-            class="cuda-oob"
-            data-testid="cuda-oob"
-            data-line=o.line
-            data-block=xyz(o.report.block)
-            data-thread=xyz(o.report.thread)
-            data-array=o.report.array.clone()
-            data-index=o.report.index.to_string()
-            data-count=o.report.count
-            data-occurrences=o.report.occurrences
-            data-space=o.space
+            class="cuda-oob" data-testid="cuda-oob" data-line=o.line data-block=xyz(o.report.block)
+            data-thread=xyz(o.report.thread) data-array=o.report.array.clone()
+            data-index=o.report.index.to_string() data-count=o.report.count
+            data-occurrences=o.report.occurrences data-space=o.space
         >
             <strong>"Out of bounds"</strong>": "
             <span class="sentence">{o.sentence.clone()}</span>
@@ -271,12 +258,8 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
             let label = line_label(r);
             view! {
                 <button
-                    type="button"
-                    class="line-pick"
-                    data-testid="cuda-pick-line"
-                    aria-label=label
-                    aria-pressed=move || (picked.get() == Some(n)).to_string()
-                    on:click=pick
+                    type="button" class="line-pick" data-testid="cuda-pick-line" aria-label=label
+                    aria-pressed=move || (picked.get() == Some(n)).to_string() on:click=pick
                 >
                     {n}
                 </button>
@@ -301,11 +284,8 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
     let shared = row.as_ref().and_then(|r| r.sums.shared);
     view! {
         <tr
-            class=format!("cuda-src excess-{band}")
-            class:cuda-line=row.is_some()
-            class:error-line=error
-            class:picked=move || picked.get() == Some(n)
-            data-line=n
+            class=format!("cuda-src excess-{band}") class:cuda-line=row.is_some()
+            class:error-line=error class:picked=move || picked.get() == Some(n) data-line=n
             data-requests=row.as_ref().map(|r| r.sums.requests)
             data-requested-bytes=row.as_ref().map(|r| r.sums.requested_bytes)
             data-sectors=row.as_ref().map(|r| r.sums.sectors)
@@ -313,16 +293,11 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
             data-excess-sectors=row.as_ref().map(|r| r.sums.excess_sectors)
             data-unique-sectors=row.as_ref().map(|r| r.sums.unique_sectors)
             data-dram-bytes=row.as_ref().map(|r| r.sums.dram_bytes)
-            data-barriers=row.as_ref().map(|r| r.barriers)
-            data-wavefronts=shared.map(|s| s.0)
-            data-ideal-wavefronts=shared.map(|s| s.1)
-            data-bank-conflicts=shared.map(|s| s.2)
-            data-band=row.is_some().then_some(band)
-            data-assumed=l.assumed.then_some("true")
-            data-race=l.race.then_some("true")
-            data-oob=l.oob.then_some("true")
-            data-error=error.then_some("true")
-            on:click=pick
+            data-barriers=row.as_ref().map(|r| r.barriers) data-wavefronts=shared.map(|s| s.0)
+            data-ideal-wavefronts=shared.map(|s| s.1) data-bank-conflicts=shared.map(|s| s.2)
+            data-band=row.is_some().then_some(band) data-assumed=l.assumed.then_some("true")
+            data-race=l.race.then_some("true") data-oob=l.oob.then_some("true")
+            data-error=error.then_some("true") on:click=pick
         >
             <th scope="row" class="mono">
                 {number}
@@ -378,15 +353,9 @@ fn Picked(sites: Memo<Vec<SiteRow>>, picked: RwSignal<Option<u32>>) -> impl Into
 fn SiteTable(sites: Memo<Vec<SiteRow>>) -> impl IntoView {
     view! {
         <Show when=move || sites.with(|s| !s.is_empty())>
-            <div class="lane-table" role="region" aria-labelledby="cuda-sites-title" tabindex="0">
-                <table>
-                    <caption id="cuda-sites-title">"Per access site, in order of first execution"</caption>
-                    <ColumnHeads names=SITE_COLUMNS />
-                    <tbody>
-                        {move || sites.get().into_iter().map(site_row).collect_view()}
-                    </tbody>
-                </table>
-            </div>
+            <RegionTable caption_id="cuda-sites-title" caption="Per access site, in order of first execution" columns=SITE_COLUMNS>
+                {move || sites.get().into_iter().map(site_row).collect_view()}
+            </RegionTable>
         </Show>
     }
 }
@@ -395,23 +364,13 @@ fn site_row(r: SiteRow) -> impl IntoView {
     let shared = r.sums.shared;
     view! {
         <tr
-            class="cuda-access"
-            data-testid="cuda-access"
-            data-line=r.line
-            data-column=r.column
-            data-kind=r.kind
-            data-space=r.space
-            data-elem=r.elem
-            data-part=(r.part > 0).then_some(r.part)
-            data-requests=r.sums.requests
-            data-requested-bytes=r.sums.requested_bytes
-            data-sectors=r.sums.sectors
-            data-ideal-sectors=r.sums.ideal_sectors
-            data-excess-sectors=r.sums.excess_sectors
-            data-unique-sectors=r.sums.unique_sectors
-            data-dram-bytes=r.sums.dram_bytes
-            data-wavefronts=shared.map(|s| s.0)
-            data-ideal-wavefronts=shared.map(|s| s.1)
+            class="cuda-access" data-testid="cuda-access" data-line=r.line data-column=r.column
+            data-kind=r.kind data-space=r.space data-elem=r.elem
+            data-part=(r.part > 0).then_some(r.part) data-requests=r.sums.requests
+            data-requested-bytes=r.sums.requested_bytes data-sectors=r.sums.sectors
+            data-ideal-sectors=r.sums.ideal_sectors data-excess-sectors=r.sums.excess_sectors
+            data-unique-sectors=r.sums.unique_sectors data-dram-bytes=r.sums.dram_bytes
+            data-wavefronts=shared.map(|s| s.0) data-ideal-wavefronts=shared.map(|s| s.1)
             data-bank-conflicts=shared.map(|s| s.2)
         >
             <th scope="row" class="mono">{r.name.clone()}</th>

@@ -6,8 +6,8 @@
 
 use super::super::canvas::Shape;
 use super::super::figure::{AnalysisFigure, Drawn};
-use super::super::widgets::{ColumnHeads, TextField};
-use super::super::{url, AppState};
+use super::super::widgets::{CalculatorLink, RegionTable, TextField};
+use super::super::AppState;
 use super::{Jobs, Run};
 use crate::charts::{kernel as chart, Theme};
 use crate::model::cuda::run::{CudaAnalysis, CudaJob, RunErrorKind};
@@ -15,7 +15,7 @@ use crate::model::cuda_view::{
     calculator_inputs, default_measure, execution_rows, heat_words, matching_preset, on_line,
     pick_warp, ExecutionRow, PickField, SiteRow,
 };
-use crate::model::permalink::{self, State, Tab};
+use crate::model::permalink::Tab;
 use crate::model::warp::Measure;
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -65,8 +65,7 @@ pub(super) fn PerWarp(
                 <div class="field measure">
                     <label for="cuda-measure">"Heat map and worst warps by"</label>
                     <select
-                        id="cuda-measure"
-                        data-testid="cuda-measure"
+                        id="cuda-measure" data-testid="cuda-measure"
                         prop:value=move || measure.get().name()
                         on:change=move |ev| chosen.set(Measure::parse(&event_target_value(&ev)))
                     >
@@ -75,16 +74,9 @@ pub(super) fn PerWarp(
                     <p class="hint">"Bank conflicts at first when the kernel has any, sectors otherwise."</p>
                 </div>
                 <AnalysisFigure
-                    analysis=analysis
-                    visible=visible
-                    measure=measure
-                    testid="cuda-heat"
-                    label="Heat map per warp"
-                    file=file
-                    shape=Shape::PLOT
-                    canvas=heat_on_canvas
-                    svg=heat_in_svg
-                    describe=heat_text
+                    analysis=analysis visible=visible measure=measure testid="cuda-heat"
+                    label="Heat map per warp" file=file shape=Shape::PLOT canvas=heat_on_canvas
+                    svg=heat_in_svg describe=heat_text
                 />
                 <h4 id="cuda-worst-list">"Worst warp executions"</h4>
                 <p class="hint">{move || format!("The 10 warp executions with the most {}, ties in execution order. A warp that runs an access in a loop has a row per pass, numbered from 1. Each opens in the calculator with its own addresses.", measure.get().unit())}</p>
@@ -205,26 +197,15 @@ pub(super) fn OneWarp(
                 <p class="hint">"A warp runs on its own here (values read from memory are not simulated), so these are the accesses the launch made, in the warp's order. Each opens in the calculator."</p>
                 <div class="pick">
                     <TextField
-                        testid="cuda-pick-block".to_string()
-                        param="block-number"
-                        label="Block"
-                        tag="(linear number)"
-                        hint="x + y·Gx + z·Gx·Gy"
-                        inputmode="numeric"
-                        value=block
-                        on_input=Callback::new(move |t| block.set(t))
+                        testid="cuda-pick-block".to_string() param="block-number" label="Block"
+                        tag="(linear number)" hint="x + y·Gx + z·Gx·Gy" inputmode="numeric"
+                        value=block on_input=Callback::new(move |t| block.set(t))
                         error=error_of(PickField::Block)
                     />
                     <TextField
-                        testid="cuda-pick-warp".to_string()
-                        param="warp-number"
-                        label="Warp"
-                        tag="(in the block)"
-                        hint="from 0"
-                        inputmode="numeric"
-                        value=warp
-                        on_input=Callback::new(move |t| warp.set(t))
-                        error=error_of(PickField::Warp)
+                        testid="cuda-pick-warp".to_string() param="warp-number" label="Warp"
+                        tag="(in the block)" hint="from 0" inputmode="numeric" value=warp
+                        on_input=Callback::new(move |t| warp.set(t)) error=error_of(PickField::Warp)
                     />
                 </div>
                 <Show when=drilling>
@@ -246,59 +227,38 @@ fn ExecutionTable(
     caption: &'static str,
 ) -> impl IntoView {
     view! {
-        <div class="lane-table" role="region" aria-label=caption tabindex="0">
-            <table>
-                <caption>{caption}</caption>
-                <ColumnHeads names=EXECUTION_COLUMNS />
-                <tbody>
-                    {move || rows.get().into_iter().map(|row| {
-                        let calc = calculator_inputs(&row, &state.calc.get_untracked());
-                        let href = permalink::link(&url::page(), &State { tab: Tab::Calculator, calc: calc.clone(), ..State::default() });
-                        let go = move |ev: leptos::ev::MouseEvent| {
-                            ev.prevent_default();
-                            // The entry being left gets the source as typed.
-                            url::settle();
-                            state.calc.set(calc.clone());
-                            state.tab.set(Tab::Calculator);
-                        };
-                        let [x, y, z] = row.block;
-                        let shared = row.wavefronts;
-                        view! {
-                            <tr
-                                data-testid=testid
-                                data-line=row.line
-                                data-column=row.column
-                                data-kind=row.kind
-                                data-space=row.space
-                                data-block=format!("{x},{y},{z}")
-                                data-warp=row.warp
-                                data-pass=row.pass
-                                data-active=row.active_lanes
-                                // A shared row's cost is wavefronts: it has no sectors.
-                                data-sectors=shared.is_none().then_some(row.sectors)
-                                data-ideal-sectors=shared.is_none().then_some(row.ideal_sectors)
-                                data-excess-sectors=shared.is_none().then_some(row.excess_sectors)
-                                data-wavefronts=shared.map(|s| s.0)
-                                data-bank-conflicts=shared.map(|s| s.1)
-                                data-addrs=row.addrs.clone()
-                            >
-                                <th scope="row" class="mono">{row.site.clone()}</th>
-                                <td class="mono">{format!("({x},{y},{z})")}</td>
-                                <td class="mono">{row.warp}</td>
-                                <td class="mono">{row.pass}</td>
-                                <td class="mono">{row.active_lanes}</td>
-                                <td class="mono">{row.cost.clone()}</td>
-                                <td>
-                                    <a href=href data-testid=format!("{testid}-open") on:click=go>
-                                        {format!("Open block ({x},{y},{z}) warp {}, pass {}", row.warp, row.pass)}
-                                    </a>
-                                </td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <RegionTable caption_id=format!("{testid}-caption") caption=caption columns=EXECUTION_COLUMNS>
+            {move || rows.get().into_iter().map(|row| {
+                let calc = calculator_inputs(&row, &state.calc.get_untracked());
+                let [x, y, z] = row.block;
+                let shared = row.wavefronts;
+                view! {
+                    <tr
+                        data-testid=testid data-line=row.line data-column=row.column
+                        data-kind=row.kind data-space=row.space data-block=format!("{x},{y},{z}")
+                        data-warp=row.warp data-pass=row.pass data-active=row.active_lanes
+                        // A shared row's cost is wavefronts: it has no sectors.
+                        data-sectors=shared.is_none().then_some(row.sectors)
+                        data-ideal-sectors=shared.is_none().then_some(row.ideal_sectors)
+                        data-excess-sectors=shared.is_none().then_some(row.excess_sectors)
+                        data-wavefronts=shared.map(|s| s.0) data-bank-conflicts=shared.map(|s| s.1)
+                        data-addrs=row.addrs.clone()
+                    >
+                        <th scope="row" class="mono">{row.site.clone()}</th>
+                        <td class="mono">{format!("({x},{y},{z})")}</td>
+                        <td class="mono">{row.warp}</td>
+                        <td class="mono">{row.pass}</td>
+                        <td class="mono">{row.active_lanes}</td>
+                        <td class="mono">{row.cost.clone()}</td>
+                        <td>
+                            <CalculatorLink state=state calc=Some(calc) testid=format!("{testid}-open")>
+                                {format!("Open block ({x},{y},{z}) warp {}, pass {}", row.warp, row.pass)}
+                            </CalculatorLink>
+                        </td>
+                    </tr>
+                }
+            }).collect_view()}
+        </RegionTable>
     }
 }
 

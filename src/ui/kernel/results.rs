@@ -5,7 +5,7 @@ use super::super::canvas::Shape;
 use super::super::figure::{AnalysisFigure, Drawn};
 use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
-use super::super::widgets::{ColumnHeads, ReadoutList};
+use super::super::widgets::{ReadoutList, RegionTable};
 use super::super::AppState;
 use crate::charts::{kernel as chart, Theme};
 use crate::model::kernel::presets::KernelPreset;
@@ -48,61 +48,48 @@ pub(super) fn Results(
             work=Memo::new(move |_| analysis.with(|a| a.as_ref().map(KernelAnalysis::work)))
             testid="kernel-to-roofline"
         />
-        <div class="lane-table" role="region" aria-labelledby="kernel-stmt-title" tabindex="0">
-            <table>
-                <caption id="kernel-stmt-title">"Per statement"</caption>
-                <ColumnHeads names=STATEMENT_COLUMNS />
-                <tbody>
-                    {move || {
-                        analysis.with(|a| a.as_ref().map(statement_rows).unwrap_or_default())
-                            .into_iter()
-                            .map(|r| view! {
-                                <tr
-                                    data-testid="kernel-stmt"
-                                    data-stmt=r.stmt
-                                    data-requests=r.requests
-                                    data-requested-bytes=r.requested_bytes
-                                    data-sectors=r.sectors
-                                    data-unique-sectors=r.unique_sectors
-                                    data-dram-bytes=r.dram_bytes
-                                    data-space=r.space
-                                    data-wavefronts=r.wavefronts
-                                    data-bank-conflicts=r.bank_conflicts
-                                    data-barriers=r.barriers
-                                >
-                                    <th scope="row">
-                                        {if r.space == "shared" {
-                                            format!("{} (shared {})", r.name, r.kind)
-                                        } else {
-                                            format!("{} ({})", r.name, r.kind)
-                                        }}
-                                    </th>
-                                    <td class="mono">{r.requests}</td>
-                                    <td class="mono" title=format!("{} bytes", r.requested_bytes)>{crate::model::format::bytes_text(r.requested_bytes)}</td>
-                                    <td class="mono">{r.sectors}</td>
-                                    <td class="mono">{r.sectors_per_request}</td>
-                                    <td class="mono">{r.useful}</td>
-                                    <td class="mono">{r.unique_sectors}</td>
-                                    <td class="mono" title=format!("{} bytes", r.dram_bytes)>{crate::model::format::bytes_text(r.dram_bytes)}</td>
-                                    <td class="mono">{r.hit_rate}</td>
-                                    <td class="mono">{r.wavefronts}</td>
-                                    <td class="mono" class:conflicted=r.bank_conflicts != 0>{r.bank_conflicts}</td>
-                                    <td class="mono">{r.barriers}</td>
-                                </tr>
-                            })
-                            .collect_view()
-                    }}
-                </tbody>
-            </table>
-        </div>
+        <RegionTable caption_id="kernel-stmt-title" caption="Per statement" columns=STATEMENT_COLUMNS>
+            {move || {
+                analysis.with(|a| a.as_ref().map(statement_rows).unwrap_or_default())
+                    .into_iter()
+                    .map(|r| view! {
+                        <tr
+                            data-testid="kernel-stmt" data-stmt=r.stmt data-requests=r.requests
+                            data-requested-bytes=r.requested_bytes data-sectors=r.sectors
+                            data-unique-sectors=r.unique_sectors data-dram-bytes=r.dram_bytes
+                            data-space=r.space data-wavefronts=r.wavefronts
+                            data-bank-conflicts=r.bank_conflicts data-barriers=r.barriers
+                        >
+                            <th scope="row">
+                                {if r.space == "shared" {
+                                    format!("{} (shared {})", r.name, r.kind)
+                                } else {
+                                    format!("{} ({})", r.name, r.kind)
+                                }}
+                            </th>
+                            <td class="mono">{r.requests}</td>
+                            <td class="mono" title=format!("{} bytes", r.requested_bytes)>{crate::model::format::bytes_text(r.requested_bytes)}</td>
+                            <td class="mono">{r.sectors}</td>
+                            <td class="mono">{r.sectors_per_request}</td>
+                            <td class="mono">{r.useful}</td>
+                            <td class="mono">{r.unique_sectors}</td>
+                            <td class="mono" title=format!("{} bytes", r.dram_bytes)>{crate::model::format::bytes_text(r.dram_bytes)}</td>
+                            <td class="mono">{r.hit_rate}</td>
+                            <td class="mono">{r.wavefronts}</td>
+                            <td class="mono" class:conflicted=r.bank_conflicts != 0>{r.bank_conflicts}</td>
+                            <td class="mono">{r.barriers}</td>
+                        </tr>
+                    })
+                    .collect_view()
+            }}
+        </RegionTable>
         <div class="buttons exports">
             <button type="button" data-testid="kernel-stmt-csv" on:click=export>"Download statements (CSV)"</button>
         </div>
         <div class="field measure">
             <label for="kernel-measure">"Heat map and worst warps by"</label>
             <select
-                id="kernel-measure"
-                data-testid="kernel-measure"
+                id="kernel-measure" data-testid="kernel-measure"
                 prop:value=move || measure.get().name()
                 on:change=move |ev| chosen.set(Measure::parse(&event_target_value(&ev)))
             >
@@ -111,28 +98,16 @@ pub(super) fn Results(
             <p class="hint">"Bank conflicts at first when the kernel has any (the tiled lessons), sectors otherwise."</p>
         </div>
         <AnalysisFigure
-            analysis=analysis
-            visible=visible
-            measure=measure
-            testid="kernel-heat"
+            analysis=analysis visible=visible measure=measure testid="kernel-heat"
             label="Heat map per warp"
-            file=Signal::derive(move || format!("{}-heat-map", stem(state)))
-            shape=Shape::PLOT
-            canvas=heat_on_canvas
-            svg=heat_in_svg
-            describe=heat_words
+            file=Signal::derive(move || format!("{}-heat-map", stem(state))) shape=Shape::PLOT
+            canvas=heat_on_canvas svg=heat_in_svg describe=heat_words
         />
         <AnalysisFigure
-            analysis=analysis
-            visible=visible
-            measure=measure
-            testid="kernel-bars"
+            analysis=analysis visible=visible measure=measure testid="kernel-bars"
             label="Bytes per statement"
-            file=Signal::derive(move || format!("{}-bytes", stem(state)))
-            shape=Shape::LOW_PLOT
-            canvas=bars_on_canvas
-            svg=bars_in_svg
-            describe=bars_words
+            file=Signal::derive(move || format!("{}-bytes", stem(state))) shape=Shape::LOW_PLOT
+            canvas=bars_on_canvas svg=bars_in_svg describe=bars_words
         />
     }
 }

@@ -3,15 +3,14 @@
 //! own addresses.
 
 use super::super::share::download_text;
-use super::super::widgets::{ColumnHeads, TextField};
-use super::super::{url, AppState};
+use super::super::widgets::{CalculatorLink, RegionTable, TextField};
+use super::super::AppState;
 use super::results::stem;
 use crate::model::inputs::Inputs;
 use crate::model::kernel::view::{lane0_text, warp_csv};
 use crate::model::kernel::{
     calculator_addrs, warp_rows, AccessKind, Kernel, KernelAnalysis, Measure, Pick, WarpRow,
 };
-use crate::model::permalink::{self, State, Tab};
 use leptos::prelude::*;
 
 /// The worst warp instructions of the launch, and every warp of one chosen instruction.
@@ -115,8 +114,7 @@ pub(super) fn Warps(
                 <div class="field">
                     <label for="kernel-pick-stmt">"Statement"</label>
                     <select
-                        id="kernel-pick-stmt"
-                        data-testid="kernel-pick-stmt"
+                        id="kernel-pick-stmt" data-testid="kernel-pick-stmt"
                         prop:value=move || stmt.with(|s| if s.is_empty() { first_stmt().to_string() } else { s.clone() })
                         on:change=move |ev| stmt.set(event_target_value(&ev))
                     >
@@ -124,33 +122,21 @@ pub(super) fn Warps(
                     </select>
                 </div>
                 <TextField
-                    testid="kernel-pick-iteration".to_string()
-                    param="iteration"
-                    label="Iteration"
-                    tag="(from 0)"
-                    hint="the loop's n-th pass"
-                    inputmode="numeric"
-                    value=iteration
+                    testid="kernel-pick-iteration".to_string() param="iteration" label="Iteration"
+                    tag="(from 0)" hint="the loop's n-th pass" inputmode="numeric" value=iteration
                     on_input=Callback::new(move |t| iteration.set(t))
                     error=Signal::derive(move || picked.with(|p| match p { Some(Err(e)) if e.starts_with("iteration") || e.contains("iteration") => Some(e.clone()), _ => None }))
                 />
                 <TextField
-                    testid="kernel-pick-block".to_string()
-                    param="block-number"
-                    label="Block"
-                    tag="(linear number)"
-                    hint="bx + by·Gx + bz·Gx·Gy"
-                    inputmode="numeric"
-                    value=block
-                    on_input=Callback::new(move |t| block.set(t))
+                    testid="kernel-pick-block".to_string() param="block-number" label="Block"
+                    tag="(linear number)" hint="bx + by·Gx + bz·Gx·Gy" inputmode="numeric"
+                    value=block on_input=Callback::new(move |t| block.set(t))
                     error=Signal::derive(move || picked.with(|p| match p { Some(Err(e)) if !e.contains("iteration") => Some(e.clone()), _ => None }))
                 />
             </div>
             <WarpTable
                 rows=Signal::derive(move || picked.with(|p| match p { Some(Ok((_, rows))) => rows.clone(), _ => Vec::new() }))
-                testid="kernel-warp"
-                state=state
-                analysed=analysed
+                testid="kernel-warp" state=state analysed=analysed
                 caption="Every warp of the chosen instruction"
             />
             <div class="buttons exports">
@@ -190,75 +176,56 @@ fn WarpTable(
         })
     };
     view! {
-        <div class="lane-table" role="region" aria-label=caption tabindex="0">
-            <table>
-                <caption>{caption}</caption>
-                <ColumnHeads names=WARP_COLUMNS />
-                <tbody>
-                    {move || rows.get().into_iter().map(|row| {
-                        let open = scenario(&row);
-                        let href = open.clone().map(|calc| {
-                            permalink::link(&url::page(), &State { tab: Tab::Calculator, calc, ..State::default() })
-                        });
-                        let go = move |ev: leptos::ev::MouseEvent| {
-                            if let Some(calc) = open.clone() {
-                                ev.prevent_default();
-                                state.calc.set(calc);
-                                state.tab.set(Tab::Calculator);
-                            }
-                        };
-                        let [x, y, z] = row.block_idx;
-                        view! {
-                            <tr
-                                data-testid=testid
-                                data-block=row.block
-                                data-warp=row.warp
-                                data-stmt=row.stmt
-                                data-iter=row.iter
-                                data-lane0-address=row.lane0_address.map_or(String::new(), |a| a.to_string())
-                                // A shared row's cost is wavefronts: it has no sectors.
-                                data-sectors=if row.wavefronts.is_some() { String::new() } else { row.sectors.to_string() }
-                                data-wavefronts=row.wavefronts.map(|w| w.wavefronts.to_string())
-                                data-bank-conflicts=row.wavefronts.map(|w| w.conflicts().to_string())
-                                data-excess-sectors=if row.wavefronts.is_some() { String::new() } else { row.excess_sectors().to_string() }
-                            >
-                                <td class="mono">{row.block}</td>
-                                <td class="mono">{format!("({x},{y},{z})")}</td>
-                                <td class="mono">{row.warp}</td>
-                                <td class="mono">{analysed.with_untracked(|k| k.as_ref().map_or_else(|| format!("a{}", row.stmt), |k| k.statement_label(row.stmt)))}</td>
-                                <td class="mono">{row.iter}</td>
-                                <td class="mono">{lane0_text(&row)}</td>
-                                <td class="mono">{row.active_lanes}</td>
-                                <td class="mono">
-                                    {match row.wavefronts {
-                                        Some(w) => format!(
-                                            "{} wavefront{} (shared), {} conflict{}",
-                                            w.wavefronts,
-                                            crate::model::format::plural(w.wavefronts),
-                                            w.conflicts(),
-                                            crate::model::format::plural(w.conflicts())
-                                        ),
-                                        None => format!("{} ({} excess)", row.sectors, row.excess_sectors()),
-                                    }}
-                                </td>
-                                <td class="mono">
-                                    {if row.wavefronts.is_some() {
-                                        "—".to_string()
-                                    } else {
-                                        crate::model::format::percent(row.useful_fraction())
-                                    }}
-                                </td>
-                                <td>
-                                    <a href=href data-testid=format!("{testid}-open") on:click=go>
-                                        {format!("Open block {} warp {}", row.block, row.warp)}
-                                    </a>
-                                </td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <RegionTable caption_id=format!("{testid}-caption") caption=caption columns=WARP_COLUMNS>
+            {move || rows.get().into_iter().map(|row| {
+                let open = scenario(&row);
+                let [x, y, z] = row.block_idx;
+                view! {
+                    <tr
+                        data-testid=testid data-block=row.block data-warp=row.warp
+                        data-stmt=row.stmt data-iter=row.iter
+                        data-lane0-address=row.lane0_address.map_or(String::new(), |a| a.to_string())
+                        // A shared row's cost is wavefronts: it has no sectors.
+                        data-sectors=if row.wavefronts.is_some() { String::new() } else { row.sectors.to_string() }
+                        data-wavefronts=row.wavefronts.map(|w| w.wavefronts.to_string())
+                        data-bank-conflicts=row.wavefronts.map(|w| w.conflicts().to_string())
+                        data-excess-sectors=if row.wavefronts.is_some() { String::new() } else { row.excess_sectors().to_string() }
+                    >
+                        <td class="mono">{row.block}</td>
+                        <td class="mono">{format!("({x},{y},{z})")}</td>
+                        <td class="mono">{row.warp}</td>
+                        <td class="mono">{analysed.with_untracked(|k| k.as_ref().map_or_else(|| format!("a{}", row.stmt), |k| k.statement_label(row.stmt)))}</td>
+                        <td class="mono">{row.iter}</td>
+                        <td class="mono">{lane0_text(&row)}</td>
+                        <td class="mono">{row.active_lanes}</td>
+                        <td class="mono">
+                            {match row.wavefronts {
+                                Some(w) => format!(
+                                    "{} wavefront{} (shared), {} conflict{}",
+                                    w.wavefronts,
+                                    crate::model::format::plural(w.wavefronts),
+                                    w.conflicts(),
+                                    crate::model::format::plural(w.conflicts())
+                                ),
+                                None => format!("{} ({} excess)", row.sectors, row.excess_sectors()),
+                            }}
+                        </td>
+                        <td class="mono">
+                            {if row.wavefronts.is_some() {
+                                "—".to_string()
+                            } else {
+                                crate::model::format::percent(row.useful_fraction())
+                            }}
+                        </td>
+                        <td>
+                            <CalculatorLink state=state calc=open testid=format!("{testid}-open")>
+                                {format!("Open block {} warp {}", row.block, row.warp)}
+                            </CalculatorLink>
+                        </td>
+                    </tr>
+                }
+            }).collect_view()}
+        </RegionTable>
     }
 }
 

@@ -11,10 +11,9 @@ mod reader;
 use super::AppState;
 use crate::model::kernel::view::figure_readouts;
 use crate::model::kernel::Machine;
-use crate::model::permalink::Tab;
 use crate::model::trace::view::{instruction_row, InstructionRow};
 use crate::model::trace::{worst_addrs, Format, Instruction, TraceAnalysis, TraceOptions};
-use crate::ui::widgets::{ColumnHeads, ReadoutList, Select};
+use crate::ui::widgets::{CalculatorLink, ReadoutList, RegionTable, Select};
 use leptos::prelude::*;
 use reader::{Reader, Status};
 
@@ -121,10 +120,7 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
                     </p>
                 </div>
                 <Select
-                    id="trace-format"
-                    label="Format"
-                    none="Detect from the content"
-                    options=FORMATS
+                    id="trace-format" label="Format" none="Detect from the content" options=FORMATS
                     value=Signal::derive(move || state.trace_format.get().map_or("", Format::name).to_string())
                     on_pick=Callback::new(move |name: String| state.trace_format.set(Format::parse(&name)))
                 />
@@ -168,22 +164,16 @@ pub fn TracePanel(state: AppState) -> impl IntoView {
             {move || analysis.with(|a| a.as_ref().map(|a| summary(a, statics.get())))}
             <ReadoutList readouts=readouts stale=Signal::derive(reading) />
             <Show when=move || analysis.with(Option::is_some)>
-                <div class="lane-table" role="region" aria-labelledby="trace-table-title" tabindex="0">
-                    <table>
-                        <caption id="trace-table-title">"Per static instruction, the most excess sectors first"</caption>
-                        <ColumnHeads names=INSTRUCTION_COLUMNS />
-                        <tbody>
-                            {move || analysis.with(|a| a.as_ref().map(|a| {
-                                let s = a.machine.sector_bytes;
-                                a.instructions
-                                    .iter()
-                                    .take(shown_rows.get())
-                                    .map(|i| row(i, instruction_row(i, s), state, set_width))
-                                    .collect_view()
-                            }))}
-                        </tbody>
-                    </table>
-                </div>
+                <RegionTable caption_id="trace-table-title" caption="Per static instruction, the most excess sectors first" columns=INSTRUCTION_COLUMNS>
+                    {move || analysis.with(|a| a.as_ref().map(|a| {
+                        let s = a.machine.sector_bytes;
+                        a.instructions
+                            .iter()
+                            .take(shown_rows.get())
+                            .map(|i| row(i, instruction_row(i, s), state, set_width))
+                            .collect_view()
+                    }))}
+                </RegionTable>
                 {move || {
                     let all = statics.get();
                     let here = analysis.with(|a| a.as_ref().map_or(0, |a| a.instructions.len()));
@@ -288,45 +278,19 @@ fn row(
         active: String::new(),
         ..state.calc.get_untracked()
     });
-    let href = calc.clone().map(|calc| {
-        crate::model::permalink::link(
-            &super::url::page(),
-            &crate::model::permalink::State {
-                tab: Tab::Calculator,
-                calc,
-                ..Default::default()
-            },
-        )
-    });
-    let go = move |ev: leptos::ev::MouseEvent| {
-        if let Some(c) = calc.clone() {
-            ev.prevent_default();
-            state.calc.set(c);
-            state.tab.set(Tab::Calculator);
-        }
-    };
     let opcode = r.opcode.clone();
     let label = format!("Bytes per lane of {}", r.opcode);
     view! {
         <tr
-            data-testid="trace-instr"
-            data-opcode=r.opcode
-            data-pc=r.pc_hex
-            data-space=r.space
-            data-executions=r.executions
-            data-requests=r.requests
-            data-sectors=r.sectors
-            data-ideal-sectors=r.ideal_sectors
-            data-elem=r.elem
-            data-wavefronts=r.wavefronts
+            data-testid="trace-instr" data-opcode=r.opcode data-pc=r.pc_hex data-space=r.space
+            data-executions=r.executions data-requests=r.requests data-sectors=r.sectors
+            data-ideal-sectors=r.ideal_sectors data-elem=r.elem data-wavefronts=r.wavefronts
             data-bank-conflicts=r.bank_conflicts
         >
             <th scope="row" class="mono">{r.name}</th>
             <td>
                 <select
-                    aria-label=label
-                    data-testid="trace-width"
-                    prop:value=r.elem.to_string()
+                    aria-label=label data-testid="trace-width" prop:value=r.elem.to_string()
                     on:change=move |ev| {
                         if let Ok(bytes) = event_target_value(&ev).parse::<u64>() {
                             set_width(opcode.clone(), bytes);
@@ -346,7 +310,7 @@ fn row(
             <td class="mono">{r.useful}</td>
             <td class="mono" title=format!("{} bytes", r.dram_bytes)>{r.dram}</td>
             <td>
-                <a href=href data-testid="trace-open" on:click=go>"Open in the calculator"</a>
+                <CalculatorLink state=state calc=calc testid="trace-open">"Open in the calculator"</CalculatorLink>
             </td>
         </tr>
     }
