@@ -1,7 +1,7 @@
 //! The CUDA front end, slice by slice: the lexer and the preprocessor, to the letter.
 
 use coalescing_lab::model::cuda::lex::{tokenize, IntSuffix, Punct, Tok};
-use coalescing_lab::model::cuda::pre::preprocess;
+use coalescing_lab::model::cuda::preprocess;
 
 /// The preprocessed tokens of `source` as text, one space apart.
 fn pre(source: &str) -> String {
@@ -498,9 +498,9 @@ mod parse {
 
 mod layout {
     use coalescing_lab::model::cuda::ast::{Base, Item, Type};
-    use coalescing_lab::model::cuda::layout::{base_layout, layout_of, struct_layout, Layout};
     use coalescing_lab::model::cuda::parse::parse;
     use coalescing_lab::model::cuda::Pos;
+    use coalescing_lab::model::cuda::{base_layout, layout_of, struct_layout, Layout};
 
     /// CUDA's vector types, as `vector_types.h` defines them: (name, size, alignment).
     const VECTORS: [(&str, u64, u64); 16] = [

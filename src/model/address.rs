@@ -8,7 +8,7 @@ use std::fmt;
 /// panel ("address 0 + 4 × -1 = -4 is negative").
 ///
 /// ```
-/// use coalescing_lab::model::address::{lane_address, last_byte, AccessError};
+/// use coalescing_lab::model::{lane_address, last_byte, AccessError};
 /// assert_eq!(lane_address(0, 4, -1).unwrap_err().to_string(), "address 0 + 4 × -1 = -4 is negative");
 /// assert_eq!(last_byte(u64::MAX, 4), Err(AccessError::BytesPastEnd { address: u64::MAX, elem: 4 }));
 /// // Degenerate input: one byte at the last address fits.

@@ -9,7 +9,7 @@
 //!
 //! Depends on std and serde only: no leptos, web-sys or js-sys here.
 
-pub mod address;
+mod address;
 pub mod banks;
 pub mod calculator;
 pub mod csv;
@@ -23,13 +23,13 @@ pub mod format;
 pub mod job;
 pub mod kernel;
 pub mod lessons;
-pub mod machine;
+mod machine;
 pub mod permalink;
 pub mod probe;
-pub mod ratio;
-pub mod read;
+mod ratio;
+mod read;
 pub mod roofline;
-pub mod span;
+mod span;
 pub mod trace;
 pub mod warp;
 
@@ -39,7 +39,7 @@ pub use calculator::{
     sector_map, sectors,
 };
 
-pub use address::AccessError;
+pub use address::{lane_address, last_byte, AccessError};
 pub use machine::{AccessKind, Machine, Space, DEFAULT_CACHE_BYTES, LANES};
 pub use ratio::Ratio;
 pub use span::Span;

@@ -4,15 +4,7 @@
 use super::error::{FieldError, FieldName};
 
 /// The value of `result`, or `None` after recording its error in `errors`.
-///
-/// ```
-/// use coalescing_lab::model::{error::FieldError, inputs::Field, read::keep};
-/// let mut errors = Vec::new();
-/// assert_eq!(keep(&mut errors, Ok::<u32, FieldError<Field>>(3)), Some(3));
-/// assert_eq!(keep::<u32, Field>(&mut errors, Err(FieldError::new(Field::Warp, "bad"))), None);
-/// assert_eq!(errors.len(), 1);
-/// ```
-pub fn keep<T, F: FieldName>(
+pub(super) fn keep<T, F: FieldName>(
     errors: &mut Vec<FieldError<F>>,
     result: Result<T, FieldError<F>>,
 ) -> Option<T> {
@@ -21,17 +13,38 @@ pub fn keep<T, F: FieldName>(
 
 /// A whole number written as decimal digits only (spaces around it ignored); `None` for a
 /// sign, a fraction, an empty text or a value past 2^64 − 1.
-///
-/// ```
-/// use coalescing_lab::model::read::whole;
-/// assert_eq!(whole(" 32 "), Some(32));
-/// assert_eq!((whole("+3"), whole("-1"), whole("1.5"), whole("")), (None, None, None, None));
-/// assert_eq!(whole("18446744073709551616"), None);
-/// ```
-pub fn whole(text: &str) -> Option<u64> {
+pub(super) fn whole(text: &str) -> Option<u64> {
     let text = text.trim();
     if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
         return None;
     }
     text.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::error::FieldError;
+    use super::super::inputs::Field;
+    use super::{keep, whole};
+
+    #[test]
+    fn keep_records_the_error_and_reads_on() {
+        let mut errors = Vec::new();
+        assert_eq!(keep(&mut errors, Ok::<u32, FieldError<Field>>(3)), Some(3));
+        assert_eq!(
+            keep::<u32, Field>(&mut errors, Err(FieldError::new(Field::Warp, "bad"))),
+            None
+        );
+        assert_eq!(errors.len(), 1);
+    }
+
+    #[test]
+    fn whole_takes_decimal_digits_only() {
+        assert_eq!(whole(" 32 "), Some(32));
+        assert_eq!(
+            (whole("+3"), whole("-1"), whole("1.5"), whole("")),
+            (None, None, None, None)
+        );
+        assert_eq!(whole("18446744073709551616"), None);
+    }
 }

@@ -141,7 +141,7 @@ pub fn ColumnHeads(names: &'static [&'static str]) -> impl IntoView {
 /// A table in a region of its own that scrolls sideways and takes the keyboard's focus, named by
 /// its caption (`caption_id`), with one column heading per name and `children` as its rows.
 #[component]
-pub fn RegionTable(
+pub fn RegionTable<C: IntoView + 'static>(
     /// The caption's id, which the region's `aria-labelledby` names.
     #[prop(into)]
     caption_id: String,
@@ -152,7 +152,8 @@ pub fn RegionTable(
     /// Classes after `lane-table` on the region.
     #[prop(default = "")]
     class: &'static str,
-    children: Children,
+    // Typed, not `Children`: an erased view would cost its own code for every table.
+    children: TypedChildren<C>,
 ) -> impl IntoView {
     let labelled_by = caption_id.clone();
     let class = if class.is_empty() {
@@ -165,7 +166,7 @@ pub fn RegionTable(
             <table>
                 <caption id=caption_id>{caption}</caption>
                 <ColumnHeads names=columns />
-                <tbody>{children()}</tbody>
+                <tbody>{children.into_inner()()}</tbody>
             </table>
         </div>
     }
@@ -250,7 +251,9 @@ pub fn CalculatorLink(
     state: AppState,
     calc: Option<Inputs>,
     #[prop(into)] testid: String,
-    children: Children,
+    /// What the link says.
+    #[prop(into)]
+    text: String,
 ) -> impl IntoView {
     let href = calc.clone().map(|calc| {
         permalink::link(
@@ -270,5 +273,5 @@ pub fn CalculatorLink(
             state.tab.set(Tab::Calculator);
         }
     };
-    view! { <a href=href data-testid=testid on:click=go>{children()}</a> }
+    view! { <a href=href data-testid=testid on:click=go>{text}</a> }
 }

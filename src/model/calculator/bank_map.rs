@@ -2,7 +2,7 @@
 //! (word `w` sits in row `w / 32`, column `w mod 32`), with each active lane on the words it
 //! covers. Drawing turns this into pixels (`charts::bank_map`).
 
-use super::super::banks::{bank_of, BankReport, BANKS};
+use super::super::banks::{bank_of, BankReport, BANKS, ROW_BYTES};
 use super::super::format::plural;
 use super::sector_map::lane_list;
 use super::sectors::Analysis;
@@ -140,7 +140,7 @@ pub fn describe(map: &BankMap) -> String {
         "Bank map: no active lane, so no bank delivers anything.".to_string()
     } else {
         format!(
-            "Bank map: {lanes} lane{} on {rows} row{} of 128 B, {} of {} lanes.",
+            "Bank map: {lanes} lane{} on {rows} row{} of {ROW_BYTES} B, {} of {} lanes.",
             plural(lanes as u64),
             plural(rows as u64),
             if groups == 1 {

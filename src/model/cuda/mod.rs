@@ -9,12 +9,14 @@
 
 pub mod error;
 pub mod lex;
-pub mod pre;
+mod pre;
 
 pub use error::{CudaError, ErrorKind, Pos};
+pub use layout::{base_layout, layout_of, struct_layout, FieldLayout, Layout, LayoutError};
+pub use pre::{preprocess, Preprocessed, MAX_TOKENS};
 pub mod ast;
 pub mod cint;
-pub mod layout;
+mod layout;
 pub mod link;
 pub mod parse;
 pub mod presets;

@@ -6,7 +6,7 @@
 //! semantics and the errors the parent module's, unchanged. Knows nothing of launches,
 //! statements or sectors: the kernel engine fills the values and names the failing thread.
 
-use super::env::{Axis, LaneVars, Var};
+use super::env::LaneVars;
 pub use super::env::{ThreadVars, WarpVars};
 use super::eval::eval;
 use super::lanes::eval_lanes_checked;
@@ -69,10 +69,5 @@ impl KernelExpr {
         out: &mut [i64; LANES],
     ) -> Result<(), EvalError> {
         eval_lanes_checked(&self.root, mask, out, &LaneVars::of_warp(vars))
-    }
-
-    /// True when the expression is exactly `threadIdx.x`, the statements' default index.
-    pub fn is_thread_x(&self) -> bool {
-        self.root == Node::Var(Var::Thread(Axis::X))
     }
 }

@@ -21,7 +21,6 @@
 
 mod analysis;
 /// The cache model is the warp core's; it was first written here.
-pub use super::warp::cache;
 mod compare;
 mod export;
 mod inputs;

@@ -35,7 +35,7 @@ struct Node {
 /// A fully associative LRU cache of lines, with per-sector presence and dirtiness.
 ///
 /// ```
-/// use coalescing_lab::model::warp::cache::SectorCache;
+/// use coalescing_lab::model::warp::SectorCache;
 /// // Two lines of four sectors.
 /// let mut cache = SectorCache::new(2, 4);
 /// let mut write_backs = Vec::new();

@@ -79,11 +79,6 @@ impl Figures {
         self.wavefronts - self.ideal_wavefronts
     }
 
-    /// Wavefronts per shared request; `None` with no shared request.
-    pub fn wavefronts_per_request(&self) -> Option<Ratio> {
-        ratio(self.wavefronts, self.shared_requests)
-    }
-
     /// Hits ÷ request-level sectors; `None` with no cache or no sector access.
     pub fn hit_rate(&self) -> Option<Ratio> {
         ratio(self.hits?, self.sectors)

@@ -13,7 +13,7 @@
 //! Pure: std only.
 
 mod access;
-pub mod cache;
+mod cache;
 mod figures;
 mod schedule;
 mod sectors;
@@ -22,6 +22,7 @@ mod unique;
 mod worst;
 
 pub use access::{Cost, WarpAccess};
+pub use cache::SectorCache;
 pub use figures::{Figures, HeatBands, HeatMap, Measure, HEAT_BANDS, MAX_HEAT_CELLS};
 pub use schedule::RoundRobin;
 pub use sectors::{LaneError, Scratch};

@@ -251,9 +251,7 @@ fn ExecutionTable(
                         <td class="mono">{row.active_lanes}</td>
                         <td class="mono">{row.cost.clone()}</td>
                         <td>
-                            <CalculatorLink state=state calc=Some(calc) testid=format!("{testid}-open")>
-                                {format!("Open block ({x},{y},{z}) warp {}, pass {}", row.warp, row.pass)}
-                            </CalculatorLink>
+                            <CalculatorLink state=state calc=Some(calc) testid=format!("{testid}-open") text=format!("Open block ({x},{y},{z}) warp {}, pass {}", row.warp, row.pass) />
                         </td>
                     </tr>
                 }

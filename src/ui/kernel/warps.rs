@@ -218,9 +218,7 @@ fn WarpTable(
                             }}
                         </td>
                         <td>
-                            <CalculatorLink state=state calc=open testid=format!("{testid}-open")>
-                                {format!("Open block {} warp {}", row.block, row.warp)}
-                            </CalculatorLink>
+                            <CalculatorLink state=state calc=open testid=format!("{testid}-open") text=format!("Open block {} warp {}", row.block, row.warp) />
                         </td>
                     </tr>
                 }

@@ -310,7 +310,7 @@ fn row(
             <td class="mono">{r.useful}</td>
             <td class="mono" title=format!("{} bytes", r.dram_bytes)>{r.dram}</td>
             <td>
-                <CalculatorLink state=state calc=calc testid="trace-open">"Open in the calculator"</CalculatorLink>
+                <CalculatorLink state=state calc=calc testid="trace-open" text="Open in the calculator" />
             </td>
         </tr>
     }

@@ -28,12 +28,12 @@
 
 mod analysis;
 pub mod check;
-pub mod error;
+mod error;
 mod events;
 mod propose;
 mod replay;
-pub mod ty;
-pub mod value;
+mod ty;
+mod value;
 mod warp;
 
 pub use analysis::{CudaAnalysis, Placement, Site, SiteKind, WarpExecution};

@@ -17,16 +17,6 @@ pub enum S {
     U(u32),
 }
 
-impl S {
-    /// The line of the load an unknown value comes from.
-    pub fn unknown(self) -> Option<u32> {
-        match self {
-            S::U(line) => Some(line),
-            _ => None,
-        }
-    }
-}
-
 /// A value of a warp: the same in every lane, one per lane, or the parts of an aggregate.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Lanes {
@@ -141,15 +131,6 @@ impl Lanes {
             Lanes::Same(_) => true,
             Lanes::Line { .. } | Lanes::Each(_) => false,
             Lanes::Agg(parts) => parts.iter().all(Lanes::is_same),
-        }
-    }
-
-    /// Part `k` of an aggregate (the value itself for a scalar and `k` 0).
-    pub fn part(&self, k: usize) -> Option<&Lanes> {
-        match self {
-            Lanes::Agg(parts) => parts.get(k),
-            _ if k == 0 => Some(self),
-            _ => None,
         }
     }
 
