@@ -104,7 +104,7 @@ impl std::error::Error for LayoutError {}
 /// The layout of a scalar or vector base type; `None` for `void`, `auto` and named types.
 ///
 /// ```
-/// use coalescing_lab::model::cuda::{ast::Base, layout::{base_layout, Layout}};
+/// use coalescing_lab::model::cuda::{ast::Base, base_layout, Layout};
 /// let vector = |elem, lanes| Base::Vector { elem: Box::new(elem), lanes };
 /// assert_eq!(base_layout(&vector(Base::Float, 4)), Some(Layout { size: 16, align: 16 }));
 /// assert_eq!(base_layout(&vector(Base::Float, 3)), Some(Layout { size: 12, align: 4 }));
@@ -188,7 +188,7 @@ fn find_struct<'u>(unit: &'u Unit, name: &str) -> Option<&'u StructDef> {
 /// The fields of struct `def` with their offsets, and the struct's layout.
 ///
 /// ```
-/// use coalescing_lab::model::cuda::{layout::struct_layout, parse::parse};
+/// use coalescing_lab::model::cuda::{parse::parse, struct_layout};
 /// let unit = parse("struct P { char tag; float4 v; short s[3]; };", 700).unwrap();
 /// let (fields, whole) = struct_layout(&unit, "P").unwrap();
 /// let offsets: Vec<(&str, u64)> = fields.iter().map(|f| (f.name.as_str(), f.offset)).collect();

@@ -42,7 +42,7 @@ pub struct Preprocessed {
 /// Preprocesses `tokens` for a device compiled for `arch` (`__CUDA_ARCH__`, e.g. 700).
 ///
 /// ```
-/// use coalescing_lab::model::cuda::{lex::tokenize, pre::preprocess};
+/// use coalescing_lab::model::cuda::{lex::tokenize, preprocess};
 /// let source = "#include <cstdio>\n#define TILE 32\n#define IDX(r, c) ((r) * TILE + (c))\n\
 ///               #if __CUDA_ARCH__ >= 700 && defined(TILE)\nint a = IDX(y, x);\n#else\nint b;\n#endif\n";
 /// let out = preprocess(tokenize(source).unwrap(), 700).unwrap();
