@@ -2,7 +2,6 @@
 //!
 //! - `model`: pure Rust, the numbers and the words (std and serde only).
 //! - `charts`: drawing functions generic over plotters' DrawingBackend.
-//! - `markup`: HTML the page writes whole, as escaped text (the lane table's rows).
 //! - `gpu`: the WebGPU strided-load probe (wasm32 only).
 //! - `ui`: Leptos components that wire signals to the model (wasm32 and the `ui` feature).
 //! - `stream`: a trace read as it arrives, for the page and its worker (wasm32).
@@ -13,7 +12,6 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod charts;
-pub mod markup;
 pub mod model;
 
 #[cfg(all(target_arch = "wasm32", feature = "ui"))]

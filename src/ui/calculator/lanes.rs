@@ -1,9 +1,8 @@
 //! The lane table: every lane's address, sectors and line, with its CSV export.
 
-use crate::markup;
 use crate::model::inputs::Inputs;
 use crate::model::presets::Preset;
-use crate::model::readouts::{lane_csv, lane_rows, LaneRow};
+use crate::model::readouts::{lane_csv, lane_rows};
 use crate::model::sector_map::step_lane;
 use crate::model::sectors::Analysis;
 use crate::ui::share::download_text;
@@ -142,19 +141,52 @@ pub(super) fn LaneTable(
                         <th scope="col">"Bytes requested"</th>
                     </tr>
                 </thead>
-                // The rows as one text: they carry no handler (the region's listeners serve
-                // them), so one innerHTML replaces a few hundred DOM calls per keystroke.
-                <tbody inner_html=move || {
-                    let secret = hidden.get();
-                    shown.with(|a| {
-                        let rows = lane_rows(a);
-                        if secret {
-                            markup::lane_rows(&rows.into_iter().map(LaneRow::withheld).collect::<Vec<_>>())
-                        } else {
-                            markup::lane_rows(&rows)
-                        }
-                    })
-                }></tbody>
+                <tbody>
+                    {move || {
+                        let secret = hidden.get();
+                        shown
+                            .with(lane_rows)
+                            .into_iter()
+                            .map(|row| if secret { row.withheld() } else { row })
+                            .map(|row| {
+                                let (address, sectors) = (row.address.clone(), row.sectors.clone());
+                                let in_shared = !row.words_text.is_empty();
+                                let (first, second) = if in_shared {
+                                    let banks = if row.active && !row.banks.is_empty() {
+                                        row.banks.replace(',', ", ")
+                                    } else {
+                                        row.words_text.clone()
+                                    };
+                                    (row.words_text.clone(), banks)
+                                } else {
+                                    (row.sectors_text.clone(), row.lines_text.clone())
+                                };
+                                let bank = in_shared.then(|| row.banks.clone());
+                                view! {
+                                    <tr
+                                        data-testid="lane-row"
+                                        data-lane=row.lane
+                                        data-active=row.active.to_string()
+                                        data-address=address
+                                        data-sectors=sectors
+                                        data-bank=bank
+                                        data-conflicted=in_shared.then(|| row.conflicted.to_string())
+                                        class:inactive=!row.active
+                                        class:conflicted=row.conflicted
+                                        class:misaligned=!row.aligned
+                                    >
+                                        <th scope="row">{row.lane}</th>
+                                        <td class="mono">{row.address_hex}</td>
+                                        <td class="mono" class:straddles=row.straddles>{first}</td>
+                                        <td class="mono">{second}</td>
+                                        <td class="mono">{row.address}</td>
+                                        <td class="mono">{row.bytes}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
             </table>
         </div>
     }
