@@ -139,12 +139,13 @@ pub fn ColumnHeads(names: &'static [&'static str]) -> impl IntoView {
 }
 
 /// A table in a region of its own that scrolls sideways and takes the keyboard's focus, named by
-/// its caption (`caption_id`), with one column heading per name and `children` as its rows.
+/// its caption, with one column heading per name and `children` as its rows.
 #[component]
 pub fn RegionTable<C: IntoView + 'static>(
-    /// The caption's id, which the region's `aria-labelledby` names.
-    #[prop(into)]
-    caption_id: String,
+    /// The caption's id, which the region's `aria-labelledby` names; without one (a table
+    /// shown more than once), the region is named by `aria-label`.
+    #[prop(optional, into)]
+    caption_id: Option<&'static str>,
     /// The caption: what each row is.
     caption: &'static str,
     /// The column headings, in order.
@@ -155,14 +156,19 @@ pub fn RegionTable<C: IntoView + 'static>(
     // Typed, not `Children`: an erased view would cost its own code for every table.
     children: TypedChildren<C>,
 ) -> impl IntoView {
-    let labelled_by = caption_id.clone();
     let class = if class.is_empty() {
         "lane-table".to_string()
     } else {
         format!("lane-table {class}")
     };
     view! {
-        <div class=class role="region" aria-labelledby=labelled_by tabindex="0">
+        <div
+            class=class
+            role="region"
+            aria-labelledby=caption_id
+            aria-label=caption_id.is_none().then_some(caption)
+            tabindex="0"
+        >
             <table>
                 <caption id=caption_id>{caption}</caption>
                 <ColumnHeads names=columns />

@@ -227,7 +227,7 @@ fn ExecutionTable(
     caption: &'static str,
 ) -> impl IntoView {
     view! {
-        <RegionTable caption_id=format!("{testid}-caption") caption=caption columns=EXECUTION_COLUMNS>
+        <RegionTable caption=caption columns=EXECUTION_COLUMNS>
             {move || rows.get().into_iter().map(|row| {
                 let calc = calculator_inputs(&row, &state.calc.get_untracked());
                 let [x, y, z] = row.block;

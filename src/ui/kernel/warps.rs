@@ -176,7 +176,7 @@ fn WarpTable(
         })
     };
     view! {
-        <RegionTable caption_id=format!("{testid}-caption") caption=caption columns=WARP_COLUMNS>
+        <RegionTable caption=caption columns=WARP_COLUMNS>
             {move || rows.get().into_iter().map(|row| {
                 let open = scenario(&row);
                 let [x, y, z] = row.block_idx;
