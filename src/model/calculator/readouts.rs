@@ -486,10 +486,14 @@ pub fn lane_csv(a: &Analysis) -> String {
         match &lane.access {
             None => {
                 fields.extend([String::new(), String::new(), "0".into()]);
-                fields.extend(tail.iter().map(|_| String::new()));
-                if shared {
-                    fields[7] = "false".into();
-                }
+                // An inactive lane has no words, banks, sectors or lines, and no conflict.
+                fields.extend(tail.iter().map(|&column| {
+                    if column == "conflicted" {
+                        "false".to_string()
+                    } else {
+                        String::new()
+                    }
+                }));
             }
             Some(access) => {
                 fields.extend([
