@@ -24,9 +24,9 @@ addEventListener('unhandledrejection', (e) => reportTrap(e.reason));
 // Content-Security-Policy can forbid inline scripts. Trunk names the JS and wasm files
 // (with content hashes) in the data attributes of this script's own tag.
 const tag = document.querySelector('script[data-js][data-wasm]');
-// The wasm's request goes out now (it reuses the page's preload) and streams while the glue
-// loads and the first content paints.
-const wasmResponse = fetch(new URL(tag.dataset.wasm, tag.src));
+// The wasm's request went out from the head's first script (public/start.js), after the first
+// result's module on a calculator link; it streams while the glue loads and the copy paints.
+const wasmResponse = window.coalescingLabWasm ?? fetch(new URL(tag.dataset.wasm, tag.src));
 const { default: init } = await import(new URL(tag.dataset.js, tag.src));
 // Let the first content (index.html #shell) paint, and the browser record that paint, before
 // the wasm's start-up work takes the main thread: public/shell.js says when (and why).

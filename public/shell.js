@@ -2,23 +2,25 @@
 // title and introduction in index.html (#shell), which the app removes when it mounts. On a
 // slow phone link that text is on screen about as soon as the HTML and CSS are, instead of
 // after the whole wasm. A classic file, not an inline script, for the page's CSP; it runs
-// synchronously right after the copy is parsed, so the first paint is already the copy.
-// It also applies the saved colour theme early, so that the first paint is in it.
+// synchronously right after the copy is parsed. What the copy's first layout depends on (the
+// panel, an embed, the saved colour theme) is set before, by the head's public/start.js.
 (() => {
   const root = document.documentElement;
-  const query = new URLSearchParams(location.search);
-  // As the app decodes the link: the last `tab` wins, an unknown one is the calculator.
-  const tabs = ['calculator', 'roofline', 'probe', 'kernel', 'trace', 'cuda'];
-  const tab = query.getAll('tab').pop();
-  root.dataset.shell = tabs.includes(tab) ? tab : 'calculator';
-  // The lab's machine mode opens on other content; its shell is the title alone.
-  if (root.dataset.shell === 'roofline' && query.getAll('roofs').pop() === 'custom') root.dataset.shell = 'roofline-custom';
-  if (query.getAll('embed').pop() === '1') {
-    root.classList.add('shell-embed');
-    document.querySelector('#shell main').classList.add('embedded');
-  }
-  const panel = root.dataset.shell.replace('-custom', '');
-  document.querySelector(`#shell .shell-tab[data-tab="${panel}"]`)?.classList.add('selected');
+  // `data-shell`, the link's panel, and the embed's `shell-embed` are set by the head's first
+  // script (public/start.js), before the body is laid out.
+  const panel = (root.dataset.shell ?? '').replace('-custom', '');
+  // The link's first result, from the model alone (src/bin/first-result.rs), which the head's
+  // first script (public/start.js) has requested for a calculator link: a phone on a slow link
+  // has its numbers seconds before the main module. The app replaces the whole copy when it
+  // mounts; if it has already, or the module fails to load, the app's own result is the first.
+  const slot = document.querySelector('#shell [data-first-result]');
+  window.coalescingLabFirstResult
+    ?.then((render) => {
+      if (!slot?.isConnected) return;
+      slot.innerHTML = render(location.search);
+      performance.mark('first-result');
+    })
+    .catch(() => {});
   const permalink = document.querySelector('#shell .permalink');
   if (permalink) permalink.value = location.href;
   // Settles once the browser has recorded the copy's paint (the first largest-contentful-paint
@@ -58,13 +60,7 @@
       document.head.append(link);
     }
   });
-  try {
-    const theme = localStorage.getItem('coalescing-lab:theme');
-    if (theme === 'light' || theme === 'dark') {
-      root.dataset.theme = theme;
-      document.querySelector('#shell .theme-toggle').textContent = `Theme: ${theme}`;
-    }
-  } catch {
-    // Storage blocked (a sandboxed frame): the app does the same and keeps the system's theme.
-  }
+  // The saved theme, applied by public/start.js, named on the copy's toggle.
+  const theme = root.dataset.theme;
+  if (theme) document.querySelector('#shell .theme-toggle').textContent = `Theme: ${theme}`;
 })();

@@ -203,6 +203,79 @@ proptest! {
     }
 }
 
+/// Whether every `<` in `html` opens or closes one of the tags the first-result writer uses:
+/// nothing from the link reaches the page as markup.
+fn only_our_tags(html: &str) -> bool {
+    const TAGS: [&str; 8] = ["div", "p", "h3", "dl", "dt", "dd", "span", "strong"];
+    html.match_indices('<').all(|(at, _)| {
+        let rest = html[at + 1..].trim_start_matches('/');
+        TAGS.iter().any(|tag| {
+            rest.strip_prefix(tag)
+                .is_some_and(|after| after.starts_with([' ', '>']))
+        })
+    })
+}
+
+/// A query string made of the calculator's parameters (and a few others), with values that
+/// are sometimes markup.
+fn calculator_query() -> impl Strategy<Value = String> {
+    let key = prop_oneof![
+        Just("idx"),
+        Just("base"),
+        Just("elem"),
+        Just("warp"),
+        Just("active"),
+        Just("addrs"),
+        Just("space"),
+        Just("arch"),
+        Just("sector"),
+        Just("line"),
+        Just("predict"),
+        Just("tab"),
+        Just("embed"),
+        Just("compare"),
+        Just("b.idx"),
+        Just("grid"),
+        Just("oi"),
+    ];
+    let value = prop_oneof![
+        field_text(),
+        Just("<img src=x onerror=alert(1)>".to_string()),
+        Just("\"><script>".to_string()),
+        Just("calculator".to_string()),
+        Just("1".to_string()),
+    ];
+    prop::collection::vec((key, value), 0..8).prop_map(|pairs| {
+        pairs
+            .into_iter()
+            .map(|(k, v)| format!("{k}={}", coalescing_lab::model::permalink::escape(&v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    // The first-result module reads only the calculator's part of a link: it must read it as
+    // the app does, and write nothing from the link as markup.
+    #[test]
+    fn the_first_result_reads_a_link_as_the_app_does(query in prop_oneof![calculator_query(), any::<String>()]) {
+        use coalescing_lab::model::calculator::first_result::first_result;
+        use coalescing_lab::model::permalink::decode_calculator;
+        let (part, whole) = (decode_calculator(&query), decode(&query));
+        prop_assert_eq!(
+            (part.tab, part.embed, &part.calc, part.predict, &part.compare),
+            (whole.tab, whole.embed, &whole.calc, whole.predict, &whole.compare)
+        );
+        let html = first_result(&query);
+        prop_assert!(only_our_tags(&html), "{}", html);
+        let calculator = whole.tab == Tab::Calculator;
+        prop_assert_eq!(html.contains(r#"<p class="headline-bar""#), calculator, "{}", html);
+        prop_assert_eq!(html.contains("data-value"), calculator && whole.compare.is_none() && !whole.predict, "{}", html);
+    }
+}
+
 // Regression: `warp=1` was valid but dropped, and the notice blamed idx and said "using t"
 // although t overflows at that base too; the page showed 32 lanes and 4 sectors unexplained.
 #[test]

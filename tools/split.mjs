@@ -18,9 +18,15 @@
 // 6. the CUDA panel's worker (Trunk's `cuda-worker.js` and `cuda-worker_bg.wasm`, which Trunk
 //    names without a hash) gets the build's hash and a loader of its own, named on the shell
 //    script's tag too (`data-cuda-worker`), and `wasm-opt -O3`: it is there for speed;
-// 7. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
+// 7. the first-result module (Trunk's `first-result.js` and `first-result_bg.wasm`, the model
+//    alone: src/bin/first-result.rs) gets the build's hash and `wasm-opt -Oz`, and its stem is
+//    named on the boot script's tag (`data-first-result`). public/start.js, inlined into the
+//    head right after that tag (the CSP names its hash), requests it on a calculator link and
+//    the main module's wasm after it, so Trunk's preload of that wasm is taken out;
+// 8. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
 //    static hosts that serve precompressed files.
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,12 +94,16 @@ try {
   const page = readFileSync(html, 'utf8');
   if (!page.includes(shellTag)) throw new Error(`index.html has no ${shellTag}`);
   const manifest = JSON.stringify(panels).replaceAll('"', '&quot;');
-  const worker = placeWorker();
+  const worker = placeBuild('cuda-worker', { worker: true });
+  const first = placeBuild('first-result');
   writeFileSync(
     html,
-    page.replace(
-      shellTag,
-      `<script src="shell.js" data-chunks="${manifest}" data-cuda-worker="${worker.loader}"></script>`,
+    withStart(
+      page.replace(
+        shellTag,
+        `<script src="shell.js" data-chunks="${manifest}" data-cuda-worker="${worker.loader}"></script>`,
+      ),
+      first.stem,
     ),
   );
 
@@ -104,6 +114,7 @@ try {
   ];
   await optimise(jobs, profile === 'release' ? 2 : 0);
   await optimise([[worker.wasm, worker.wasm]], profile === 'release' ? 1 : 0, '-Os');
+  await optimise([[first.wasm, first.wasm]], profile === 'release' ? 1 : 0);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -111,23 +122,53 @@ try {
 if (profile === 'release') precompress(staging);
 
 /**
- * Renames the worker's glue and wasm with the build's hash and writes its loader, which the
- * page starts as a classic worker (wasm-bindgen's no-modules target).
+ * The page with public/start.js inlined after the boot script's tag (which names the
+ * first-result module's stem), its hash allowed by the CSP, and Trunk's preload of the main
+ * module's wasm taken out: start.js requests that wasm itself, after the first result's.
  */
-function placeWorker() {
-  const glueFrom = join(staging, 'cuda-worker.js');
-  const wasmFrom = join(staging, 'cuda-worker_bg.wasm');
+function withStart(page, firstStem) {
+  const boot = page.match(/<script type="module" src="\.\/boot\.js"[^>]*>(?=<\/script>)/);
+  if (!boot) throw new Error('index.html has no boot script tag');
+  const preload = page.match(/<link rel="preload" href="\.\/coalescing-lab-[0-9a-f]+_bg\.wasm"[^>]*>/);
+  if (!preload) throw new Error("index.html has no preload of the main module's wasm");
+  const policy = "script-src 'self' 'wasm-unsafe-eval'";
+  if (!page.includes(policy)) throw new Error(`index.html's CSP has no "${policy}"`);
+  // Its comments and indentation are for readers of the source, not for every page load.
+  const start = readFileSync(join(source, 'public', 'start.js'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('//'))
+    .join('\n');
+  if (start.includes('</script')) throw new Error('public/start.js cannot be inlined');
+  const digest = createHash('sha256').update(start).digest('base64');
+  return page
+    .replace(preload[0], '')
+    .replace(policy, `${policy} 'sha256-${digest}'`)
+    .replace(`${boot[0]}</script>`, () => `${boot[0].slice(0, -1)} data-first-result="${firstStem}"></script><script>${start}</script>`);
+}
+
+/**
+ * Renames one of Trunk's `data-type="worker"` builds (wasm-bindgen's no-modules target: the
+ * CUDA panel's worker, the first-result module) with the build's hash; for a worker, also
+ * writes the loader that starts it as a classic worker (the first-result module runs on the
+ * page's thread, and shell.js loads its glue itself).
+ */
+function placeBuild(bin, { worker = false } = {}) {
+  const glueFrom = join(staging, `${bin}.js`);
+  const wasmFrom = join(staging, `${bin}_bg.wasm`);
   if (!existsSync(glueFrom) || !existsSync(wasmFrom)) {
-    throw new Error(`no cuda-worker.js and cuda-worker_bg.wasm in ${staging}`);
+    throw new Error(`no ${bin}.js and ${bin}_bg.wasm in ${staging}`);
   }
   const names = {
-    glue: `cuda-worker-${hash}.js`,
-    wasm: `cuda-worker-${hash}_bg.wasm`,
-    loader: `cuda-worker-${hash}_loader.js`,
+    stem: `${bin}-${hash}`,
+    glue: `${bin}-${hash}.js`,
+    wasm: `${bin}-${hash}_bg.wasm`,
+    loader: `${bin}-${hash}_loader.js`,
   };
   renameSync(glueFrom, join(staging, names.glue));
   writeFileSync(join(staging, names.wasm), withoutRelocations(readFileSync(wasmFrom)));
   rmSync(wasmFrom);
+  if (!worker) return { stem: names.stem, wasm: join(staging, names.wasm) };
   writeFileSync(
     join(staging, names.loader),
     // A wasm that does not load or compile rejects the promise, which a worker does not report
@@ -136,7 +177,7 @@ function placeWorker() {
     `importScripts("./${names.glue}");wasm_bindgen({ module_or_path: "./${names.wasm}" })` +
       `.catch((e) => setTimeout(() => { throw e; }));\n`,
   );
-  return { loader: names.loader, wasm: join(staging, names.wasm) };
+  return { stem: names.stem, loader: names.loader, wasm: join(staging, names.wasm) };
 }
 
 /**

@@ -19,13 +19,20 @@ const TYPES = {
 
 const BLANK = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="A blank page"><title>Blank</title></head><body><p>Blank</p></body></html>';
 
-/** Serves `root` gzipped on loopback, plus a blank page at /__blank.html. */
-export async function serveGzipped(root = DIST) {
+/**
+ * Serves `root` gzipped on loopback, as a static host would, plus a blank page at
+ * /__blank.html; `extra` maps other paths to HTML served as they are (the bench's blank page
+ * with its mark). Each file is compressed once.
+ */
+export async function serveGzipped(root = DIST, extra = {}) {
+  const zippedOnce = new Map();
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     let body;
     let type;
-    if (path === '/__blank.html') {
+    if (path in extra) {
+      [body, type] = [Buffer.from(extra[path]), TYPES['.html']];
+    } else if (path === '/__blank.html') {
       [body, type] = [Buffer.from(BLANK), TYPES['.html']];
     } else {
       const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
@@ -39,7 +46,8 @@ export async function serveGzipped(root = DIST) {
     }
     const zipped = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
     res.writeHead(200, { 'content-type': type, ...(zipped ? { 'content-encoding': 'gzip' } : {}) });
-    res.end(zipped ? gzipSync(body, { level: 9 }) : body);
+    if (zipped && !zippedOnce.has(path)) zippedOnce.set(path, gzipSync(body, { level: 9 }));
+    res.end(zipped ? zippedOnce.get(path) : body);
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((ok) => server.close(ok)) };

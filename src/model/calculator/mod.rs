@@ -8,13 +8,15 @@
 //! - `readouts`, `derivation`: the figures and the worked derivation, worded;
 //! - `predict`: predict-then-reveal; `presets`: the course's scenarios; `builders`: the
 //!   pattern builders; `compare`: two scenarios side by side; `ramp`: the stride ramp;
-//! - `sector_map`, `bank_map`: what the two pictures show, as data.
+//! - `sector_map`, `bank_map`: what the two pictures show, as data;
+//! - `first_result`: the link's result as HTML, written before the app arrives.
 
 pub mod arch;
 pub mod bank_map;
 pub mod builders;
 pub mod compare;
 pub mod derivation;
+pub mod first_result;
 pub mod inputs;
 mod parse;
 pub mod predict;

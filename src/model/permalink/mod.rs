@@ -199,6 +199,28 @@ pub fn decode(query: &str) -> State {
     Link::new(query).decode()
 }
 
+/// The calculator's part of a link alone, as [`decode`] reads it: `tab`, `embed`, the
+/// calculator's fields, `predict` and scenario B. Every other part stays at its default. The
+/// first-result module (`src/bin/first-result.rs`) reads links with it, so that it carries
+/// no other panel's parameters.
+///
+/// ```
+/// use coalescing_lab::model::permalink::{decode, decode_calculator};
+/// let query = "?tab=kernel&idx=2*t&predict=1&grid=64&b.base=8";
+/// let (part, whole) = (decode_calculator(query), decode(query));
+/// assert_eq!((part.tab, &part.calc, part.predict, &part.compare), (whole.tab, &whole.calc, whole.predict, &whole.compare));
+/// // The kernel view's `grid` is not read.
+/// assert_eq!(part.kernel, Default::default());
+/// ```
+pub fn decode_calculator(query: &str) -> State {
+    let link = Link::new(query);
+    let mut state = State::default();
+    // Called directly, not through `dyn Params`: a vtable would bring every method of both.
+    page::Page.decode(&link, &mut state);
+    calculator::Calculator.decode(&link, &mut state);
+    state
+}
+
 /// Writes the query string (without `?`) for `state`, omitting defaults.
 ///
 /// ```

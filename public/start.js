@@ -1,0 +1,48 @@
+// The page's first script, inlined into index.html's head by tools/split.mjs (the page's CSP
+// allows it by its hash, and no other inline script). It runs while the head is parsed, before
+// any byte of the body, so that:
+// - what the copy's first layout depends on is set before it: the link's panel (`data-shell`,
+//   which public/shell.js and the CSS read), an embed (`shell-embed`) and the saved theme;
+// - on a calculator link, the first-result module (src/bin/first-result.rs: the model alone,
+//   tens of KB) is requested first, and the main module's wasm (hundreds) only once its bytes
+//   are in: on a slow link the two would share the bandwidth, and the small one would take
+//   twice as long. The main module's bytes then have the link to themselves, so it is ready
+//   about when it would have been (the bytes before it are the same). public/boot.js takes
+//   its wasm from `coalescingLabWasm`.
+(() => {
+  const root = document.documentElement;
+  const query = new URLSearchParams(location.search);
+  // As the app decodes the link: the last `tab` wins, an unknown one is the calculator.
+  const tabs = ['calculator', 'roofline', 'probe', 'kernel', 'trace', 'cuda'];
+  const tab = query.getAll('tab').pop();
+  root.dataset.shell = tabs.includes(tab) ? tab : 'calculator';
+  // The lab's machine mode opens on other content; its shell is the title alone.
+  if (root.dataset.shell === 'roofline' && query.getAll('roofs').pop() === 'custom') root.dataset.shell = 'roofline-custom';
+  // An embed's copy has no header: set before the body is laid out, so it never shows.
+  if (query.getAll('embed').pop() === '1') root.classList.add('shell-embed');
+  // The saved colour theme, so that the first paint is in it.
+  try {
+    const theme = localStorage.getItem('coalescing-lab:theme');
+    if (theme === 'light' || theme === 'dark') root.dataset.theme = theme;
+  } catch {
+    // Storage blocked (a sandboxed frame): the app does the same and keeps the system's theme.
+  }
+
+  const boot = document.querySelector('script[data-js][data-wasm]');
+  const stem = boot?.dataset.firstResult;
+  let before = Promise.resolve();
+  if (root.dataset.shell === 'calculator' && stem) {
+    const bytes = fetch(`${stem}_bg.wasm`).then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`${r.status} ${r.url}`))));
+    // Settles with the module's renderer (public/shell.js writes its HTML into the copy).
+    window.coalescingLabFirstResult = new Promise((resolve, reject) => {
+      const glue = document.createElement('script');
+      glue.src = `${stem}.js`;
+      // wasm-bindgen's no-modules glue defines the global `wasm_bindgen`.
+      glue.onload = () => wasm_bindgen({ module_or_path: bytes }).then(() => resolve(wasm_bindgen.first_result), reject);
+      glue.onerror = () => reject(new Error(`${glue.src} did not load`));
+      document.head.append(glue);
+    });
+    before = bytes.catch(() => {});
+  }
+  if (boot) window.coalescingLabWasm = before.then(() => fetch(new URL(boot.dataset.wasm, boot.src)));
+})();
