@@ -45,7 +45,7 @@ for (const [panel, testid] of Object.entries(BUILT)) {
   });
 }
 
-test('the first load fetches only the main module; every panel chunk is fetched once', async () => {
+test('the first load fetches only the main module and the first result; every panel chunk is fetched once', async () => {
   const site = await serveStatic();
   const { driver, quit } = await startBrowser();
   try {
@@ -55,8 +55,10 @@ test('the first load fetches only the main module; every panel chunk is fetched 
       return performance.getEntriesByType('resource')
         .filter((e) => e.name.endsWith('.wasm') && e.startTime < ready)
         .map((e) => new URL(e.name).pathname.split('/').pop());`);
-    assert.equal(atFirstResult.length, 1, `before the first result: ${atFirstResult}`);
-    assert.match(atFirstResult[0], /^coalescing-lab-[0-9a-f]+_bg\.wasm$/);
+    // A calculator link also fetches the first-result module (src/bin/first-result.rs), first.
+    assert.equal(atFirstResult.length, 2, `before the first result: ${atFirstResult}`);
+    assert.match(atFirstResult[0], /^first-result-[0-9a-f]+_bg\.wasm$/);
+    assert.match(atFirstResult[1], /^coalescing-lab-[0-9a-f]+_bg\.wasm$/);
     // Open every panel, twice over, then go back to the calculator.
     for (let round = 0; round < 2; round++) {
       for (const [panel, testid] of Object.entries(BUILT)) {
