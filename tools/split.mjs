@@ -22,7 +22,8 @@
 //    alone: src/bin/first-result.rs) gets the build's hash and `wasm-opt -Oz`, and its stem is
 //    named on the boot script's tag (`data-first-result`). public/start.js, inlined into the
 //    head right after that tag (the CSP names its hash), requests it on a calculator link and
-//    the main module's wasm after it, so Trunk's preload of that wasm is taken out;
+//    the main module's wasm after it, so Trunk's preloads of that wasm and its glue are taken
+//    out;
 // 8. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
 //    static hosts that serve precompressed files.
 import { execFileSync, spawn } from 'node:child_process';
@@ -123,14 +124,19 @@ if (profile === 'release') precompress(staging);
 
 /**
  * The page with public/start.js inlined after the boot script's tag (which names the
- * first-result module's stem), its hash allowed by the CSP, and Trunk's preload of the main
- * module's wasm taken out: start.js requests that wasm itself, after the first result's.
+ * first-result module's stem), its hash allowed by the CSP, and Trunk's preloads of the main
+ * module's wasm and glue taken out: start.js requests that wasm itself, after the first
+ * result's, and boot.js imports the glue once the wasm's response has begun.
  */
 function withStart(page, firstStem) {
   const boot = page.match(/<script type="module" src="\.\/boot\.js"[^>]*>(?=<\/script>)/);
   if (!boot) throw new Error('index.html has no boot script tag');
   const preload = page.match(/<link rel="preload" href="\.\/coalescing-lab-[0-9a-f]+_bg\.wasm"[^>]*>/);
   if (!preload) throw new Error("index.html has no preload of the main module's wasm");
+  // The main module's glue too: boot.js imports it once the wasm's response has begun, so
+  // that its 12 KB do not share the link with the first result's module either.
+  const gluePreload = page.match(/<link rel="modulepreload" href="\.\/coalescing-lab-[0-9a-f]+\.js"[^>]*>/);
+  if (!gluePreload) throw new Error("index.html has no module preload of the main module's glue");
   const policy = "script-src 'self' 'wasm-unsafe-eval'";
   if (!page.includes(policy)) throw new Error(`index.html's CSP has no "${policy}"`);
   // Its comments and indentation are for readers of the source, not for every page load.
@@ -143,6 +149,7 @@ function withStart(page, firstStem) {
   const digest = createHash('sha256').update(start).digest('base64');
   return page
     .replace(preload[0], '')
+    .replace(gluePreload[0], '')
     .replace(policy, `${policy} 'sha256-${digest}'`)
     .replace(`${boot[0]}</script>`, () => `${boot[0].slice(0, -1)} data-first-result="${firstStem}"></script><script>${start}</script>`);
 }

@@ -97,8 +97,9 @@ const COUNT_INSTANTIATED = `{
     return module;
   };
 }`;
-// The page's own modules: the CUDA worker's wasm is instantiated by the worker, when a run needs it.
-const wasmModules = weight.files.filter((f) => f.file.endsWith('.wasm') && !f.file.startsWith('cuda-worker-')).length;
+// The page's own streamed modules: the CUDA worker's wasm is instantiated by the worker, when a
+// run needs it; the first-result module from its bytes (public/start.js), not streamed.
+const wasmModules = weight.files.filter((f) => f.file.endsWith('.wasm') && !/^(cuda-worker|first-result)-/.test(f.file)).length;
 // Every file requested before app-ready, as [path, bytes as served].
 const FETCHED_BEFORE_READY = `
   const ready = performance.getEntriesByName('app-ready')[0].startTime;
