@@ -158,7 +158,7 @@ function withStart(page, firstStem) {
  * Renames one of Trunk's `data-type="worker"` builds (wasm-bindgen's no-modules target: the
  * CUDA panel's worker, the first-result module) with the build's hash; for a worker, also
  * writes the loader that starts it as a classic worker (the first-result module runs on the
- * page's thread, and shell.js loads its glue itself).
+ * page's thread, and public/start.js loads its glue itself).
  */
 function placeBuild(bin, { worker = false } = {}) {
   const glueFrom = join(staging, `${bin}.js`);
