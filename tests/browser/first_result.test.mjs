@@ -56,6 +56,7 @@ const LINKS = [
   ['shared memory with conflicts', '?space=shared&idx=t*32'],
   ['a wave64 AMD warp with inactive lanes', '?arch=cdna3&idx=3*t&active=t%253!%3D1'],
   ['an embed', '?embed=1&idx=2*t'],
+  ['sparse explicit addresses on an 8-lane warp', '?warp=8&addrs=0,-,4096,-,1048576,8,-,0x7ffffff0'],
 ];
 
 for (const [viewport, width, height, phone] of [['a phone', 412, 823, true], ['a desktop', 1280, 900, false]]) {

@@ -41,34 +41,31 @@ pub fn first_result(query: &str) -> String {
     if state.tab != Tab::Calculator {
         return String::new();
     }
-    let comparing = state.compare.is_some();
+    let (shown, in_error) = match analyze(&state.calc) {
+        Ok(analysis) => (analysis, false),
+        Err(_) => (analyze_repaired(&state.calc), true),
+    };
     let mut html = String::with_capacity(4096);
-    if !comparing {
+    if state.compare.is_some() {
+        // A screen of room, so that the bar sits at the bottom of the screen as the app's does.
+        html.push_str(r#"<div class="shell-editor"></div>"#);
+    } else {
         html.push_str(concat!(
             r#"<div class="layout">"#,
             r#"<div class="scenario shell-editor" aria-busy="true">"#,
             r#"<p class="hint">The editor is on its way. The results are this link's, worked out already.</p>"#,
             r#"</div><div class="outputs">"#,
         ));
-    }
-    let (shown, in_error) = match analyze(&state.calc) {
-        Ok(analysis) => (analysis, false),
-        Err(_) => (analyze_repaired(&state.calc), true),
-    };
-    let headline = if state.predict {
-        "Predict, then reveal".to_string()
-    } else {
-        shown.headline()
-    };
-    if comparing {
-        // A screen of room, so that the bar sits at the bottom of the screen as the app's does.
-        html.push_str(r#"<div class="shell-editor"></div>"#);
-    } else {
         if !state.predict {
             results(&mut html, &shown, in_error);
         }
         html.push_str("</div></div>");
     }
+    let headline = if state.predict {
+        "Predict, then reveal".to_string()
+    } else {
+        shown.headline()
+    };
     html.push_str(r#"<p class="headline-bar" aria-hidden="true">"#);
     escape_into(&mut html, &headline);
     html.push_str("</p>");
