@@ -257,7 +257,7 @@ const IDX: [&str; 7] = [
 const ACTIVE: [&str; 4] = ["", "threadIdx.x % 3 != 1", "lane < 20", "i % 2 == 0"];
 
 prop_compose! {
-    fn small_kernel()(
+    fn small_inputs()(
         warp in prop::sample::select(vec![4u32, 8, 32]),
         sector in prop::sample::select(vec![8u64, 32]),
         line_factor in prop::sample::select(vec![1u64, 4]),
@@ -269,7 +269,7 @@ prop_compose! {
             (0u8..5, prop::sample::select(vec![1u64, 2, 4, 8, 16]), 0u64..300, 0..IDX.len(), 0..ACTIVE.len()),
             1..=3,
         ),
-    ) -> Kernel {
+    ) -> (KernelInputs, Machine) {
         let machine = Machine { warp, sector_bytes: sector, line_bytes: sector * line_factor };
         let mut inputs = KernelInputs {
             grid: format!("{},{},{}", grid.0, grid.1, grid.2),
@@ -298,8 +298,24 @@ prop_compose! {
             inputs.set(KernelField::Stmt(n, StmtField::Idx), IDX[idx].into());
             inputs.set(KernelField::Stmt(n, StmtField::Active), ACTIVE[active].into());
         }
-        inputs.kernel(machine).unwrap()
+        (inputs, machine)
     }
+}
+
+/// The statements present in `inputs`, with their positions.
+fn inputs_statements(
+    inputs: &KernelInputs,
+) -> Vec<(usize, coalescing_lab::model::kernel::StmtInputs)> {
+    inputs
+        .statements
+        .iter()
+        .enumerate()
+        .filter_map(|(at, s)| s.clone().map(|s| (at, s)))
+        .collect()
+}
+
+fn small_kernel() -> impl Strategy<Value = Kernel> {
+    small_inputs().prop_map(|(inputs, machine)| inputs.kernel(machine).unwrap())
 }
 
 proptest! {
@@ -336,6 +352,28 @@ proptest! {
         kernel.cache_bytes = 1 << 30;
         let a = analyze_kernel(&kernel).unwrap();
         prop_assert_eq!(a.total.dram_bytes(), a.total.unique_sectors * kernel.machine.sector_bytes);
+    }
+
+    /// The engine's fast path (#26: an index affine in the lane gives each address from the
+    /// lowest lane's with a stride) against the lane-by-lane path on the same launch: each
+    /// index is also written `(E) + 0 * (threadIdx.x % 2)`, the same values, which the fast
+    /// path cannot take. Bases near 2^64 make some launches fail: with the same error.
+    #[test]
+    fn the_affine_path_agrees_with_lane_by_lane(
+        (inputs, machine) in small_inputs(),
+        high in prop::option::of(prop::sample::select(vec!["18446744073709551415", "18446744073709546615", "0x8000000000000000"])),
+    ) {
+        let (mut fast, mut slow) = (inputs.clone(), inputs);
+        for (at, stmt) in inputs_statements(&fast) {
+            let n = at as u8 + 1;
+            if let Some(base) = high {
+                fast.set(KernelField::Stmt(n, StmtField::Base), base.into());
+                slow.set(KernelField::Stmt(n, StmtField::Base), base.into());
+            }
+            slow.set(KernelField::Stmt(n, StmtField::Idx), format!("({}) + 0 * (threadIdx.x % 2)", stmt.idx));
+        }
+        let run = |i: &KernelInputs| i.kernel(machine).map(|k| analyze_kernel(&k));
+        prop_assert_eq!(run(&fast), run(&slow));
     }
 
     #[test]

@@ -153,8 +153,50 @@ pub(crate) enum LaneVars<'a> {
     /// The calculator's expressions have no kernel names.
     None,
     /// A warp's names, with its warp-uniform ones already laid out as a scalar environment
-    /// for the subtrees computed once per warp.
-    Warp(&'a WarpVars<'a>, [i64; VARS]),
+    /// for the subtrees computed once per warp, and, when the caller knows them,
+    /// `threadIdx`'s axes as lines over the warp's lanes ([`thread_lines`]).
+    Warp(&'a WarpVars<'a>, [i64; VARS], Option<&'a ThreadLines>),
+}
+
+/// Each `threadIdx` axis over a warp's lanes as `base + step × lane`, where it is one.
+pub(crate) type ThreadLines = [Option<(i64, i64)>; 3];
+
+/// [`ThreadLines`] of `thread_idx` over the lanes of `mask`. A line over a warp's lanes is
+/// one over any of them, so the kernel engine works it out once per warp of a block, not
+/// once per warp instruction.
+pub(crate) fn thread_lines(thread_idx: &[[i64; LANES]; 3], mask: u64) -> ThreadLines {
+    thread_idx.each_ref().map(|axis| thread_line(axis, mask))
+}
+
+/// `from`'s values on the lanes of `mask` as `base + step × t`, when they are.
+fn thread_line(from: &[i64; LANES], mask: u64) -> Option<(i64, i64)> {
+    if mask == 0 {
+        return Some((0, 0));
+    }
+    let first = mask.trailing_zeros() as usize;
+    let rest = mask & (mask - 1);
+    if rest == 0 {
+        return Some((*from.get(first)?, 0));
+    }
+    let second = rest.trailing_zeros() as usize;
+    let rise = from.get(second)?.checked_sub(*from.get(first)?)?;
+    let lanes = (second - first) as i64;
+    if rise % lanes != 0 {
+        return None;
+    }
+    let step = rise / lanes;
+    let base = from
+        .get(first)?
+        .checked_sub(step.checked_mul(first as i64)?)?;
+    let mut m = rest;
+    while m != 0 {
+        let t = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if from.get(t)?.checked_sub(base)? != step.checked_mul(t as i64)? {
+            return None;
+        }
+    }
+    Some((base, step))
 }
 
 impl LaneVars<'_> {
@@ -165,11 +207,11 @@ impl LaneVars<'_> {
     pub(crate) fn uniform_slots(&self) -> [i64; VARS] {
         match self {
             LaneVars::None => [0; VARS],
-            LaneVars::Warp(_, slots) => *slots,
+            LaneVars::Warp(_, slots, _) => *slots,
         }
     }
 
-    pub(super) fn of_warp<'a>(w: &'a WarpVars<'a>) -> LaneVars<'a> {
+    pub(super) fn of_warp<'a>(w: &'a WarpVars<'a>, lines: Option<&'a ThreadLines>) -> LaneVars<'a> {
         let slots = ThreadVars {
             thread_idx: [0; 3],
             block_idx: w.block_idx,
@@ -180,40 +222,22 @@ impl LaneVars<'_> {
             warp: w.warp,
         }
         .slots();
-        LaneVars::Warp(w, slots)
+        LaneVars::Warp(w, slots, lines)
     }
 
     /// `var`'s value on the lanes of `mask` as `base + step × t`, when it is one: every
     /// warp-uniform name is (step 0), and `threadIdx.x` is in a block at least a warp wide.
     pub(crate) fn line(&self, var: Var, mask: u64) -> Option<(i64, i64)> {
-        let LaneVars::Warp(w, _) = self else {
+        let LaneVars::Warp(w, _, lines) = self else {
             return Some((0, 0));
         };
         let uniform = match var {
             Var::Thread(a) => {
-                let from = w.thread_idx.get(a as usize)?;
-                let first = mask.trailing_zeros() as usize;
-                let rest = mask & (mask - 1);
-                if rest == 0 {
-                    return Some((*from.get(first)?, 0));
+                // Known for the warp's lanes, so for these (a part of them).
+                if let Some(line) = lines.and_then(|l| l[a as usize]) {
+                    return Some(line);
                 }
-                let second = rest.trailing_zeros() as usize;
-                let rise = from.get(second)? - from.get(first)?;
-                let lanes = (second - first) as i64;
-                if rise % lanes != 0 {
-                    return None;
-                }
-                let step = rise / lanes;
-                let base = from.get(first)? - step * first as i64;
-                let mut m = rest;
-                while m != 0 {
-                    let t = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    if from.get(t)? - base != step * t as i64 {
-                        return None;
-                    }
-                }
-                return Some((base, step));
+                return thread_line(w.thread_idx.get(a as usize)?, mask);
             }
             Var::Block(a) => w.block_idx[a as usize],
             Var::BlockDim(a) => w.block_dim[a as usize],
@@ -227,7 +251,7 @@ impl LaneVars<'_> {
     /// Writes `var`'s value for every lane into `out`.
     #[inline]
     pub(crate) fn fill(&self, var: Var, mask: u64, out: &mut [i64; LANES]) {
-        let LaneVars::Warp(w, _) = self else {
+        let LaneVars::Warp(w, _, _) = self else {
             *out = [0; LANES];
             return;
         };

@@ -7,9 +7,10 @@
 //! statements or sectors: the kernel engine fills the values and names the failing thread.
 
 use super::env::LaneVars;
+pub(crate) use super::env::{thread_lines, ThreadLines};
 pub use super::env::{ThreadVars, WarpVars};
 use super::eval::eval;
-use super::lanes::eval_lanes_checked;
+use super::lanes::{eval_lanes_checked, eval_line_or_lanes};
 use super::parse::parse;
 use super::{EvalError, Names, Node, ParseError, LANES};
 
@@ -68,6 +69,20 @@ impl KernelExpr {
         vars: &WarpVars<'_>,
         out: &mut [i64; LANES],
     ) -> Result<(), EvalError> {
-        eval_lanes_checked(&self.root, mask, out, &LaneVars::of_warp(vars))
+        eval_lanes_checked(&self.root, mask, out, &LaneVars::of_warp(vars, None)).map(|_| ())
+    }
+
+    /// [`KernelExpr::eval_lanes`] for the kernel engine, with `threadIdx`'s lines over the
+    /// warp's lanes worked out beforehand ([`thread_lines`]). When the value is affine in the
+    /// lane on `mask`, returns `(base, step)` and leaves `out` as it was: lane `t`'s value is
+    /// `base + step × t`, within i64 from the lowest lane of `mask` to its highest.
+    pub(crate) fn eval_warp(
+        &self,
+        mask: u64,
+        vars: &WarpVars<'_>,
+        lines: &ThreadLines,
+        out: &mut [i64; LANES],
+    ) -> Result<Option<(i64, i64)>, EvalError> {
+        eval_line_or_lanes(&self.root, mask, out, &LaneVars::of_warp(vars, Some(lines)))
     }
 }

@@ -51,31 +51,49 @@ fn nonzero(mask: u64, values: &[i64; LANES]) -> u64 {
 
 /// `out[t] = f(out[t], b[t])` on the lanes of `mask`; where `f` gives `None`, the lane fails
 /// with the error [`binary`] names.
-/// [`eval_lanes`] from a clean slate: the error of the lowest failing lane, if any.
+/// [`eval_lanes`] from a clean slate: the error of the lowest failing lane, if any. When the
+/// value is affine in the lane on `mask` (the fast path, [`line`]), also `(base, step)`:
+/// lane `t`'s value is `base + step × t`, within i64 at every lane from the lowest of `mask`
+/// to its highest.
 pub(super) fn eval_lanes_checked(
     node: &Node,
     mask: u64,
     out: &mut [i64; LANES],
     vars: &LaneVars,
-) -> Result<(), EvalError> {
+) -> Result<Option<(i64, i64)>, EvalError> {
+    let line = eval_line_or_lanes(node, mask, out, vars)?;
+    if let Some((base, step)) = line {
+        // Every lane between the ends is within i64 (see `line`), so wrapping arithmetic is
+        // exact.
+        each_lane(mask, |t| {
+            out[t] = base.wrapping_add(step.wrapping_mul(t as i64));
+        });
+    }
+    Ok(line)
+}
+
+/// [`eval_lanes_checked`], except that when the value is affine on `mask` it returns the line
+/// alone and leaves `out` as it was: the kernel engine computes the addresses from it.
+pub(super) fn eval_line_or_lanes(
+    node: &Node,
+    mask: u64,
+    out: &mut [i64; LANES],
+    vars: &LaneVars,
+) -> Result<Option<(i64, i64)>, EvalError> {
     if mask != 0 {
         let (first, last) = (
             i64::from(mask.trailing_zeros()),
             i64::from(63 - mask.leading_zeros()),
         );
-        if let Some((base, step)) = line(node, mask, first, last, vars) {
-            // Every lane between the ends is within i64 (see `line`), so this is exact.
-            each_lane(mask, |t| {
-                out[t] = (i128::from(base) + i128::from(step) * t as i128) as i64;
-            });
-            return Ok(());
+        if let Some(line) = line(node, mask, first, last, vars) {
+            return Ok(Some(line));
         }
     }
     let mut failed = Failed::default();
     eval_lanes(node, mask, out, &mut failed, vars);
     match failed.first {
         Some(error) => Err(*error),
-        None => Ok(()),
+        None => Ok(None),
     }
 }
 

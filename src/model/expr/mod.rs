@@ -431,7 +431,7 @@ impl Expr {
     /// assert_eq!((error.lane, error), (0, e.eval(0).unwrap_err()));
     /// ```
     pub fn eval_lanes(&self, mask: u64, out: &mut [i64; LANES]) -> Result<(), EvalError> {
-        eval_lanes_checked(&self.root, mask, out, &LaneVars::NONE)
+        eval_lanes_checked(&self.root, mask, out, &LaneVars::NONE).map(|_| ())
     }
 
     /// True when the expression is exactly the lane id, so `elem·idx(t)` reads `elem·t`.

@@ -8,7 +8,7 @@
 //! Knows nothing of the cache, the order of execution or the totals.
 
 use super::super::address::{lane_address, last_byte};
-use super::super::expr::kernel::WarpVars;
+use super::super::expr::kernel::{thread_lines, ThreadLines, WarpVars};
 use super::super::expr::{EvalError, LANES};
 use super::super::warp::{Cost, LaneError, WarpAccess};
 use super::analysis::WarpRow;
@@ -20,6 +20,9 @@ pub(crate) struct WarpLanes {
     pub(crate) thread_idx: [[i64; LANES]; 3],
     /// Lanes that hold a thread: all but the missing ones of a partial last warp.
     pub(crate) mask: u64,
+    /// Each axis of `thread_idx` over those lanes as `base + step × lane`, where it is one
+    /// (every axis of a block at least a warp wide): the index expressions' fast path.
+    pub(crate) lines: ThreadLines,
 }
 
 /// Every warp of a block (they are the same in every block).
@@ -29,7 +32,11 @@ pub(crate) fn warps_of_block(kernel: &Kernel) -> Vec<WarpLanes> {
     let width = u64::from(kernel.machine.warp);
     (0..u64::from(kernel.warps_per_block()))
         .map(|w| {
-            let mut lanes = WarpLanes { thread_idx: [[0; LANES]; 3], mask: 0 };
+            let mut lanes = WarpLanes {
+                thread_idx: [[0; LANES]; 3],
+                mask: 0,
+                lines: [None; 3],
+            };
             for lane in 0..width.min(LANES as u64) {
                 let tid = w * width + lane;
                 if tid < threads {
@@ -40,6 +47,7 @@ pub(crate) fn warps_of_block(kernel: &Kernel) -> Vec<WarpLanes> {
                     lanes.mask |= 1 << lane;
                 }
             }
+            lanes.lines = thread_lines(&lanes.thread_idx, lanes.mask);
             lanes
         })
         .collect()
@@ -152,7 +160,28 @@ impl Evaluator {
                 (error, mask)
             }
         };
-        let idx_error = stmt.idx.eval_lanes(mask, &vars, &mut self.idx).err();
+        let (idx_error, idx_line) =
+            match stmt.idx.eval_warp(mask, &vars, &lanes.lines, &mut self.idx) {
+                Ok(line) => (None, line),
+                Err(e) => (Some(e), None),
+            };
+        if let (None, Some(line)) = (&active_error, idx_line) {
+            if self.affine(stmt.base, stmt.elem, mask, line) {
+                self.mask = mask;
+                return Ok(Instruction {
+                    active_lanes: mask.count_ones(),
+                    lane0: (mask & 1 != 0).then_some(self.addresses[0]),
+                });
+            }
+            // An address out of range: lane by lane, to blame the lowest lane.
+            let (b, s) = line;
+            let mut m = mask;
+            while m != 0 {
+                let t = m.trailing_zeros() as usize;
+                m &= m - 1;
+                self.idx[t] = b.wrapping_add(s.wrapping_mul(t as i64));
+            }
+        }
         // Lane by lane, lowest first, so that the first problem met is the lowest lane's, in
         // the calculator's order: the guard, then the index, then the address.
         let failing = |e: &Option<EvalError>| e.as_ref().map_or(u32::MAX, |e| e.lane as u32);
@@ -197,6 +226,38 @@ impl Evaluator {
             active_lanes: taking_part,
             lane0: (mask & 1 != 0).then_some(self.addresses[0]),
         })
+    }
+
+    /// The fast path (#26): the index is `b + s × t` on the lanes of `mask` (`line`), so the
+    /// address `base + elem × idx` is affine in the lane too, and within range at every lane
+    /// when it is at the lowest and the highest. Then each address is written from the
+    /// lowest's with a stride, and true is returned; false (nothing written) when an end is
+    /// out of range, and the caller goes lane by lane.
+    #[inline]
+    fn affine(&mut self, base: u64, elem: u64, mask: u64, (b, s): (i64, i64)) -> bool {
+        if mask == 0 {
+            return false;
+        }
+        let (first, last) = (mask.trailing_zeros(), 63 - mask.leading_zeros());
+        let within = |t: u32| {
+            let idx = i128::from(b) + i128::from(s) * i128::from(t);
+            let address = i128::from(base) + i128::from(elem) * idx;
+            (address >= 0 && address + i128::from(elem.max(1)) - 1 <= i128::from(u64::MAX))
+                .then_some(address as u64)
+        };
+        let (Some(at_first), Some(_)) = (within(first), within(last)) else {
+            return false;
+        };
+        // Exact in wrapping arithmetic: every lane's address lies between the ends'.
+        let stride = elem.wrapping_mul(s as u64);
+        let mut m = mask;
+        while m != 0 {
+            let t = m.trailing_zeros();
+            m &= m - 1;
+            self.addresses[t as usize] =
+                at_first.wrapping_add(stride.wrapping_mul(u64::from(t - first)));
+        }
+        true
     }
 }
 

@@ -74,6 +74,124 @@ impl Scratch {
             return self.measure_shared(access, mask, elem);
         }
         let addresses = access.addresses;
+        if let Some(cost) = self.measure_affine(addresses, mask, elem, sector_shift) {
+            return Ok(cost);
+        }
+        self.measure_general(addresses, mask, elem, sector_shift)
+    }
+
+    /// [`Scratch::measure`] of a global access without its fast path: every lane's span, sorted
+    /// and merged. `make test` runs the fast path against it (`tests/warp.rs`).
+    #[doc(hidden)]
+    pub fn measure_lane_by_lane(
+        &mut self,
+        access: &WarpAccess<'_>,
+        sector_shift: u32,
+    ) -> Result<Cost, LaneError> {
+        let elem = access.elem.max(1);
+        let mask = taking_part(access);
+        if access.space == Space::Shared {
+            return self.measure_shared(access, mask, elem);
+        }
+        self.measure_general(access.addresses, mask, elem, sector_shift)
+    }
+
+    /// The fast path (#26): the lanes of `mask` are consecutive and their addresses are
+    /// `a + d × k` for the k-th of them, exactly (no wrap past 2^64), and no lane's bytes run
+    /// past 2^64. Then the sectors and the distinct bytes follow from `a`, `d` and the
+    /// number of lanes: with `|d|` at most a sector, the lanes' sectors form one run from the
+    /// lowest lane's first to the highest lane's last; wider, the lanes' spans already ascend
+    /// (or descend), and are merged without a sort. `None` sends the access down the general
+    /// path, which also finds the lane to blame for bytes past 2^64.
+    #[inline]
+    fn measure_affine(
+        &mut self,
+        addresses: &[u64],
+        mask: u64,
+        elem: u64,
+        sector_shift: u32,
+    ) -> Option<Cost> {
+        if mask == 0 {
+            return None;
+        }
+        let first = mask.trailing_zeros() as usize;
+        let n = mask.count_ones() as usize;
+        // Consecutive lanes: `mask >> first` is n ones.
+        if (mask >> first) >> (n - 1) != 1 {
+            return None;
+        }
+        let lanes = addresses.get(first..first + n)?;
+        let a = lanes[0];
+        let d: i64 = match lanes.get(1) {
+            Some(&b) => i64::try_from(i128::from(b) - i128::from(a)).ok()?,
+            None => 0,
+        };
+        let mut expected = a;
+        for &address in &lanes[1..] {
+            expected = expected.checked_add_signed(d)?;
+            if address != expected {
+                return None;
+            }
+        }
+        let z = lanes[n - 1];
+        let (low, high) = if d >= 0 { (a, z) } else { (z, a) };
+        let high_last = high.checked_add(elem - 1)?;
+        let stride = d.unsigned_abs();
+        let lane_count = n as u64;
+        let distinct = if stride >= elem {
+            lane_count * elem
+        } else {
+            (lane_count - 1) * stride + elem
+        };
+        let sectors = if stride <= 1u64 << sector_shift {
+            self.runs[0] = Span {
+                first: low >> sector_shift,
+                last: high_last >> sector_shift,
+            };
+            self.run_count = 1;
+            self.runs[0].len()
+        } else {
+            // Ascending spans, merged as they come.
+            let mut count = 0usize;
+            let mut sectors = 0u64;
+            for k in 0..n {
+                let address = if d >= 0 { lanes[k] } else { lanes[n - 1 - k] };
+                let span = Span {
+                    first: address >> sector_shift,
+                    last: (address + (elem - 1)) >> sector_shift,
+                };
+                match count.checked_sub(1).map(|at| &mut self.runs[at]) {
+                    Some(run) if span.first <= run.last.saturating_add(1) => {
+                        sectors += span.last.saturating_sub(run.last);
+                        run.last = run.last.max(span.last);
+                    }
+                    _ => {
+                        self.runs[count] = span;
+                        count += 1;
+                        sectors += span.len();
+                    }
+                }
+            }
+            self.run_count = count;
+            sectors
+        };
+        Some(Cost {
+            active_lanes: n as u32,
+            requested_bytes: lane_count * elem,
+            sectors,
+            ideal_sectors: distinct.div_ceil(1u64 << sector_shift),
+            wavefronts: None,
+        })
+    }
+
+    /// The general path of a global access: each lane's span, sorted and merged into runs.
+    fn measure_general(
+        &mut self,
+        addresses: &[u64],
+        mask: u64,
+        elem: u64,
+        sector_shift: u32,
+    ) -> Result<Cost, LaneError> {
         let mut m = mask;
         let mut n = 0usize;
         // Distinct requested bytes, merged as the lanes go while their addresses ascend (the

@@ -29,6 +29,11 @@ const GROUP_SHIFT: u32 = 49;
 /// Sites counted one by one; a site past them is counted in the whole-launch figure only.
 pub(crate) const MAX_COUNTED_SITES: usize = 8 << (64 - GROUP_SHIFT - 1);
 
+/// Entries of the memo of recently used pages (a power of two).
+const RECENT_PAGES: usize = 256;
+/// A key no page has: a group number is below 2^15.
+const NO_KEY: u64 = u64::MAX;
+
 /// Sites whose counters exist from the start; more are added as they come.
 pub(crate) const PRESIZED_SITES: usize = 256;
 
@@ -61,6 +66,10 @@ pub(crate) struct UniqueSectors {
     layout: Layout,
     pages: Vec<Page>,
     index: HashMap<u64, u32, BuildHasherDefault<LineHasher>>,
+    /// A direct-mapped memo in front of `index`: `recent[key % RECENT_PAGES]` is the key and
+    /// position of the last page looked up there. A strided warp moves between a few pages
+    /// from one lane to the next, and the warps after it between the same ones.
+    recent: Box<[(u64, u32); RECENT_PAGES]>,
     /// The key of the last page marked and its position in `pages`, for each of the two
     /// keys a wide insert marks.
     last: [Option<(u64, u32)>; 2],
@@ -97,6 +106,7 @@ impl UniqueSectors {
             layout,
             pages: Vec::new(),
             index: HashMap::default(),
+            recent: Box::new([(NO_KEY, 0); RECENT_PAGES]),
             last: [None; 2],
             bytes: 0,
             over: false,
@@ -215,7 +225,12 @@ impl UniqueSectors {
     /// The position of the page keyed `key` in `pages`, adding it (sparse) on first sight;
     /// `None` when a new page would pass the budget.
     fn page_at(&mut self, key: u64) -> Option<u32> {
+        let memo = (key as usize) & (RECENT_PAGES - 1);
+        if self.recent[memo].0 == key {
+            return Some(self.recent[memo].1);
+        }
         if let Some(&at) = self.index.get(&key) {
+            self.recent[memo] = (key, at);
             return Some(at);
         }
         if self.bytes + PAGE_OVERHEAD_BYTES > UNIQUE_BUDGET_BYTES {
