@@ -288,9 +288,14 @@ fn eval_lanes(
 /// other error. `None` otherwise (a node that is not affine, or an end out of range), and the
 /// caller goes lane by lane.
 fn line(node: &Node, mask: u64, first: i64, last: i64, vars: &LaneVars) -> Option<(i64, i64)> {
+    // In i64 with checks, not i128 (a library call in wasm): stricter than needed when
+    // `step × t` alone overflows, which only sends the node lane by lane.
     let at_ends = |(base, step): (i64, i64)| {
-        let within =
-            |t: i64| i64::try_from(i128::from(base) + i128::from(step) * i128::from(t)).is_ok();
+        let within = |t: i64| {
+            step.checked_mul(t)
+                .and_then(|v| v.checked_add(base))
+                .is_some()
+        };
         (within(first) && within(last)).then_some((base, step))
     };
     let line = |node: &Node| line(node, mask, first, last, vars);

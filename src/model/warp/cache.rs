@@ -7,6 +7,7 @@
 //! linked by `u32` indices, found through a map from line number to node. Knows nothing of
 //! warps, statements' fields or DRAM totals; callers count.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -101,40 +102,54 @@ impl SectorCache {
     pub fn touch(&mut self, line: u64, write_back: impl FnMut(u8)) -> LineSlot {
         let memo = (line as usize) & (RECENT - 1);
         let remembered = self.recent[memo];
-        let found = if self
+        if self
             .nodes
             .get(remembered as usize)
             .is_some_and(|n| n.line == line)
         {
-            Some(remembered)
-        } else {
-            self.map.get(&line).copied()
-        };
-        if let Some(node) = found {
-            self.recent[memo] = node;
-            if self.head != node {
-                self.unlink(node);
-                self.push_front(node);
-            }
-            return LineSlot(node);
+            return self.use_node(memo, remembered);
         }
-        let node = if self.nodes.len() < self.capacity {
+        // One probe finds the line or its place; the victim is known before the map is
+        // touched (the tail), so a miss costs this probe and the victim's removal.
+        let full = self.nodes.len() >= self.capacity;
+        let node = if full {
+            self.tail
+        } else {
+            self.nodes.len() as u32
+        };
+        match self.map.entry(line) {
+            Entry::Occupied(found) => {
+                let node = *found.get();
+                return self.use_node(memo, node);
+            }
+            Entry::Vacant(place) => {
+                place.insert(node);
+            }
+        }
+        if full {
+            self.unlink(node);
+            let old = self.nodes[node as usize].line;
+            self.map.remove(&old);
+            self.drain(node, write_back);
+            self.nodes[node as usize].line = line;
+        } else {
             self.nodes.push(Node { line, prev: NIL, next: NIL });
             self.states
                 .resize(self.states.len() + self.sectors_per_line, ABSENT);
-            (self.nodes.len() - 1) as u32
-        } else {
-            let victim = self.tail;
-            self.unlink(victim);
-            let old = self.nodes[victim as usize].line;
-            self.map.remove(&old);
-            self.drain(victim, write_back);
-            self.nodes[victim as usize].line = line;
-            victim
-        };
-        self.map.insert(line, node);
+        }
         self.recent[memo] = node;
         self.push_front(node);
+        LineSlot(node)
+    }
+
+    /// A resident line found at `node`: remembered in the memo and made the most recent.
+    #[inline]
+    fn use_node(&mut self, memo: usize, node: u32) -> LineSlot {
+        self.recent[memo] = node;
+        if self.head != node {
+            self.unlink(node);
+            self.push_front(node);
+        }
         LineSlot(node)
     }
 

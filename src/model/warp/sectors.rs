@@ -126,14 +126,13 @@ impl Scratch {
             Some(&b) => i64::try_from(i128::from(b) - i128::from(a)).ok()?,
             None => 0,
         };
-        let mut expected = a;
-        for &address in &lanes[1..] {
-            expected = expected.checked_add_signed(d)?;
-            if address != expected {
-                return None;
-            }
-        }
         let z = lanes[n - 1];
+        // Exactly affine, without a wrap past 2^64: the last lane is `a + d × (n − 1)` in
+        // exact arithmetic, and every lane is `a + d × k` modulo 2^64; the exact values run
+        // monotonically between two ends within range, so they are the addresses.
+        if i128::from(a) + i128::from(d) * (n as i128 - 1) != i128::from(z) {
+            return None;
+        }
         let (low, high) = if d >= 0 { (a, z) } else { (z, a) };
         let high_last = high.checked_add(elem - 1)?;
         let stride = d.unsigned_abs();
@@ -143,36 +142,41 @@ impl Scratch {
         } else {
             (lane_count - 1) * stride + elem
         };
-        let sectors = if stride <= 1u64 << sector_shift {
-            self.runs[0] = Span {
-                first: low >> sector_shift,
-                last: high_last >> sector_shift,
-            };
-            self.run_count = 1;
-            self.runs[0].len()
-        } else {
-            // Ascending spans, merged as they come.
-            let mut count = 0usize;
-            let mut sectors = 0u64;
-            for k in 0..n {
-                let address = if d >= 0 { lanes[k] } else { lanes[n - 1 - k] };
-                let span = Span {
-                    first: address >> sector_shift,
-                    last: (address + (elem - 1)) >> sector_shift,
-                };
-                match count.checked_sub(1).map(|at| &mut self.runs[at]) {
-                    Some(run) if span.first <= run.last.saturating_add(1) => {
-                        sectors += span.last.saturating_sub(run.last);
-                        run.last = run.last.max(span.last);
-                    }
-                    _ => {
-                        self.runs[count] = span;
-                        count += 1;
-                        sectors += span.len();
-                    }
+        let step = d as u64;
+        let sectors = if stride <= 1u64 << sector_shift || d < 0 {
+            let mut expected = a;
+            for &address in &lanes[1..] {
+                expected = expected.wrapping_add(step);
+                if address != expected {
+                    return None;
                 }
             }
-            self.run_count = count;
+            if stride <= 1u64 << sector_shift {
+                self.runs[0] = Span {
+                    first: low >> sector_shift,
+                    last: high_last >> sector_shift,
+                };
+                self.run_count = 1;
+                self.runs[0].len()
+            } else {
+                // Descending: the spans ascend from the last lane.
+                self.merge_spans(lanes.iter().rev(), elem, sector_shift)
+            }
+        } else {
+            // Ascending and wider than a sector: checked and merged in one pass.
+            let mut expected = a.wrapping_sub(step);
+            let mut on_line = true;
+            let sectors = self.merge_spans(
+                lanes.iter().inspect(|&&address| {
+                    expected = expected.wrapping_add(step);
+                    on_line &= address == expected;
+                }),
+                elem,
+                sector_shift,
+            );
+            if !on_line {
+                return None;
+            }
             sectors
         };
         Some(Cost {
@@ -182,6 +186,40 @@ impl Scratch {
             ideal_sectors: distinct.div_ceil(1u64 << sector_shift),
             wavefronts: None,
         })
+    }
+
+    /// Merges the spans of `elem` bytes from each of `addresses`, which ascend, into the runs;
+    /// returns the sectors they cover. Every address's bytes end below 2^64.
+    #[inline]
+    fn merge_spans<'a>(
+        &mut self,
+        addresses: impl Iterator<Item = &'a u64>,
+        elem: u64,
+        sector_shift: u32,
+    ) -> u64 {
+        let mut count = 0usize;
+        let mut sectors = 0u64;
+        for &address in addresses {
+            let span = Span {
+                first: address >> sector_shift,
+                last: address.saturating_add(elem - 1) >> sector_shift,
+            };
+            match count.checked_sub(1).and_then(|at| self.runs.get_mut(at)) {
+                Some(run) if span.first <= run.last.saturating_add(1) => {
+                    sectors += span.last.saturating_sub(run.last);
+                    run.last = run.last.max(span.last);
+                }
+                _ => {
+                    if let Some(slot) = self.runs.get_mut(count) {
+                        *slot = span;
+                        count += 1;
+                        sectors += span.len();
+                    }
+                }
+            }
+        }
+        self.run_count = count;
+        sectors
     }
 
     /// The general path of a global access: each lane's span, sorted and merged into runs.
