@@ -121,12 +121,18 @@ impl fmt::Display for CudaFailure {
 
 impl std::error::Error for CudaFailure {}
 
+/// Entries of [`Shared`]'s memo of sites.
+const SITE_MEMO: usize = 32;
+
 /// What the interpreter keeps across warps and blocks.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Shared {
     /// Sites by first execution.
     pub(crate) sites: Vec<Site>,
     site_index: HashMap<(Pos, SiteKind, u32), u32>,
+    /// A direct-mapped memo in front of `site_index`: every warp access asks for its site,
+    /// and SipHash on each cost more than the rest of the lookup (#26).
+    site_memo: [Option<((Pos, SiteKind, u32), u32)>; SITE_MEMO],
     /// Struct instances by their written name.
     pub(crate) structs: HashMap<String, Rc<StructTy>>,
     /// Offsets of static `__shared__` arrays by their declarator's position.
@@ -166,12 +172,28 @@ impl Shared {
         elem: u64,
         part: u32,
     ) -> u32 {
-        if let Some(&s) = self.site_index.get(&(pos, kind, part)) {
-            return s;
+        let key = (pos, kind, part);
+        let memo = (pos.line as usize)
+            .wrapping_mul(7)
+            .wrapping_add(pos.column as usize)
+            .wrapping_add(part as usize)
+            .wrapping_add(kind as usize)
+            % SITE_MEMO;
+        if let Some((k, s)) = self.site_memo[memo] {
+            if k == key {
+                return s;
+            }
         }
-        let s = self.sites.len() as u32;
-        self.sites.push(Site { pos, kind, space, elem, part });
-        self.site_index.insert((pos, kind, part), s);
+        let s = match self.site_index.get(&key) {
+            Some(&s) => s,
+            None => {
+                let s = self.sites.len() as u32;
+                self.sites.push(Site { pos, kind, space, elem, part });
+                self.site_index.insert(key, s);
+                s
+            }
+        };
+        self.site_memo[memo] = Some((key, s));
         s
     }
 }
