@@ -121,6 +121,9 @@ impl fmt::Display for CudaFailure {
 
 impl std::error::Error for CudaFailure {}
 
+/// What tells one site from another: where, what, and which part.
+type SiteKey = (Pos, SiteKind, u32);
+
 /// Entries of [`Shared`]'s memo of sites.
 const SITE_MEMO: usize = 32;
 
@@ -129,10 +132,10 @@ const SITE_MEMO: usize = 32;
 pub(crate) struct Shared {
     /// Sites by first execution.
     pub(crate) sites: Vec<Site>,
-    site_index: HashMap<(Pos, SiteKind, u32), u32>,
+    site_index: HashMap<SiteKey, u32>,
     /// A direct-mapped memo in front of `site_index`: every warp access asks for its site,
     /// and SipHash on each cost more than the rest of the lookup (#26).
-    site_memo: [Option<((Pos, SiteKind, u32), u32)>; SITE_MEMO],
+    site_memo: [Option<(SiteKey, u32)>; SITE_MEMO],
     /// Struct instances by their written name.
     pub(crate) structs: HashMap<String, Rc<StructTy>>,
     /// Offsets of static `__shared__` arrays by their declarator's position.
