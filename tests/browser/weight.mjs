@@ -39,7 +39,9 @@ export const GUARDS = {
   // measured at 364.7 KB gzip (from 363.8): index.html +0.7 KB (public/start.js inlined in the
   // head without its comments, 0.5 KB; the copy's introduction and comparison lines, which
   // put the result where the app puts it, 0.2 KB), shell.js and boot.js +0.15 KB.
-  first: 365_500,
+  // first 365_500 → 366_000: the engine's affine measure in the main module (#26,
+  // sixteenth session; measured 365_504 B)
+  first: 366_000,
   // kernel_trace 165_000 → 176_000: the hostile-pass fixes add 12.2 KB gzip to that chunk
   // (a paged trace table, the label on stale figures, sparse distinct-sector pages: 6.3 KB;
   // the heat map and worst lists by sectors, excess, wavefronts or conflicts: 5.9 KB).
@@ -84,7 +86,8 @@ export const GUARDS = {
   // first_result: the first-result module (src/bin/first-result.rs, the model alone at
   // opt-level z), fetched on a calculator link before the main module: 54.7 KB gzip measured
   // (52.5 KB of wasm, 2.2 KB of wasm-bindgen's glue).
-  panels: { kernel_trace: 234_000, roofline: 96_000, probe: 82_000, cuda: 380_000, cuda_worker: 315_000, first_result: 56_000 },
+  // cuda_worker 315_000 → 316_000: the engine's fast paths (#26, sixteenth session; 315_456 B).
+  panels: { kernel_trace: 234_000, roofline: 96_000, probe: 82_000, cuda: 380_000, cuda_worker: 316_000, first_result: 56_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -98,7 +101,9 @@ export const GUARDS = {
   // whole 1_315_000 → 1_365_000: traces read in the worker above (1362.1 KB).
   // whole 1_365_000 → 1_420_000: the first-result module and the first load's growth above
   // (1416.7 KB measured).
-  whole: 1_420_000,
+  // whole 1_420_000 → 1_423_000: the engine's fast paths in each module (#26, sixteenth
+  // session; 1_421_636 B).
+  whole: 1_423_000,
 };
 
 /**
