@@ -49,8 +49,6 @@ fn nonzero(mask: u64, values: &[i64; LANES]) -> u64 {
     set
 }
 
-/// `out[t] = f(out[t], b[t])` on the lanes of `mask`; where `f` gives `None`, the lane fails
-/// with the error [`binary`] names.
 /// [`eval_lanes`] from a clean slate: the error of the lowest failing lane, if any. When the
 /// value is affine in the lane on `mask` (the fast path, [`line`]), also `(base, step)`:
 /// lane `t`'s value is `base + step × t`, within i64 at every lane from the lowest of `mask`

@@ -68,16 +68,7 @@ impl Scratch {
         access: &WarpAccess<'_>,
         sector_shift: u32,
     ) -> Result<Cost, LaneError> {
-        let elem = access.elem.max(1);
-        let mask = taking_part(access);
-        if access.space == Space::Shared {
-            return self.measure_shared(access, mask, elem);
-        }
-        let addresses = access.addresses;
-        if let Some(cost) = self.measure_affine(addresses, mask, elem, sector_shift) {
-            return Ok(cost);
-        }
-        self.measure_general(addresses, mask, elem, sector_shift)
+        self.measure_with(access, sector_shift, true)
     }
 
     /// [`Scratch::measure`] of a global access without its fast path: every lane's span, sorted
@@ -88,12 +79,29 @@ impl Scratch {
         access: &WarpAccess<'_>,
         sector_shift: u32,
     ) -> Result<Cost, LaneError> {
+        self.measure_with(access, sector_shift, false)
+    }
+
+    /// [`Scratch::measure`], with the affine fast path tried first when `fast` holds.
+    #[inline]
+    fn measure_with(
+        &mut self,
+        access: &WarpAccess<'_>,
+        sector_shift: u32,
+        fast: bool,
+    ) -> Result<Cost, LaneError> {
         let elem = access.elem.max(1);
         let mask = taking_part(access);
         if access.space == Space::Shared {
             return self.measure_shared(access, mask, elem);
         }
-        self.measure_general(access.addresses, mask, elem, sector_shift)
+        let addresses = access.addresses;
+        if fast {
+            if let Some(cost) = self.measure_affine(addresses, mask, elem, sector_shift) {
+                return Ok(cost);
+            }
+        }
+        self.measure_general(addresses, mask, elem, sector_shift)
     }
 
     /// The fast path (#26): the lanes of `mask` are consecutive and their addresses are
