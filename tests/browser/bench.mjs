@@ -338,26 +338,35 @@ try {
     warm.median <= 100,
   );
 
-  // 4. Input on the 64-lane calculator. Work: a synthetic input event → the next task (the
-  //    page's own work, canvas redraws included), one edit per frame, 50 edits. INP-style:
-  //    50 real keystrokes from WebDriver, alternately typing a 0 and deleting it, 50 ms
-  //    apart as a quick typist's are.
+  // 4. Input on the 64-lane calculator. Work: a synthetic input event → the end of its task
+  //    (the key's own work: the field, the link), and → the end of the task that brings the
+  //    results up to date after the next paint (the root's `data-pending` goes away there;
+  //    the analysis, the rows, the readouts and the canvas redraws), 50 edits, each after the
+  //    last one's results. INP-style: 50 real keystrokes from WebDriver, alternately typing a
+  //    0 and deleting it, 50 ms apart as a quick typist's are.
   await openApp(driver, site.url, '?warp=64');
-  const edits = await driver.executeAsyncScript(`
+  const [edits, settles] = await driver.executeAsyncScript(`
     const done = arguments[arguments.length - 1];
     ${AFTER_WORK}
     const input = document.querySelector('[data-testid="input-idx"]');
+    const root = document.documentElement;
     const work = [];
+    const settle = [];
     let i = 0;
+    let t0 = 0;
     const once = () => {
-      const t0 = performance.now();
+      t0 = performance.now();
       input.value = (i % 2 ? '3*t+' : '2*t+') + i;
       input.dispatchEvent(new Event('input', { bubbles: true }));
       afterWork(t0, work);
-      requestAnimationFrame(() => {
-        if (++i < 50) setTimeout(once, 0); else setTimeout(() => done(work), 50);
-      });
     };
+    new MutationObserver(() => {
+      if (root.hasAttribute('data-pending')) return;
+      afterWork(t0, settle);
+      requestAnimationFrame(() => {
+        if (++i < 50) setTimeout(once, 0); else setTimeout(() => done([work, settle]), 50);
+      });
+    }).observe(root, { attributes: true, attributeFilter: ['data-pending'] });
     once();`);
   const input = stats(edits);
   row(
@@ -365,6 +374,13 @@ try {
     `${ms(input.median)} median, ${ms(input.p95)} p95 (min ${ms(input.min)}, max ${ms(input.max)})`,
     '≤ 4 ms median, ≤ 8 ms p95',
     input.median <= 4 && input.p95 <= 8,
+  );
+  const settled = stats(settles);
+  row(
+    '  input event → the results updated, one paint later (end of that task)',
+    `${ms(settled.median)} median, ${ms(settled.p95)} p95 (min ${ms(settled.min)}, max ${ms(settled.max)})`,
+    '—',
+    null,
   );
   await openApp(driver, site.url, '?warp=64&idx=2*t%2B1');
   const field = await driver.findElement(By.css('[data-testid="input-idx"]'));

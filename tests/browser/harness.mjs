@@ -181,14 +181,27 @@ export async function clickSettled(driver, testid) {
   await panelSettled(driver);
 }
 
+/**
+ * Waits until the calculator's results show its inputs: they follow an edit one paint late,
+ * and the section is marked `data-pending` meanwhile.
+ */
+export async function resultsSettled(driver) {
+  await driver.wait(
+    () => driver.executeScript("return !document.querySelector('[data-pending]')"),
+    5000,
+  );
+}
+
 /** The `data-value` of the result with `testid`. */
 export async function valueOf(driver, testid) {
+  await resultsSettled(driver);
   const el = await driver.findElement(By.css(`[data-testid="${testid}"]`));
   return el.getAttribute('data-value');
 }
 
 /** Every result's `data-value`, keyed by test id. */
 export async function results(driver) {
+  await resultsSettled(driver);
   return driver.executeScript(`
     const out = {};
     for (const id of ['active-lanes','requested-bytes','distinct-bytes','sectors','transferred-bytes',
@@ -213,6 +226,7 @@ export async function typeIntoId(driver, testid, text) {
   } else {
     await input.sendKeys(text);
   }
+  await resultsSettled(driver);
 }
 
 /** Sets the whole text of input `param` in one input event, as a paste does. */
@@ -224,10 +238,12 @@ export async function pasteInto(driver, param, text) {
     input,
     text,
   );
+  await resultsSettled(driver);
 }
 
 /** The shown errors as `{field: message}`. */
 export async function errors(driver) {
+  await resultsSettled(driver);
   return driver.executeScript(`
     const out = {};
     for (const e of document.querySelectorAll('[data-testid="input-error"]')) out[e.dataset.field] = e.textContent;

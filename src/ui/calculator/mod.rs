@@ -30,17 +30,74 @@ struct Tracked {
 }
 
 fn track(inputs: RwSignal<Inputs>) -> Tracked {
-    let checked = Memo::new(move |_| inputs.with(analyze));
+    let settled = after_paint(inputs);
+    let checked = Memo::new(move |_| settled.with(analyze));
     let errors =
         Memo::new(move |_| checked.with(|c| c.as_ref().err().cloned().unwrap_or_default()));
     let shown = Memo::new(move |previous: Option<&Analysis>| {
         checked.with(|c| match (c, previous) {
             (Ok(analysis), _) => analysis.clone(),
             (Err(_), Some(previous)) => previous.clone(),
-            (Err(_), None) => inputs.with_untracked(analyze_repaired),
+            (Err(_), None) => settled.with_untracked(analyze_repaired),
         })
     });
     Tracked { inputs, errors, shown }
+}
+
+/// `inputs` as the results show them: the same value, taken after the paint that follows an
+/// edit. A keystroke's own frame then carries only the field's new text and its caret; the
+/// checks, the analysis and the results' DOM (readouts, lane rows, figures, errors) come in a
+/// task after that paint, with their own frame. Edits that land before it are taken together.
+/// While an edit waits, the page's root element carries `data-pending`, which the browser
+/// tests wait on.
+fn after_paint(inputs: RwSignal<Inputs>) -> RwSignal<Inputs> {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let settled = RwSignal::new(inputs.get_untracked());
+    let waiting = Rc::new(Cell::new(false));
+    Effect::new(move |first: Option<()>| {
+        inputs.track();
+        if first.is_none() || waiting.replace(true) {
+            return;
+        }
+        mark_pending(1);
+        let waiting = Rc::clone(&waiting);
+        // requestAnimationFrame runs before this frame's paint; a zero timeout set there runs
+        // after it.
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    waiting.set(false);
+                    // `try_`: the panel may have been dropped since (a disposed signal).
+                    if let Some(now) = inputs.try_get_untracked() {
+                        if settled.try_with_untracked(|s| *s != now) == Some(true) {
+                            settled.try_set(now);
+                        }
+                    }
+                    mark_pending(-1);
+                },
+                std::time::Duration::ZERO,
+            );
+        });
+    });
+    settled
+}
+
+thread_local!(static PENDING: std::cell::Cell<i32> = const { std::cell::Cell::new(0) });
+
+/// Counts a scenario's edit in (`1`) or out (`-1`) of waiting, on the root element.
+fn mark_pending(step: i32) {
+    let now = PENDING.with(|p| {
+        p.set(p.get() + step);
+        p.get()
+    });
+    if let Some(root) = document().document_element() {
+        let _ = if now > 0 {
+            root.set_attribute("data-pending", "")
+        } else {
+            root.remove_attribute("data-pending")
+        };
+    }
 }
 
 /// The calculator for the scenario in the page's state.
