@@ -24,8 +24,9 @@ addEventListener('unhandledrejection', (e) => reportTrap(e.reason));
 // Content-Security-Policy can forbid inline scripts. Trunk names the JS and wasm files
 // (with content hashes) in the data attributes of this script's own tag.
 const tag = document.querySelector('script[data-js][data-wasm]');
-// The wasm's request went out from the head's first script (public/start.js), after the first
-// result's module on a calculator link; it streams while the glue loads and the copy paints.
+// The wasm's request went out from public/shell.js once the copy had painted (and, on a
+// calculator link, after the first result's module: public/start.js); it streams while the
+// glue loads. Without shell.js (a copy that failed to run), it goes out now.
 const wasmResponse = window.coalescingLabWasm ?? fetch(new URL(tag.dataset.wasm, tag.src));
 // The glue (12 KB, not preloaded) is requested once the wasm's response has begun: before
 // that, on a calculator link, the link's bandwidth is the first result's (measured: the first

@@ -44,6 +44,17 @@
     }
   });
   window.coalescingLabPainted = painted;
+  // The main module's wasm (hundreds of KB) is requested once the copy has painted (and, on a
+  // calculator link, once the first result's bytes are in: public/start.js). Before that, the
+  // link's bandwidth is the copy's and the first result's; the download overlaps the wait for
+  // the main module's glue, and its start-up waits for this paint anyway (public/boot.js).
+  // Measured: README, "The main module after the copy's paint".
+  const boot = document.querySelector('script[data-js][data-wasm]');
+  if (boot) {
+    window.coalescingLabWasm = Promise.all([window.coalescingLabWasmAfter, painted]).then(() =>
+      fetch(new URL(boot.dataset.wasm, boot.src)),
+    );
+  }
   // A link straight to a panel: its chunks (named by the build, tools/split.mjs) download
   // alongside the main module instead of after it. The page's own fetch of each reuses these.
   // They are requested once the copy has painted: nothing needs them before the main module

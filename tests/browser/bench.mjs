@@ -237,6 +237,8 @@ const phoneScenarios = {
   '/': `${phoneSite.url}/`,
   '/?elem=8&idx=2*t (a calculator link)': `${phoneSite.url}/?v=1&elem=8&idx=2*t`,
   '/?embed=1': `${phoneSite.url}/?embed=1`,
+  // A link straight to a panel has no first result: its row is the panel's own readiness.
+  '/?tab=roofline (a panel link)': `${phoneSite.url}/?tab=roofline`,
 };
 const phone = Object.fromEntries(Object.keys(phoneScenarios).map((k) => [k, []]));
 const phoneApp = Object.fromEntries(Object.keys(phoneScenarios).map((k) => [k, []]));
@@ -255,7 +257,7 @@ try {
         await driver.sendDevToolsCommand('Emulation.setCPUThrottlingRate', { rate: 4 });
         if (name === 'peer') await driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', { source: PEER_MARK });
         await driver.get(url);
-        const ready = await markAt(driver, 'app-ready');
+        const ready = await markAt(driver, name.includes('tab=roofline') ? 'panel-ready:roofline' : 'app-ready');
         const first = await driver.executeScript('return performance.getEntriesByName("first-result", "mark")[0]?.startTime ?? null');
         phone[name].push(first === null ? ready : Math.min(first, ready));
         phoneApp[name].push(ready);
@@ -275,7 +277,16 @@ try {
   row(`phone floor: blank page (${PHONE_LOADS} throttled loads)`, `${floorBlank.toFixed(0)} ms median`, 'floor', null);
   row(`phone floor: minimal Leptos page (${PHONE_LOADS} throttled loads)`, `${floorLeptos.toFixed(0)} ms median`, 'floor', null);
   if (peerSite) row(`phone: the peer roofline page, navigation → its chart built (${PHONE_LOADS} throttled loads)`, `${peer.toFixed(0)} ms median (min ${of('peer').min.toFixed(0)}, max ${of('peer').max.toFixed(0)})`, 'reference', null);
-  for (const name of Object.keys(phoneScenarios).filter((k) => k.startsWith('/'))) {
+  for (const name of Object.keys(phoneScenarios).filter((k) => k.startsWith('/?tab='))) {
+    const x = of(name);
+    row(
+      `phone ${name}: navigation → the panel ready`,
+      `${x.median.toFixed(0)} ms median (min ${x.min.toFixed(0)}, max ${x.max.toFixed(0)}); ${(x.median / floorLeptos).toFixed(1)}× the Leptos floor, ${(x.median / floorBlank).toFixed(1)}× the blank page`,
+      'diagnostic',
+      null,
+    );
+  }
+  for (const name of Object.keys(phoneScenarios).filter((k) => k.startsWith('/') && !k.startsWith('/?tab='))) {
     const x = of(name);
     const app = stats(phoneApp[name]);
     row(
