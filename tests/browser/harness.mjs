@@ -183,7 +183,7 @@ export async function clickSettled(driver, testid) {
 
 /**
  * Waits until the calculator's results show its inputs: they follow an edit one paint late,
- * and the section is marked `data-pending` meanwhile.
+ * and the page's root element carries `data-pending` meanwhile.
  */
 export async function resultsSettled(driver) {
   await driver.wait(
