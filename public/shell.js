@@ -28,8 +28,9 @@
   // nothing; never more than 400 ms). public/boot.js waits for it before the wasm's start-up
   // task: Chromium times a text paint when its frame is presented, a task or two later, and a
   // mount that removed the copy first would drop the record, making the app's own text, after
-  // the whole wasm, the largest paint. The wait overlaps the wasm's download; the cap is long
-  // enough for a slow or busy device's first frame (100 ms was not, on a loaded test machine).
+  // the whole wasm, the largest paint. The main module's wasm is requested once it settles
+  // (below); the cap is long enough for a slow or busy device's first frame (100 ms was not, on
+  // a loaded test machine).
   const painted = new Promise((resolve) => {
     setTimeout(resolve, 400);
     if (document.visibilityState === 'hidden') {
