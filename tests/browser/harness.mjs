@@ -189,6 +189,7 @@ export async function resultsSettled(driver) {
   await driver.wait(
     () => driver.executeScript("return !document.querySelector('[data-pending]')"),
     5000,
+    "the calculator's results did not catch up with its inputs within 5 s (the root kept data-pending)",
   );
 }
 
