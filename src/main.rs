@@ -7,7 +7,8 @@
 fn main() {
     coalescing_lab::ui::install_panic_hook();
     // The static first content (index.html #shell) goes in the same task as the mount, so no
-    // frame shows both or neither.
+    // frame shows both or neither; on a calculator link it stays until the calculator's last
+    // build stage, with the app hidden until then (src/ui/lazy.rs, `built`).
     coalescing_lab::ui::take_shell();
     leptos::mount::mount_to_body(coalescing_lab::ui::App);
 }

@@ -93,9 +93,20 @@ pub fn take_shell() {
     let Some(shell) = document.get_element_by_id("shell") else {
         return;
     };
-    let panel = document
-        .document_element()
+    let root = document.document_element();
+    let panel = root
+        .as_ref()
         .and_then(|root| root.get_attribute("data-shell"));
+    if let (Some("calculator"), Some(root)) = (panel.as_deref(), root.as_ref()) {
+        // The calculator is built over a few tasks (`calculator::Calculator`'s stages), with
+        // its copy, which already shows the link's result, on screen until [`built`]: one task
+        // that built all of it was the first load's longest (README, "The calculator built in
+        // stages").
+        if root.set_attribute("data-building", "").is_ok() {
+            BUILDING.with(|b| b.set(true));
+            return;
+        }
+    }
     if let Some(panel) = panel {
         // `strip_suffix`, not `trim_end_matches`: a pattern searched from the end pulls 1 KB of
         // core's string searcher into the first load.
@@ -115,6 +126,32 @@ pub fn take_shell() {
         }
     }
     shell.remove();
+}
+
+thread_local! {
+    /// Whether the first panel, the calculator, is being built behind the first content.
+    static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the first panel (the calculator) is being built behind the first content, which
+/// [`built`] then removes.
+pub fn building() -> bool {
+    BUILDING.with(std::cell::Cell::get)
+}
+
+/// Ends the calculator's staged first build: in one task, the first content goes and the app
+/// (hidden by the stylesheet while the root element carries `data-building`) shows.
+pub fn built() {
+    if !BUILDING.with(|b| b.replace(false)) {
+        return;
+    }
+    let document = leptos::prelude::document();
+    if let Some(shell) = document.get_element_by_id("shell") {
+        shell.remove();
+    }
+    if let Some(root) = document.document_element() {
+        let _ = root.remove_attribute("data-building");
+    }
 }
 
 /// The kept first content for panel `name`, once: only the first load's panel shows it.

@@ -119,6 +119,7 @@ pub fn Calculator(state: AppState) -> impl IntoView {
     let hidden = Signal::derive(move || state.predict.get() && feedback.with(Option::is_none));
     // The lane under the pointer in the sector map or the lane table: highlighted in both.
     let highlighted = RwSignal::new(None::<u32>);
+    let stage = stages();
     view! {
         <section class="calculator" aria-labelledby="calc-title">
             <h2 id="calc-title">"Sector calculator"</h2>
@@ -140,16 +141,20 @@ pub fn Calculator(state: AppState) -> impl IntoView {
                             view! { <PredictPanel shown=shown inputs=inputs verdict=verdict /> }
                         }
                     >
-                        <Results
-                            shown=shown
-                            errors=errors
-                            state=state
-                            verdict=verdict
-                            feedback=feedback
-                            highlighted=highlighted
-                        />
+                        <Show when=move || reached(stage, RESULTS)>
+                            <Results
+                                shown=shown
+                                errors=errors
+                                state=state
+                                verdict=verdict
+                                feedback=feedback
+                                highlighted=highlighted
+                            />
+                        </Show>
                     </Show>
-                    <LaneTable shown=shown inputs=inputs hidden=hidden highlighted=highlighted />
+                    <Show when=move || reached(stage, LANES)>
+                        <LaneTable shown=shown inputs=inputs hidden=hidden highlighted=highlighted />
+                    </Show>
                 </div>
             </div>
             // On a phone the results are far below the fields: the headline stays in sight
@@ -163,6 +168,46 @@ pub fn Calculator(state: AppState) -> impl IntoView {
             </p>
         </section>
     }
+}
+
+/// The calculator's build stages: its fields, then the results, then the lane table.
+const RESULTS: u8 = 1;
+/// The stage that adds the lane table, the last.
+const LANES: u8 = 2;
+
+/// Whether the build has reached `at`.
+fn reached(stage: RwSignal<u8>, at: u8) -> bool {
+    stage.get() >= at
+}
+
+/// The stage the calculator's build has reached. On the first load, behind its first content
+/// (`lazy::building`), each stage is a task of its own, so that no one task builds the whole
+/// panel (it was the first load's longest: README, "The calculator built in stages"); after the
+/// last, the first content gives way to it in one task. Built later (a tab opened), all of it
+/// at once.
+fn stages() -> RwSignal<u8> {
+    if !crate::ui::lazy::building() {
+        return RwSignal::new(LANES);
+    }
+    let stage = RwSignal::new(0);
+    fn next(stage: RwSignal<u8>) {
+        set_timeout(
+            move || match stage.try_get_untracked() {
+                Some(now) if now < LANES => {
+                    stage.set(now + 1);
+                    next(stage);
+                }
+                // After the last stage's own task (or the panel gone): the app takes over.
+                _ => {
+                    crate::ui::lazy::built();
+                    crate::ui::app_ready();
+                }
+            },
+            std::time::Duration::ZERO,
+        );
+    }
+    next(stage);
+    stage
 }
 
 /// What coalescing is, in the course's terms, with the strided column read as its worked
