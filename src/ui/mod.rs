@@ -106,15 +106,15 @@ pub fn App() -> impl IntoView {
     if embed {
         share::post_height_to_parent();
     }
-    // A panel is built when it is first shown, and kept after: the first load mounts only the
-    // panel on screen, so its code runs before the others' (less work before the first result,
-    // and no long task for panels nobody opened).
     // The head's script guessed the calculator from the link (public/start.js) and the app
     // decodes another first panel: the first content goes now, in the mount's task, or the
     // app would stay hidden behind it (no calculator is built to end its stages).
     if state.tab.get_untracked() != Tab::Calculator {
         lazy::built();
     }
+    // A panel is built when it is first shown, and kept after: the first load mounts only the
+    // panel on screen, so its code runs before the others' (less work before the first result,
+    // and no long task for panels nobody opened).
     let visited = RwSignal::new(tab_bit(state.tab.get_untracked()));
     Effect::new(move |_| {
         let bit = tab_bit(state.tab.get());
