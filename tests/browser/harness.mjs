@@ -151,11 +151,12 @@ export async function startBrowser({ width = 1280, height = 900, dpr = 1, extraA
 export async function openApp(driver, base, query = '') {
   await driver.get(`${base}/${query}`);
   // The page marks `app-ready` once the panel on show is mounted (the others are built when
-  // first shown). A panel whose code is a chunk of its own shows "Loading…" until it arrives.
+  // first shown). A panel whose code is a chunk of its own shows "Loading…" until it arrives,
+  // and a panel built in stages (the CUDA panel) carries `data-staging` until its last.
   await driver.wait(
     () =>
       driver.executeScript(
-        "return performance.getEntriesByName('app-ready').length > 0 && !document.querySelector('[data-testid=\"panel-loading\"]')",
+        "return performance.getEntriesByName('app-ready').length > 0 && !document.querySelector('[data-testid=\"panel-loading\"], [data-staging]')",
       ),
     15000,
   );
@@ -163,13 +164,14 @@ export async function openApp(driver, base, query = '') {
 
 /**
  * Waits until the panel on show is built: a panel whose code is a chunk of its own (a tab
- * opened for the first time, or a hand-off to it) shows "Loading…" until the chunk arrives.
+ * opened for the first time, or a hand-off to it) shows "Loading…" until the chunk arrives,
+ * and one built in stages carries `data-staging` until its last stage.
  */
 export async function panelSettled(driver) {
   await driver.wait(
     () =>
       driver.executeScript(
-        "return !document.querySelector('[role=\"tabpanel\"]:not([hidden]) [data-testid=\"panel-loading\"]')",
+        "return !document.querySelector('[role=\"tabpanel\"]:not([hidden]) :is([data-testid=\"panel-loading\"], [data-staging])')",
       ),
     15000,
   );

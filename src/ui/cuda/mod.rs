@@ -38,6 +38,16 @@ use std::time::Duration;
 /// show their figures without a flicker; bigger ones go to the worker (`remote`).
 const AT_ONCE: u64 = 256;
 
+/// The parts of the results built after the first analysis is shown ([`Jobs::built`]): the
+/// access sites (the line picked, one warp's executions, the table and its CSV), then the
+/// figures per warp.
+pub(super) const SITES: u8 = 1;
+pub(super) const PER_WARP: u8 = 2;
+
+/// How long a slice of the panel's first run lasts, in milliseconds: under 50 ms on a phone
+/// whose CPU is four times slower than a laptop's, as Lighthouse's mobile profile assumes.
+const FIRST_SLICE_MS: f64 = 10.0;
+
 /// Loop iterations a warp may run in the edit's task, when a worker can take the run over: a
 /// warp that loops longer (about 20 ms of the page's time at this count) goes to the worker,
 /// so the edit's task stays short whatever the kernel does.
@@ -70,6 +80,10 @@ pub(super) struct Jobs {
     pub(super) status: RwSignal<Status>,
     /// The last finished analysis, and the run it is of.
     pub(super) analysis: RwSignal<Option<(Run, CudaAnalysis)>>,
+    /// How much of the results below the source view is built ([`SITES`], then [`PER_WARP`]):
+    /// none until the first analysis is shown, then one part a task, so that the first result
+    /// is drawn in three short tasks, not one long one.
+    pub(super) built: RwSignal<u8>,
     /// Why the current inputs do not run, with their run.
     pub(super) failure: RwSignal<Option<(Run, CudaFailure)>>,
     /// The worker, while there is one.
@@ -94,6 +108,24 @@ impl Jobs {
         if !repair {
             self.failure.set(None);
         }
+        if self.analysis.with_untracked(Option::is_none) {
+            // The panel's first run: reading the source waits for a task after the mount's.
+            set_timeout(
+                move || {
+                    if self.generation.try_get_value() == Some(ticket) {
+                        self.begin(ticket, run, repair);
+                    }
+                },
+                Duration::from_millis(0),
+            );
+        } else {
+            self.begin(ticket, run, repair);
+        }
+    }
+
+    /// Reads the source and the launch of `run` and runs the job `ticket`: in this task when
+    /// it is small, in slices or in the worker when it is not.
+    fn begin(self, ticket: u64, run: Run, repair: bool) {
         let fresh = CudaJob::new(
             &run.inputs.source,
             &run.inputs.launch,
@@ -122,7 +154,10 @@ impl Jobs {
             fresh.iteration_budget(IN_PAGE_ITERATIONS);
         }
         self.job.set_value(Some(fresh));
-        if total <= AT_ONCE {
+        // Nothing on show yet (the panel's first run): nothing can flicker, so the run gets
+        // short tasks of its own instead of the edit's (or the mount's) task.
+        let first = self.analysis.with_untracked(Option::is_none);
+        if total <= AT_ONCE && !first {
             self.slice(ticket, run, repair);
         } else {
             set_timeout(
@@ -153,38 +188,42 @@ impl Jobs {
             return;
         }
         let start = now_ms();
+        // The panel's first run (nothing on show yet, as on a cold `tab=cuda` link) runs in
+        // short slices on the page, whose tasks stay under what a phone's CPU makes long.
+        let first = self.analysis.with_untracked(Option::is_none);
+        let slice_ms = if first { FIRST_SLICE_MS } else { SLICE_MS };
         let outcome = self
             .job
             .try_update_value(|slot| {
                 // A warp at a time at first: one warp's loop may take the slice.
-                let mut slicer = Slicer::default().first_chunk(1);
+                let mut slicer = Slicer::new(slice_ms).first_chunk(1);
                 Some(slicer.run(slot.as_mut()?, &mut now_ms))
             })
             .flatten();
         match outcome {
             Some(Ok(Slice::Done)) => {
                 let finished = self.job.try_update_value(Option::take).flatten();
-                let result = finished.as_ref().map(CudaJob::finish);
-                let show = move || {
-                    if let Some(result) = result {
-                        self.kept.set_value(finished);
-                        self.analysis.set(Some((run, result)));
-                        self.status.set(Status::Done);
-                    }
+                let Some(result) = finished.as_ref().map(CudaJob::finish) else {
+                    return;
                 };
-                // After a long slice, drawing the figures gets a task of its own.
-                if now_ms() - start > SLICE_MS / 2.0 {
+                // After a long slice, or on the first run, drawing the figures gets a task of
+                // its own.
+                if first || now_ms() - start > SLICE_MS / 2.0 {
                     set_timeout(
                         move || {
                             if self.generation.try_get_value() == Some(ticket) {
-                                show();
+                                self.show(ticket, run, result, finished);
                             }
                         },
                         Duration::from_millis(0),
                     );
                 } else {
-                    show();
+                    self.show(ticket, run, result, finished);
                 }
+            }
+            Some(Ok(Slice::Yield)) if first && self.remote_available() && self.small() => {
+                self.running();
+                soon(move || self.slice(ticket, run, repair));
             }
             Some(Ok(Slice::Yield)) if self.remote_available() => {
                 // The edit's task is spent: the worker runs it again from the start.
@@ -196,11 +235,7 @@ impl Jobs {
                 self.remote(ticket, run, repair);
             }
             Some(Ok(Slice::Yield)) => {
-                if let Some((done, total)) =
-                    self.job.with_value(|j| j.as_ref().map(CudaJob::progress))
-                {
-                    self.status.set(Status::Running { done, total });
-                }
+                self.running();
                 soon(move || self.slice(ticket, run, repair));
             }
             Some(Err(e)) => {
@@ -209,6 +244,53 @@ impl Jobs {
             }
             None => {}
         }
+    }
+
+    /// Shows a finished analysis. The first one is drawn a part a task ([`Jobs::built`]): the
+    /// readouts, the checks and the source view in this one, the access sites and the figures
+    /// per warp in the next two; the status says the run is done after the last, unless a newer
+    /// job started meanwhile.
+    fn show(self, ticket: u64, run: Run, result: CudaAnalysis, finished: Option<CudaJob>) {
+        self.kept.set_value(finished);
+        self.analysis.set(Some((run, result)));
+        if self.built.get_untracked() >= PER_WARP {
+            self.status.set(Status::Done);
+        } else {
+            self.build_next(ticket);
+        }
+    }
+
+    /// Builds the next part of the results in a task of its own, and the rest after it.
+    fn build_next(self, ticket: u64) {
+        set_timeout(
+            move || {
+                let Some(part) = self.built.try_get_untracked() else {
+                    return;
+                };
+                self.built.set(part + 1);
+                if part + 1 < PER_WARP {
+                    self.build_next(ticket);
+                } else if self.generation.try_get_value() == Some(ticket) {
+                    self.status.set(Status::Done);
+                }
+            },
+            Duration::from_millis(0),
+        );
+    }
+
+    /// The job's progress on show.
+    fn running(self) {
+        if let Some((done, total)) = self.job.with_value(|j| j.as_ref().map(CudaJob::progress)) {
+            self.status.set(Status::Running { done, total });
+        }
+    }
+
+    /// Whether the job on the page is small enough to finish there in slices
+    /// ([`AT_ONCE`] warps at most) rather than in the worker.
+    fn small(self) -> bool {
+        self.job
+            .with_value(|j| j.as_ref().map(|j| j.progress().1))
+            .is_some_and(|total| total <= AT_ONCE)
     }
 
     fn cancel(self) {
@@ -357,6 +439,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         kept: StoredValue::new_local(None),
         status: RwSignal::new(Status::Idle),
         analysis: RwSignal::new(None),
+        built: RwSignal::new(0),
         failure: RwSignal::new(None),
         remote: StoredValue::new_local(None),
         remote_run: StoredValue::new(None),
@@ -438,8 +521,19 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             .or_else(|| field_in_error.get().zip(message.get()))
     });
 
+    // The results column waits for a task of its own after the panel's: the first load's
+    // panel task on a phone stays short. The first run waits for one too (`Jobs::start`).
+    let (form, outputs) = (RwSignal::new(false), RwSignal::new(false));
+    for stage in [form, outputs] {
+        set_timeout(
+            move || {
+                let _ = stage.try_set(true);
+            },
+            Duration::from_millis(0),
+        );
+    }
     view! {
-        <section class="cuda" aria-labelledby="cuda-title">
+        <section class="cuda" aria-labelledby="cuda-title" data-staging=move || (!outputs.get()).then_some("true")>
             <h2 id="cuda-title">"CUDA source"</h2>
             <p class="lead">
                 "A kernel as you wrote it, and its launch as host code writes it. Every thread runs the source as the GPU's SIMT model runs it, a warp at a time under its active mask; each load, store and atomic becomes a warp memory instruction, counted as the calculator counts one, per access site, per line and for the whole kernel."
@@ -456,47 +550,53 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                 {move || lesson().map(|text| view! { <p class="note broadcast" data-testid="cuda-lesson">{text}</p> })}
             </div>
             <div class="layout">
-                <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="CUDA kernel and launch">
-                    <Inputs
-                        state=state
-                        inputs=inputs
-                        error=error
-                        error_line=Signal::from(error_line)
-                        excerpt=Signal::from(excerpt)
-                        cache_error=Signal::derive(move || cache_checked.with(|c| c.as_ref().err().map(ToString::to_string)))
-                        file_error=file_error
-                        link_notice=link_notice
-                    />
-                    <Proposed inputs=inputs proposal=proposal />
-                </form>
+                // The fields, then the results column, each in a task after the panel's own: on
+                // a phone the first load's panel task stays short.
+                <Show when=move || form.get()>
+                    <form class="scenario" on:submit=|ev| ev.prevent_default() aria-label="CUDA kernel and launch">
+                        <Inputs
+                            state=state
+                            inputs=inputs
+                            error=error
+                            error_line=Signal::from(error_line)
+                            excerpt=Signal::from(excerpt)
+                            cache_error=Signal::derive(move || cache_checked.with(|c| c.as_ref().err().map(ToString::to_string)))
+                            file_error=file_error
+                            link_notice=link_notice
+                        />
+                        <Proposed inputs=inputs proposal=proposal />
+                    </form>
+                </Show>
                 <div class="outputs">
                     <div class="results" aria-labelledby="cuda-results-title">
-                        <h3 id="cuda-results-title">"Whole kernel"</h3>
-                        <Show when=move || jobs.status.with(|s| s.progress().is_some())>
-                            <div class="kernel-run" data-testid="cuda-progress">
-                                <progress
-                                    max=move || jobs.status.with(|s| s.progress().map_or(1, |p| p.1)).to_string()
-                                    value=move || jobs.status.with(|s| s.progress().map_or(0, |p| p.0)).to_string()
-                                    aria-label="CUDA run progress"
-                                ></progress>
-                                <span class="hint">
-                                    {move || jobs.status.with(|s| s.progress().map(|(done, total)| format!("{done} of {total} warps")).unwrap_or_default())}
-                                </span>
-                                <button type="button" class="secondary" data-testid="cuda-cancel" on:click=move |_| jobs.cancel()>"Cancel"</button>
-                            </div>
-                        </Show>
-                        <p class="visually-hidden" role="status" data-testid="cuda-status" data-value=move || jobs.status.with(Status::name)>
-                            {move || jobs.status.with(|s| match s {
-                                Status::Done => "Kernel run.",
-                                Status::Cancelled => "Cancelled: showing the last finished results.",
-                                Status::Failed(()) => "The run stopped.",
-                                _ => "",
+                        <Show when=move || outputs.get()>
+                            <h3 id="cuda-results-title">"Whole kernel"</h3>
+                            <Show when=move || jobs.status.with(|s| s.progress().is_some())>
+                                <div class="kernel-run" data-testid="cuda-progress">
+                                    <progress
+                                        max=move || jobs.status.with(|s| s.progress().map_or(1, |p| p.1)).to_string()
+                                        value=move || jobs.status.with(|s| s.progress().map_or(0, |p| p.0)).to_string()
+                                        aria-label="CUDA run progress"
+                                    ></progress>
+                                    <span class="hint">
+                                        {move || jobs.status.with(|s| s.progress().map(|(done, total)| format!("{done} of {total} warps")).unwrap_or_default())}
+                                    </span>
+                                    <button type="button" class="secondary" data-testid="cuda-cancel" on:click=move |_| jobs.cancel()>"Cancel"</button>
+                                </div>
+                            </Show>
+                            <p class="visually-hidden" role="status" data-testid="cuda-status" data-value=move || jobs.status.with(Status::name)>
+                                {move || jobs.status.with(|s| match s {
+                                    Status::Done => "Kernel run.",
+                                    Status::Cancelled => "Cancelled: showing the last finished results.",
+                                    Status::Failed(()) => "The run stopped.",
+                                    _ => "",
+                                })}
+                            </p>
+                            {move || (jobs.status.get() == Status::Cancelled).then(|| view! {
+                                <p class="stale" data-testid="cuda-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p>
                             })}
-                        </p>
-                        {move || (jobs.status.get() == Status::Cancelled).then(|| view! {
-                            <p class="stale" data-testid="cuda-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p>
-                        })}
-                        <Results state=state jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
+                            <Results state=state jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
+                        </Show>
                     </div>
                 </div>
             </div>

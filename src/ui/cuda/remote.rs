@@ -173,9 +173,7 @@ impl Jobs {
                     job.iteration_budget(super::IN_PAGE_ITERATIONS);
                     job
                 });
-                self.kept.set_value(kept);
-                self.analysis.set(Some((run, *analysis)));
-                self.status.set(Status::Done);
+                self.show(ticket, run, *analysis, kept);
             }
             Reply::Failed(reported) => {
                 self.idle();

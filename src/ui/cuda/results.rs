@@ -8,7 +8,7 @@ use super::super::share::download_text;
 use super::super::widgets::{ColumnHeads, ReadoutList, RegionTable};
 use super::super::AppState;
 use super::warps::{OneWarp, PerWarp};
-use super::{Jobs, Run, Status};
+use super::{Jobs, Run, Status, PER_WARP, SITES};
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
     access_csv, access_summary, assumed_note, checks_summary, failure_field, line_label,
@@ -139,15 +139,20 @@ pub(super) fn Results(
             <ol>{EXECUTION_ORDER.iter().map(|s| view! { <li>{*s}</li> }).collect_view()}</ol>
         </details>
         <SourceView source=source picked=picked />
-        <Picked sites=sites picked=picked />
-        <OneWarp state=state jobs=jobs sites=sites picked=picked />
-        <SiteTable sites=sites />
-        <Show when=move || sites.with(|s| !s.is_empty())>
-            <div class="buttons exports">
-                <button type="button" data-testid="cuda-csv" on:click=export>"Download the access sites (CSV)"</button>
-            </div>
+        // Built a task after the first analysis is shown (`Jobs::built`).
+        <Show when=move || { jobs.built.get() >= SITES }>
+            <Picked sites=sites picked=picked />
+            <OneWarp state=state jobs=jobs sites=sites picked=picked />
+            <SiteTable sites=sites />
+            <Show when=move || sites.with(|s| !s.is_empty())>
+                <div class="buttons exports">
+                    <button type="button" data-testid="cuda-csv" on:click=export>"Download the access sites (CSV)"</button>
+                </div>
+            </Show>
         </Show>
-        <PerWarp state=state analysis=analysis />
+        <Show when=move || { jobs.built.get() >= PER_WARP }>
+            <PerWarp state=state analysis=analysis />
+        </Show>
     }
 }
 
