@@ -95,7 +95,10 @@ export const GUARDS = {
   // opt-level z), fetched on a calculator link before the main module: 54.7 KB gzip measured
   // (52.5 KB of wasm, 2.2 KB of wasm-bindgen's glue).
   // cuda_worker 315_000 → 316_000: the engine's fast paths (#26, sixteenth session; 315_456 B).
-  panels: { kernel_trace: 234_000, roofline: 96_000, probe: 82_000, cuda: 380_000, cuda_worker: 316_000, first_result: 56_000 },
+  // cuda 380_000 → 382_000: the CUDA panel built in stages on a cold link (#26, twentieth
+  // session; 381_096 B from 379_237): the stages' `Show`s over the fields, the results column,
+  // the sites and the figures per warp, the deferred first run and its short slices.
+  panels: { kernel_trace: 234_000, roofline: 96_000, probe: 82_000, cuda: 382_000, cuda_worker: 316_000, first_result: 56_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -112,7 +115,9 @@ export const GUARDS = {
   // whole 1_420_000 → 1_423_000: the engine's fast paths in each module (#26, sixteenth
   // session; 1_421_636 B).
   // whole 1_423_000 → 1_425_000: the calculator built in stages above (1_424_045 B).
-  whole: 1_425_000,
+  // whole 1_425_000 → 1_428_000: the CUDA panel in stages above (1_427_000 B from 1_424_045;
+  // the cuda chunk's 1.9 KB, the rest the modules' layout shifting by a few hundred bytes).
+  whole: 1_428_000,
 };
 
 /**
