@@ -22,7 +22,8 @@ const PARTS = {
   done: '[data-testid="cuda-status"][data-value="done"]',
 };
 
-const WATCH = `
+// Once a document, in a block of its own: the script stays registered for later tests' loads.
+const WATCH = `if (!('__seen' in window)) {
   window.__timeouts = 0;
   const setTimeoutOf = window.setTimeout.bind(window);
   window.setTimeout = (f, ms, ...rest) =>
@@ -33,7 +34,8 @@ const WATCH = `
     for (const [name, css] of Object.entries(parts)) {
       if (!(name in window.__seen) && document.querySelector(css)) window.__seen[name] = window.__timeouts;
     }
-  }).observe(document, { subtree: true, childList: true, attributes: true });`;
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+}`;
 
 test('a cold tab=cuda link builds the panel a part a task, and says done after the last', async () => {
   const { identifier } = await s.driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', { source: WATCH }) ?? {};
