@@ -1,13 +1,12 @@
 // The calculator built in stages on a calculator link (README, "The calculator built in
 // stages"): behind the static copy, the app's fields, its results and its lane table each
 // appear in a task of their own, in that order; then the copy is removed and the app shown,
-// and only after that is `app-ready` marked. Each zero timeout the page sets is counted as it
-// runs, and a MutationObserver notes the count at which each part first appears: parts built
-// in the same task read the same count. No timing is asserted.
+// and only after that is `app-ready` marked, counted by `watchTasks` (harness.mjs). No timing
+// is asserted.
 import { test } from 'node:test';
 import { session } from './session.mjs';
 import assert from 'node:assert/strict';
-import { openApp, pageErrors, valueOf } from './harness.mjs';
+import { openApp, pageErrors, valueOf, watchTasks } from './harness.mjs';
 
 const s = session();
 
@@ -17,32 +16,20 @@ const PARTS = {
   lanes: '#panel-calculator [data-testid="lane-row"]',
 };
 
-// Once a document, in a block of its own: the script stays registered for later tests' loads.
-const WATCH = `if (!('__seen' in window)) {
-  window.__timeouts = 0;
-  const setTimeoutOf = window.setTimeout.bind(window);
-  window.setTimeout = (f, ms, ...rest) =>
-    setTimeoutOf(() => { window.__timeouts++; if (typeof f === 'function') f(...rest); }, ms);
-  window.__seen = {};
-  const parts = ${JSON.stringify(PARTS)};
-  const note = (name) => { if (!(name in window.__seen)) window.__seen[name] = window.__timeouts; };
-  new MutationObserver(() => {
-    for (const [name, css] of Object.entries(parts)) if (document.querySelector(css)) note(name);
-    // The copy gone and the app shown: the swap.
-    if (document.querySelector('#panel-calculator') && !document.getElementById('shell')) {
-      note('swap');
-      window.__swapBuilding = document.documentElement.hasAttribute('data-building');
-    }
-    if ('swap' in window.__seen && performance.getEntriesByName('app-ready').length) note('ready');
-  }).observe(document, { subtree: true, childList: true, attributes: true });
+// The copy gone and the app shown: the swap; then the app's own mark.
+const SWAP = `
+  if (document.querySelector('#panel-calculator') && !document.getElementById('shell')) {
+    note('swap');
+    window.__swapBuilding = document.documentElement.hasAttribute('data-building');
+  }`;
+const READY = `
   new PerformanceObserver((list) => {
     if (list.getEntries().some((e) => e.name === 'app-ready')) note('ready');
-  }).observe({ type: 'mark' });
-}`;
+  }).observe({ type: 'mark' });`;
 
 for (const [name, query] of [['the default page', ''], ['a calculator permalink', '?v=1&elem=8&idx=2*t']]) {
   test(`${name}: the calculator builds a part a task behind the copy, then swaps, then says app-ready`, async () => {
-    const { identifier } = (await s.driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', { source: WATCH })) ?? {};
+    const unwatch = await watchTasks(s.driver, PARTS, { onMutation: SWAP, after: READY });
     try {
       await openApp(s.driver, s.site.url, query);
       await s.driver.wait(() => s.driver.executeScript("return 'swap' in window.__seen"), 15000);
@@ -63,7 +50,7 @@ for (const [name, query] of [['the default page', ''], ['a calculator permalink'
       assert.equal(await valueOf(s.driver, 'sectors'), query ? '16' : '4');
       assert.deepEqual(await pageErrors(s.driver), []);
     } finally {
-      if (identifier) await s.driver.sendDevToolsCommand('Page.removeScriptToEvaluateOnNewDocument', { identifier });
+      await unwatch();
     }
   });
 }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { session } from './session.mjs';
 import assert from 'node:assert/strict';
 import { By, until } from 'selenium-webdriver';
-import { openApp, pageErrors } from './harness.mjs';
+import { openApp, pageErrors, watchTasks } from './harness.mjs';
 
 const s = session();
 
@@ -22,23 +22,9 @@ const PARTS = {
   done: '[data-testid="cuda-status"][data-value="done"]',
 };
 
-// Once a document, in a block of its own: the script stays registered for later tests' loads.
-const WATCH = `if (!('__seen' in window)) {
-  window.__timeouts = 0;
-  const setTimeoutOf = window.setTimeout.bind(window);
-  window.setTimeout = (f, ms, ...rest) =>
-    setTimeoutOf(() => { window.__timeouts++; if (typeof f === 'function') f(...rest); }, ms);
-  window.__seen = {};
-  const parts = ${JSON.stringify(PARTS)};
-  new MutationObserver(() => {
-    for (const [name, css] of Object.entries(parts)) {
-      if (!(name in window.__seen) && document.querySelector(css)) window.__seen[name] = window.__timeouts;
-    }
-  }).observe(document, { subtree: true, childList: true, attributes: true });
-}`;
 
 test('a cold tab=cuda link builds the panel a part a task, and says done after the last', async () => {
-  const { identifier } = await s.driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', { source: WATCH }) ?? {};
+  const unwatch = await watchTasks(s.driver, PARTS);
   try {
     await openApp(s.driver, s.site.url, '?tab=cuda');
     await s.driver.wait(until.elementLocated(By.css(PARTS.done)), 30000);
@@ -56,6 +42,6 @@ test('a cold tab=cuda link builds the panel a part a task, and says done after t
     assert.equal(await s.driver.executeScript("return document.querySelector('[data-staging]')"), null);
     assert.deepEqual(await pageErrors(s.driver), []);
   } finally {
-    if (identifier) await s.driver.sendDevToolsCommand('Page.removeScriptToEvaluateOnNewDocument', { identifier });
+    await unwatch();
   }
 });

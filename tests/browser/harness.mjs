@@ -337,3 +337,33 @@ export async function expectUrl(driver, pattern, timeout = 3000) {
     throw new Error(`the URL ${url} did not come to match ${pattern}`);
   }
 }
+
+/**
+ * Registers, for every later load of `driver`, a watch of the tasks in which a page builds its
+ * parts: each zero timeout the page sets is counted as it runs, and a MutationObserver notes
+ * in `window.__seen` the count at which each of `parts` (`{name: css}`) first appears, so that
+ * parts built in the same task read the same count. `onMutation` and `after` are more of the
+ * script, run in the observer's callback and once at the start; both may call `note(name)`.
+ * Resolves to a function that unregisters it. No timing is read.
+ */
+export async function watchTasks(driver, parts, { onMutation = '', after = '' } = {}) {
+  // Once a document, in a block of its own: a script left registered runs again on later loads.
+  const source = `if (!('__seen' in window)) {
+    window.__timeouts = 0;
+    const setTimeoutOf = window.setTimeout.bind(window);
+    window.setTimeout = (f, ms, ...rest) =>
+      setTimeoutOf(() => { window.__timeouts++; if (typeof f === 'function') f(...rest); }, ms);
+    window.__seen = {};
+    const parts = ${JSON.stringify(parts)};
+    const note = (name) => { if (!(name in window.__seen)) window.__seen[name] = window.__timeouts; };
+    new MutationObserver(() => {
+      for (const [name, css] of Object.entries(parts)) if (document.querySelector(css)) note(name);
+      ${onMutation}
+    }).observe(document, { subtree: true, childList: true, attributes: true });
+    ${after}
+  }`;
+  const { identifier } = (await driver.sendDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', { source })) ?? {};
+  return async () => {
+    if (identifier) await driver.sendDevToolsCommand('Page.removeScriptToEvaluateOnNewDocument', { identifier });
+  };
+}

@@ -7,8 +7,8 @@ use super::super::roofline_handoffs::KernelToRoofline;
 use super::super::share::download_text;
 use super::super::widgets::{ColumnHeads, ReadoutList, RegionTable};
 use super::super::AppState;
+use super::jobs::{Jobs, Run, Status, PER_WARP, SITES};
 use super::warps::{OneWarp, PerWarp};
-use super::{Jobs, Run, Status, PER_WARP, SITES};
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
     access_csv, access_summary, assumed_note, checks_summary, failure_field, line_label,

@@ -8,7 +8,7 @@ use super::super::canvas::Shape;
 use super::super::figure::{AnalysisFigure, Drawn};
 use super::super::widgets::{CalculatorLink, RegionTable, TextField};
 use super::super::AppState;
-use super::{Jobs, Run};
+use super::jobs::{Jobs, Run};
 use crate::charts::{kernel as chart, Theme};
 use crate::model::cuda::run::{CudaAnalysis, CudaJob, RunErrorKind};
 use crate::model::cuda_view::{
@@ -280,5 +280,5 @@ enum Pick {
 
 /// Whether a drill-down stopped on the page's budget of loop iterations, not the kernel's.
 fn loops_too_long(e: &crate::model::cuda::run::RunError) -> bool {
-    matches!(*e.kind, RunErrorKind::WarpIterations { limit } if limit == super::IN_PAGE_ITERATIONS)
+    matches!(*e.kind, RunErrorKind::WarpIterations { limit } if limit == super::jobs::IN_PAGE_ITERATIONS)
 }

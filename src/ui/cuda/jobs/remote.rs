@@ -20,10 +20,11 @@ use leptos::prelude::*;
 
 /// A drill-down into one warp of the run on show, asked of a worker of its own: the run, the
 /// block and the warp, and the executions once answered (`None` while it runs).
-pub(super) type Drilled = Option<((Run, u64, u32), Option<Result<Vec<WarpExecution>, String>>)>;
+pub(in crate::ui::cuda) type Drilled =
+    Option<((Run, u64, u32), Option<Result<Vec<WarpExecution>, String>>)>;
 
 /// The one-shot worker of a drill-down, kept until it answers.
-pub(super) struct DrillWorker(Remote);
+pub(in crate::ui::cuda) struct DrillWorker(Remote);
 
 /// Which worker a message comes from.
 #[derive(Clone, Copy)]
@@ -36,7 +37,7 @@ impl Jobs {
     /// Asks a worker of its own for warp `warp` of block `block` of `run`, the run on show,
     /// placed as `placement`; the answer lands in `drilled`. The same question twice is asked
     /// once; another one terminates the worker of the last.
-    pub(super) fn drill(self, run: &Run, placement: Placement, block: u64, warp: u32) {
+    pub(in crate::ui::cuda) fn drill(self, run: &Run, placement: Placement, block: u64, warp: u32) {
         let key = (run.clone(), block, warp);
         if self
             .drilled
@@ -73,12 +74,12 @@ impl Jobs {
     }
 
     /// Whether runs can go to a worker: this build has one, and none has failed to start.
-    pub(super) fn remote_available(self) -> bool {
+    pub(in crate::ui::cuda) fn remote_available(self) -> bool {
         !self.remote_broken.get_value() && worker::available()
     }
 
     /// Posts `run` to the worker, starting one if none is idle.
-    pub(super) fn remote(self, ticket: u64, run: Run, repair: bool) {
+    pub(in crate::ui::cuda) fn remote(self, ticket: u64, run: Run, repair: bool) {
         let request = request_of(&run).encode();
         self.remote_run.set_value(Some((ticket, run, repair)));
         let idle = self
@@ -101,7 +102,7 @@ impl Jobs {
     }
 
     /// Stops the worker's run, if it has one.
-    pub(super) fn halt_remote(self) {
+    pub(in crate::ui::cuda) fn halt_remote(self) {
         self.remote_run.set_value(None);
         if self
             .remote
@@ -204,7 +205,7 @@ impl Jobs {
     }
 
     /// Drops the drill-down and its worker.
-    pub(super) fn forget_drill(self) {
+    pub(in crate::ui::cuda) fn forget_drill(self) {
         self.drill_worker.set_value(None);
         if self.drilled.with_untracked(Option::is_some) {
             self.drilled.set(None);

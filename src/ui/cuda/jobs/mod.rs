@@ -1,0 +1,309 @@
+//! The CUDA panel's jobs: a run on the page in slices (or at once when small), or in the
+//! panel's Web Worker (`remote`) when it is big, with the generation that makes a stale
+//! answer count for nothing; the failure and its repair by the default kernel; and the first
+//! analysis drawn a part a task. The panel (`super`) only starts, halts and cancels, and reads
+//! the signals.
+
+mod remote;
+
+use crate::model::cuda::run::{CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
+use crate::model::cuda_view::CudaInputs;
+use crate::model::job::{Slice, Slicer, SLICE_MS};
+use crate::model::kernel::Machine;
+use crate::ui::job::{now_ms, soon};
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// Launches of up to this many warps first run in the task of the edit, so that small kernels
+/// show their figures without a flicker; bigger ones go to the worker (`remote`).
+const AT_ONCE: u64 = 256;
+
+/// The parts of the results built after the first analysis is shown ([`Jobs::built`]): the
+/// access sites (the line picked, one warp's executions, the table and its CSV), then the
+/// figures per warp.
+pub(in crate::ui::cuda) const SITES: u8 = 1;
+pub(in crate::ui::cuda) const PER_WARP: u8 = 2;
+
+/// How long a slice of the panel's first run lasts, in milliseconds: under 50 ms on a phone
+/// whose CPU is four times slower than a laptop's, as Lighthouse's mobile profile assumes.
+const FIRST_SLICE_MS: f64 = 10.0;
+
+/// Loop iterations a warp may run in the edit's task, when a worker can take the run over: a
+/// warp that loops longer (about 20 ms of the page's time at this count) goes to the worker,
+/// so the edit's task stays short whatever the kernel does.
+pub(in crate::ui::cuda) const IN_PAGE_ITERATIONS: u64 = 1 << 13;
+
+/// One run: what the job was made from.
+#[derive(Clone, Debug, PartialEq)]
+pub(in crate::ui::cuda) struct Run {
+    pub(in crate::ui::cuda) inputs: CudaInputs,
+    pub(in crate::ui::cuda) machine: Machine,
+    pub(in crate::ui::cuda) cache_bytes: u64,
+    pub(in crate::ui::cuda) arch: u32,
+}
+
+/// Where the current job stands; idle when the launch is empty. A failure's words are in the
+/// panel's error, beside its field.
+pub(in crate::ui::cuda) type Status = crate::ui::job::Status<()>;
+
+/// The panel's job state, shared by its parts.
+#[derive(Clone, Copy)]
+pub(in crate::ui::cuda) struct Jobs {
+    generation: StoredValue<u64>,
+    job: StoredValue<Option<CudaJob>, LocalStorage>,
+    /// The job of the analysis on show, kept after its run for the drill-down into one warp
+    /// (`CudaJob::warp_executions` runs that warp again on the finished job's sites).
+    pub(in crate::ui::cuda) kept: StoredValue<Option<CudaJob>, LocalStorage>,
+    pub(in crate::ui::cuda) status: RwSignal<Status>,
+    /// The last finished analysis, and the run it is of.
+    pub(in crate::ui::cuda) analysis: RwSignal<Option<(Run, CudaAnalysis)>>,
+    /// How much of the results below the source view is built ([`SITES`], then [`PER_WARP`]):
+    /// none until the first analysis is shown, then one part a task, so that the first result
+    /// is drawn in three short tasks, not one long one.
+    pub(in crate::ui::cuda) built: RwSignal<u8>,
+    /// Why the current inputs do not run, with their run.
+    pub(in crate::ui::cuda) failure: RwSignal<Option<(Run, CudaFailure)>>,
+    /// The worker, while there is one.
+    remote: crate::ui::worker::Slot,
+    /// The run posted to the worker: its ticket, itself, and whether it is a repair.
+    remote_run: StoredValue<Option<(u64, Run, bool)>>,
+    /// Whether a worker failed to start: runs then stay on the page's thread.
+    remote_broken: StoredValue<bool>,
+    /// The drill-down into a warp too long for the page's thread, asked of a worker.
+    pub(in crate::ui::cuda) drilled: RwSignal<remote::Drilled>,
+    /// That worker, while it runs.
+    drill_worker: StoredValue<Option<remote::DrillWorker>, LocalStorage>,
+}
+
+impl Jobs {
+    /// A panel's job state: nothing run, nothing shown.
+    pub(in crate::ui::cuda) fn new() -> Jobs {
+        Jobs {
+            generation: StoredValue::new(0),
+            job: StoredValue::new_local(None),
+            kept: StoredValue::new_local(None),
+            status: RwSignal::new(Status::Idle),
+            analysis: RwSignal::new(None),
+            built: RwSignal::new(0),
+            failure: RwSignal::new(None),
+            remote: StoredValue::new_local(None),
+            remote_run: StoredValue::new(None),
+            remote_broken: StoredValue::new(false),
+            drilled: RwSignal::new(None),
+            drill_worker: StoredValue::new_local(None),
+        }
+    }
+
+    /// Starts a job for `run`, cancelling the one running. A repair (the default kernel, run
+    /// because a link's own does not) keeps the failure it answers on show.
+    pub(in crate::ui::cuda) fn start(self, run: Run, repair: bool) {
+        let ticket = self.generation.get_value() + 1;
+        self.generation.set_value(ticket);
+        self.halt_remote();
+        if !repair {
+            self.failure.set(None);
+        }
+        if self.analysis.with_untracked(Option::is_none) {
+            // The panel's first run: reading the source waits for a task after the mount's.
+            set_timeout(
+                move || {
+                    if self.generation.try_get_value() == Some(ticket) {
+                        self.begin(ticket, run, repair);
+                    }
+                },
+                Duration::from_millis(0),
+            );
+        } else {
+            self.begin(ticket, run, repair);
+        }
+    }
+
+    /// Reads the source and the launch of `run` and runs the job `ticket`: in this task when
+    /// it is small, in slices or in the worker when it is not.
+    fn begin(self, ticket: u64, run: Run, repair: bool) {
+        let fresh = CudaJob::new(
+            &run.inputs.source,
+            &run.inputs.launch,
+            run.machine,
+            run.cache_bytes,
+            run.arch,
+        );
+        let fresh = match fresh {
+            Ok(job) => job,
+            Err(e) => {
+                self.job.set_value(None);
+                self.fail(run, e, repair);
+                return;
+            }
+        };
+        let (done, total) = fresh.progress();
+        self.status.set(Status::Running { done, total });
+        let remote = self.remote_available();
+        if remote && total > AT_ONCE {
+            self.job.set_value(None);
+            return self.remote(ticket, run, repair);
+        }
+        let mut fresh = fresh;
+        if remote {
+            // What does not finish in the edit's task goes to the worker (`slice`).
+            fresh.iteration_budget(IN_PAGE_ITERATIONS);
+        }
+        self.job.set_value(Some(fresh));
+        // Nothing on show yet (the panel's first run): nothing can flicker, so the run gets
+        // short tasks of its own instead of the edit's (or the mount's) task.
+        let first = self.analysis.with_untracked(Option::is_none);
+        if total <= AT_ONCE && !first {
+            self.slice(ticket, run, repair);
+        } else {
+            set_timeout(
+                move || self.slice(ticket, run, repair),
+                Duration::from_millis(0),
+            );
+        }
+    }
+
+    /// A run that stopped. When nothing has been shown yet (a link whose source or launch does
+    /// not run), the default kernel runs instead, with the failure kept on its field.
+    fn fail(self, run: Run, e: CudaFailure, repair: bool) {
+        self.status.set(Status::Failed(()));
+        if repair {
+            return;
+        }
+        self.failure.set(Some((run.clone(), e)));
+        let default = CudaInputs::default();
+        if self.analysis.with_untracked(Option::is_none) && run.inputs != default {
+            self.start(Run { inputs: default, ..run }, true);
+        }
+    }
+
+    /// One slice of the job: runs until SLICE_MS has passed, then yields to the page. A stale
+    /// `ticket` (a newer job started) does nothing.
+    fn slice(self, ticket: u64, run: Run, repair: bool) {
+        if self.generation.try_get_value() != Some(ticket) {
+            return;
+        }
+        let start = now_ms();
+        // The panel's first run (nothing on show yet, as on a cold `tab=cuda` link) runs in
+        // short slices on the page, whose tasks stay under what a phone's CPU makes long.
+        let first = self.analysis.with_untracked(Option::is_none);
+        let slice_ms = if first { FIRST_SLICE_MS } else { SLICE_MS };
+        let outcome = self
+            .job
+            .try_update_value(|slot| {
+                // A warp at a time at first: one warp's loop may take the slice.
+                let mut slicer = Slicer::new(slice_ms).first_chunk(1);
+                Some(slicer.run(slot.as_mut()?, &mut now_ms))
+            })
+            .flatten();
+        match outcome {
+            Some(Ok(Slice::Done)) => {
+                let finished = self.job.try_update_value(Option::take).flatten();
+                let Some(result) = finished.as_ref().map(CudaJob::finish) else {
+                    return;
+                };
+                // After a long slice, or on the first run, drawing the figures gets a task of
+                // its own.
+                if first || now_ms() - start > SLICE_MS / 2.0 {
+                    set_timeout(
+                        move || {
+                            if self.generation.try_get_value() == Some(ticket) {
+                                self.show(ticket, run, result, finished);
+                            }
+                        },
+                        Duration::from_millis(0),
+                    );
+                } else {
+                    self.show(ticket, run, result, finished);
+                }
+            }
+            Some(Ok(Slice::Yield)) if first && self.remote_available() && self.small() => {
+                self.running();
+                soon(move || self.slice(ticket, run, repair));
+            }
+            Some(Ok(Slice::Yield)) if self.remote_available() => {
+                // The edit's task is spent: the worker runs it again from the start.
+                self.job.set_value(None);
+                self.remote(ticket, run, repair);
+            }
+            Some(Err(e)) if self.remote_available() && in_page_budget(&e) => {
+                self.job.set_value(None);
+                self.remote(ticket, run, repair);
+            }
+            Some(Ok(Slice::Yield)) => {
+                self.running();
+                soon(move || self.slice(ticket, run, repair));
+            }
+            Some(Err(e)) => {
+                self.job.set_value(None);
+                self.fail(run, e, repair);
+            }
+            None => {}
+        }
+    }
+
+    /// Shows a finished analysis. The first one is drawn a part a task ([`Jobs::built`]): the
+    /// readouts, the checks and the source view in this one, the access sites and the figures
+    /// per warp in the next two; the status says the run is done after the last, unless a newer
+    /// job started meanwhile.
+    fn show(self, ticket: u64, run: Run, result: CudaAnalysis, finished: Option<CudaJob>) {
+        self.kept.set_value(finished);
+        self.analysis.set(Some((run, result)));
+        if self.built.get_untracked() >= PER_WARP {
+            self.status.set(Status::Done);
+        } else {
+            self.build_next(ticket);
+        }
+    }
+
+    /// Builds the next part of the results in a task of its own, and the rest after it.
+    fn build_next(self, ticket: u64) {
+        set_timeout(
+            move || {
+                let Some(part) = self.built.try_get_untracked() else {
+                    return;
+                };
+                self.built.set(part + 1);
+                if part + 1 < PER_WARP {
+                    self.build_next(ticket);
+                } else if self.generation.try_get_value() == Some(ticket) {
+                    self.status.set(Status::Done);
+                }
+            },
+            Duration::from_millis(0),
+        );
+    }
+
+    /// The job's progress on show.
+    fn running(self) {
+        if let Some((done, total)) = self.job.with_value(|j| j.as_ref().map(CudaJob::progress)) {
+            self.status.set(Status::Running { done, total });
+        }
+    }
+
+    /// Whether the job on the page is small enough to finish there in slices
+    /// ([`AT_ONCE`] warps at most) rather than in the worker.
+    fn small(self) -> bool {
+        self.job
+            .with_value(|j| j.as_ref().map(|j| j.progress().1))
+            .is_some_and(|total| total <= AT_ONCE)
+    }
+
+    pub(in crate::ui::cuda) fn cancel(self) {
+        self.halt();
+        self.status.set(Status::Cancelled);
+    }
+
+    /// Stops the running job, on the page or in the worker: its answers no longer count.
+    pub(in crate::ui::cuda) fn halt(self) {
+        self.generation.update_value(|g| *g += 1);
+        self.job.set_value(None);
+        self.halt_remote();
+    }
+}
+
+/// Whether a failure is the edit's task's own iteration budget ([`IN_PAGE_ITERATIONS`]), not
+/// the kernel's: the worker then runs it with the whole budget.
+fn in_page_budget(failure: &CudaFailure) -> bool {
+    matches!(failure, CudaFailure::Run(e)
+        if matches!(*e.kind, RunErrorKind::WarpIterations { limit } if limit == IN_PAGE_ITERATIONS))
+}
