@@ -67,6 +67,38 @@ fn kernel_transpose(c: &mut Criterion) {
     group.finish();
 }
 
+/// The kernel view's `transpose-tiled` preset at 1024×1024: the global read and write by rows,
+/// through a 32×32 shared tile whose column read is a 32-way bank conflict; 4M lane-accesses,
+/// half of them to shared memory.
+fn kernel_tiled(c: &mut Criterion) {
+    use coalescing_lab::model::kernel::presets::KernelPreset;
+    use coalescing_lab::model::kernel::{analyze_kernel, KernelField, Machine, StmtField};
+    let Some(mut inputs) = KernelPreset::by_id("transpose-tiled").map(|p| p.inputs()) else {
+        return;
+    };
+    inputs.grid = "32,32".into();
+    inputs.set(
+        KernelField::Stmt(1, StmtField::Idx),
+        "(blockIdx.y*32 + threadIdx.y + 8*i) * 1024 + blockIdx.x*32 + threadIdx.x".into(),
+    );
+    inputs.set(
+        KernelField::Stmt(5, StmtField::Idx),
+        "(blockIdx.x*32 + threadIdx.y + 8*(i-4)) * 1024 + blockIdx.y*32 + threadIdx.x".into(),
+    );
+    let Ok(kernel) = inputs.kernel(Machine::default()) else {
+        return;
+    };
+    let mut group = c.benchmark_group("kernel engine");
+    // The lanes that take part: 4 accesses an element (`lane_accesses` counts the barrier and
+    // the passes a statement's condition turns off too).
+    group.throughput(criterion::Throughput::Elements(4 * 1024 * 1024));
+    group.sample_size(10);
+    group.bench_function("tiled transpose 1024x1024, lane-accesses", |b| {
+        b.iter(|| analyze_kernel(black_box(&kernel)).map(|a| a.total))
+    });
+    group.finish();
+}
+
 /// The floor the engines are measured against (#26): the kernel engine's own walk over the
 /// same launch as `kernel engine`, evaluating each warp instruction's lanes to their addresses
 /// and sector numbers, with no de-duplication, no cache and no figures
@@ -119,6 +151,7 @@ criterion_group!(
     parts,
     address_floor,
     kernel_transpose,
+    kernel_tiled,
     cuda_transpose
 );
 criterion_main!(benches);
