@@ -33,20 +33,15 @@ fn parts(c: &mut Criterion) {
     });
 }
 
-/// The kernel view's `transpose-naive` preset at 1024×1024 (16× smaller than the preset).
-fn transpose_1024() -> Option<coalescing_lab::model::kernel::KernelInputs> {
+/// The kernel view's 4096×4096 transpose preset `id` at 1024×1024 (16× smaller): a 32×32
+/// grid, each index's row length 1024.
+fn transpose_1024(id: &str) -> Option<coalescing_lab::model::kernel::KernelInputs> {
     use coalescing_lab::model::kernel::presets::KernelPreset;
-    use coalescing_lab::model::kernel::{KernelField, StmtField};
-    let mut inputs = KernelPreset::by_id("transpose-naive")?.inputs();
+    let mut inputs = KernelPreset::by_id(id)?.inputs();
     inputs.grid = "32,32".into();
-    inputs.set(
-        KernelField::Stmt(1, StmtField::Idx),
-        "(blockIdx.y*32 + threadIdx.y + 8*i) * 1024 + blockIdx.x*32 + threadIdx.x".into(),
-    );
-    inputs.set(
-        KernelField::Stmt(2, StmtField::Idx),
-        "(blockIdx.x*32 + threadIdx.x) * 1024 + blockIdx.y*32 + threadIdx.y + 8*i".into(),
-    );
+    for stmt in inputs.statements.iter_mut().flatten() {
+        stmt.idx = stmt.idx.replace("* 4096", "* 1024");
+    }
     Some(inputs)
 }
 
@@ -55,7 +50,8 @@ fn transpose_1024() -> Option<coalescing_lab::model::kernel::KernelInputs> {
 /// lane-accesses per second.
 fn kernel_transpose(c: &mut Criterion) {
     use coalescing_lab::model::kernel::{analyze_kernel, Machine};
-    let Some(Ok(kernel)) = transpose_1024().map(|i| i.kernel(Machine::default())) else {
+    let Some(Ok(kernel)) = transpose_1024("transpose-naive").map(|i| i.kernel(Machine::default()))
+    else {
         return;
     };
     let mut group = c.benchmark_group("kernel engine");
@@ -71,21 +67,9 @@ fn kernel_transpose(c: &mut Criterion) {
 /// through a 32×32 shared tile whose column read is a 32-way bank conflict; 4M lane-accesses,
 /// half of them to shared memory.
 fn kernel_tiled(c: &mut Criterion) {
-    use coalescing_lab::model::kernel::presets::KernelPreset;
-    use coalescing_lab::model::kernel::{analyze_kernel, KernelField, Machine, StmtField};
-    let Some(mut inputs) = KernelPreset::by_id("transpose-tiled").map(|p| p.inputs()) else {
-        return;
-    };
-    inputs.grid = "32,32".into();
-    inputs.set(
-        KernelField::Stmt(1, StmtField::Idx),
-        "(blockIdx.y*32 + threadIdx.y + 8*i) * 1024 + blockIdx.x*32 + threadIdx.x".into(),
-    );
-    inputs.set(
-        KernelField::Stmt(5, StmtField::Idx),
-        "(blockIdx.x*32 + threadIdx.y + 8*(i-4)) * 1024 + blockIdx.y*32 + threadIdx.x".into(),
-    );
-    let Ok(kernel) = inputs.kernel(Machine::default()) else {
+    use coalescing_lab::model::kernel::{analyze_kernel, Machine};
+    let Some(Ok(kernel)) = transpose_1024("transpose-tiled").map(|i| i.kernel(Machine::default()))
+    else {
         return;
     };
     let mut group = c.benchmark_group("kernel engine");
@@ -105,7 +89,9 @@ fn kernel_tiled(c: &mut Criterion) {
 /// (`kernel::address_pass`). What the engine adds to it is the tally.
 fn address_floor(c: &mut Criterion) {
     use coalescing_lab::model::kernel::{address_pass, Machine};
-    let Some(kernel) = transpose_1024().and_then(|i| i.kernel(Machine::default()).ok()) else {
+    let Some(kernel) =
+        transpose_1024("transpose-naive").and_then(|i| i.kernel(Machine::default()).ok())
+    else {
         return;
     };
     let mut group = c.benchmark_group("address floor");
