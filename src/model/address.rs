@@ -2,6 +2,7 @@
 //! reports when they leave the address space. The error names no lane, thread or field: the
 //! caller knows whose address it is and says so.
 
+use super::mul::checked_mul_u64;
 use std::fmt;
 
 /// Why a lane has no valid address: the arithmetic, as data. Its text is the same in every
@@ -76,7 +77,7 @@ pub fn lane_address(base: u64, elem: u64, idx: i64) -> Result<u64, AccessError> 
     // The usual case in 64 bits; 128-bit arithmetic only to word an error exactly.
     match u64::try_from(idx)
         .ok()
-        .and_then(|i| elem.checked_mul(i))
+        .and_then(|i| checked_mul_u64(elem, i))
         .and_then(|offset| base.checked_add(offset))
     {
         Some(address) => Ok(address),

@@ -24,6 +24,7 @@ pub mod job;
 pub mod kernel;
 pub mod lessons;
 mod machine;
+pub mod mul;
 pub mod permalink;
 pub mod probe;
 mod ratio;

@@ -5,6 +5,7 @@
 //! negative values are arithmetic, as every GPU compiler makes them.
 
 use super::ast::BinaryOp;
+use crate::model::mul::{checked_mul_i128, wrapping_mul_i128};
 use std::fmt;
 
 /// An integer type: its width and signedness (`char` is signed, as on x86-64 and in nvcc).
@@ -289,11 +290,11 @@ impl Op {
         let r = match self.op {
             B::Add => (a.0.checked_add(b.0)?, a.1.checked_add(b.1)?),
             B::Sub => (a.0.checked_sub(b.0)?, a.1.checked_sub(b.1)?),
-            B::Mul if b.1 == 0 => (a.0.checked_mul(b.0)?, a.1.checked_mul(b.0)?),
-            B::Mul if a.1 == 0 => (b.0.checked_mul(a.0)?, b.1.checked_mul(a.0)?),
+            B::Mul if b.1 == 0 => (checked_mul_i128(a.0, b.0)?, checked_mul_i128(a.1, b.0)?),
+            B::Mul if a.1 == 0 => (checked_mul_i128(b.0, a.0)?, checked_mul_i128(b.1, a.0)?),
             _ => return None,
         };
-        let at = |(base, step): (i128, i128), t: i128| base.checked_add(step.checked_mul(t)?);
+        let at = |(base, step): (i128, i128), t: i128| base.checked_add(checked_mul_i128(step, t)?);
         let within = |v: Option<i128>| v.is_some_and(|v| v >= self.lo && v <= self.hi);
         [first, last]
             .iter()
@@ -325,7 +326,7 @@ impl Op {
             B::Sub => x - y,
             // Signed 64-bit operands multiply exactly in 128 bits; unsigned ones are taken
             // modulo 2^128, which 2^64 divides.
-            B::Mul => x.wrapping_mul(y),
+            B::Mul => wrapping_mul_i128(x, y),
             B::Div | B::Rem if y == 0 => return Err(Undefined::DivisionByZero { op, lhs: x }),
             // i128 `/` and `%` truncate toward zero, as C++ does.
             B::Div => x / y,

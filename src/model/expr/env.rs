@@ -3,6 +3,7 @@
 //! them from, one thread's ([`ThreadVars`]) or a whole warp's ([`WarpVars`]). The grammar and
 //! the semantics (`parse`, `eval`, `lanes`) see only slots; a dialect is a name table.
 
+use super::super::mul::checked_mul_i64;
 use super::LANES;
 
 /// A kernel name other than the lane id, whose value the caller supplies.
@@ -187,12 +188,12 @@ fn thread_line(from: &[i64; LANES], mask: u64) -> Option<(i64, i64)> {
     let step = rise / lanes;
     let base = from
         .get(first)?
-        .checked_sub(step.checked_mul(first as i64)?)?;
+        .checked_sub(checked_mul_i64(step, first as i64)?)?;
     let mut m = rest;
     while m != 0 {
         let t = m.trailing_zeros() as usize;
         m &= m - 1;
-        if from.get(t)?.checked_sub(base)? != step.checked_mul(t as i64)? {
+        if from.get(t)?.checked_sub(base)? != checked_mul_i64(step, t as i64)? {
             return None;
         }
     }

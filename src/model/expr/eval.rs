@@ -2,6 +2,7 @@
 //! undefined case an error that names the values and the column. The binary operators' rule
 //! lives here once; the all-lanes evaluator calls it for the cases it does not inline.
 
+use super::super::mul::checked_mul_i64;
 use super::env::VARS;
 use super::{BinaryOp, EvalError, EvalErrorKind, Node, UnaryOp};
 
@@ -76,7 +77,7 @@ pub(super) fn binary(op: BinaryOp, a: i64, b: i64, column: usize) -> Result<i64,
             .ok_or(EvalErrorKind::ShiftOutOfRange { op: op.symbol(), amount, column })
     };
     let value = match op {
-        BinaryOp::Mul => a.checked_mul(b),
+        BinaryOp::Mul => checked_mul_i64(a, b),
         BinaryOp::Div | BinaryOp::Rem if b == 0 => {
             return Err(EvalErrorKind::DivisionByZero { op: op.symbol(), lhs: a, column })
         }

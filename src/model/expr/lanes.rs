@@ -1,6 +1,7 @@
 //! Evaluation for a whole warp at once: one walk of the tree, each node a loop over the lanes
 //! of a 64-bit mask, with the same values and the same first error as lane by lane.
 
+use super::super::mul::checked_mul_i64;
 use super::env::LaneVars;
 use super::eval::{binary, eval};
 use super::{BinaryOp, EvalError, EvalErrorKind, Node, UnaryOp, LANES};
@@ -232,7 +233,7 @@ fn eval_lanes(
             match op {
                 BinaryOp::Add => lanes!(|x, y| x.checked_add(y)),
                 BinaryOp::Sub => lanes!(|x, y| x.checked_sub(y)),
-                BinaryOp::Mul => lanes!(|x, y| x.checked_mul(y)),
+                BinaryOp::Mul => lanes!(|x, y| checked_mul_i64(x, y)),
                 BinaryOp::Lt => lanes!(|x, y| Some(i64::from(x < y))),
                 BinaryOp::Gt => lanes!(|x, y| Some(i64::from(x > y))),
                 // The rest share the one-lane code: they are rare in index expressions.
@@ -286,11 +287,12 @@ fn eval_lanes(
 /// other error. `None` otherwise (a node that is not affine, or an end out of range), and the
 /// caller goes lane by lane.
 fn line(node: &Node, mask: u64, first: i64, last: i64, vars: &LaneVars) -> Option<(i64, i64)> {
-    // In i64 with checks, not i128 (a library call in wasm): stricter than needed when
-    // `step × t` alone overflows, which only sends the node lane by lane.
+    // In i64 with checks, not i128 (a library call in wasm, as is a checked i64 multiply of
+    // large operands: `model::mul`): stricter than needed when `step × t` alone overflows,
+    // which only sends the node lane by lane.
     let at_ends = |(base, step): (i64, i64)| {
         let within = |t: i64| {
-            step.checked_mul(t)
+            checked_mul_i64(step, t)
                 .and_then(|v| v.checked_add(base))
                 .is_some()
         };
@@ -318,8 +320,12 @@ fn line(node: &Node, mask: u64, first: i64, last: i64, vars: &LaneVars) -> Optio
             let r = match op {
                 BinaryOp::Add => (a.0.checked_add(b.0)?, a.1.checked_add(b.1)?),
                 BinaryOp::Sub => (a.0.checked_sub(b.0)?, a.1.checked_sub(b.1)?),
-                BinaryOp::Mul if b.1 == 0 => (a.0.checked_mul(b.0)?, a.1.checked_mul(b.0)?),
-                BinaryOp::Mul if a.1 == 0 => (b.0.checked_mul(a.0)?, b.1.checked_mul(a.0)?),
+                BinaryOp::Mul if b.1 == 0 => {
+                    (checked_mul_i64(a.0, b.0)?, checked_mul_i64(a.1, b.0)?)
+                }
+                BinaryOp::Mul if a.1 == 0 => {
+                    (checked_mul_i64(b.0, a.0)?, checked_mul_i64(b.1, a.0)?)
+                }
                 _ => return None,
             };
             at_ends(r)

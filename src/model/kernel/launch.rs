@@ -10,6 +10,7 @@
 use super::super::address::{lane_address, last_byte};
 use super::super::expr::kernel::{thread_lines, ThreadLines, WarpVars};
 use super::super::expr::{EvalError, LANES};
+use super::super::mul::wide_mul_i64;
 use super::super::warp::{Cost, LaneError, WarpAccess};
 use super::analysis::WarpRow;
 use super::inputs::{Kernel, KernelError, KernelField, Statement, StmtField};
@@ -240,8 +241,10 @@ impl Evaluator {
         }
         let (first, last) = (mask.trailing_zeros(), 63 - mask.leading_zeros());
         let within = |t: u32| {
-            let idx = i128::from(b) + i128::from(s) * i128::from(t);
-            let address = i128::from(base) + i128::from(elem) * idx;
+            // In 128 bits without a 128-bit multiply where the factors are small
+            // (`model::mul`): `elem` times an index that fits in i64.
+            let idx = i64::try_from(i128::from(b) + wide_mul_i64(s, i64::from(t))).ok()?;
+            let address = i128::from(base) + wide_mul_i64(i64::try_from(elem).ok()?, idx);
             (address >= 0 && address + i128::from(elem.max(1)) - 1 <= i128::from(u64::MAX))
                 .then_some(address as u64)
         };

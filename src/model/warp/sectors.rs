@@ -6,6 +6,7 @@
 use super::super::address::{last_byte, AccessError};
 use super::super::banks::{words, BankCounter, Wavefronts};
 use super::super::machine::{Space, LANES};
+use super::super::mul::wide_mul_i64;
 use super::super::span::{merge_sorted_into, sort_ascending, Span};
 use super::access::{Cost, WarpAccess};
 
@@ -138,7 +139,7 @@ impl Scratch {
         // Exactly affine, without a wrap past 2^64: the last lane is `a + d × (n − 1)` in
         // exact arithmetic, and every lane is `a + d × k` modulo 2^64; the exact values run
         // monotonically between two ends within range, so they are the addresses.
-        if i128::from(a) + i128::from(d) * (n as i128 - 1) != i128::from(z) {
+        if i128::from(a) + wide_mul_i64(d, n as i64 - 1) != i128::from(z) {
             return None;
         }
         let (low, high) = if d >= 0 { (a, z) } else { (z, a) };

@@ -4,6 +4,8 @@
 //! base and a step. The rest hold one entry per lane. An entry of a lane outside the active
 //! mask means nothing.
 
+use crate::model::mul::{mul_i128, wrapping_mul_i128};
+
 /// What one lane holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum S {
@@ -57,7 +59,7 @@ impl Lanes {
         match self {
             Lanes::Same(s) => *s,
             Lanes::Line { base, step, ptr } => {
-                let v = base.wrapping_add(step.wrapping_mul(t as i128));
+                let v = base.wrapping_add(wrapping_mul_i128(*step, t as i128));
                 if *ptr {
                     S::P(v as u64)
                 } else {
@@ -197,7 +199,7 @@ impl Lanes {
             let on_line = values
                 .iter()
                 .enumerate()
-                .all(|(t, s)| *s == S::I(a + step * t as i128));
+                .all(|(t, s)| *s == S::I(a + mul_i128(step, t as i128)));
             if on_line {
                 return Lanes::Line { base: a, step, ptr: false };
             }

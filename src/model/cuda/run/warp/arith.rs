@@ -13,6 +13,7 @@ use super::eval::unknown_of;
 use super::exec::{is_agg, leaves, zero};
 use super::{Place, Value, Warp, R};
 use crate::model::machine::Space;
+use crate::model::mul::{checked_mul_i128, mul_i128};
 use std::rc::Rc;
 
 impl Warp<'_> {
@@ -71,7 +72,7 @@ impl Warp<'_> {
                 }
                 let lanes = Lanes::map(width, m, same, |t| match (p.lanes.at(t), n.lanes.at(t)) {
                     (S::P(addr), S::I(k)) => {
-                        S::P((i128::from(addr) + sign * it.wrap(k) * size) as u64)
+                        S::P((i128::from(addr) + mul_i128(sign * it.wrap(k), size)) as u64)
                     }
                     (S::U(l), _) | (_, S::U(l)) => S::U(l),
                     (s, _) => s,
@@ -429,7 +430,7 @@ pub(super) fn compare_op(op: BinaryOp, o: std::cmp::Ordering) -> bool {
 
 /// Whether `base + step × t` is a value of `it`.
 fn within(base: i128, step: i128, t: i128, it: IntType) -> bool {
-    step.checked_mul(t)
+    checked_mul_i128(step, t)
         .and_then(|x| x.checked_add(base))
         .is_some_and(|x| x >= it.min() && x <= it.max())
 }
@@ -464,8 +465,8 @@ pub(super) fn scaled_line(
     if !index_fits(first) || !index_fits(last) {
         return None;
     }
-    let base = pa.checked_add(ib.checked_mul(size)?)?;
-    let step = ps.checked_add(is.checked_mul(size)?)?;
+    let base = pa.checked_add(checked_mul_i128(ib, size)?)?;
+    let step = ps.checked_add(checked_mul_i128(is, size)?)?;
     Some(Lanes::on_line(base, step, true))
 }
 

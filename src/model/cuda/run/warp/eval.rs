@@ -12,6 +12,7 @@ use super::super::ty::{Ty, LONG, SIZE_T, UINT};
 use super::super::value::{Lanes, S};
 use super::exec::is_agg;
 use super::{Place, Value, Warp, R};
+use crate::model::mul::mul_i128;
 
 /// The first unknown among `xs`, as a scalar.
 #[inline]
@@ -419,7 +420,7 @@ impl Warp<'_> {
                             if x < 0 || x >= i128::from(n) {
                                 bad.get_or_insert((t, x));
                             }
-                            S::I(p + x * per)
+                            S::I(p + mul_i128(x, per))
                         }
                         (_, s) => {
                             bad.get_or_insert((t, -1));
@@ -530,7 +531,7 @@ fn scaled(
     Lanes::zip_map(addr, i, width, m, |a, x| match (a, x) {
         (S::P(a), S::I(x)) => {
             let x = if x >= lo && x <= hi { x } else { it.wrap(x) };
-            S::P((i128::from(a) + x * size) as u64)
+            S::P((i128::from(a) + mul_i128(x, size)) as u64)
         }
         (S::U(l), _) | (_, S::U(l)) => S::U(l),
         (a, _) => a,
