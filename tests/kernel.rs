@@ -601,3 +601,89 @@ fn a_barrier_reached_by_part_of_a_block_names_the_first_thread_that_differs() {
     // A barrier accesses no memory, but its evaluation counts toward the work limit.
     assert_eq!(k.lane_accesses(), 4 * 64 * 2);
 }
+
+/// A linear index of one to three terms, each a coefficient times a name or the lane (or its
+/// negation, a product taken from the sum so far, or a term that cancels itself), with coefficients up to 2^63 − 1 and a constant
+/// near either end of i64 added last: some launches overflow at some node for some threads
+/// only (an error the fast path must give as the tree does), others cancel to a small index.
+fn linear_index() -> impl Strategy<Value = String> {
+    let name = prop::sample::select(vec![
+        "threadIdx.x",
+        "threadIdx.y",
+        "blockIdx.x",
+        "blockIdx.y",
+        "i",
+        "warp",
+        "lane",
+        "blockDim.x",
+        "gridDim.y",
+    ]);
+    let coefficient = prop::sample::select(vec![
+        "1",
+        "3",
+        "-7",
+        "32",
+        "1024",
+        "4096",
+        "1099511627776",
+        "4611686018427387904",
+        "-4611686018427387904",
+        "4611686018427387903",
+        "9223372036854775807",
+        "144115188075855872",
+    ]);
+    let term = (coefficient, name, 0..5).prop_map(|(k, v, shape)| match shape {
+        0 => format!("{k} * ({v})"),
+        1 => format!("-({k} * {v})"),
+        2 => format!("{v} * {k} - {v} * {k}"),
+        // Unbracketed: the sum so far minus the product.
+        3 => format!("0 - {k} * {v}"),
+        _ => format!("({v} * {k}) * 2"),
+    });
+    // A constant near an end of i64 before the terms and its opposite after them: the
+    // value is small, and a term that runs the wrong way overflows an inner sum.
+    let frame = prop::sample::select(vec![
+        ("0", ""),
+        ("-100", " - 8"),
+        ("9223372036854775000", " - 9223372036854775000"),
+        ("-9223372036854775000", " + 9223372036854775000"),
+        ("-9223372036854775000", " - -9223372036854775000"),
+    ]);
+    (prop::collection::vec(term, 1..4), frame)
+        .prop_map(|(terms, (c, tail))| format!("{c} + {}{tail}", terms.join(" + ")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The engine's linear form (#26: an index linear over the whole launch is evaluated per
+    /// warp from its coefficients, with no per-warp walk of the tree) against the tree's
+    /// lane-by-lane path on the same launch, errors included: `E + 0 * (threadIdx.x % 2)` has
+    /// the same values and has no linear form.
+    #[test]
+    fn the_linear_form_agrees_with_the_tree(
+        idx in linear_index(),
+        block in prop::sample::select(vec!["32,2", "16,4", "48,1", "8,8", "33,3"]),
+        grid in prop::sample::select(vec!["3,2", "1,1", "5,1"]),
+        looped in prop::sample::select(vec!["", "0:3", "7:-5:-4"]),
+        base in prop::sample::select(vec!["0", "18446744073709551000"]),
+    ) {
+        let mut fast = KernelInputs {
+            grid: grid.into(),
+            block: block.into(),
+            loop_range: looped.into(),
+            ..KernelInputs::default()
+        };
+        fast.set(KernelField::Stmt(1, StmtField::Base), base.into());
+        let mut slow = fast.clone();
+        fast.set(KernelField::Stmt(1, StmtField::Idx), idx.clone());
+        // Unbracketed, so that an error names the same column: `+` groups to the left, and
+        // the added term is 0 without an overflow.
+        let written = format!("{idx} + 0 * (threadIdx.x % 2)");
+        // Both within the field's 256 characters, or they fail on their lengths.
+        prop_assume!(written.len() <= 256);
+        slow.set(KernelField::Stmt(1, StmtField::Idx), written);
+        let run = |i: &KernelInputs| i.kernel(Machine::default()).map(|k| analyze_kernel(&k));
+        prop_assert_eq!(run(&fast), run(&slow));
+    }
+}

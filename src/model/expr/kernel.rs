@@ -11,6 +11,7 @@ pub(crate) use super::env::{thread_lines, ThreadLines};
 pub use super::env::{ThreadVars, WarpVars};
 use super::eval::eval;
 use super::lanes::{eval_lanes_checked, eval_line_or_lanes};
+pub(crate) use super::linear::{Linear, Ranges};
 use super::parse::parse;
 use super::{EvalError, Names, Node, ParseError, LANES};
 
@@ -70,6 +71,12 @@ impl KernelExpr {
         out: &mut [i64; LANES],
     ) -> Result<(), EvalError> {
         eval_lanes_checked(&self.root, mask, out, &LaneVars::of_warp(vars, None)).map(|_| ())
+    }
+
+    /// The expression's linear form over the launch `ranges` describes, when it has one that
+    /// is exact there ([`Linear`]).
+    pub(crate) fn linear(&self, ranges: &Ranges) -> Option<Linear> {
+        Linear::of(&self.root, ranges)
     }
 
     /// [`KernelExpr::eval_lanes`] for the kernel engine, with `threadIdx`'s lines over the

@@ -21,6 +21,7 @@ mod eval;
 pub mod kernel;
 mod lanes;
 mod lex;
+mod linear;
 mod parse;
 
 use eval::eval;

@@ -10,6 +10,7 @@ use super::super::exact::Exact;
 use super::super::expr::kernel::KernelExpr;
 use super::super::inputs::Space;
 pub use super::super::machine::{AccessKind, Machine};
+use super::super::mul::wide_mul_i64;
 use super::parse::{
     keep, parse_block, parse_cache, parse_flops, parse_loop, parse_shape, parse_statement, product,
 };
@@ -406,7 +407,12 @@ impl LoopRange {
     /// The value of `i` in iteration `n` (counting from 0). Exact for every `n` below
     /// `iterations`, which validation keeps inside the range.
     pub fn value(&self, n: u64) -> i64 {
-        let value = i128::from(self.start) + i128::from(self.step) * i128::from(n);
+        // Without a 128-bit multiply, a call in wasm (`model::mul`), for any `n` below 2^63.
+        let product = match i64::try_from(n) {
+            Ok(n) => wide_mul_i64(self.step, n),
+            Err(_) => i128::from(self.step) * i128::from(n),
+        };
+        let value = i128::from(self.start) + product;
         i64::try_from(value).unwrap_or(i64::MAX)
     }
 }

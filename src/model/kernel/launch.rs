@@ -8,7 +8,7 @@
 //! Knows nothing of the cache, the order of execution or the totals.
 
 use super::super::address::{lane_address, last_byte};
-use super::super::expr::kernel::{thread_lines, ThreadLines, WarpVars};
+use super::super::expr::kernel::{thread_lines, Linear, Ranges, ThreadLines, WarpVars};
 use super::super::expr::{EvalError, LANES};
 use super::super::mul::wide_mul_i64;
 use super::super::warp::{Cost, LaneError, WarpAccess};
@@ -92,6 +92,9 @@ pub(crate) struct Evaluator {
     pub(crate) addresses: [u64; LANES],
     /// The lanes that took part in the last instruction.
     pub(crate) mask: u64,
+    /// Each statement's index as a linear form exact over the launch, where it has one
+    /// ([`Evaluator::for_launch`]); empty, every index goes through its tree.
+    linear: Vec<Option<Linear>>,
 }
 
 impl Evaluator {
@@ -102,6 +105,29 @@ impl Evaluator {
             idx: [0; LANES],
             addresses: [0; LANES],
             mask: 0,
+            linear: Vec::new(),
+        }
+    }
+
+    /// An evaluator for `kernel`'s launch, whose blocks have `warps` warps: each index that
+    /// is linear over the launch is evaluated per warp from its form (#26).
+    pub(crate) fn for_launch(kernel: &Kernel, warps: u32) -> Evaluator {
+        let r = kernel.loop_range;
+        let last = r.value(r.iterations.saturating_sub(1));
+        let ranges = Ranges::launch(
+            kernel.block,
+            kernel.grid,
+            (r.start.min(last), r.start.max(last)),
+            warps,
+            kernel.machine.warp,
+        );
+        Evaluator {
+            linear: kernel
+                .statements
+                .iter()
+                .map(|s| s.idx.linear(&ranges))
+                .collect(),
+            ..Evaluator::new()
         }
     }
 
@@ -161,11 +187,18 @@ impl Evaluator {
                 (error, mask)
             }
         };
-        let (idx_error, idx_line) =
-            match stmt.idx.eval_warp(mask, &vars, &lanes.lines, &mut self.idx) {
+        // The form needs no check here: no node of the tree overflows anywhere in the launch.
+        let linear = match self.linear.get(site.stmt) {
+            Some(Some(form)) if mask != 0 => form.line(&vars, &lanes.lines),
+            _ => None,
+        };
+        let (idx_error, idx_line) = match linear {
+            Some(line) => (None, Some(line)),
+            None => match stmt.idx.eval_warp(mask, &vars, &lanes.lines, &mut self.idx) {
                 Ok(line) => (None, line),
                 Err(e) => (Some(e), None),
-            };
+            },
+        };
         if let (None, Some(line)) = (&active_error, idx_line) {
             if self.affine(stmt.base, stmt.elem, mask, line) {
                 self.mask = mask;

@@ -47,8 +47,8 @@ impl Walk {
             * kernel.statements.len() as u64
             * warps.len() as u64;
         Walk {
+            evaluator: Evaluator::for_launch(kernel, warps.len() as u32),
             warps,
-            evaluator: Evaluator::new(),
             cursor: Cursor::default(),
             done: 0,
             total,
