@@ -98,7 +98,11 @@ export const GUARDS = {
   // cuda 380_000 → 382_000: the CUDA panel built in stages on a cold link (#26, twentieth
   // session; 381_096 B from 379_237): the stages' `Show`s over the fields, the results column,
   // the sites and the figures per warp, the deferred first run and its short slices.
-  panels: { kernel_trace: 234_000, roofline: 96_000, probe: 82_000, cuda: 382_000, cuda_worker: 316_000, first_result: 56_000 },
+  // kernel_trace 234_000 → 236_000: the index as a linear form over the launch and the
+  // multiplies without __multi3 (#26, twenty-third session; 235_323 B, its own module +1.9 KB): the
+  // interval arithmetic and the per-warp form; the kernel view's 4096² transpose 857–904 →
+  // 651–659 ms in the page. The CUDA worker fell 313_366 → 308_705 B the same build.
+  panels: { kernel_trace: 236_000, roofline: 96_000, probe: 82_000, cuda: 382_000, cuda_worker: 316_000, first_result: 56_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
