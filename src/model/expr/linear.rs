@@ -98,7 +98,7 @@ impl Ranges {
     }
 }
 
-/// Whether `v` is within i64.
+/// Whether the interval lies within i64.
 fn fits((lo, hi): (i128, i128)) -> bool {
     lo >= i128::from(i64::MIN) && hi <= i128::from(i64::MAX)
 }
