@@ -30,7 +30,8 @@ pub(crate) enum Axis {
 /// Number of slots a scalar environment has: one per [`Var`].
 pub(crate) const VARS: usize = 14;
 
-const AXES: [Axis; 3] = [Axis::X, Axis::Y, Axis::Z];
+/// The three axes, in slot order.
+pub(super) const AXES: [Axis; 3] = [Axis::X, Axis::Y, Axis::Z];
 
 impl Var {
     /// The variable spelled `name`, if it is one of the kernel's (the lane id aside).

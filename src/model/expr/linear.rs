@@ -11,7 +11,7 @@
 //! are taken), and its value is the form's. Anything else keeps the tree's path.
 
 use super::super::mul::checked_mul_i64;
-use super::env::{Axis, ThreadLines, Var, WarpVars, VARS};
+use super::env::{ThreadLines, Var, WarpVars, AXES, VARS};
 use super::{BinaryOp, Node, UnaryOp};
 
 /// Each name's least and greatest value over a launch, by [`Var::slot`], and the lane id's.
@@ -71,8 +71,6 @@ impl Linear {
         Some((base, step))
     }
 }
-
-const AXES: [Axis; 3] = [Axis::X, Axis::Y, Axis::Z];
 
 impl Ranges {
     /// A launch's ranges: `block` threads and `grid` blocks along each axis, `i` from the
