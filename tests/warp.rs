@@ -101,10 +101,14 @@ proptest! {
 
     /// A stream of accesses through the tally against an oracle that walks every byte: the
     /// sectors of each access as a set, a line-granular LRU cache of per-sector states, the
-    /// distinct sectors per site as sets, and the worst list by sectors.
+    /// distinct sectors per site as sets, and the worst list by sectors. Many accesses repeat
+    /// the one before (its addresses, and often its site), as the next warp of a block does,
+    /// so the tally's repeat path meets loads, stores and atomics after each other, caches
+    /// smaller than the repeated lines, and the same sectors at another site.
     #[test]
     fn a_tally_agrees_with_a_byte_walking_oracle(
-        stream in proptest::collection::vec((lanes_below(2048), elem(), 0usize..12, any::<bool>()), 1..40),
+        stream in proptest::collection::vec(
+            (lanes_below(2048), elem(), 0usize..12, 0u8..3, 0u8..4), 1..40),
         cache_lines in 0u64..8,
     ) {
         let machine = Machine::default();
@@ -116,19 +120,33 @@ proptest! {
         });
         let mut oracle = Oracle::new(cache_lines as usize, 12);
         let mut costs = Vec::new();
-        for (n, ((addresses, mask), elem, site, store)) in stream.iter().enumerate() {
+        let mut before: Option<(&Lanes, u64, usize)> = None;
+        for (n, (lanes, elem, site, kind, repeat)) in stream.iter().enumerate() {
+            // 2: the addresses of the access before; 3: its site too.
+            let (chosen, elem, site) = match (before, repeat) {
+                (Some((l, e, _)), 2) => (l, e, *site),
+                (Some(b), 3) => b,
+                _ => (lanes, *elem, *site),
+            };
+            before = Some((chosen, elem, site));
+            let (addresses, mask) = chosen;
+            let kind = [Kind::Load, Kind::Store, Kind::Atomic][usize::from(*kind)];
             let access = WarpAccess {
-                site: *site,
-                kind: if *store { AccessKind::Store } else { AccessKind::Load },
+                site,
+                kind: if kind == Kind::Load { AccessKind::Load } else { AccessKind::Store },
                 space: Space::Global,
-                elem: *elem,
+                elem,
                 block: 0,
                 warp: 0,
                 mask: *mask,
                 addresses,
             };
-            let cost = tally.access(&access, |_| n).unwrap();
-            let sectors = oracle.access(addresses, *mask, *elem, *site, *store);
+            let cost = if kind == Kind::Atomic {
+                tally.atomic(&access, |_| n).unwrap()
+            } else {
+                tally.access(&access, |_| n).unwrap()
+            };
+            let sectors = oracle.access(addresses, *mask, elem, site, kind);
             prop_assert_eq!(cost.sectors, sectors);
             costs.push(sectors);
         }
@@ -139,6 +157,7 @@ proptest! {
         prop_assert_eq!(f.unique_sectors, oracle.all.len() as u64);
         prop_assert_eq!(f.dram_read_bytes, oracle.reads * 32);
         prop_assert_eq!(f.dram_write_bytes, oracle.writes.iter().sum::<u64>() * 32);
+        prop_assert_eq!(f.hits, (cache_lines > 0).then_some(oracle.hits));
         for site in 0..12 {
             prop_assert_eq!(tally.figures(site).unique_sectors, oracle.by_site[site].len() as u64);
             prop_assert_eq!(tally.figures(site).dram_write_bytes, oracle.writes[site] * 32);
@@ -168,6 +187,18 @@ proptest! {
     }
 }
 
+/// A warp's addresses and the mask of the lanes that take part.
+type Lanes = (Vec<u64>, u64);
+
+/// An access's kind in the oracle's streams.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Load,
+    Store,
+    /// A read-modify-write: a miss is fetched, and the sector is dirty after.
+    Atomic,
+}
+
 /// Per-sector cache state in the oracle: clean, or dirtied by a site.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -181,6 +212,7 @@ struct Oracle {
     /// Most recent first: (line, the state of each of its 4 sectors).
     lines: VecDeque<(u64, [Option<State>; 4])>,
     reads: u64,
+    hits: u64,
     writes: Vec<u64>,
     all: BTreeSet<u64>,
     by_site: Vec<BTreeSet<u64>>,
@@ -192,6 +224,7 @@ impl Oracle {
             capacity,
             lines: VecDeque::new(),
             reads: 0,
+            hits: 0,
             writes: vec![0; sites],
             all: BTreeSet::new(),
             by_site: vec![BTreeSet::new(); sites],
@@ -199,7 +232,7 @@ impl Oracle {
     }
 
     /// One access: its sectors from every byte, in ascending order through the cache.
-    fn access(&mut self, addresses: &[u64], mask: u64, elem: u64, site: usize, store: bool) -> u64 {
+    fn access(&mut self, addresses: &[u64], mask: u64, elem: u64, site: usize, kind: Kind) -> u64 {
         let mut sectors = BTreeSet::new();
         for (t, &a) in addresses.iter().enumerate().take(LANES) {
             if mask & (1 << t) != 0 {
@@ -212,9 +245,10 @@ impl Oracle {
             self.all.insert(sector);
             self.by_site[site].insert(sector);
             if self.capacity == 0 {
-                if store {
+                if kind != Kind::Load {
                     self.writes[site] += 1;
-                } else {
+                }
+                if kind != Kind::Store {
                     self.reads += 1;
                 }
                 continue;
@@ -230,14 +264,16 @@ impl Oracle {
                     (line, [None; 4])
                 }
             };
-            match (entry.1[within], store) {
-                (Some(_), false) => {}
-                (None, false) => {
-                    self.reads += 1;
-                    entry.1[within] = Some(State::Clean);
-                }
-                (Some(State::Dirty(_)), true) => {}
-                (_, true) => entry.1[within] = Some(State::Dirty(site)),
+            let state = &mut entry.1[within];
+            if state.is_some() {
+                self.hits += 1;
+            } else if kind != Kind::Store {
+                self.reads += 1;
+            }
+            match (*state, kind) {
+                (_, Kind::Load) => *state = state.or(Some(State::Clean)),
+                (Some(State::Dirty(_)), _) => {}
+                _ => *state = Some(State::Dirty(site)),
             }
             self.lines.push_front(entry);
         }

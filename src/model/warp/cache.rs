@@ -4,12 +4,13 @@
 //! Each resident line remembers, per sector, whether it is absent, present and clean, or
 //! present and dirty, and for a dirty sector which statement first dirtied it in this stay
 //! (the one that pays its write-back). The list is an index-based arena: nodes in a `Vec`
-//! linked by `u32` indices, found through a map from line number to node. Knows nothing of
-//! warps, statements' fields or DRAM totals; callers count.
+//! linked by `u32` indices, found through a table of chains threaded through the nodes
+//! themselves (a line's bucket holds the first node of its chain, and each node the next), so
+//! a lookup reads the bucket and the node it wants, where a general map would read its control
+//! bytes, its entry and then the node. Knows nothing of warps, statements' fields or DRAM
+//! totals; callers count.
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// A sector's state byte: absent, present clean, or dirtied by statement `state − DIRTY`.
 const ABSENT: u8 = 0;
@@ -19,6 +20,9 @@ const DIRTY: u8 = 2;
 const NIL: u32 = u32::MAX;
 /// Entries of the direct-mapped memo of recently touched lines (a power of two).
 const RECENT: usize = 4096;
+/// Buckets of the chain table to start with (a power of two); it doubles while it holds
+/// more than half as many lines as buckets, up to twice the capacity.
+const FIRST_BUCKETS: usize = 64;
 
 /// A resident line, as [`SectorCache::touch`] returns it: valid until the next `touch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +35,8 @@ struct Node {
     prev: u32,
     /// Towards the least recently used end.
     next: u32,
+    /// The next node in this line's bucket.
+    chain: u32,
 }
 
 /// A fully associative LRU cache of lines, with per-sector presence and dirtiness.
@@ -60,8 +66,11 @@ pub struct SectorCache {
     nodes: Vec<Node>,
     /// `sectors_per_line` state bytes per node.
     states: Vec<u8>,
-    map: HashMap<u64, u32, BuildHasherDefault<LineHasher>>,
-    /// A direct-mapped memo in front of `map`: `recent[line % RECENT]` is the node that last
+    /// The first node of each bucket's chain; a line's bucket is its Fibonacci hash.
+    buckets: Vec<u32>,
+    /// 64 − log2 of the bucket count: the hash's top bits pick the bucket.
+    bucket_shift: u32,
+    /// A direct-mapped memo in front of the table: `recent[line % RECENT]` is the node that last
     /// held a line there. Checked against the node's line, so a stale entry is only a miss;
     /// warps of one block touch the same lines again and again, and skip the hash.
     recent: Vec<u32>,
@@ -79,11 +88,17 @@ impl SectorCache {
             sectors_per_line: sectors_per_line.max(1),
             nodes: Vec::new(),
             states: Vec::new(),
-            map: HashMap::default(),
+            buckets: vec![NIL; FIRST_BUCKETS],
+            bucket_shift: 64 - FIRST_BUCKETS.trailing_zeros(),
             recent: vec![NIL; RECENT],
             head: NIL,
             tail: NIL,
         }
+    }
+
+    /// Lines it holds when full.
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// Lines resident now.
@@ -109,37 +124,80 @@ impl SectorCache {
         {
             return self.use_node(memo, remembered);
         }
-        // One probe finds the line or its place; the victim is known before the map is
-        // touched (the tail), so a miss costs this probe and the victim's removal.
-        let full = self.nodes.len() >= self.capacity;
-        let node = if full {
-            self.tail
-        } else {
-            self.nodes.len() as u32
-        };
-        match self.map.entry(line) {
-            Entry::Occupied(found) => {
-                let node = *found.get();
-                return self.use_node(memo, node);
+        let mut at = self.buckets[self.bucket(line)];
+        while at != NIL {
+            let node = &self.nodes[at as usize];
+            if node.line == line {
+                return self.use_node(memo, at);
             }
-            Entry::Vacant(place) => {
-                place.insert(node);
-            }
+            at = node.chain;
         }
-        if full {
-            self.unlink(node);
-            let old = self.nodes[node as usize].line;
-            self.map.remove(&old);
-            self.drain(node, write_back);
-            self.nodes[node as usize].line = line;
+        // A miss: a full cache reuses its least recently used node.
+        let node = if self.nodes.len() >= self.capacity {
+            let victim = self.tail;
+            self.unlink(victim);
+            self.unchain(victim);
+            self.drain(victim, write_back);
+            self.nodes[victim as usize].line = line;
+            victim
         } else {
-            self.nodes.push(Node { line, prev: NIL, next: NIL });
+            if (self.nodes.len() + 1) * 2 > self.buckets.len()
+                && self.buckets.len() < self.capacity.saturating_mul(2)
+            {
+                self.grow();
+            }
+            let node = self.nodes.len() as u32;
+            self.nodes
+                .push(Node { line, prev: NIL, next: NIL, chain: NIL });
             self.states
                 .resize(self.states.len() + self.sectors_per_line, ABSENT);
-        }
+            node
+        };
+        let bucket = self.bucket(line);
+        self.nodes[node as usize].chain = self.buckets[bucket];
+        self.buckets[bucket] = node;
         self.recent[memo] = node;
         self.push_front(node);
         LineSlot(node)
+    }
+
+    /// The bucket of `line`: the top bits of its Fibonacci hash, which spreads strided line
+    /// numbers (the usual pattern) evenly.
+    #[inline]
+    fn bucket(&self, line: u64) -> usize {
+        (line.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.bucket_shift) as usize
+    }
+
+    /// Takes node `node` out of its bucket's chain.
+    fn unchain(&mut self, node: u32) {
+        let bucket = self.bucket(self.nodes[node as usize].line);
+        let after = self.nodes[node as usize].chain;
+        let mut at = self.buckets[bucket];
+        if at == node {
+            self.buckets[bucket] = after;
+            return;
+        }
+        while at != NIL {
+            let next = self.nodes[at as usize].chain;
+            if next == node {
+                self.nodes[at as usize].chain = after;
+                return;
+            }
+            at = next;
+        }
+    }
+
+    /// Doubles the bucket table and chains every node again.
+    fn grow(&mut self) {
+        let buckets = self.buckets.len() * 2;
+        self.buckets.clear();
+        self.buckets.resize(buckets, NIL);
+        self.bucket_shift = 64 - buckets.trailing_zeros();
+        for at in 0..self.nodes.len() {
+            let bucket = self.bucket(self.nodes[at].line);
+            self.nodes[at].chain = self.buckets[bucket];
+            self.buckets[bucket] = at as u32;
+        }
     }
 
     /// A resident line found at `node`: remembered in the memo and made the most recent.
@@ -160,7 +218,7 @@ impl SectorCache {
     // load: the split"; `opt-level = "z"` ignores a plain `#[inline]`).
     #[inline(always)]
     pub fn load(&mut self, slot: LineSlot, sector: usize) -> bool {
-        let state = &mut self.states[slot.0 as usize * self.sectors_per_line + sector];
+        let state = &mut self.line_states(slot.0)[sector];
         let hit = *state != ABSENT;
         if !hit {
             *state = CLEAN;
@@ -173,7 +231,7 @@ impl SectorCache {
     /// sector already dirty keeps the statement that dirtied it first.
     #[inline(always)] // once per sector, from several chunks: see `load`
     pub fn store(&mut self, slot: LineSlot, sector: usize, stmt: u8) -> bool {
-        let state = &mut self.states[slot.0 as usize * self.sectors_per_line + sector];
+        let state = &mut self.line_states(slot.0)[sector];
         let hit = *state != ABSENT;
         if *state < DIRTY {
             *state = DIRTY.saturating_add(stmt);
@@ -184,23 +242,32 @@ impl SectorCache {
     /// Writes back every dirty sector, as at the end of a launch: `write_back(stmt)` once
     /// per dirty sector. Lines stay resident and become clean.
     pub fn flush(&mut self, mut write_back: impl FnMut(u8)) {
-        for state in &mut self.states {
-            if *state >= DIRTY {
-                write_back(*state - DIRTY);
-                *state = CLEAN;
+        for node in 0..self.nodes.len() as u32 {
+            for state in self.line_states(node) {
+                if *state >= DIRTY {
+                    write_back(*state - DIRTY);
+                    *state = CLEAN;
+                }
             }
         }
     }
 
     /// Empties node `node`'s sectors, reporting its dirty ones.
     fn drain(&mut self, node: u32, mut write_back: impl FnMut(u8)) {
-        let start = node as usize * self.sectors_per_line;
-        for state in &mut self.states[start..start + self.sectors_per_line] {
+        for state in self.line_states(node) {
             if *state >= DIRTY {
                 write_back(*state - DIRTY);
             }
             *state = ABSENT;
         }
+    }
+
+    /// The states of node `node`'s sectors.
+    #[inline(always)] // once per sector: see `load`
+    fn line_states(&mut self, node: u32) -> &mut [u8] {
+        let n = self.sectors_per_line;
+        let start = node as usize * n;
+        &mut self.states[start..start + n]
     }
 
     fn unlink(&mut self, node: u32) {
@@ -249,5 +316,87 @@ impl Hasher for LineHasher {
 
     fn write_u64(&mut self, value: u64) {
         self.0 = value;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list in most-recently-used order, each line with its sectors' states: the plainest
+    /// LRU there is.
+    struct Oracle {
+        capacity: usize,
+        lines: Vec<(u64, Vec<u8>)>,
+        write_backs: Vec<u8>,
+    }
+
+    impl Oracle {
+        fn touch(&mut self, line: u64, sectors: usize) {
+            if let Some(i) = self.lines.iter().position(|(l, _)| *l == line) {
+                let found = self.lines.remove(i);
+                self.lines.insert(0, found);
+                return;
+            }
+            if self.lines.len() == self.capacity {
+                if let Some((_, states)) = self.lines.pop() {
+                    self.write_backs
+                        .extend(states.iter().filter(|&&s| s >= DIRTY).map(|s| s - DIRTY));
+                }
+            }
+            self.lines.insert(0, (line, vec![ABSENT; sectors]));
+        }
+    }
+
+    #[test]
+    fn the_chained_table_is_an_exact_lru() {
+        let mut x = 7u64;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        for (capacity, sectors, spread, stride) in [
+            (1, 4, 4, 1),
+            (3, 4, 8, 1),
+            (50, 4, 80, 128),
+            (700, 2, 1000, 4096),
+            (2000, 8, 2600, 1 << 40),
+            (300, 16, 400, 3),
+        ] {
+            let mut cache = SectorCache::new(capacity, sectors);
+            let mut oracle = Oracle {
+                capacity,
+                lines: Vec::new(),
+                write_backs: Vec::new(),
+            };
+            let mut write_backs = Vec::new();
+            for _ in 0..40_000 {
+                let r = next();
+                // Lines that share their low bits (the memo's index) and their buckets.
+                let line = (r % spread).wrapping_mul(stride);
+                let sector = (r >> 20) as usize % sectors;
+                let stmt = (r >> 24) as u8 % 5;
+                let slot = cache.touch(line, |s| write_backs.push(s));
+                oracle.touch(line, sectors);
+                let state = &mut oracle.lines[0].1[sector];
+                let hit = *state != ABSENT;
+                if r & 1 == 0 {
+                    assert_eq!(cache.store(slot, sector, stmt), hit);
+                    if *state < DIRTY {
+                        *state = DIRTY + stmt;
+                    }
+                } else {
+                    assert_eq!(cache.load(slot, sector), hit);
+                    if !hit {
+                        *state = CLEAN;
+                    }
+                }
+                assert_eq!(cache.len(), oracle.lines.len());
+            }
+            assert_eq!(write_backs, oracle.write_backs, "capacity {capacity}");
+            assert!(cache.buckets.len() <= (2 * capacity).next_power_of_two().max(FIRST_BUCKETS));
+        }
     }
 }

@@ -7,9 +7,21 @@
 //! store that misses allocates its sector without a fetch; a dirty sector is written back
 //! when its line is evicted, or at the end, and charged to the site whose store first
 //! dirtied it in that stay.
+//!
+//! **A repeat** is a global access whose sectors, as merged runs, are exactly those of the
+//! global access just before it, at the same site: the next warp of a block writing the same
+//! sectors of a column, or reading the same vector. It adds no distinct sector. When its lines
+//! fit in the cache, they are all still resident (they are the most recent ones, in the order
+//! this access touches them again), so every sector hits and the LRU order comes out as it
+//! was; and its states change only when a store meets a clean sector, so a load, or a store
+//! after a store, leaves the cache exactly as it found it. Such a repeat is counted from the
+//! previous access's runs without touching the distinct count or the cache
+//! (`a_tally_agrees_with_a_byte_walking_oracle` in `tests/warp.rs` runs streams full of
+//! repeats against the oracle).
 
 use super::super::banks::Wavefronts;
-use super::super::machine::{AccessKind, Machine, Space};
+use super::super::machine::{AccessKind, Machine, Space, LANES};
+use super::super::span::Span;
 use super::access::{Cost, WarpAccess};
 use super::cache::SectorCache;
 use super::figures::{Figures, HeatMap, Measure};
@@ -138,6 +150,43 @@ pub struct Tally<R = ()> {
     worst: Option<WorstLists<R>>,
     heat: Option<HeatMap>,
     flushed: bool,
+    last: LastGlobal,
+}
+
+/// The last global access the tally counted through the distinct count and the cache: what
+/// a repeat is checked against.
+#[derive(Clone, Debug)]
+struct LastGlobal {
+    /// Whether `runs` holds an access yet.
+    valid: bool,
+    site: usize,
+    runs: [Span; LANES],
+    count: usize,
+    /// Lines its runs touch.
+    lines: u64,
+    /// Whether every one of its sectors is dirty in the cache now (a store or an atomic).
+    dirty: bool,
+}
+
+impl Default for LastGlobal {
+    fn default() -> LastGlobal {
+        LastGlobal {
+            valid: false,
+            site: 0,
+            runs: [Span { first: 0, last: 0 }; LANES],
+            count: 0,
+            lines: 0,
+            dirty: false,
+        }
+    }
+}
+
+impl LastGlobal {
+    /// Whether `runs` at `site` repeat this access exactly.
+    #[inline]
+    fn repeats(&self, site: usize, runs: &[Span]) -> bool {
+        self.valid && self.site == site && self.runs.get(..self.count) == Some(runs)
+    }
 }
 
 impl<R: Clone> Tally<R> {
@@ -169,6 +218,7 @@ impl<R: Clone> Tally<R> {
                 .heat
                 .map(|(blocks, warps)| HeatMap::new(blocks, warps)),
             flushed: false,
+            last: LastGlobal::default(),
         }
     }
 
@@ -252,42 +302,70 @@ impl<R: Clone> Tally<R> {
         let atomic = kind.is_none();
         let line_shift = self.line_shift;
         let owner = site.min(POOLED_AFTER) as u8;
-        let Tally { scratch, cache, unique, sites, .. } = self;
+        let Tally { scratch, cache, unique, sites, last, .. } = self;
         let (mut hits, mut reads) = (0, 0);
-        let mut line_slot = None;
-        for run in scratch.runs() {
-            for sector in run.first..=run.last {
-                unique.insert(sector, site);
-                let Some(cache) = cache.as_mut() else {
-                    continue;
-                };
-                let line = sector >> line_shift;
-                let slot = match line_slot {
-                    Some((l, slot)) if l == line => slot,
-                    _ => {
-                        let slot = cache.touch(line, |s| charge_write(sites, s));
-                        line_slot = Some((line, slot));
-                        slot
+        let runs = scratch.runs();
+        let repeat = last.repeats(site, runs);
+        // A repeat that leaves the cache as it found it: every sector hits (see the module's
+        // doc).
+        let unchanged = repeat
+            && cache
+                .as_ref()
+                .is_none_or(|c| last.lines <= c.capacity() as u64)
+            && (kind == Some(AccessKind::Load) || last.dirty);
+        if unchanged {
+            if cache.is_some() {
+                hits = runs.iter().map(|r| r.last - r.first + 1).sum();
+            }
+            last.dirty |= store || atomic;
+        } else {
+            let mut line_slot = None;
+            let mut lines = 0;
+            for run in runs {
+                for sector in run.first..=run.last {
+                    if !repeat {
+                        unique.insert(sector, site);
                     }
-                };
-                let within = (sector & ((1 << line_shift) - 1)) as usize;
-                let hit = if store {
-                    cache.store(slot, within, owner)
-                } else if atomic {
-                    // A read-modify-write at the cache: a miss fetches, and the sector is
-                    // dirty after.
-                    let hit = cache.load(slot, within);
-                    cache.store(slot, within, owner);
-                    hit
-                } else {
-                    cache.load(slot, within)
-                };
-                if hit {
-                    hits += 1;
-                } else if !store {
-                    reads += 1;
+                    let Some(cache) = cache.as_mut() else {
+                        continue;
+                    };
+                    let line = sector >> line_shift;
+                    let slot = match line_slot {
+                        Some((l, slot)) if l == line => slot,
+                        _ => {
+                            let slot = cache.touch(line, |s| charge_write(sites, s));
+                            line_slot = Some((line, slot));
+                            lines += 1;
+                            slot
+                        }
+                    };
+                    let within = (sector & ((1 << line_shift) - 1)) as usize;
+                    let hit = if store {
+                        cache.store(slot, within, owner)
+                    } else if atomic {
+                        // A read-modify-write at the cache: a miss fetches, and the sector is
+                        // dirty after.
+                        let hit = cache.load(slot, within);
+                        cache.store(slot, within, owner);
+                        hit
+                    } else {
+                        cache.load(slot, within)
+                    };
+                    if hit {
+                        hits += 1;
+                    } else if !store {
+                        reads += 1;
+                    }
                 }
             }
+            if !repeat {
+                last.runs[..runs.len()].copy_from_slice(runs);
+                last.count = runs.len();
+                last.site = site;
+                last.valid = true;
+            }
+            last.lines = lines;
+            last.dirty = store || atomic;
         }
         let no_cache = cache.is_none();
         if let Some(k) = sites.get_mut(site) {
