@@ -124,6 +124,7 @@ impl Runner {
                 self.analysed.set(Some(kernel));
                 self.worker_memory.set(memory);
                 self.status.set(Status::Done);
+                self.warm_up();
             }
             Err(e) => self.status.set(Status::Failed(e)),
         }
@@ -182,18 +183,8 @@ impl Runner {
     fn remote(self, ticket: u64, kernel: Kernel, request: Request) {
         let text = request.encode();
         self.remote_run.set_value(Some((ticket, kernel)));
-        if self.remote.with_value(Option::is_none) {
-            match Remote::spawn(
-                move || {
-                    self.remote
-                        .update_value(|r| r.as_mut().map_or((), Remote::started))
-                },
-                move |text| self.reply(text),
-                move |message| self.worker_failed(message),
-            ) {
-                Some(r) => self.remote.set_value(Some(r)),
-                None => return self.in_page_instead(),
-            }
+        if !self.spawn() {
+            return self.in_page_instead();
         }
         self.remote.update_value(|r| {
             if let Some(r) = r {
@@ -201,6 +192,43 @@ impl Runner {
                 r.send(text);
             }
         });
+    }
+
+    /// Starts a worker if none is there, idle or busy: whether one is there now.
+    fn spawn(self) -> bool {
+        if self.remote.with_value(Option::is_some) {
+            return true;
+        }
+        let Some(remote) = Remote::spawn(
+            move || {
+                self.remote
+                    .update_value(|r| r.as_mut().map_or((), Remote::started))
+            },
+            move |text| self.reply(text),
+            move |message| self.worker_failed(message),
+        ) else {
+            return false;
+        };
+        self.remote.set_value(Some(remote));
+        true
+    }
+
+    /// Starts the worker ahead of the first launch that needs it, once the page has shown
+    /// its first figures: its load and compile (about 100 ms, measured) are then off that
+    /// launch's time. Where the build or the browser has no worker, or its script does not
+    /// load, nothing changes but that the next big launch goes to slices at once.
+    pub(super) fn warm_up(self) {
+        if self.broken.get_value() || !worker::available() {
+            return;
+        }
+        set_timeout(
+            move || {
+                if self.generation.try_get_value().is_some() && !self.spawn() {
+                    self.broken.set_value(true);
+                }
+            },
+            Duration::from_millis(0),
+        );
     }
 
     /// One message from the worker.

@@ -248,6 +248,7 @@ impl Jobs {
     fn show(self, ticket: u64, run: Run, result: CudaAnalysis, finished: Option<CudaJob>) {
         self.kept.set_value(finished);
         self.analysis.set(Some((run, result)));
+        self.warm_up();
         if self.built.get_untracked() >= PER_WARP {
             self.status.set(Status::Done);
         } else {
