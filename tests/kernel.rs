@@ -254,7 +254,16 @@ const IDX: [&str; 7] = [
     "gridDim.x * blockDim.x * threadIdx.z + threadIdx.x % 8 * 33",
     "(threadIdx.x * 131 + abs(i) * 40) % 700",
 ];
-const ACTIVE: [&str; 4] = ["", "threadIdx.x % 3 != 1", "lane < 20", "i % 2 == 0"];
+// Guards lane by lane, uniform over the launch or the warp (`i % 2 == 0`, `warp - 1`), and
+// affine in the lane (`threadIdx.x - 3`: one lane out).
+const ACTIVE: [&str; 6] = [
+    "",
+    "threadIdx.x % 3 != 1",
+    "lane < 20",
+    "i % 2 == 0",
+    "threadIdx.x - 3",
+    "warp - 1",
+];
 
 prop_compose! {
     fn small_inputs()(

@@ -174,19 +174,42 @@ impl Evaluator {
         let (active_error, mask) = match &stmt.active {
             None => (None, lanes.mask),
             Some(expr) => {
-                let error = expr.eval_lanes(lanes.mask, &vars, &mut self.active).err();
+                let evaluated = expr.eval_warp(lanes.mask, &vars, &lanes.lines, &mut self.active);
                 let mut mask = 0;
                 let mut m = lanes.mask;
-                while m != 0 {
-                    let t = m.trailing_zeros();
-                    if self.active[t as usize] != 0 {
-                        mask |= 1 << t;
+                match evaluated {
+                    // The same for every lane (`i < 4`, a block's test): no lane to look at.
+                    Ok(Some((b, 0))) => (None, if b != 0 { lanes.mask } else { 0 }),
+                    // `b + s × t`, within i64 on the lanes (see `eval_warp`).
+                    Ok(Some((b, s))) => {
+                        while m != 0 {
+                            let t = m.trailing_zeros();
+                            if b.wrapping_add(s.wrapping_mul(i64::from(t))) != 0 {
+                                mask |= 1 << t;
+                            }
+                            m &= m - 1;
+                        }
+                        (None, mask)
                     }
-                    m &= m - 1;
+                    // Lane by lane; after an error, the lanes below the failing one count.
+                    evaluated => {
+                        while m != 0 {
+                            let t = m.trailing_zeros();
+                            if self.active[t as usize] != 0 {
+                                mask |= 1 << t;
+                            }
+                            m &= m - 1;
+                        }
+                        (evaluated.err(), mask)
+                    }
                 }
-                (error, mask)
             }
         };
+        if mask == 0 && active_error.is_none() {
+            // No lane takes part: nothing to evaluate, and nothing can fail.
+            self.mask = 0;
+            return Ok(Instruction { active_lanes: 0, lane0: None });
+        }
         // The form needs no check here: no node of the tree overflows anywhere in the launch.
         let linear = match self.linear.get(site.stmt) {
             Some(Some(form)) if mask != 0 => form.line(&vars, &lanes.lines),
