@@ -175,31 +175,20 @@ impl Evaluator {
             None => (None, lanes.mask),
             Some(expr) => {
                 let evaluated = expr.eval_warp(lanes.mask, &vars, &lanes.lines, &mut self.active);
-                let mut mask = 0;
-                let mut m = lanes.mask;
                 match evaluated {
                     // The same for every lane (`i < 4`, a block's test): no lane to look at.
                     Ok(Some((b, 0))) => (None, if b != 0 { lanes.mask } else { 0 }),
                     // `b + s × t`, within i64 on the lanes (see `eval_warp`).
-                    Ok(Some((b, s))) => {
-                        while m != 0 {
-                            let t = m.trailing_zeros();
-                            if b.wrapping_add(s.wrapping_mul(i64::from(t))) != 0 {
-                                mask |= 1 << t;
-                            }
-                            m &= m - 1;
-                        }
-                        (None, mask)
-                    }
+                    Ok(Some((b, s))) => (
+                        None,
+                        lanes_where(lanes.mask, |t| {
+                            b.wrapping_add(s.wrapping_mul(i64::from(t))) != 0
+                        }),
+                    ),
                     // Lane by lane; after an error, the lanes below the failing one count.
                     evaluated => {
-                        while m != 0 {
-                            let t = m.trailing_zeros();
-                            if self.active[t as usize] != 0 {
-                                mask |= 1 << t;
-                            }
-                            m &= m - 1;
-                        }
+                        let active = &self.active;
+                        let mask = lanes_where(lanes.mask, |t| active[t as usize] != 0);
                         (evaluated.err(), mask)
                     }
                 }
@@ -318,6 +307,20 @@ impl Evaluator {
         }
         true
     }
+}
+
+/// The lanes of `mask` for which `keep(lane)` holds.
+#[inline]
+fn lanes_where(mask: u64, keep: impl Fn(u32) -> bool) -> u64 {
+    let (mut m, mut kept) = (mask, 0);
+    while m != 0 {
+        let t = m.trailing_zeros();
+        if keep(t) {
+            kept |= 1 << t;
+        }
+        m &= m - 1;
+    }
+    kept
 }
 
 fn fail(

@@ -315,7 +315,7 @@ impl<R: Clone> Tally<R> {
             && (kind == Some(AccessKind::Load) || last.dirty);
         if unchanged {
             if cache.is_some() {
-                hits = runs.iter().map(|r| r.last - r.first + 1).sum();
+                hits = runs.iter().map(|r| r.len()).sum();
             }
             last.dirty |= store || atomic;
         } else {
