@@ -13,6 +13,7 @@ use crate::model::cuda_view::wire::answer;
 use crate::model::kernel::wire as kernel;
 use crate::model::trace::wire::{Ask, Reply, Served};
 use crate::model::trace::Importer;
+use crate::model::warm::{warm_up, Engine};
 use js_sys::Reflect;
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
@@ -21,6 +22,11 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStream};
 
 /// The worker's own time between two progress replies of a trace read, in milliseconds.
 const PROGRESS_MS: f64 = 50.0;
+
+/// How long the worker warms an engine up when its panel asks (`model::warm`), in
+/// milliseconds: long enough for the engine's hot functions to be queued for the optimising
+/// compiler, and short beside the launches that need a worker (a slice is 35 ms).
+const WARM_UP_MS: f64 = 20.0;
 
 thread_local! {
     /// The trace read last, for the trace panel's asks for rows and the CSV.
@@ -48,7 +54,9 @@ pub fn listen() {
             }
             return;
         };
-        if let Some(ask) = Ask::decode(&text) {
+        if let Some(engine) = Engine::decode(&text) {
+            warm_up(engine, &mut js_sys::Date::now, WARM_UP_MS);
+        } else if let Some(ask) = Ask::decode(&text) {
             if let Some(reply) = SERVED.with(|s| s.borrow().answer(&ask)) {
                 post(reply.encode());
             }

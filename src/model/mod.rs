@@ -32,6 +32,7 @@ mod read;
 pub mod roofline;
 mod span;
 pub mod trace;
+pub mod warm;
 pub mod warp;
 
 /// The calculator's modules, where every panel and the tests have always found them.

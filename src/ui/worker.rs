@@ -8,6 +8,7 @@
 //! imports, not web-sys's `Worker`, `MessageEvent` and `ErrorEvent`: wasm-bindgen puts every
 //! import's shim in the first load's glue; those eight cost it 0.1–0.2 KB gzip, measured.
 
+use crate::model::warm::Engine;
 use js_sys::{Array, Function, Reflect};
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
@@ -92,6 +93,17 @@ impl Remote {
         self.ready = true;
         if let Some(message) = self.pending.take() {
             self.post(&message);
+        }
+    }
+
+    /// The worker says it listens: what waits is posted, or, when nothing does, the warm-up
+    /// of the panel's `engine` (`model::warm`: the engine's code compiled for speed before
+    /// the first launch; a launch that waits warms it by itself).
+    pub(crate) fn started_warming(&mut self, engine: Engine) {
+        let idle = self.pending.is_none();
+        self.started();
+        if idle {
+            self.post(&JsValue::from_str(engine.message()));
         }
     }
 

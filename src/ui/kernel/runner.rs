@@ -12,6 +12,7 @@ use super::super::job::{now_ms, soon};
 use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::wire::{decode_reply, Reply, Request};
 use crate::model::kernel::{Job, Kernel, KernelAnalysis, KernelError, KernelField};
+use crate::model::warm::Engine;
 use crate::ui::worker::{self, Failed, Remote};
 use leptos::prelude::*;
 use std::time::Duration;
@@ -202,7 +203,7 @@ impl Runner {
         let Some(remote) = Remote::spawn(
             move || {
                 self.remote
-                    .update_value(|r| r.as_mut().map_or((), Remote::started))
+                    .update_value(|r| r.as_mut().map_or((), |r| r.started_warming(Engine::Kernel)))
             },
             move |text| self.reply(text),
             move |message| self.worker_failed(message),

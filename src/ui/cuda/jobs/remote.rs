@@ -15,6 +15,7 @@ use crate::model::cuda::error::Pos;
 use crate::model::cuda::run::CudaJob;
 use crate::model::cuda::run::{Placement, WarpExecution};
 use crate::model::cuda_view::wire::{decode_reply, Drill, Reply, Reported, Request};
+use crate::model::warm::Engine;
 use crate::ui::worker::{self, Failed, Remote};
 use leptos::prelude::*;
 
@@ -154,7 +155,7 @@ impl Jobs {
         match which {
             Which::Run => self
                 .remote
-                .update_value(|r| r.as_mut().map_or((), Remote::started)),
+                .update_value(|r| r.as_mut().map_or((), |r| r.started_warming(Engine::Cuda))),
             Which::Drill => self
                 .drill_worker
                 .update_value(|d| d.as_mut().map_or((), |DrillWorker(r)| r.started())),

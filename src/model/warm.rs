@@ -1,0 +1,151 @@
+//! The worker's warm-up: a few milliseconds of every preset's launch in one engine (the kernel
+//! view's or the CUDA interpreter), run when the worker starts idle, so that the engine's hot
+//! code is compiled for speed before the first launch it is asked for.
+//!
+//! A browser compiles WebAssembly twice: at once with a fast baseline compiler, then, for a
+//! function that has run for a while, again with its optimising compiler, in the background.
+//! A launch that arrives at a fresh worker spends its first slice in baseline code. Measured
+//! in the page on the 4096² naive transpose (2 cores): a fresh worker answered in 465–639 ms,
+//! the same worker asked again in 356–453 ms (README, "The worker warmed up").
+//!
+//! The warm-up's figures are thrown away; only the compiled code stays.
+
+use crate::model::cuda::presets::{CudaPreset, CUDA_PRESETS};
+use crate::model::cuda::run::CudaJob;
+use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
+use crate::model::kernel::{Job, Machine};
+use crate::model::DEFAULT_CACHE_BYTES;
+
+/// The engine a panel's worker warms up, asked for as the worker's first message when the
+/// panel has no run waiting for it (a run waiting warms the code by itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The kernel view's launches.
+    Kernel,
+    /// The CUDA panel's interpreter.
+    Cuda,
+}
+
+impl Engine {
+    /// As posted to the worker.
+    pub fn message(self) -> &'static str {
+        match self {
+            Engine::Kernel => "warm:kernel",
+            Engine::Cuda => "warm:cuda",
+        }
+    }
+
+    /// A posted message that asks for a warm-up.
+    pub fn decode(text: &str) -> Option<Engine> {
+        [Engine::Kernel, Engine::Cuda]
+            .into_iter()
+            .find(|e| e.message() == text)
+    }
+}
+
+/// Warp instructions of each kernel preset per round.
+const KERNEL_UNITS: u64 = 512;
+/// Warps of each CUDA preset per round.
+const CUDA_UNITS: u64 = 4;
+/// The most rounds, whatever the clock says.
+const MAX_ROUNDS: u32 = 64;
+
+/// Runs every preset of `engine` a little at a time, round after round, until `budget_ms`
+/// have passed on `clock` (at least one round, at most [`MAX_ROUNDS`]). Returns how many of
+/// the presets' jobs ran without an error, of all: each preset's launch must start and run,
+/// or its code would not be warmed.
+pub fn warm_up(engine: Engine, clock: &mut impl FnMut() -> f64, budget_ms: f64) -> (usize, usize) {
+    let start = clock();
+    let machine = Machine::default();
+    let mut kernels: Vec<Option<Job>> = Vec::new();
+    let mut cudas: Vec<Option<CudaJob>> = Vec::new();
+    match engine {
+        Engine::Kernel => {
+            let job = |p: &KernelPreset| p.inputs().kernel(machine).ok().map(|k| Job::new(&k));
+            kernels = KERNEL_PRESETS.iter().map(job).collect();
+        }
+        Engine::Cuda => {
+            // The panel's default cache and `__CUDA_ARCH__` (`cuda_view::cuda_arch`).
+            let job = |p: &CudaPreset| {
+                CudaJob::new(p.source, p.launch, machine, DEFAULT_CACHE_BYTES, 700).ok()
+            };
+            cudas = CUDA_PRESETS.iter().map(job).collect();
+        }
+    }
+    for _ in 0..MAX_ROUNDS {
+        for slot in &mut kernels {
+            if slot
+                .as_mut()
+                .is_some_and(|job| job.step(KERNEL_UNITS).is_err())
+            {
+                *slot = None;
+            }
+        }
+        for slot in &mut cudas {
+            if slot
+                .as_mut()
+                .is_some_and(|job| job.step(CUDA_UNITS).is_err())
+            {
+                *slot = None;
+            }
+        }
+        if clock() - start >= budget_ms {
+            break;
+        }
+    }
+    let ran = kernels.iter().flatten().count() + cudas.iter().flatten().count();
+    (ran, kernels.len() + cudas.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every preset's launch starts and runs its first rounds: a preset that failed would
+    /// leave its code cold, silently.
+    #[test]
+    fn every_preset_warms() {
+        let kernel = warm_up(Engine::Kernel, &mut || 0.0, 0.0);
+        assert_eq!(kernel, (KERNEL_PRESETS.len(), KERNEL_PRESETS.len()));
+        let cuda = warm_up(Engine::Cuda, &mut || 0.0, 0.0);
+        assert_eq!(cuda, (CUDA_PRESETS.len(), CUDA_PRESETS.len()));
+    }
+
+    /// The messages read back, and no other text is one: not a kernel view's request, a CUDA
+    /// run or a trace panel's ask.
+    #[test]
+    fn the_messages_read_back() {
+        for engine in [Engine::Kernel, Engine::Cuda] {
+            assert_eq!(Engine::decode(engine.message()), Some(engine));
+        }
+        for other in ["warm:", "warm:kernel ", "kernel:{}", "{}", "ready", ""] {
+            assert_eq!(Engine::decode(other), None, "{other:?}");
+        }
+    }
+
+    /// The clock bounds it: a clock past the budget stops it after one round; one that never
+    /// moves stops at the most rounds.
+    #[test]
+    fn the_clock_bounds_it() {
+        let mut reads = 0;
+        warm_up(
+            Engine::Kernel,
+            &mut || {
+                reads += 1;
+                1000.0 * f64::from(reads > 1)
+            },
+            20.0,
+        );
+        assert_eq!(reads, 2);
+        let mut reads = 0;
+        warm_up(
+            Engine::Kernel,
+            &mut || {
+                reads += 1;
+                0.0
+            },
+            20.0,
+        );
+        assert_eq!(reads, 1 + MAX_ROUNDS);
+    }
+}
