@@ -4,9 +4,11 @@
 //!
 //! A browser compiles WebAssembly twice: at once with a fast baseline compiler, then, for a
 //! function that has run for a while, again with its optimising compiler, in the background.
-//! A launch that arrives at a fresh worker spends its first slice in baseline code. Measured
+//! A launch that arrives at a fresh worker spends its first slices in baseline code. Measured
 //! in the page on the 4096² naive transpose (2 cores): a fresh worker answered in 465–639 ms,
-//! the same worker asked again in 356–453 ms (README, "The worker warmed up").
+//! the same worker asked again in 356–453 ms; with a fresh browser for every run, this warm-up
+//! took the CUDA panel's run from 1991–2211 to 1756–1825 ms (README, "The worker at opt-level
+//! 3, warmed up, and a heat map in runs").
 //!
 //! The warm-up's figures are thrown away; only the compiled code stays.
 
@@ -51,7 +53,7 @@ const CUDA_UNITS: u64 = 4;
 const MAX_ROUNDS: u32 = 64;
 
 /// Runs every preset of `engine` a little at a time, round after round, until `budget_ms`
-/// have passed on `clock` (at least one round, at most [`MAX_ROUNDS`]). Returns how many of
+/// have passed on `clock` (at least one round, at most 64). Returns how many of
 /// the presets' jobs ran without an error, of all: each preset's launch must start and run,
 /// or its code would not be warmed.
 pub fn warm_up(engine: Engine, clock: &mut impl FnMut() -> f64, budget_ms: f64) -> (usize, usize) {

@@ -277,13 +277,12 @@ impl HeatMap {
 /// of them is the same; as runs they are a few bytes. A map with no two equal neighbours is
 /// about the size it was.
 mod runs {
-    use super::MAX_HEAT_CELLS;
     use serde::de::Error as _;
     use serde::{Deserialize, Deserializer, Serializer};
     use std::fmt::Write as _;
 
-    /// Most cells a text may expand to: more than any map holds ([`MAX_HEAT_CELLS`], or one
-    /// row of a block wider than that), so that a bad count cannot ask for the memory.
+    /// Most cells a text may expand to: more than any map holds ([`super::MAX_HEAT_CELLS`], or
+    /// one row of a block wider than that), so that a bad count cannot ask for the memory.
     const MOST_CELLS: u64 = 1 << 24;
 
     pub(super) fn serialize<S: Serializer>(cells: &[[u64; 4]], s: S) -> Result<S::Ok, S::Error> {
@@ -335,7 +334,7 @@ mod runs {
                     "the heat map's cell {cell:?} has more than 4 figures"
                 ));
             }
-            if k == 0 || cells.len() as u64 + k > MOST_CELLS.max(MAX_HEAT_CELLS) {
+            if k == 0 || cells.len() as u64 + k > MOST_CELLS {
                 return Err(format!("the heat map's run of {k} cells does not fit"));
             }
             cells.extend(std::iter::repeat_n(one, k as usize));
