@@ -102,11 +102,13 @@ export const GUARDS = {
   // multiplies without __multi3 (#26, twenty-third session; 235_323 B, its own module +1.9 KB): the
   // interval arithmetic and the per-warp form; the kernel view's 4096² transpose 857–904 →
   // 651–659 ms in the page. The CUDA worker fell 313_366 → 308_705 B the same build.
+  // kernel_trace 236_000 → 237_000: the heat map's cells read back as runs (the same session;
+  // 235_898 → 236_010 B), which took the 4096² transposes' answer from 923 KB to 5.6 KB.
   // cuda_worker 316_000 → 400_000: the worker at opt-level 3 (#26, twenty-fifth session;
   // 312_409 → 391_858 B), which ran the kernel view's 4096² transposes in the page 19–21 %
   // faster (README, "The worker at opt-level 3"), and its warm-up (`model::warm`, → 398_695 B,
   // most of it the CUDA presets' sources).
-  panels: { kernel_trace: 236_000, roofline: 96_000, probe: 82_000, cuda: 382_000, cuda_worker: 400_000, first_result: 56_000 },
+  panels: { kernel_trace: 237_000, roofline: 96_000, probe: 82_000, cuda: 382_000, cuda_worker: 400_000, first_result: 56_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
