@@ -510,24 +510,23 @@ try {
     );
   };
 
+  /** Picks the kernel view's preset `value` 5 times, each in a fresh page: `[stats, longest task]`. */
+  const pickRuns = async (value, requests) => {
+    const runs = [];
+    let longestTask = 0;
+    for (let k = 0; k < 5; k++) {
+      const run = await timedRun({ url: `${site.url}/?tab=kernel`, panel: 'kernel', testid: 'kernel-preset', value, event: 'change', requests });
+      runs.push(run[0]);
+      longestTask = Math.max(longestTask, run[1]);
+    }
+    return [stats(runs), longestTask];
+  };
+
   // 7. The kernel view: the naive 4096×4096 transpose preset, exact, cache model included,
   //    picked in the release page; 5 runs, from the pick to the results. Also the longest
   //    main-thread task while it runs (budget: none over 50 ms).
-  const kernelRuns = [];
-  let longest = 0;
-  for (let k = 0; k < 5; k++) {
-    const run = await timedRun({
-      url: `${site.url}/?tab=kernel`,
-      panel: 'kernel',
-      testid: 'kernel-preset',
-      value: 'transpose-naive',
-      event: 'change',
-      requests: '1048576',
-    });
-    kernelRuns.push(run[0]);
-    longest = Math.max(longest, run[1]);
-  }
-  kernelPage = stats(kernelRuns);
+  const [naive, longest] = await pickRuns('transpose-naive', '1048576');
+  kernelPage = naive;
   row(
     'kernel view: naive 4096×4096 transpose, exact (5 runs)',
     `${kernelPage.median.toFixed(0)} ms median (min ${kernelPage.min.toFixed(0)}, max ${kernelPage.max.toFixed(0)}); longest task ${longest.toFixed(0)} ms`,
@@ -537,21 +536,7 @@ try {
 
   // 7a. The kernel view's tiled 4096×4096 transpose preset (2^21 requests, half of them to
   //     the shared tile), the same way: #26 asks ≤ 1.2 s.
-  const tiledRuns = [];
-  let tiledLongest = 0;
-  for (let k = 0; k < 5; k++) {
-    const run = await timedRun({
-      url: `${site.url}/?tab=kernel`,
-      panel: 'kernel',
-      testid: 'kernel-preset',
-      value: 'transpose-tiled',
-      event: 'change',
-      requests: '2097152',
-    });
-    tiledRuns.push(run[0]);
-    tiledLongest = Math.max(tiledLongest, run[1]);
-  }
-  const tiledPage = stats(tiledRuns);
+  const [tiledPage, tiledLongest] = await pickRuns('transpose-tiled', '2097152');
   row(
     'kernel view: tiled 4096×4096 transpose, exact (5 runs)',
     `${tiledPage.median.toFixed(0)} ms median (min ${tiledPage.min.toFixed(0)}, max ${tiledPage.max.toFixed(0)}); ${(tiledPage.median / kernelPage.median).toFixed(2)}× the naive row; longest task ${tiledLongest.toFixed(0)} ms`,
