@@ -14,6 +14,7 @@
 
 use crate::model::cuda::presets::{CudaPreset, CUDA_PRESETS};
 use crate::model::cuda::run::CudaJob;
+use crate::model::job::Pump;
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::{Job, Machine};
 use crate::model::DEFAULT_CACHE_BYTES;
@@ -59,35 +60,36 @@ const MAX_ROUNDS: u32 = 64;
 pub fn warm_up(engine: Engine, clock: &mut impl FnMut() -> f64, budget_ms: f64) -> (usize, usize) {
     let start = clock();
     let machine = Machine::default();
-    let mut kernels: Vec<Option<Job>> = Vec::new();
-    let mut cudas: Vec<Option<CudaJob>> = Vec::new();
     match engine {
         Engine::Kernel => {
             let job = |p: &KernelPreset| p.inputs().kernel(machine).ok().map(|k| Job::new(&k));
-            kernels = KERNEL_PRESETS.iter().map(job).collect();
+            let jobs = KERNEL_PRESETS.iter().map(job).collect();
+            rounds(jobs, KERNEL_UNITS, start, clock, budget_ms)
         }
         Engine::Cuda => {
             // The panel's default cache and `__CUDA_ARCH__` (`cuda_view::cuda_arch`).
             let job = |p: &CudaPreset| {
                 CudaJob::new(p.source, p.launch, machine, DEFAULT_CACHE_BYTES, 700).ok()
             };
-            cudas = CUDA_PRESETS.iter().map(job).collect();
+            let jobs = CUDA_PRESETS.iter().map(job).collect();
+            rounds(jobs, CUDA_UNITS, start, clock, budget_ms)
         }
     }
+}
+
+/// Pumps each job `units` at a time, round after round, from `start` until `budget_ms` have
+/// passed on `clock` (at most [`MAX_ROUNDS`] rounds); a job that fails is dropped. Returns the
+/// jobs still running or done, of all.
+fn rounds<P: Pump>(
+    mut jobs: Vec<Option<P>>,
+    units: u64,
+    start: f64,
+    clock: &mut impl FnMut() -> f64,
+    budget_ms: f64,
+) -> (usize, usize) {
     for _ in 0..MAX_ROUNDS {
-        for slot in &mut kernels {
-            if slot
-                .as_mut()
-                .is_some_and(|job| job.step(KERNEL_UNITS).is_err())
-            {
-                *slot = None;
-            }
-        }
-        for slot in &mut cudas {
-            if slot
-                .as_mut()
-                .is_some_and(|job| job.step(CUDA_UNITS).is_err())
-            {
+        for slot in &mut jobs {
+            if slot.as_mut().is_some_and(|job| job.pump(units).is_err()) {
                 *slot = None;
             }
         }
@@ -95,8 +97,7 @@ pub fn warm_up(engine: Engine, clock: &mut impl FnMut() -> f64, budget_ms: f64) 
             break;
         }
     }
-    let ran = kernels.iter().flatten().count() + cudas.iter().flatten().count();
-    (ran, kernels.len() + cudas.len())
+    (jobs.iter().flatten().count(), jobs.len())
 }
 
 #[cfg(test)]

@@ -296,18 +296,15 @@ mod runs {
 
     pub(super) fn encode(cells: &[[u64; 4]]) -> String {
         let mut text = String::new();
-        let mut rest = cells;
-        while let Some(first) = rest.first() {
-            let k = rest.iter().take_while(|c| *c == first).count();
+        for run in cells.chunk_by(|x, y| x == y) {
             if !text.is_empty() {
                 text.push(';');
             }
-            let [a, b, c, d] = first;
+            let [a, b, c, d] = run[0];
             let _ = write!(text, "{a},{b},{c},{d}");
-            if k > 1 {
-                let _ = write!(text, "*{k}");
+            if run.len() > 1 {
+                let _ = write!(text, "*{}", run.len());
             }
-            rest = rest.get(k..).unwrap_or_default();
         }
         text
     }
