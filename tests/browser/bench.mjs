@@ -631,34 +631,45 @@ row(
   core.point_estimate <= 2000,
 );
 
-// 9. The kernel engine natively (criterion, opt-level 3): lane-accesses per second on a
-// 1024×1024 transpose, and the page's figure against it as a ratio measured in this run.
+// 9. The kernel engine natively (criterion, opt-level 3), against its address floor (#26: the
+// whole engine within 3× of a pass that only evaluates each lane's address and sector), on two
+// launches: the naive transpose at 1024×1024 (2M lane-accesses, the figure earlier sessions
+// reported), and the page's own 4096×4096 launch (33.5M), which the page's row 7 is set against:
+// the same work, so that the page-against-native ratio does not also carry the launch's size.
 execFileSync('cargo', ['bench', '--quiet', '--bench', 'analysis', '--', '--warm-up-time', '1', '--measurement-time', '3', 'kernel engine|address floor'], {
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 {
-  const { readdirSync, readFileSync } = await import('node:fs');
-  const group = 'target/criterion/kernel engine';
-  const bench = readdirSync(group).find((d) => d !== 'report');
-  const engine = JSON.parse(readFileSync(`${group}/${bench}/new/estimates.json`, 'utf8')).median.point_estimate;
-  const laneAccesses = 2 * 1024 * 1024; // 1024×1024 threads × 2 statements (loop of 4 × 32×8 blocks)
-  const perSecond = laneAccesses / (engine / 1e9);
-  const pageSeconds = kernelPage.median / 1000;
-  const pagePerSecond = 33554432 / pageSeconds;
-  const floorDir = 'target/criterion/address floor';
-  const floorBench = readdirSync(floorDir).find((d) => d !== 'report');
-  const floor = JSON.parse(readFileSync(`${floorDir}/${floorBench}/new/estimates.json`, 'utf8')).median.point_estimate;
+  const { readFileSync } = await import('node:fs');
+  const median = (group, bench) =>
+    JSON.parse(readFileSync(`target/criterion/${group}/${bench}/new/estimates.json`, 'utf8')).median.point_estimate;
+  const small = 'naive transpose 1024x1024, lane-accesses';
+  const large = 'naive transpose 4096x4096, lane-accesses';
+  const engine = median('kernel engine', small);
+  const floor = median('address floor', small);
+  const engineLarge = median('kernel engine 4096', large);
+  const floorLarge = median('address floor 4096', large);
+  const rate = (accesses, ns) => `${(accesses / (ns / 1e9) / 1e6).toFixed(1)} M lane-accesses/s`;
+  const smallAccesses = 2 * 1024 * 1024; // 1024×1024 threads × 2 statements (loop of 4 × 32×8 blocks)
+  const largeAccesses = 33554432; // the same at 4096×4096
   row(
-    "address floor, native (criterion): the engine's walk and lane evaluation alone, same launch",
-    `${(laneAccesses / (floor / 1e9) / 1e6).toFixed(1)} M lane-accesses/s; the whole engine (tally, cache, distinct sectors) takes ${(engine / floor).toFixed(2)}× its time`,
+    "address floor, native (criterion), 1024² transpose: the engine's walk and lane evaluation alone",
+    `${rate(smallAccesses, floor)}; the whole engine (tally, cache, distinct sectors) takes ${(engine / floor).toFixed(2)}× its time`,
     '≤ 3× (issue #26)',
     engine / floor <= 3,
   );
   row(
-    'kernel engine, native (criterion, 1024² transpose)',
-    `${(perSecond / 1e6).toFixed(1)} M lane-accesses/s; the page runs at ${(pagePerSecond / 1e6).toFixed(1)} M/s, ${(perSecond / pagePerSecond).toFixed(2)}× slower`,
-    'diagnostic',
-    null,
+    '  the same on the page\'s 4096² launch (row 7\'s)',
+    `floor ${(floorLarge / 1e6).toFixed(1)} ms, ${rate(largeAccesses, floorLarge)}; the engine ${(engineLarge / 1e6).toFixed(1)} ms, ${(engineLarge / floorLarge).toFixed(2)}× its time`,
+    '≤ 3× (issue #26)',
+    engineLarge / floorLarge <= 3,
+  );
+  const page = kernelPage.median * 1e6;
+  row(
+    'kernel engine, native (criterion): the page against native on the same 4096² launch',
+    `native ${(engineLarge / 1e6).toFixed(1)} ms (${rate(largeAccesses, engineLarge)}); the page ${kernelPage.median.toFixed(0)} ms from the pick to the results, ${(page / engineLarge).toFixed(2)}× native (against the 1024² launch's rate, ${rate(smallAccesses, engine)}, as earlier sessions read it: ${((page / largeAccesses) / (engine / smallAccesses)).toFixed(2)}×)`,
+    '≤ 1.5× (issue #26)',
+    page / engineLarge <= 1.5,
   );
 }
 
