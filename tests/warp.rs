@@ -77,6 +77,7 @@ proptest! {
             warp: 0,
             mask,
             addresses: &addresses,
+            stride: None,
         };
         let cost = tally.access(&access, |_| ()).unwrap();
         tally.finish();
@@ -140,6 +141,7 @@ proptest! {
                 warp: 0,
                 mask: *mask,
                 addresses,
+                stride: None,
             };
             let cost = if kind == Kind::Atomic {
                 tally.atomic(&access, |_| n).unwrap()
@@ -354,6 +356,7 @@ proptest! {
             warp: 0,
             mask,
             addresses: &addresses,
+            stride: None,
         };
         let (mut fast, mut general) = (Scratch::default(), Scratch::default());
         let a = fast.measure(&access, sector_shift);
@@ -361,6 +364,85 @@ proptest! {
         prop_assert_eq!(a, b);
         if a.is_ok() {
             prop_assert_eq!(fast.runs(), general.runs());
+        }
+    }
+}
+
+/// A warp's addresses with the front end's word (#26, `WarpAccess::stride`): `base + stride ×
+/// t` on the lanes of a mask, the word given only where it is true, as the kernel view's
+/// evaluator gives it (every lane's bytes within 2^64, the stride an i64); a mask of
+/// consecutive lanes or any, and strides that make one run, a run per lane, or spans that
+/// touch and merge.
+fn told_lanes() -> impl Strategy<Value = (Vec<u64>, u64, i64)> {
+    let base = prop_oneof![
+        0u64..1 << 20,
+        (u64::MAX - (1 << 16))..=u64::MAX,
+        any::<u64>()
+    ];
+    let stride = prop_oneof![
+        prop::sample::select(vec![
+            0i64, 1, 4, 8, 16, 31, 32, 33, 63, 64, 65, 95, 96, 128, 4096, 16384, -4, -32, -33, -64,
+            -65, -4096
+        ]),
+        -600i64..600,
+        any::<i64>(),
+    ];
+    let mask = prop_oneof![
+        Just(u64::from(u32::MAX)),
+        (0u32..32, 1u32..=32).prop_map(|(from, n)| {
+            let n = n.min(32 - from);
+            (((1u64 << n) - 1) << from) & u64::from(u32::MAX)
+        }),
+        any::<u32>().prop_map(u64::from),
+    ];
+    (base, stride, mask).prop_map(|(base, stride, mask)| {
+        let addresses: Vec<u64> = (0..32u64)
+            .map(|t| base.wrapping_add((stride as u64).wrapping_mul(t)))
+            .collect();
+        (addresses, mask, stride)
+    })
+}
+
+/// Whether the word holds: every lane of `mask` at `base + stride × t` exactly, its `elem`
+/// bytes within 2^64.
+fn word_holds(base: u64, stride: i64, mask: u64, elem: u64) -> bool {
+    (0..32).filter(|t| mask >> t & 1 == 1).all(|t| {
+        let at = i128::from(base) + i128::from(stride) * i128::from(t);
+        at >= 0 && at + i128::from(elem) - 1 <= i128::from(u64::MAX)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// The front end's fast path (its word that the lanes are affine) gives what the general
+    /// path gives, lane by lane: the same cost and the same runs of sectors.
+    #[test]
+    fn the_front_ends_word_agrees_with_the_general_path(
+        (addresses, mask, stride) in told_lanes(),
+        elem in prop_oneof![Just(1u64), Just(4), Just(8), Just(16), Just(64), 1u64..200],
+        sector_shift in 3u32..8,
+    ) {
+        use coalescing_lab::model::warp::Scratch;
+        // The word only where it holds (most draws); elsewhere the access goes unvouched.
+        let stride = word_holds(addresses[0], stride, mask, elem).then_some(stride);
+        let access = WarpAccess {
+            site: 0,
+            kind: AccessKind::Load,
+            space: Space::Global,
+            elem,
+            block: 0,
+            warp: 0,
+            mask,
+            addresses: &addresses,
+            stride,
+        };
+        let (mut told, mut general) = (Scratch::default(), Scratch::default());
+        let a = told.measure(&access, sector_shift);
+        let b = general.measure_lane_by_lane(&access, sector_shift);
+        prop_assert_eq!(a, b);
+        if a.is_ok() {
+            prop_assert_eq!(told.runs(), general.runs());
         }
     }
 }

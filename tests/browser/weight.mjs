@@ -108,7 +108,11 @@ export const GUARDS = {
   // 312_409 → 391_858 B), which ran the kernel view's 4096² transposes in the page 19–21 %
   // faster (README, "The worker at opt-level 3"), and its warm-up (`model::warm`, → 398_695 B,
   // most of it the CUDA presets' sources).
-  panels: { kernel_trace: 237_000, roofline: 96_000, probe: 82_000, cuda: 382_000, cuda_worker: 400_000, first_result: 56_000 },
+  // cuda 382_000 → 383_000: the front end's word that a warp's addresses are affine (#26,
+  // twenty-sixth session; 381_718 → 382_074 B): the warp core's unchecked path, in every
+  // module that holds the tally (kernel_trace 236_010 → 236_426 B, the worker 399_371 →
+  // 399_766 B); the kernel view's naive 4096² transpose 274 → 238 ms in the page.
+  panels: { kernel_trace: 237_000, roofline: 96_000, probe: 82_000, cuda: 383_000, cuda_worker: 400_000, first_result: 56_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -128,7 +132,9 @@ export const GUARDS = {
   // whole 1_425_000 → 1_428_000: the CUDA panel in stages above (1_427_000 B from 1_424_045;
   // the cuda chunk's 1.9 KB, the rest the modules' layout shifting by a few hundred bytes).
   // whole 1_428_000 → 1_515_000: the worker at opt-level 3 and its warm-up above (1_513_557 B).
-  whole: 1_515_000,
+  // whole 1_515_000 → 1_517_000: the CSS's paint boundary (0.2 KB) and the word above
+  // (1_515_512 B).
+  whole: 1_517_000,
 };
 
 /**

@@ -81,6 +81,20 @@ pub(crate) struct Instruction {
     pub(crate) active_lanes: u32,
     /// Lane 0's address; `None` when lane 0 is inactive.
     pub(crate) lane0: Option<u64>,
+    /// The byte stride between lanes when the addresses were written from the index's line
+    /// ([`Evaluator::affine`]): the warp core's word that they are affine
+    /// (`WarpAccess::stride`). `None` when they were evaluated lane by lane, or the stride is
+    /// past an i64.
+    pub(crate) stride: Option<i64>,
+}
+
+impl Instruction {
+    /// An instruction no lane takes part in.
+    const NO_LANE: Instruction = Instruction {
+        active_lanes: 0,
+        lane0: None,
+        stride: None,
+    };
 }
 
 /// Evaluates warp instructions with buffers reused from one to the next.
@@ -131,10 +145,11 @@ impl Evaluator {
         }
     }
 
-    /// The last instruction as the warp core's access.
+    /// The last instruction, `instruction`, as the warp core's access.
     pub(crate) fn access(
         &self,
         stmt: &Statement,
+        instruction: &Instruction,
         site: usize,
         block: u64,
         warp: u32,
@@ -148,6 +163,7 @@ impl Evaluator {
             warp,
             mask: self.mask,
             addresses: &self.addresses,
+            stride: instruction.stride,
         }
     }
 
@@ -161,7 +177,7 @@ impl Evaluator {
         site: Site,
     ) -> Result<Instruction, KernelError> {
         let Some(stmt) = kernel.statements.get(site.stmt) else {
-            return Ok(Instruction { active_lanes: 0, lane0: None });
+            return Ok(Instruction::NO_LANE);
         };
         let vars = WarpVars {
             thread_idx: &lanes.thread_idx,
@@ -197,7 +213,7 @@ impl Evaluator {
         if mask == 0 && active_error.is_none() {
             // No lane takes part: nothing to evaluate, and nothing can fail.
             self.mask = 0;
-            return Ok(Instruction { active_lanes: 0, lane0: None });
+            return Ok(Instruction::NO_LANE);
         }
         // The form needs no check here: no node of the tree overflows anywhere in the launch.
         let linear = match self.linear.get(site.stmt) {
@@ -217,6 +233,9 @@ impl Evaluator {
                 return Ok(Instruction {
                     active_lanes: mask.count_ones(),
                     lane0: (mask & 1 != 0).then_some(self.addresses[0]),
+                    stride: i64::try_from(stmt.elem)
+                        .ok()
+                        .and_then(|e| e.checked_mul(line.1)),
                 });
             }
             // An address out of range: lane by lane, to blame the lowest lane.
@@ -271,6 +290,7 @@ impl Evaluator {
         Ok(Instruction {
             active_lanes: taking_part,
             lane0: (mask & 1 != 0).then_some(self.addresses[0]),
+            stride: None,
         })
     }
 

@@ -98,7 +98,7 @@ impl Job {
             return self.barrier(step, present);
         }
         let evaluator = &self.walk.evaluator;
-        let access = evaluator.access(stmt, c.stmt, c.block, c.warp);
+        let access = evaluator.access(stmt, &instruction, c.stmt, c.block, c.warp);
         let (number, sector_bytes) = (stmt.number, self.kernel.machine.sector_bytes);
         let counted = self.tally.access(&access, |cost| {
             warp_row(

@@ -49,7 +49,7 @@ pub fn warp_rows(kernel: &Kernel, pick: Pick) -> Result<Vec<WarpRow>, KernelErro
     for (w, lanes) in warps_of_block(kernel).iter().enumerate() {
         let site = Site { warp: w as u32, ..site };
         let instruction = evaluator.run(kernel, lanes, site)?;
-        let access = evaluator.access(stmt, stmt_at, pick.block, site.warp);
+        let access = evaluator.access(stmt, &instruction, stmt_at, pick.block, site.warp);
         let cost = scratch
             .measure(&access, sector_shift)
             .map_err(|e| unexpected_address(kernel, stmt, site, e))?;

@@ -171,6 +171,8 @@ impl Tally {
             warp,
             mask,
             addresses,
+            // A trace's addresses are as recorded: the tally checks them itself.
+            stride: None,
         };
         let cost = self
             .tally

@@ -26,6 +26,12 @@ pub struct WarpAccess<'a> {
     pub mask: u64,
     /// Each lane's first byte address, indexed by lane.
     pub addresses: &'a [u64],
+    /// The front end's word that the addresses are affine in the lane: every lane `t` of
+    /// `mask` is at `addresses[f] + stride × (t − f)` exactly, `f` the mask's lowest lane, and
+    /// no lane's bytes run past 2^64. The tally then takes the lanes' sectors from the ends
+    /// and the stride without checking each lane (#26). `None`: no word, and the tally finds
+    /// out for itself; a front end that cannot vouch for it must give `None`.
+    pub stride: Option<i64>,
 }
 
 /// What one warp access cost, cold: the request-level figures the tally sums.

@@ -55,9 +55,12 @@ impl Scratch {
     /// use coalescing_lab::model::{warp::{Scratch, WarpAccess}, AccessKind, Space};
     /// let addresses: Vec<u64> = (0..32).map(|t| 4 * t).collect();
     /// let access = WarpAccess { site: 0, kind: AccessKind::Load, space: Space::Global, elem: 4,
-    ///     block: 0, warp: 0, mask: u64::from(u32::MAX), addresses: &addresses };
+    ///     block: 0, warp: 0, mask: u64::from(u32::MAX), addresses: &addresses, stride: None };
     /// let cost = Scratch::default().measure(&access, 5).unwrap();
     /// assert_eq!((cost.active_lanes, cost.sectors, cost.ideal_sectors), (32, 4, 4));
+    /// // With the front end's word that the lanes are 4 bytes apart: the same, unchecked.
+    /// let told = WarpAccess { stride: Some(4), ..access };
+    /// assert_eq!(Scratch::default().measure(&told, 5).unwrap(), cost);
     /// // Degenerate input: every lane at one address is one sector, and ideal.
     /// let same = [7u64; 32];
     /// let cost = Scratch::default().measure(&WarpAccess { addresses: &same, ..access }, 5).unwrap();
@@ -98,6 +101,12 @@ impl Scratch {
         }
         let addresses = access.addresses;
         if fast {
+            if let Some(step) = access.stride {
+                if let Some(cost) = self.measure_strided(addresses, mask, elem, sector_shift, step)
+                {
+                    return Ok(cost);
+                }
+            }
             if let Some(cost) = self.measure_affine(addresses, mask, elem, sector_shift) {
                 return Ok(cost);
             }
@@ -169,14 +178,14 @@ impl Scratch {
                 self.runs[0].len()
             } else {
                 // Descending: the spans ascend from the last lane.
-                self.merge_spans(lanes.iter().rev(), elem, sector_shift)
+                self.merge_spans(lanes.iter().rev().copied(), elem, sector_shift)
             }
         } else {
             // Ascending and wider than a sector: checked and merged in one pass.
             let mut expected = a.wrapping_sub(step);
             let mut on_line = true;
             let sectors = self.merge_spans(
-                lanes.iter().inspect(|&&address| {
+                lanes.iter().copied().inspect(|&address| {
                     expected = expected.wrapping_add(step);
                     on_line &= address == expected;
                 }),
@@ -197,18 +206,93 @@ impl Scratch {
         })
     }
 
+    /// The front end's fast path (#26): its word (`WarpAccess::stride`) that lane `t` of
+    /// `mask` is at `addresses[f] + step × (t − f)` exactly, with no lane's bytes past 2^64.
+    /// On consecutive lanes, the sectors then follow from the ends and the stride alone, as in
+    /// [`Scratch::measure_affine`] but with no lane to check: one run when the stride is at
+    /// most a sector; a run per lane, written without merging, when no two lanes' spans can
+    /// touch; otherwise the lanes' spans, which ascend, merged. `None` (other masks) sends the
+    /// access down the checked paths.
+    #[inline]
+    fn measure_strided(
+        &mut self,
+        addresses: &[u64],
+        mask: u64,
+        elem: u64,
+        sector_shift: u32,
+        step: i64,
+    ) -> Option<Cost> {
+        if mask == 0 {
+            return None;
+        }
+        let first = mask.trailing_zeros();
+        let lanes = mask >> first;
+        // Consecutive lanes: `lanes` is all ones from bit 0.
+        if lanes & lanes.wrapping_add(1) != 0 {
+            return None;
+        }
+        let a = *addresses.get(first as usize)?;
+        let n = u64::from(lanes.count_ones());
+        let stride = step.unsigned_abs();
+        // The last lane's address, exact by the word; the lowest and the highest of them.
+        let z = a.wrapping_add((step as u64).wrapping_mul(n - 1));
+        let (low, high) = if step >= 0 { (a, z) } else { (z, a) };
+        let high_last = high.checked_add(elem - 1)?;
+        // Within 2^64 by the word; checked all the same, so that a wrong word cannot panic.
+        let requested = n.checked_mul(elem)?;
+        let distinct = if stride >= elem {
+            requested
+        } else {
+            (n - 1).checked_mul(stride)?.checked_add(elem)?
+        };
+        let sector = 1u64 << sector_shift;
+        let sectors = if stride <= sector {
+            self.runs[0] = Span {
+                first: low >> sector_shift,
+                last: high_last >> sector_shift,
+            };
+            self.run_count = 1;
+            self.runs[0].len()
+        } else if stride >= (elem - 1).saturating_add(2 * sector) {
+            // A gap of at least one whole sector between one lane's last byte and the next
+            // lane's first: each lane's span is a run of its own, from the lowest address up.
+            let mut sectors = 0;
+            let mut address = low;
+            for run in self.runs.iter_mut().take(n as usize) {
+                *run = Span {
+                    first: address >> sector_shift,
+                    last: address.wrapping_add(elem - 1) >> sector_shift,
+                };
+                sectors += run.len();
+                address = address.wrapping_add(stride);
+            }
+            self.run_count = n as usize;
+            sectors
+        } else {
+            let ascending = (0..n).map(|k| low.wrapping_add(stride.wrapping_mul(k)));
+            self.merge_spans(ascending, elem, sector_shift)
+        };
+        Some(Cost {
+            active_lanes: n as u32,
+            requested_bytes: requested,
+            sectors,
+            ideal_sectors: distinct.div_ceil(sector),
+            wavefronts: None,
+        })
+    }
+
     /// Merges the spans of `elem` bytes from each of `addresses`, which ascend, into the runs;
     /// returns the sectors they cover. Every address's bytes end below 2^64.
     #[inline]
-    fn merge_spans<'a>(
+    fn merge_spans(
         &mut self,
-        addresses: impl Iterator<Item = &'a u64>,
+        addresses: impl Iterator<Item = u64>,
         elem: u64,
         sector_shift: u32,
     ) -> u64 {
         let mut count = 0usize;
         let mut sectors = 0u64;
-        for &address in addresses {
+        for address in addresses {
             let span = Span {
                 first: address >> sector_shift,
                 last: address.saturating_add(elem - 1) >> sector_shift,

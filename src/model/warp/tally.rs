@@ -125,7 +125,7 @@ impl TallyOptions {
 /// let mut tally: Tally = Tally::new(TallyOptions::new(Machine::default(), 6 << 20));
 /// let addresses: Vec<u64> = (0..32).map(|t| 8 * t).collect();
 /// let load = WarpAccess { site: 0, kind: AccessKind::Load, space: Space::Global, elem: 4,
-///     block: 0, warp: 0, mask: u64::from(u32::MAX), addresses: &addresses };
+///     block: 0, warp: 0, mask: u64::from(u32::MAX), addresses: &addresses, stride: None };
 /// // Twice the same floats, 8 bytes apart: 8 sectors where 4 would do, then all hits.
 /// tally.access(&load, |_| ()).unwrap();
 /// tally.access(&load, |_| ()).unwrap();

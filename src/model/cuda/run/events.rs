@@ -76,6 +76,7 @@ impl Recorded<'_> {
             warp,
             mask: self.access.mask,
             addresses: lanes,
+            stride: None,
         }
     }
 
