@@ -297,36 +297,53 @@ impl Oracle {
     }
 }
 
-/// A warp's addresses for the fast path (#26): `base + stride × t` with a stride that is
-/// negative, zero, within a sector or wider, from a base anywhere up to the top of the address
-/// space; on a mask of consecutive lanes (the fast path's) or any; and sometimes one lane
-/// moved off the line, which the fast path must notice.
-fn affine_lanes() -> impl Strategy<Value = (Vec<u64>, u64)> {
-    let base = prop_oneof![
+/// Bases anywhere up to the top of the address space, for the fast paths' strategies.
+fn bases() -> impl Strategy<Value = u64> {
+    prop_oneof![
         0u64..1 << 20,
-        (u64::MAX - (1 << 12))..=u64::MAX,
+        (u64::MAX - (1 << 16))..=u64::MAX,
         any::<u64>()
-    ];
-    let stride = prop_oneof![
+    ]
+}
+
+/// Strides between lanes that make one run, a run per lane, or spans that touch and merge;
+/// zero, negative, and any.
+fn strides() -> impl Strategy<Value = i64> {
+    prop_oneof![
         prop::sample::select(vec![
-            0i64, 1, 4, 8, 16, 31, 32, 33, 64, 128, 4096, -4, -32, -33, -4096
+            0i64, 1, 4, 8, 16, 31, 32, 33, 63, 64, 65, 95, 96, 128, 4096, 16384, -4, -32, -33, -64,
+            -65, -4096
         ]),
-        -300i64..300,
+        -600i64..600,
         any::<i64>(),
-    ];
-    let mask = prop_oneof![
+    ]
+}
+
+/// Masks of 32 lanes: all, a run of consecutive lanes (the fast paths'), or any.
+fn masks() -> impl Strategy<Value = u64> {
+    prop_oneof![
         Just(u64::from(u32::MAX)),
         (0u32..32, 1u32..=32).prop_map(|(from, n)| {
             let n = n.min(32 - from);
             (((1u64 << n) - 1) << from) & u64::from(u32::MAX)
         }),
         any::<u32>().prop_map(u64::from),
-    ];
+    ]
+}
+
+/// 32 lanes' addresses `base + stride × t`, wrapping.
+fn on_line(base: u64, stride: i64) -> Vec<u64> {
+    (0..32u64)
+        .map(|t| base.wrapping_add((stride as u64).wrapping_mul(t)))
+        .collect()
+}
+
+/// A warp's addresses for the fast path (#26): on a line from any base with any stride, on any
+/// mask, and sometimes one lane moved off the line, which the fast path must notice.
+fn affine_lanes() -> impl Strategy<Value = (Vec<u64>, u64)> {
     let moved = prop::option::of((0usize..32, any::<u64>()));
-    (base, stride, mask, moved).prop_map(|(base, stride, mask, moved)| {
-        let mut addresses: Vec<u64> = (0..32u64)
-            .map(|t| base.wrapping_add((stride as u64).wrapping_mul(t)))
-            .collect();
+    (bases(), strides(), masks(), moved).prop_map(|(base, stride, mask, moved)| {
+        let mut addresses = on_line(base, stride);
         if let Some((lane, to)) = moved {
             addresses[lane] = to;
         }
@@ -368,39 +385,12 @@ proptest! {
     }
 }
 
-/// A warp's addresses with the front end's word (#26, `WarpAccess::stride`): `base + stride ×
-/// t` on the lanes of a mask, the word given only where it is true, as the kernel view's
-/// evaluator gives it (every lane's bytes within 2^64, the stride an i64); a mask of
-/// consecutive lanes or any, and strides that make one run, a run per lane, or spans that
-/// touch and merge.
+/// A warp's addresses with the front end's word (#26, `WarpAccess::stride`): on a line from
+/// any base with any stride, on any mask; the test gives the word only where it holds, as the
+/// kernel view's evaluator gives it (every lane's bytes within 2^64, the stride an i64).
 fn told_lanes() -> impl Strategy<Value = (Vec<u64>, u64, i64)> {
-    let base = prop_oneof![
-        0u64..1 << 20,
-        (u64::MAX - (1 << 16))..=u64::MAX,
-        any::<u64>()
-    ];
-    let stride = prop_oneof![
-        prop::sample::select(vec![
-            0i64, 1, 4, 8, 16, 31, 32, 33, 63, 64, 65, 95, 96, 128, 4096, 16384, -4, -32, -33, -64,
-            -65, -4096
-        ]),
-        -600i64..600,
-        any::<i64>(),
-    ];
-    let mask = prop_oneof![
-        Just(u64::from(u32::MAX)),
-        (0u32..32, 1u32..=32).prop_map(|(from, n)| {
-            let n = n.min(32 - from);
-            (((1u64 << n) - 1) << from) & u64::from(u32::MAX)
-        }),
-        any::<u32>().prop_map(u64::from),
-    ];
-    (base, stride, mask).prop_map(|(base, stride, mask)| {
-        let addresses: Vec<u64> = (0..32u64)
-            .map(|t| base.wrapping_add((stride as u64).wrapping_mul(t)))
-            .collect();
-        (addresses, mask, stride)
-    })
+    (bases(), strides(), masks())
+        .prop_map(|(base, stride, mask)| (on_line(base, stride), mask, stride))
 }
 
 /// Whether the word holds: every lane of `mask` at `base + stride × t` exactly, its `elem`
