@@ -253,7 +253,7 @@ impl Scratch {
             };
             self.run_count = 1;
             self.runs[0].len()
-        } else if stride >= (elem - 1).saturating_add(2 * sector) {
+        } else if stride >= (elem - 1).saturating_add(sector.saturating_mul(2)) {
             // A gap of at least one whole sector between one lane's last byte and the next
             // lane's first: each lane's span is a run of its own, from the lowest address up.
             let mut sectors = 0;
