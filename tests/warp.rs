@@ -351,38 +351,36 @@ fn affine_lanes() -> impl Strategy<Value = (Vec<u64>, u64)> {
     })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(4000))]
-
-    /// The fast path of a warp access (affine addresses on consecutive lanes: one run, or
-    /// spans merged without a sort) gives what the general path gives, lane by lane: the same
-    /// cost, the same runs of sectors, the same error for bytes past 2^64.
-    #[test]
-    fn every_fast_path_agrees_with_the_general_path(
-        (addresses, mask) in affine_lanes(),
-        elem in prop_oneof![Just(1u64), Just(4), Just(8), Just(16), Just(64), 1u64..200],
-        sector_shift in 3u32..8,
-    ) {
-        use coalescing_lab::model::warp::Scratch;
-        let access = WarpAccess {
-            site: 0,
-            kind: AccessKind::Load,
-            space: Space::Global,
-            elem,
-            block: 0,
-            warp: 0,
-            mask,
-            addresses: &addresses,
-            stride: None,
-        };
-        let (mut fast, mut general) = (Scratch::default(), Scratch::default());
-        let a = fast.measure(&access, sector_shift);
-        let b = general.measure_lane_by_lane(&access, sector_shift);
-        prop_assert_eq!(a, b);
-        if a.is_ok() {
-            prop_assert_eq!(fast.runs(), general.runs());
-        }
+/// One global load of `addresses` on `mask` (with the front end's word `stride`, if any),
+/// measured by the fast paths and lane by lane: the same cost, the same error for bytes past
+/// 2^64, and the same runs of sectors.
+fn fast_agrees_with_general(
+    addresses: &[u64],
+    mask: u64,
+    elem: u64,
+    sector_shift: u32,
+    stride: Option<i64>,
+) -> Result<(), TestCaseError> {
+    use coalescing_lab::model::warp::Scratch;
+    let access = WarpAccess {
+        site: 0,
+        kind: AccessKind::Load,
+        space: Space::Global,
+        elem,
+        block: 0,
+        warp: 0,
+        mask,
+        addresses,
+        stride,
+    };
+    let (mut fast, mut general) = (Scratch::default(), Scratch::default());
+    let a = fast.measure(&access, sector_shift);
+    let b = general.measure_lane_by_lane(&access, sector_shift);
+    prop_assert_eq!(a, b);
+    if a.is_ok() {
+        prop_assert_eq!(fast.runs(), general.runs());
     }
+    Ok(())
 }
 
 /// A warp's addresses with the front end's word (#26, `WarpAccess::stride`): on a line from
@@ -405,6 +403,18 @@ fn word_holds(base: u64, stride: i64, mask: u64, elem: u64) -> bool {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
 
+    /// The fast path of a warp access (affine addresses on consecutive lanes: one run, or
+    /// spans merged without a sort) gives what the general path gives, lane by lane: the same
+    /// cost, the same runs of sectors, the same error for bytes past 2^64.
+    #[test]
+    fn every_fast_path_agrees_with_the_general_path(
+        (addresses, mask) in affine_lanes(),
+        elem in prop_oneof![Just(1u64), Just(4), Just(8), Just(16), Just(64), 1u64..200],
+        sector_shift in 3u32..8,
+    ) {
+        fast_agrees_with_general(&addresses, mask, elem, sector_shift, None)?;
+    }
+
     /// The front end's fast path (its word that the lanes are affine) gives what the general
     /// path gives, lane by lane: the same cost and the same runs of sectors.
     #[test]
@@ -413,26 +423,8 @@ proptest! {
         elem in prop_oneof![Just(1u64), Just(4), Just(8), Just(16), Just(64), 1u64..200],
         sector_shift in 3u32..8,
     ) {
-        use coalescing_lab::model::warp::Scratch;
         // The word only where it holds (most draws); elsewhere the access goes unvouched.
         let stride = word_holds(addresses[0], stride, mask, elem).then_some(stride);
-        let access = WarpAccess {
-            site: 0,
-            kind: AccessKind::Load,
-            space: Space::Global,
-            elem,
-            block: 0,
-            warp: 0,
-            mask,
-            addresses: &addresses,
-            stride,
-        };
-        let (mut told, mut general) = (Scratch::default(), Scratch::default());
-        let a = told.measure(&access, sector_shift);
-        let b = general.measure_lane_by_lane(&access, sector_shift);
-        prop_assert_eq!(a, b);
-        if a.is_ok() {
-            prop_assert_eq!(told.runs(), general.runs());
-        }
+        fast_agrees_with_general(&addresses, mask, elem, sector_shift, stride)?;
     }
 }
