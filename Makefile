@@ -47,7 +47,7 @@ lint:
 	@# The CUDA worker as Trunk builds it: the model without the `ui` feature.
 	cargo clippy --release --target wasm32-unknown-unknown --no-default-features --bin cuda-worker -- -D warnings
 	@# The first-result module as Trunk builds it: the model alone, on the page's thread.
-	cargo clippy --release --target wasm32-unknown-unknown --no-default-features --bin first-result -- -D warnings
+	cargo clippy --release --target wasm32-unknown-unknown --no-default-features --features lean-floats --bin first-result -- -D warnings
 
 native-test:
 	cargo test

@@ -17,7 +17,7 @@
 //! `l1tex__data_pipe_lsu_wavefronts_mem_shared` and
 //! `l1tex__data_bank_conflicts_pipe_lsu_mem_shared`.
 
-use super::span::Span;
+use super::span::{sort_lanes, Span};
 
 /// Banks of shared memory.
 pub const BANKS: u32 = 32;
@@ -196,7 +196,7 @@ impl BankCounter {
         self.words.clear();
         let mut flush = |words: &mut Vec<u64>, group: u32, active: u32| {
             let mut per_bank = [0u32; BANKS as usize];
-            words.sort_unstable();
+            sort_lanes(words, |&w| w);
             words.dedup();
             for &w in words.iter() {
                 per_bank[bank_of(w) as usize] += 1;

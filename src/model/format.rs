@@ -7,6 +7,11 @@
 
 use super::ratio::Ratio;
 
+/// [`shortest`] and the percentages' text without core's float formatting, for the first-result
+/// module (the `lean-floats` feature).
+#[cfg(any(test, feature = "lean-floats"))]
+mod lean;
+
 /// A ratio for `data-value`: the shortest round-tripping decimal, or empty when undefined.
 ///
 /// ```
@@ -16,7 +21,7 @@ use super::ratio::Ratio;
 /// assert_eq!(ratio_value(None), "");
 /// ```
 pub fn ratio_value(ratio: Option<Ratio>) -> String {
-    ratio.map(|r| r.value().to_string()).unwrap_or_default()
+    ratio.map(|r| shortest(r.value())).unwrap_or_default()
 }
 
 /// A ratio for people: a percentage with at most one decimal, or "n/a" when undefined.
@@ -31,11 +36,35 @@ pub fn percent(ratio: Option<Ratio>) -> String {
     let Some(r) = ratio else {
         return "n/a".to_string();
     };
-    let tenths = percent_tenths(r.value());
+    format!("{} %", tenths_text(percent_tenths(r.value())))
+}
+
+/// `x` as `f64`'s `Display` writes it: the shortest decimal that reads back as `x`, never in
+/// exponent form (`0.2222222222222222`, `160`, `0.0000001`, `-0`, `NaN`, `inf`).
+///
+/// ```
+/// use coalescing_lab::model::format::shortest;
+/// for x in [0.8, 128.0 / 576.0, 1e-7, 1e21, 5e-324, -0.0, f64::MAX, f64::NAN, f64::NEG_INFINITY] {
+///     assert_eq!(shortest(x), x.to_string());
+/// }
+/// ```
+pub fn shortest(x: f64) -> String {
+    #[cfg(feature = "lean-floats")]
+    return lean::shortest(x);
+    #[cfg(not(feature = "lean-floats"))]
+    x.to_string()
+}
+
+/// A percentage in tenths ([`percent_tenths`] of a ratio of two `u64`s) as `{:.0}` writes it
+/// when whole and `{:.1}` otherwise.
+fn tenths_text(tenths: f64) -> String {
+    #[cfg(feature = "lean-floats")]
+    return lean::tenths(tenths);
+    #[cfg(not(feature = "lean-floats"))]
     if tenths.fract() == 0.0 {
-        format!("{tenths:.0} %")
+        format!("{tenths:.0}")
     } else {
-        format!("{tenths:.1} %")
+        format!("{tenths:.1}")
     }
 }
 
@@ -128,7 +157,7 @@ pub fn percent_tenths(fraction: f64) -> f64 {
 /// assert_eq!(number(1000.0 / 3.0), "333.333");
 /// ```
 pub fn number(value: f64) -> String {
-    let short = value.to_string();
+    let short = shortest(value);
     if short.len() <= 10 {
         return short;
     }

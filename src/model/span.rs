@@ -32,6 +32,21 @@ pub(crate) fn sort_ascending<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
     }
 }
 
+/// Sorts a warp's worth of `items` (at most 64) by `key`, ascending, by insertion: linear on
+/// the orders a warp's lanes mostly come in (ascending, or nearly), and a few hundred bytes of
+/// code where `sort_unstable` costs the first-result module 3.9 KB gzip of its 49 (README,
+/// "The first result without core's float formatting or sort"). The kernel engine's merge
+/// keeps [`sort_ascending`].
+pub(crate) fn sort_lanes<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 && key(&items[j - 1]) > key(&items[j]) {
+            items.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// Merges spans, given in ascending order of `first`, into ascending, disjoint,
 /// non-adjacent runs.
 pub(crate) fn merge_sorted(spans: impl Iterator<Item = Span>) -> Vec<Span> {

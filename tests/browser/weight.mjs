@@ -49,7 +49,10 @@ export const GUARDS = {
   // lane table, their stage timers and the first content's swap, for a Lighthouse TBT of
   // 77–204 ms on `/` and `embed=1` where it read 301–544 (README, "The calculator built in
   // stages").
-  first: 369_000,
+  // first 369_000 → 365_000: the calculator's and the banks' sorts by insertion (#26,
+  // twenty-seventh session; 368_274 → 364_345 B): `sort_unstable`'s code left the main module
+  // for the chunks whose warp core still sorts with it (below).
+  first: 365_000,
   // kernel_trace 165_000 → 176_000: the hostile-pass fixes add 12.2 KB gzip to that chunk
   // (a paged trace table, the label on stale figures, sparse distinct-sector pages: 6.3 KB;
   // the heat map and worst lists by sectors, excess, wavefronts or conflicts: 5.9 KB).
@@ -112,7 +115,12 @@ export const GUARDS = {
   // twenty-sixth session; 381_718 → 382_074 B): the warp core's unchecked path, in every
   // module that holds the tally (kernel_trace 236_010 → 236_426 B, the worker 399_371 →
   // 399_766 B); the kernel view's naive 4096² transpose 274 → 238 ms in the page.
-  panels: { kernel_trace: 237_000, roofline: 96_000, probe: 82_000, cuda: 383_000, cuda_worker: 400_000, first_result: 56_000 },
+  // first_result 56_000 → 48_000, cuda 383_000 → 385_000, kernel_trace 237_000 → 240_000:
+  // the first result without core's float formatting or `sort_unstable` (#26,
+  // twenty-seventh session; 55_1xx → 47_272 B, README, "The first result without core's float
+  // formatting or sort"); the sort's code the main module no longer holds now sits in the
+  // chunk the two panels share (382_167 → 384_530 B, 236_760 → 239_125 B).
+  panels: { kernel_trace: 240_000, roofline: 96_000, probe: 82_000, cuda: 385_000, cuda_worker: 400_000, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -134,7 +142,8 @@ export const GUARDS = {
   // whole 1_428_000 → 1_515_000: the worker at opt-level 3 and its warm-up above (1_513_557 B).
   // whole 1_515_000 → 1_517_000: the CSS's paint boundary (0.2 KB) and the word above
   // (1_515_512 B).
-  whole: 1_517_000,
+  // whole 1_517_000 → 1_508_000: the first result's 7.8 KB above (1_507_197 B).
+  whole: 1_508_000,
 };
 
 /**

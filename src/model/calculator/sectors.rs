@@ -11,7 +11,7 @@
 use super::super::address::{lane_address, last_byte};
 use super::super::banks::{words, BankCounter, BankReport};
 use super::super::expr::{EvalError, Expr, LANES};
-use super::super::span::{merge_sorted, merged_len, sort_ascending};
+use super::super::span::{merge_sorted, merged_len, sort_lanes};
 /// The span and the ratio live in their own leaf modules; re-exported where the calculator
 /// always offered them.
 pub use super::super::{ratio::Ratio, span::Span};
@@ -340,7 +340,7 @@ fn analyze_scenario(s: &Scenario, inputs: &Inputs) -> Result<Analysis, FieldErro
     let mut by_address: Vec<&Access> = lanes.iter().filter_map(|l| l.access.as_ref()).collect();
     // Sector and line indices never decrease as the address grows, so one sort by address
     // orders the byte, sector and line spans alike.
-    sort_ascending(&mut by_address, |a| a.address);
+    sort_lanes(&mut by_address, |a| a.address);
     let active_lanes = by_address.len() as u32;
     let sector_runs = merge_sorted(by_address.iter().map(|a| a.sectors));
     let sectors: u64 = sector_runs.iter().map(|r| r.len()).sum();
