@@ -28,6 +28,14 @@ pub enum Slice {
 /// of a long task, with room for the page's own work in the same frame.
 pub const SLICE_MS: f64 = 35.0;
 
+/// How often a Web Worker reports a long run's progress, in milliseconds. Each report is a
+/// task and a frame on the page's thread, which on a two-core machine take the CPU from the
+/// worker. At one report per 35 ms slice, the kernel view's naive 4096² transpose took
+/// medians of 293, 269, 261 and 263 ms from the pick to the results in four sittings; at
+/// 100 ms (ten moves of the bar a second), 251, 261, 261 and 258, builds alternating. The
+/// tiled one was unchanged (README, "Fewer progress reports from the worker").
+pub const WORKER_PROGRESS_MS: f64 = 100.0;
+
 /// Decides how much work a slice does: units between two looks at the clock, doubled while a
 /// chunk takes under 2 ms so the clock is read rarely, up to 2^20.
 ///

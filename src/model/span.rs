@@ -100,6 +100,30 @@ pub(crate) fn merged_len(spans: impl Iterator<Item = Span>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The insertion sort orders a warp's worth of keys as the standard sort does, on any
+        /// order: ascending, descending, with ties, or none.
+        #[test]
+        fn sort_lanes_sorts_as_the_standard_sort(
+            mut keys in prop::collection::vec(prop_oneof![0u64..8, any::<u64>()], 0..=64),
+            turn in 0u8..3,
+        ) {
+            match turn {
+                0 => keys.sort_unstable(),
+                1 => keys.sort_unstable_by(|a, b| b.cmp(a)),
+                _ => {}
+            }
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            let mut pairs: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
+            sort_lanes(&mut pairs, |&(k, _)| k);
+            prop_assert_eq!(pairs.iter().map(|p| p.0).collect::<Vec<_>>(), expected);
+            // Stable, as a by-product: equal keys keep their lanes' order.
+            prop_assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0 || w[0].1 < w[1].1));
+        }
+    }
 
     #[test]
     fn merged_len_is_the_length_of_the_merged_runs() {

@@ -28,7 +28,7 @@ use crate::model::cuda::error::Pos;
 use crate::model::cuda::run::{
     CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind, WarpExecution,
 };
-use crate::model::job::{Slice, Slicer};
+use crate::model::job::{Slice, Slicer, WORKER_PROGRESS_MS};
 use crate::model::machine::Machine;
 use serde::{Deserialize, Serialize};
 
@@ -151,7 +151,7 @@ pub fn decode_reply(text: &str) -> Result<Reply, WireError> {
     serde_json::from_str(text).map_err(|e| WireError(e.to_string()))
 }
 
-/// Answers one posted request: runs it in slices of the page's length on `clock` (ms),
+/// Answers one posted request: runs it in slices of [`WORKER_PROGRESS_MS`] on `clock` (ms),
 /// posting progress after each slice, then the figures or the failure, through `post`.
 pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut(String)) {
     let mut send = |reply: &Reply| post(serde_json::to_string(reply).unwrap_or_default());
@@ -183,7 +183,7 @@ pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut
             return;
         }
     };
-    let mut slicer = Slicer::default();
+    let mut slicer = Slicer::new(WORKER_PROGRESS_MS);
     loop {
         match slicer.run(&mut job, clock) {
             Ok(Slice::Done) => {

@@ -27,7 +27,7 @@
 use super::inputs::{KernelError, KernelField, KernelInputs, Machine};
 use super::{Job, KernelAnalysis};
 use crate::model::error::WireError;
-use crate::model::job::{Slice, Slicer};
+use crate::model::job::{Slice, Slicer, WORKER_PROGRESS_MS};
 use serde::{Deserialize, Serialize};
 
 /// What starts a kernel view's request among the worker's messages (the CUDA panel's are
@@ -87,9 +87,9 @@ pub fn decode_reply(text: &str) -> Result<Reply, WireError> {
     serde_json::from_str(text).map_err(|e| WireError(e.to_string()))
 }
 
-/// Answers one posted request: counts the launch in slices of the page's length on `clock`
-/// (ms), posting progress after each slice, then the figures with `memory` (bytes), or the
-/// failure, through `post`.
+/// Answers one posted request: counts the launch in slices of [`WORKER_PROGRESS_MS`] on
+/// `clock` (ms), posting progress after each slice, then the figures with `memory` (bytes), or
+/// the failure, through `post`.
 pub fn answer(
     text: &str,
     clock: &mut impl FnMut() -> f64,
@@ -116,7 +116,7 @@ pub fn answer(
         }
     };
     let mut job = Job::new(&kernel);
-    let mut slicer = Slicer::default();
+    let mut slicer = Slicer::new(WORKER_PROGRESS_MS);
     loop {
         match slicer.run(&mut job, clock) {
             Ok(Slice::Done) => break,
