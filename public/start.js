@@ -3,8 +3,10 @@
 // any byte of the body, so that:
 // - what the copy's first layout depends on is set before it: the link's panel (`data-shell`,
 //   which public/shell.js and the CSS read), an embed (`shell-embed`) and the saved theme;
-// - on a calculator link, the first-result module (src/bin/first-result.rs: the model alone,
-//   tens of KB) is requested first, and the main module's wasm (hundreds) only once its bytes
+// - on the default link (no query), the result written into the page at build time is shown
+//   (tools/split.mjs), and the main module's wasm follows the copy's paint at once;
+// - on another calculator link, the first-result module (src/bin/first-result.rs: the model
+//   alone, tens of KB) is requested first, and the main module's wasm (hundreds) only once its bytes
 //   are in: on a slow link the two would share the bandwidth, and the small one would take
 //   twice as long. The main module's bytes then have the link to themselves; it is ready
 //   about 0.4 s later on a throttled phone than when it went first (README, "The first result
@@ -33,7 +35,11 @@
   const boot = document.querySelector('script[data-js][data-wasm]');
   const stem = boot?.dataset.firstResult;
   let before = Promise.resolve();
-  if (root.dataset.shell === 'calculator' && stem) {
+  if (root.dataset.shell === 'calculator' && stem && location.search === '') {
+    // The default link: its result is in the page already, written at build time by the same
+    // module (tools/split.mjs), and shown by this class; there is nothing to fetch.
+    root.classList.add('shell-default');
+  } else if (root.dataset.shell === 'calculator' && stem) {
     const bytes = fetch(new URL(`${stem}_bg.wasm`, boot.src)).then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`${r.status} ${r.url}`))));
     // Settles with the module's renderer (public/shell.js writes its HTML into the copy).
     window.coalescingLabFirstResult = new Promise((resolve, reject) => {

@@ -23,7 +23,8 @@
 //    named on the boot script's tag (`data-first-result`). public/start.js, inlined into the
 //    head right after that tag (the CSP names its hash), requests it on a calculator link and
 //    the main module's wasm after it, so Trunk's preloads of that wasm and its glue are taken
-//    out;
+//    out; the module, run here, writes the default link's result into the page, which that
+//    link shows instead of fetching the module;
 // 8. every text and wasm file gets a `.gz` (gzip -9) and a `.br` (brotli 11) beside it, for
 //    static hosts that serve precompressed files.
 import { execFileSync, spawn } from 'node:child_process';
@@ -116,6 +117,7 @@ try {
   await optimise(jobs, profile === 'release' ? 2 : 0);
   await optimise([[worker.wasm, worker.wasm]], profile === 'release' ? 1 : 0, '-Os');
   await optimise([[first.wasm, first.wasm]], profile === 'release' ? 1 : 0);
+  writeFileSync(html, await withDefaultResult(readFileSync(html, 'utf8'), first));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -152,6 +154,24 @@ function withStart(page, firstStem) {
     .replace(gluePreload[0], '')
     .replace(policy, `${policy} 'sha256-${digest}'`)
     .replace(`${boot[0]}</script>`, () => `${boot[0].slice(0, -1)} data-first-result="${firstStem}"></script><script>${start}</script>`);
+}
+
+/**
+ * The page with the default link's first result written in (the link with no query), by the
+ * first-result module that ships, run here: public/start.js shows it on that link instead of
+ * fetching the module, and public/shell.js marks it at the copy's first paint. Any other link
+ * fetches the module, whose result replaces this one, hidden until then (style/main.css).
+ */
+async function withDefaultResult(page, first) {
+  const slot = '<div data-first-result></div>';
+  if (!page.includes(slot)) throw new Error(`index.html has no ${slot}`);
+  // wasm-bindgen's no-modules glue: a script that defines `wasm_bindgen`.
+  const glue = readFileSync(join(staging, `${first.stem}.js`), 'utf8');
+  const bindgen = new Function(`${glue}\nreturn wasm_bindgen;`)();
+  await bindgen({ module_or_path: readFileSync(first.wasm) });
+  const result = bindgen.first_result('');
+  if (!result.includes('class="readouts"')) throw new Error(`the default link's first result has no readouts: ${result}`);
+  return page.replace(slot, `<div data-first-result><div class="shell-default-result">${result}</div></div>`);
 }
 
 /**

@@ -120,6 +120,37 @@ test('a link in error, predict mode and another panel: the copy says only what t
   }
 });
 
+test("the default link's result comes with the page; another link never shows it", async () => {
+  const { driver, quit } = await startBrowser({ width: 412, height: 823 });
+  try {
+    // The link with no query: written at build time (tools/split.mjs), on screen at the copy's
+    // first paint, with no module fetched.
+    await copyOf(driver, '');
+    const shown = await driver.executeScript(`
+      const paint = performance.getEntriesByName('first-contentful-paint')[0];
+      const mark = performance.getEntriesByName('first-result')[0];
+      const cards = [...document.querySelectorAll('#shell .shell-default-result .readout')];
+      return [mark.startTime === paint.startTime, cards.length, cards.every((c) => c.getClientRects().length > 0),
+        performance.getEntriesByType('resource').filter((e) => e.name.includes('first-result')).length];`);
+    assert.deepEqual(shown, [true, 9, true, 0]);
+    // Another link, its module refused too: the default's figures stay hidden, never shown as
+    // this link's, and nothing else claims to be its result.
+    const refuse = await serveStatic(undefined, {}, { refuse: (path) => /\/(coalescing-lab|first-result)-[0-9a-f]+_bg\.wasm$/.test(path) });
+    try {
+      await driver.get(`${refuse.url}/?idx=t*1024`);
+      await driver.sleep(1500);
+      const hidden = await driver.executeScript(`
+        const cards = [...document.querySelectorAll('#shell .readout')];
+        return [cards.length > 0, cards.some((c) => c.getClientRects().length > 0), performance.getEntriesByName('first-result').length];`);
+      assert.deepEqual(hidden, [true, false, 0]);
+    } finally {
+      await refuse.close();
+    }
+  } finally {
+    await quit();
+  }
+});
+
 test('a hostile link is written as text, and the page raises nothing', async () => {
   const { driver, quit } = await startBrowser({ width: 1280, height: 900 });
   try {
