@@ -45,20 +45,26 @@ for (const [panel, testid] of Object.entries(BUILT)) {
   });
 }
 
-test('the first load fetches only the main module and the first result; every panel chunk is fetched once', async () => {
+test('the first load fetches only the main module and the first result (none on the default link); every panel chunk is fetched once', async () => {
   const site = await serveStatic();
   const { driver, quit } = await startBrowser();
   try {
-    await openApp(driver, site.url);
-    const atFirstResult = await driver.executeScript(`
+    const beforeReady = `
       const ready = performance.getEntriesByName('app-ready')[0].startTime;
       return performance.getEntriesByType('resource')
         .filter((e) => e.name.endsWith('.wasm') && e.startTime < ready)
-        .map((e) => new URL(e.name).pathname.split('/').pop());`);
+        .map((e) => new URL(e.name).pathname.split('/').pop());`;
     // A calculator link also fetches the first-result module (src/bin/first-result.rs), first.
+    await openApp(driver, site.url, '?idx=2*t');
+    const atFirstResult = await driver.executeScript(beforeReady);
     assert.equal(atFirstResult.length, 2, `before the first result: ${atFirstResult}`);
     assert.match(atFirstResult[0], /^first-result-[0-9a-f]+_bg\.wasm$/);
     assert.match(atFirstResult[1], /^coalescing-lab-[0-9a-f]+_bg\.wasm$/);
+    // The default link's result came with the page (tools/split.mjs): the main module alone.
+    await openApp(driver, site.url);
+    const atDefault = await driver.executeScript(beforeReady);
+    assert.equal(atDefault.length, 1, `before the first result: ${atDefault}`);
+    assert.match(atDefault[0], /^coalescing-lab-[0-9a-f]+_bg\.wasm$/);
     // Open every panel, twice over, then go back to the calculator.
     for (let round = 0; round < 2; round++) {
       for (const [panel, testid] of Object.entries(BUILT)) {
