@@ -6,9 +6,9 @@
 // - on the default link (no query), the result written into the page at build time is shown
 //   (tools/split.mjs), and the main module's wasm follows the copy's paint at once;
 // - on another calculator link, the first-result module (src/bin/first-result.rs: the model
-//   alone, tens of KB) is requested first, and the main module's wasm (hundreds) only once its bytes
-//   are in: on a slow link the two would share the bandwidth, and the small one would take
-//   twice as long. The main module's bytes then have the link to themselves; it is ready
+//   alone, tens of KB) is requested first, and the main module's wasm (hundreds) only once
+//   its bytes are in: on a slow link the two would share the bandwidth, and the small one
+//   would take twice as long. The main module's bytes then have the link to themselves; it is ready
 //   about 0.4 s later on a throttled phone than when it went first (README, "The first result
 //   before the main module"), where the first result comes 1.7 s sooner. public/shell.js
 //   requests the main module's wasm, after the copy's first paint too, and public/boot.js
