@@ -14,11 +14,12 @@ use crate::model::kernel::wire as kernel;
 use crate::model::trace::wire::{Ask, Reply, Served};
 use crate::model::trace::Importer;
 use crate::model::warm::{warm_up, Engine};
-use js_sys::Reflect;
+use crate::model::warp::CacheServer;
+use js_sys::{Array, Reflect, Uint32Array};
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStream};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort, ReadableStream};
 
 /// The worker's own time between two progress replies of a trace read, in milliseconds.
 const PROGRESS_MS: f64 = 50.0;
@@ -31,6 +32,13 @@ const WARM_UP_MS: f64 = 20.0;
 thread_local! {
     /// The trace read last, for the trace panel's asks for rows and the CSV.
     static SERVED: RefCell<Served> = RefCell::new(Served::default());
+    /// This worker's cache worker, when the page gave it one: the kernel view's launches
+    /// hand it their cache model (`model::warp::CacheServer`).
+    static CACHE_PORT: RefCell<Option<MessagePort>> = const { RefCell::new(None) };
+    /// The launch counted here, waiting for the cache worker's answer.
+    static WAITING: RefCell<Option<kernel::Waiting>> = const { RefCell::new(None) };
+    /// As a cache worker: the cache model it keeps for another worker.
+    static CACHE: RefCell<CacheServer> = RefCell::new(CacheServer::default());
 }
 
 /// Answers the page's messages for as long as the worker lives.
@@ -42,8 +50,17 @@ pub fn listen() {
         let mut post = |reply: String| {
             let _ = replies.post_message(&JsValue::from_str(&reply));
         };
-        // A trace to read comes as `{ text, source }`, the source a `File` or an address.
+        // A trace to read comes as `{ text, source }`, the source a `File` or an address; a
+        // cache worker's port as `{ cachePort, role }`.
         let Some(text) = data.as_string() else {
+            if let Ok(port) = Reflect::get(&data, &"cachePort".into()) {
+                if let Ok(port) = port.dyn_into::<MessagePort>() {
+                    let role = Reflect::get(&data, &"role".into())
+                        .ok()
+                        .and_then(|r| r.as_string());
+                    return take_port(port, role.as_deref() == Some("cache"), replies.clone());
+                }
+            }
             let text = Reflect::get(&data, &"text".into())
                 .ok()
                 .and_then(|t| t.as_string());
@@ -61,7 +78,19 @@ pub fn listen() {
                 post(reply.encode());
             }
         } else if kernel::Request::is_one(&text) {
-            kernel::answer(&text, &mut js_sys::Date::now, &mut memory_bytes, &mut post);
+            match CACHE_PORT.with(|p| p.borrow().clone()) {
+                Some(port) => {
+                    let waiting = kernel::answer_handing_off(
+                        &text,
+                        &mut js_sys::Date::now,
+                        &mut memory_bytes,
+                        &mut post,
+                        &mut |words| send_words(&port, &words),
+                    );
+                    WAITING.with(|w| *w.borrow_mut() = waiting);
+                }
+                None => kernel::answer(&text, &mut js_sys::Date::now, &mut memory_bytes, &mut post),
+            }
         } else {
             answer(&text, &mut js_sys::Date::now, &mut post);
         }
@@ -70,6 +99,41 @@ pub fn listen() {
     on_message.forget();
     // The page holds its first request until the worker says it listens.
     let _ = scope.post_message(&JsValue::from_str("ready"));
+}
+
+/// Keeps `port` to the other worker of a pair: as the cache worker (`serves`), meets the
+/// words that come through it and answers there at each stream's end; as the engine's, hands
+/// its launches' cache model through it, and posts a waiting launch's figures to the page
+/// (`scope`) when the answer comes.
+fn take_port(port: MessagePort, serves: bool, scope: DedicatedWorkerGlobalScope) {
+    let back = port.clone();
+    let on_words = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let words = Uint32Array::new(&event.data()).to_vec();
+        if serves {
+            let answer = CACHE.with(|c| c.borrow_mut().receive(&words));
+            match answer {
+                Ok(Some(answer)) => send_words(&back, &answer),
+                Ok(None) => {}
+                // Never from this build's engine; the engine then reports the run failed.
+                Err(_) => send_words(&back, &[]),
+            }
+        } else if let Some(waiting) = WAITING.with(|w| w.borrow_mut().take()) {
+            waiting.complete(&words, &mut memory_bytes, &mut |reply: String| {
+                let _ = scope.post_message(&JsValue::from_str(&reply));
+            });
+        }
+    });
+    port.set_onmessage(Some(on_words.as_ref().unchecked_ref()));
+    on_words.forget();
+    if !serves {
+        CACHE_PORT.with(|p| *p.borrow_mut() = Some(port));
+    }
+}
+
+/// Posts `words` through `port`, their buffer transferred.
+fn send_words(port: &MessagePort, words: &[u32]) {
+    let array = Uint32Array::from(words);
+    let _ = port.post_message_with_transferable(&array, &Array::of1(&array.buffer()));
 }
 
 /// The worker's wasm memory, in bytes: it only grows, so at a run's end it is the most that

@@ -5,7 +5,9 @@
 
 use coalescing_lab::model::inputs::Inputs;
 use coalescing_lab::model::sectors::analyze;
-use coalescing_lab::model::warp::{Measure, RoundRobin, Tally, TallyOptions, WarpAccess};
+use coalescing_lab::model::warp::{
+    CacheServer, Measure, RoundRobin, Tally, TallyOptions, WarpAccess,
+};
 use coalescing_lab::model::{AccessKind, Machine, Space, LANES};
 use proptest::prelude::*;
 use std::collections::{BTreeSet, VecDeque};
@@ -169,6 +171,77 @@ proptest! {
         ranked.sort_by_key(|&n| std::cmp::Reverse(costs[n]));
         ranked.truncate(10);
         prop_assert_eq!(tally.worst(Measure::Sectors), ranked);
+    }
+
+    /// A cache handed to a [`CacheServer`] (the kernel view's and the CUDA panel's second
+    /// worker) counts as the one a tally keeps: the same stream through both, the handed-off
+    /// one's words taken at random points and met by the server as they come, gives every
+    /// site the same counts and the stream the same figures. The stream mixes repeats, loads,
+    /// stores and atomics, caches of 1 to 8 lines, sites past the pooled write-back account
+    /// (253), sectors far apart, and runs longer than a word's 64 sectors.
+    #[test]
+    fn a_cache_handed_off_counts_as_the_one_kept(
+        stream in proptest::collection::vec(
+            (lanes_below(2048), prop_oneof![elem(), Just(4096u64)], 0usize..300, 0u8..3, 0u8..4,
+             any::<bool>(), any::<bool>()), 1..40),
+        cache_lines in 1u64..8,
+    ) {
+        let machine = Machine::default();
+        let options = TallyOptions {
+            unique_sites: Some(300),
+            ..TallyOptions::new(machine, cache_lines * machine.line_bytes)
+        };
+        let mut kept: Tally = Tally::new(options);
+        let mut away: Tally = Tally::new(options);
+        prop_assert!(away.hand_off_cache());
+        let mut server = CacheServer::default();
+        let mut before: Option<(Vec<u64>, u64, u64, usize)> = None;
+        for (lanes, elem, site, kind, repeat, far, cut) in &stream {
+            let (mut addresses, mask) = lanes.clone();
+            if *far {
+                // Sectors 2^26 apart and more: the words' wide form.
+                for (t, a) in addresses.iter_mut().enumerate() {
+                    *a = a.wrapping_add((t as u64) << 40) % (1 << 60);
+                }
+            }
+            let (addresses, mask, elem, site) = match (&before, repeat) {
+                (Some((a, m, e, _)), 2) => (a.clone(), *m, *e, *site),
+                (Some(b), 3) => b.clone(),
+                _ => (addresses, mask, *elem, *site),
+            };
+            before = Some((addresses.clone(), mask, elem, site));
+            let access = WarpAccess {
+                site,
+                kind: if *kind == 1 { AccessKind::Store } else { AccessKind::Load },
+                space: Space::Global,
+                elem,
+                block: 0,
+                warp: 0,
+                mask,
+                addresses: &addresses,
+                stride: None,
+            };
+            for tally in [&mut kept, &mut away] {
+                if *kind == 2 {
+                    tally.atomic(&access, |_| ()).unwrap();
+                } else {
+                    tally.access(&access, |_| ()).unwrap();
+                }
+            }
+            if *cut {
+                prop_assert_eq!(server.receive(&away.cache_words(false)), Ok(None));
+            }
+        }
+        kept.finish();
+        away.finish();
+        let answer = server.receive(&away.cache_words(true)).unwrap();
+        prop_assert!(answer.is_some());
+        away.absorb_cache(&answer.unwrap()).unwrap();
+        prop_assert_eq!(kept.sites(), away.sites());
+        for site in 0..kept.sites() {
+            prop_assert_eq!(kept.counts(site), away.counts(site), "site {}", site);
+        }
+        prop_assert_eq!(kept.total(), away.total());
     }
 
     /// Round robin hands over every item once, each warp's in its own order, the k-th of

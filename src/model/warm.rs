@@ -10,13 +10,16 @@
 //! took the CUDA panel's run from 1991–2211 to 1756–1825 ms (README, "The worker at opt-level
 //! 3, warmed up, and a heat map in runs").
 //!
-//! The warm-up's figures are thrown away; only the compiled code stays.
+//! The warm-up's figures are thrown away; only the compiled code stays. The kernel view's
+//! worker has a second one that keeps its cache model (`ui::worker`): it is warmed with the
+//! same message, and the kernel warm-up runs both halves.
 
 use crate::model::cuda::presets::{CudaPreset, CUDA_PRESETS};
 use crate::model::cuda::run::CudaJob;
 use crate::model::job::Pump;
 use crate::model::kernel::presets::{KernelPreset, KERNEL_PRESETS};
 use crate::model::kernel::{Job, Machine};
+use crate::model::warp::CacheServer;
 use crate::model::DEFAULT_CACHE_BYTES;
 
 /// The engine a panel's worker warms up, asked for as the worker's first message when the
@@ -62,7 +65,14 @@ pub fn warm_up(engine: Engine, clock: &mut impl FnMut() -> f64, budget_ms: f64) 
     let machine = Machine::default();
     match engine {
         Engine::Kernel => {
-            let job = |p: &KernelPreset| p.inputs().kernel(machine).ok().map(|k| Job::new(&k));
+            // Each job hands its cache off as a paired worker's launch does, to a server here:
+            // both halves are warmed, the engine's in one worker of the pair and the cache
+            // server's in the other, whichever this one is (`model::warp::CacheServer`).
+            let job = |p: &KernelPreset| {
+                let mut job = Job::new(&p.inputs().kernel(machine).ok()?);
+                job.hand_off_cache();
+                Some(Paired { job, server: CacheServer::default() })
+            };
             let jobs = KERNEL_PRESETS.iter().map(job).collect();
             rounds(jobs, KERNEL_UNITS, start, clock, budget_ms)
         }
@@ -74,6 +84,27 @@ pub fn warm_up(engine: Engine, clock: &mut impl FnMut() -> f64, budget_ms: f64) 
             let jobs = CUDA_PRESETS.iter().map(job).collect();
             rounds(jobs, CUDA_UNITS, start, clock, budget_ms)
         }
+    }
+}
+
+/// A kernel view's job whose cache is kept by a server beside it.
+struct Paired {
+    job: Job,
+    server: CacheServer,
+}
+
+impl Pump for Paired {
+    type Error = ();
+
+    fn pump(&mut self, budget: u64) -> Result<bool, ()> {
+        let done = self.job.step(budget).map_err(|_| ())?;
+        let words = self.job.cache_words(done);
+        self.server.receive(&words).map_err(|_| ())?;
+        Ok(done)
+    }
+
+    fn progress(&self) -> (u64, u64) {
+        self.job.progress()
     }
 }
 

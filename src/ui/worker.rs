@@ -11,6 +11,7 @@
 use crate::model::warm::Engine;
 use js_sys::{Array, Function, Reflect};
 use leptos::prelude::*;
+use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Event, EventTarget};
@@ -26,6 +27,26 @@ pub(crate) struct Remote {
     pending: Option<JsValue>,
     on_message: Closure<dyn FnMut(Event)>,
     on_error: Closure<dyn FnMut(Event)>,
+    /// The worker that keeps this one's cache model, when it has one.
+    helper: Option<Helper>,
+    /// This worker's end of the channel to its helper, posted once it listens.
+    port: Option<JsValue>,
+}
+
+/// A second worker that keeps the first's cache model (`model::warp::CacheServer`; #26, "split
+/// request-level and unique figures across workers: only the cache depends on order"). It
+/// talks to the first through a channel of their own; the page only starts it, hands it its
+/// end of the channel, hears of its death, and terminates it with the first.
+struct Helper {
+    worker: EventTarget,
+    on_message: Closure<dyn FnMut(Event)>,
+    on_error: Closure<dyn FnMut(Event)>,
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        unlisten(&self.worker, &self.on_message, &self.on_error);
+    }
 }
 
 impl Remote {
@@ -38,7 +59,33 @@ impl Remote {
         on_text: impl Fn(&str) + 'static,
         on_error: impl Fn(String) + 'static,
     ) -> Option<Remote> {
-        let worker = new_worker(&script()?)?;
+        Remote::spawn_with(on_ready, on_text, Rc::new(on_error), false)
+    }
+
+    /// [`Remote::spawn`], with a second worker that keeps the first's cache model for its
+    /// launches, started beside it; its death goes to `on_error` too. Where the second cannot
+    /// start, the first keeps its cache itself.
+    pub(crate) fn spawn_paired(
+        on_ready: impl Fn() + 'static,
+        on_text: impl Fn(&str) + 'static,
+        on_error: impl Fn(String) + 'static,
+    ) -> Option<Remote> {
+        Remote::spawn_with(on_ready, on_text, Rc::new(on_error), true)
+    }
+
+    fn spawn_with(
+        on_ready: impl Fn() + 'static,
+        on_text: impl Fn(&str) + 'static,
+        on_error: Rc<dyn Fn(String)>,
+        paired: bool,
+    ) -> Option<Remote> {
+        let url = script()?;
+        let worker = new_worker(&url)?;
+        let (helper, port) = if paired {
+            pair(&url, on_error.clone()).unzip()
+        } else {
+            (None, None)
+        };
         let on_message = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
             let Some(text) = text_of(&event, "data") else {
                 return;
@@ -49,20 +96,8 @@ impl Remote {
                 on_text(&text);
             }
         });
-        // A script that does not load fires a plain `Event`; an error thrown inside the
-        // worker (a trap among them) an `ErrorEvent` with its message.
-        let on_error = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-            event.prevent_default();
-            on_error(
-                text_of(&event, "message").unwrap_or_else(|| "the worker did not start".into()),
-            );
-        });
-        worker
-            .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())
-            .ok()?;
-        worker
-            .add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref())
-            .ok()?;
+        let on_error = failure(on_error);
+        listen(&worker, &on_message, &on_error)?;
         Some(Remote {
             worker,
             ready: false,
@@ -70,6 +105,8 @@ impl Remote {
             pending: None,
             on_message,
             on_error,
+            helper,
+            port,
         })
     }
 
@@ -91,6 +128,9 @@ impl Remote {
     /// The worker says it listens: what waits is posted.
     pub(crate) fn started(&mut self) {
         self.ready = true;
+        if let Some(port) = self.port.take() {
+            post_port(&self.worker, &port, "engine");
+        }
         if let Some(message) = self.pending.take() {
             self.post(&message);
         }
@@ -119,15 +159,93 @@ impl Remote {
 
 impl Drop for Remote {
     fn drop(&mut self) {
-        // No event reaches the closures once they are gone.
-        let _ = self.worker.remove_event_listener_with_callback(
-            "message",
-            self.on_message.as_ref().unchecked_ref(),
-        );
-        let _ = self
-            .worker
-            .remove_event_listener_with_callback("error", self.on_error.as_ref().unchecked_ref());
-        call(&self.worker, "terminate", &JsValue::UNDEFINED);
+        unlisten(&self.worker, &self.on_message, &self.on_error);
+        // Its cache worker goes with it.
+        drop(self.helper.take());
+    }
+}
+
+/// The page's handler of a worker's failure to start, or death: the browser's words to
+/// `on_error`.
+fn failure(on_error: Rc<dyn Fn(String)>) -> Closure<dyn FnMut(Event)> {
+    // A script that does not load fires a plain `Event`; an error thrown inside the
+    // worker (a trap among them) an `ErrorEvent` with its message.
+    Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+        event.prevent_default();
+        on_error(text_of(&event, "message").unwrap_or_else(|| "the worker did not start".into()));
+    })
+}
+
+fn listen(
+    worker: &EventTarget,
+    on_message: &Closure<dyn FnMut(Event)>,
+    on_error: &Closure<dyn FnMut(Event)>,
+) -> Option<()> {
+    worker
+        .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())
+        .ok()?;
+    worker
+        .add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref())
+        .ok()
+}
+
+/// Stops `worker`; no event reaches its closures once they are gone.
+fn unlisten(
+    worker: &EventTarget,
+    on_message: &Closure<dyn FnMut(Event)>,
+    on_error: &Closure<dyn FnMut(Event)>,
+) {
+    let _ =
+        worker.remove_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
+    let _ = worker.remove_event_listener_with_callback("error", on_error.as_ref().unchecked_ref());
+    call(worker, "terminate", &JsValue::UNDEFINED);
+}
+
+/// A cache worker from `url` and a channel to it: the helper, which takes its end of the
+/// channel once it listens, and the first worker's end. `None` where either cannot be made.
+fn pair(url: &str, on_error: Rc<dyn Fn(String)>) -> Option<(Helper, JsValue)> {
+    let constructor = Reflect::get(&js_sys::global(), &JsValue::from_str("MessageChannel"))
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()?;
+    let channel = Reflect::construct(&constructor, &Array::new()).ok()?;
+    let port = |name: &str| Reflect::get(&channel, &JsValue::from_str(name)).ok();
+    let (mine, theirs) = (port("port1")?, port("port2")?);
+    let worker = new_worker(url)?;
+    let target = worker.clone();
+    let mut theirs = Some(theirs);
+    let on_message = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+        if text_of(&event, "data").as_deref() == Some("ready") {
+            if let Some(port) = theirs.take() {
+                post_port(&target, &port, "cache");
+                // Its code compiled for speed before the first launch, as the engine's is.
+                call(
+                    &target,
+                    "postMessage",
+                    &JsValue::from_str(Engine::Kernel.message()),
+                );
+            }
+        }
+    });
+    let on_error = failure(on_error);
+    listen(&worker, &on_message, &on_error)?;
+    Some((Helper { worker, on_message, on_error }, mine))
+}
+
+/// Posts `{ cachePort: port, role }` to `worker`, the port transferred.
+fn post_port(worker: &JsValue, port: &JsValue, role: &str) {
+    let message = js_sys::Object::new();
+    let _ = Reflect::set(&message, &JsValue::from_str("cachePort"), port);
+    let _ = Reflect::set(
+        &message,
+        &JsValue::from_str("role"),
+        &JsValue::from_str(role),
+    );
+    let post = Reflect::get(worker, &JsValue::from_str("postMessage"))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok());
+    if let Some(post) = post {
+        let _ = post.call2(worker, &message, &Array::of1(port));
     }
 }
 

@@ -54,6 +54,51 @@ test('a launch past the edit\'s task is counted in the worker, with the figures 
   assert.deepEqual(await pageErrors(driver()), []);
 });
 
+// EX8A with a store and a 64 KiB cache: evictions, write-backs and hits all count.
+const SMALL_CACHE = `${EX8A}&a2.kind=store&cache=65536`;
+
+// Records each worker the page starts and the role of the channel it is handed.
+const WATCH_WORKERS = `window.__workers = [];
+  window.Worker = class extends window.Worker {
+    constructor(...args) {
+      super(...args);
+      const seen = { roles: [] };
+      window.__workers.push(seen);
+      const post = this.postMessage.bind(this);
+      this.postMessage = (message, transfer) => {
+        if (message && typeof message === 'object' && message.role) seen.roles.push(message.role);
+        return post(message, transfer);
+      };
+    }
+  };`;
+
+test('the launch\'s cache is kept by a second worker, with the figures of the page\'s own slices', async () => {
+  const { identifier } = await driver().sendAndGetDevToolsCommand('Page.addScriptToEvaluateOnNewDocument', { source: WATCH_WORKERS });
+  try {
+    await openApp(driver(), s.site.url, SMALL_CACHE);
+    await waitStatus('done');
+    const paired = await figures();
+    assert.match(paired, /k-hit-rate=.*k-dram-bytes=|k-dram-bytes=.*k-hit-rate=/);
+    assert.ok(Number((await statusOf()).workerMemory) > 0, 'the launch was not counted in the worker');
+    // Two workers, one handed the engine's end of their channel, the other the cache's.
+    const roles = await driver().executeScript('return window.__workers.map((w) => w.roles.join())');
+    assert.deepEqual(roles.sort(), ['cache', 'engine']);
+    // The page's own slices, with the cache model in the same thread: the same figures.
+    s.refusing = /cuda-worker-/;
+    try {
+      await openApp(driver(), s.site.url, SMALL_CACHE);
+      await waitStatus('done');
+      assert.equal((await statusOf()).workerMemory, undefined, 'counted in the page');
+      assert.equal(await figures(), paired);
+    } finally {
+      s.refusing = null;
+    }
+  } finally {
+    await driver().sendDevToolsCommand('Page.removeScriptToEvaluateOnNewDocument', { identifier });
+  }
+  assert.deepEqual(await pageErrors(driver()), []);
+});
+
 test('Cancel stops the worker\'s launch at once, and an edit runs again', async () => {
   await openApp(driver(), s.site.url, LONG);
   await waitStatus('running');

@@ -123,7 +123,13 @@ export const GUARDS = {
   // twenty-seventh session; 55_1xx → 47_272 B, README, "The first result without core's float
   // formatting or sort"); the sort's code the main module no longer holds now sits in the
   // chunk the two panels share (382_167 → 384_530 B, 236_760 → 239_125 B).
-  panels: { kernel_trace: 240_000, roofline: 96_000, probe: 82_000, cuda: 385_000, cuda_worker: 400_000, first_result: 48_000 },
+  // cuda 385_000 → 387_000, kernel_trace 240_000 → 241_000, cuda_worker 400_000 → 408_000:
+  // the kernel view's cache model in a second worker (#26, twenty-eighth session; README, "The
+  // cache model in a second worker"): the worker 399_7xx → 407_241 B (the cache server, the
+  // stream's words both ways, the ports, the paired warm-up), the chunk the two panels share
+  // 384_530 → 386_635 B (the pair's handle and the tally's handed-off path), 239_125 →
+  // 240_159 B.
+  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 387_000, cuda_worker: 408_000, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -147,7 +153,8 @@ export const GUARDS = {
   // (1_515_512 B).
   // whole 1_517_000 → 1_509_000: the first result's 7.8 KB above, and the default link's
   // result in the page (1_508_346 B).
-  whole: 1_509_000,
+  // whole 1_509_000 → 1_519_000: the cache model in a second worker above (1_518_756 B).
+  whole: 1_519_000,
 };
 
 /**

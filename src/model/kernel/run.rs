@@ -81,6 +81,25 @@ impl Job {
         Ok(self.finished)
     }
 
+    /// Hands the cache model to a [`crate::model::warp::CacheServer`] on another thread,
+    /// before the first step: see [`Tally::hand_off_cache`]. False with no cache.
+    pub fn hand_off_cache(&mut self) -> bool {
+        self.tally.hand_off_cache()
+    }
+
+    /// The words for the cache server written since the last call; `end` after the last
+    /// step. See [`Tally::cache_words`].
+    pub fn cache_words(&mut self, end: bool) -> Vec<u32> {
+        self.tally.cache_words(end)
+    }
+
+    /// Adds the cache server's answer to the figures, before [`Job::finish`].
+    pub fn absorb_cache(&mut self, answer: &[u32]) -> Result<(), KernelError> {
+        self.tally
+            .absorb_cache(answer)
+            .map_err(|e| KernelError::new(KernelField::Grid, e.to_string()))
+    }
+
     /// Runs what is left and returns the analysis.
     pub fn finish(mut self) -> Result<KernelAnalysis, KernelError> {
         while !self.step(u64::MAX)? {}

@@ -96,13 +96,100 @@ pub fn answer(
     memory: &mut impl FnMut() -> u64,
     post: &mut impl FnMut(String),
 ) {
-    let mut send = |reply: &Reply| post(serde_json::to_string(reply).unwrap_or_default());
+    if let Some(job) = run(text, clock, post, None) {
+        done(job, memory, post);
+    }
+}
+
+/// How often, in milliseconds, a run whose cache is kept by another worker hands it the
+/// accesses counted meanwhile: often enough that the other worker keeps pace, so that little
+/// of its work is left when the launch's last warp is counted.
+pub const HANDOFF_MS: f64 = 8.0;
+
+/// [`answer`] with the cache model kept by another worker, which `feed` sends the cache's
+/// words to ([`crate::model::warp::CacheServer`] meets them). With a cache, the launch is then
+/// counted, `feed` gets the stream's end, and the run waits for that worker's answer:
+/// [`Waiting::complete`]. `None` when the run has already been answered (with no cache, or
+/// on a failure).
+///
+/// ```
+/// use coalescing_lab::model::kernel::wire::{answer, answer_handing_off, Request};
+/// use coalescing_lab::model::kernel::{presets::KernelPreset, Machine};
+/// use coalescing_lab::model::warp::CacheServer;
+/// let inputs = KernelPreset::by_id("transpose-tiled").unwrap().inputs();
+/// let text = Request { inputs, machine: Machine::default() }.encode();
+/// let mut kept = Vec::new();
+/// answer(&text, &mut || 0.0, &mut || 0, &mut |r| kept.push(r));
+/// // A clock 5 ms on at every look: slices, each feeding the server what it counted.
+/// let (mut t, mut server, mut answers, mut replies) = (0.0, CacheServer::default(), vec![], vec![]);
+/// let waiting = answer_handing_off(&text, &mut || { t += 5.0; t }, &mut || 0,
+///     &mut |r| replies.push(r),
+///     &mut |words| answers.extend(server.receive(&words).unwrap()));
+/// assert!(answers.len() == 1 && replies.len() > 1, "progress, then the server's answer");
+/// waiting.unwrap().complete(&answers[0], &mut || 0, &mut |r| replies.push(r));
+/// assert_eq!(replies.last(), kept.last(), "the same figures, the same text");
+/// ```
+pub fn answer_handing_off(
+    text: &str,
+    clock: &mut impl FnMut() -> f64,
+    memory: &mut impl FnMut() -> u64,
+    post: &mut impl FnMut(String),
+    feed: &mut impl FnMut(Vec<u32>),
+) -> Option<Waiting> {
+    let mut job = run(text, clock, post, Some(feed))?;
+    if !job.handed_off {
+        done(job, memory, post);
+        return None;
+    }
+    feed(job.job.cache_words(true));
+    Some(Waiting(job))
+}
+
+/// A launch counted, waiting for the cache worker's answer.
+#[derive(Debug)]
+pub struct Waiting(Counted);
+
+impl Waiting {
+    /// Adds the cache worker's `answer` and posts the figures, or why not.
+    pub fn complete(
+        mut self,
+        answer: &[u32],
+        memory: &mut impl FnMut() -> u64,
+        post: &mut impl FnMut(String),
+    ) {
+        if let Err(e) = self.0.job.absorb_cache(answer) {
+            return post(encode(&Reply::Failed(e)));
+        }
+        done(self.0, memory, post);
+    }
+}
+
+/// A launch counted to its end in a worker, its cache kept there or not.
+#[derive(Debug)]
+struct Counted {
+    job: Job,
+    handed_off: bool,
+}
+
+fn encode(reply: &Reply) -> String {
+    serde_json::to_string(reply).unwrap_or_default()
+}
+
+/// Reads the request and counts its launch, in slices, posting progress; with `feed`, the
+/// cache is handed off and its words fed after every slice. `None` once a failure is posted.
+fn run(
+    text: &str,
+    clock: &mut impl FnMut() -> f64,
+    post: &mut impl FnMut(String),
+    mut feed: Option<&mut dyn FnMut(Vec<u32>)>,
+) -> Option<Counted> {
+    let mut send = |reply: &Reply| post(encode(reply));
     let request: Request = match serde_json::from_str(text.strip_prefix(PREFIX).unwrap_or(text)) {
         Ok(r) => r,
         Err(e) => {
             let why = format!("the worker could not read the launch ({e})");
             send(&Reply::Failed(KernelError::new(KernelField::Grid, why)));
-            return;
+            return None;
         }
     };
     let kernel = match request.inputs.kernel(request.machine) {
@@ -112,29 +199,49 @@ pub fn answer(
                 KernelError::new(KernelField::Grid, "the launch does not check")
             });
             send(&Reply::Failed(first));
-            return;
+            return None;
         }
     };
     let mut job = Job::new(&kernel);
-    let mut slicer = Slicer::new(WORKER_PROGRESS_MS);
+    let handed_off = feed.is_some() && job.hand_off_cache();
+    let slice_ms = if handed_off {
+        HANDOFF_MS
+    } else {
+        WORKER_PROGRESS_MS
+    };
+    let mut slicer = Slicer::new(slice_ms);
+    let mut reported = clock();
     loop {
         match slicer.run(&mut job, clock) {
             Ok(Slice::Done) => break,
             Ok(Slice::Yield) => {
-                let (done, total) = job.progress();
-                send(&Reply::Progress { done, total });
+                if let Some(feed) = feed.as_mut().filter(|_| handed_off) {
+                    feed(job.cache_words(false));
+                }
+                let now = clock();
+                if now - reported >= WORKER_PROGRESS_MS - slice_ms / 2.0 {
+                    reported = now;
+                    let (done, total) = job.progress();
+                    send(&Reply::Progress { done, total });
+                }
             }
             Err(e) => {
                 send(&Reply::Failed(e));
-                return;
+                return None;
             }
         }
     }
-    match job.finish() {
-        Ok(analysis) => send(&Reply::Done {
+    Some(Counted { job, handed_off })
+}
+
+/// Posts a counted launch's figures, or why not.
+fn done(counted: Counted, memory: &mut impl FnMut() -> u64, post: &mut impl FnMut(String)) {
+    let reply = match counted.job.finish() {
+        Ok(analysis) => Reply::Done {
             analysis: Box::new(analysis),
             memory_bytes: memory(),
-        }),
-        Err(e) => send(&Reply::Failed(e)),
-    }
+        },
+        Err(e) => Reply::Failed(e),
+    };
+    post(encode(&reply));
 }

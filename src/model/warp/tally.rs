@@ -20,11 +20,12 @@
 //! repeats against the oracle).
 
 use super::super::banks::Wavefronts;
+use super::super::error::WireError;
 use super::super::machine::{AccessKind, Machine, Space, LANES};
 use super::super::span::Span;
 use super::access::{Cost, WarpAccess};
-use super::cache::SectorCache;
 use super::figures::{Figures, HeatMap, Measure};
+use super::handoff::{decode_counts, lines_of, CacheFeed, CacheModel, Met};
 use super::sectors::{LaneError, Scratch};
 use super::unique::UniqueSectors;
 use super::worst::WorstLists;
@@ -141,9 +142,7 @@ impl TallyOptions {
 pub struct Tally<R = ()> {
     machine: Machine,
     sector_shift: u32,
-    /// log2 of sectors per line.
-    line_shift: u32,
-    cache: Option<SectorCache>,
+    cache: Cache,
     unique: UniqueSectors,
     scratch: Scratch,
     sites: Vec<SiteCounts>,
@@ -151,6 +150,17 @@ pub struct Tally<R = ()> {
     heat: Option<HeatMap>,
     flushed: bool,
     last: LastGlobal,
+}
+
+/// Where a tally's cache model is.
+#[derive(Clone, Debug)]
+enum Cache {
+    /// No cache: every sector goes to DRAM.
+    Off,
+    /// Kept here.
+    Here(CacheModel),
+    /// Kept by a [`super::CacheServer`] elsewhere, fed the accesses it must see.
+    Away(CacheFeed),
 }
 
 /// The last global access the tally counted through the distinct count and the cache: what
@@ -197,13 +207,14 @@ impl<R: Clone> Tally<R> {
         Tally {
             machine: m,
             sector_shift: m.sector_bytes.trailing_zeros(),
-            line_shift: sectors_per_line.trailing_zeros(),
-            cache: (options.cache_bytes > 0).then(|| {
-                SectorCache::new(
+            cache: if options.cache_bytes > 0 {
+                Cache::Here(CacheModel::new(
                     (options.cache_bytes / m.line_bytes) as usize,
-                    sectors_per_line as usize,
-                )
-            }),
+                    sectors_per_line,
+                ))
+            } else {
+                Cache::Off
+            },
             unique: UniqueSectors::new(options.unique_sites),
             scratch: Scratch::default(),
             sites: vec![
@@ -225,6 +236,53 @@ impl<R: Clone> Tally<R> {
     /// The machine counted for.
     pub fn machine(&self) -> Machine {
         self.machine
+    }
+
+    /// Hands the cache model to a [`super::CacheServer`], before the first access: from now
+    /// on the accesses it must see are written for it ([`Tally::cache_words`]), and its
+    /// counts come back at the end ([`Tally::absorb_cache`]). Until then, every site's hits,
+    /// DRAM reads and write-backs are only the part counted here. False, and nothing changes,
+    /// with no cache.
+    pub fn hand_off_cache(&mut self) -> bool {
+        let Cache::Here(model) = &self.cache else {
+            return false;
+        };
+        let m = self.machine;
+        let sectors_per_line = (m.line_bytes / m.sector_bytes).max(1);
+        self.cache = Cache::Away(CacheFeed::new(model.capacity() as u64, sectors_per_line));
+        true
+    }
+
+    /// The words for the cache server written since the last call (none unless the cache was
+    /// handed off); `end` closes the stream, after the last access.
+    pub fn cache_words(&mut self, end: bool) -> Vec<u32> {
+        match &mut self.cache {
+            Cache::Away(feed) => feed.take(end),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Words waiting for [`Tally::cache_words`].
+    pub fn cache_words_waiting(&self) -> usize {
+        match &self.cache {
+            Cache::Away(feed) => feed.waiting(),
+            _ => 0,
+        }
+    }
+
+    /// Adds the cache server's answer, at the end of a handed-off stream, to the sites'
+    /// counts.
+    pub fn absorb_cache(&mut self, answer: &[u32]) -> Result<(), WireError> {
+        let counts = decode_counts(answer)?;
+        if self.sites.len() < counts.len() {
+            self.sites.resize(counts.len(), SiteCounts::default());
+        }
+        for (k, c) in self.sites.iter_mut().zip(&counts) {
+            k.hits = k.hits.saturating_add(c.hits);
+            k.read_sectors = k.read_sectors.saturating_add(c.reads);
+            k.write_sectors = k.write_sectors.saturating_add(c.writes);
+        }
+        Ok(())
     }
 
     /// Counts one warp access and returns its cold cost. `row` builds the front end's row
@@ -295,81 +353,58 @@ impl<R: Clone> Tally<R> {
     }
 
     /// The sectors of the last access measured through the distinct count and the cache.
-    #[inline]
     /// `kind` is `None` for an atomic.
+    #[inline]
     fn global(&mut self, site: usize, kind: Option<AccessKind>, sectors: u64) {
         let store = kind == Some(AccessKind::Store);
         let atomic = kind.is_none();
-        let line_shift = self.line_shift;
         let owner = site.min(POOLED_AFTER) as u8;
         let Tally { scratch, cache, unique, sites, last, .. } = self;
-        let (mut hits, mut reads) = (0, 0);
         let runs = scratch.runs();
         let repeat = last.repeats(site, runs);
         // A repeat that leaves the cache as it found it: every sector hits (see the module's
         // doc).
-        let unchanged = repeat
-            && cache
-                .as_ref()
-                .is_none_or(|c| last.lines <= c.capacity() as u64)
-            && (kind == Some(AccessKind::Load) || last.dirty);
+        let capacity = match cache {
+            Cache::Off => u64::MAX,
+            Cache::Here(model) => model.capacity() as u64,
+            Cache::Away(feed) => feed.capacity,
+        };
+        let unchanged =
+            repeat && last.lines <= capacity && (kind == Some(AccessKind::Load) || last.dirty);
+        let mut met = Met::default();
         if unchanged {
-            if cache.is_some() {
-                hits = runs.iter().map(|r| r.len()).sum();
+            if !matches!(cache, Cache::Off) {
+                met.hits = runs.iter().map(|r| r.len()).sum();
             }
             last.dirty |= store || atomic;
         } else {
-            let mut line_slot = None;
-            let mut lines = 0;
-            for run in runs {
-                for sector in run.first..=run.last {
-                    if !repeat {
+            if !repeat {
+                for run in runs {
+                    for sector in run.first..=run.last {
                         unique.insert(sector, site);
                     }
-                    let Some(cache) = cache.as_mut() else {
-                        continue;
-                    };
-                    let line = sector >> line_shift;
-                    let slot = match line_slot {
-                        Some((l, slot)) if l == line => slot,
-                        _ => {
-                            let slot = cache.touch(line, |s| charge_write(sites, s));
-                            line_slot = Some((line, slot));
-                            lines += 1;
-                            slot
-                        }
-                    };
-                    let within = (sector & ((1 << line_shift) - 1)) as usize;
-                    let hit = if store {
-                        cache.store(slot, within, owner)
-                    } else if atomic {
-                        // A read-modify-write at the cache: a miss fetches, and the sector is
-                        // dirty after.
-                        let hit = cache.load(slot, within);
-                        cache.store(slot, within, owner);
-                        hit
-                    } else {
-                        cache.load(slot, within)
-                    };
-                    if hit {
-                        hits += 1;
-                    } else if !store {
-                        reads += 1;
-                    }
                 }
-            }
-            if !repeat {
                 last.runs[..runs.len()].copy_from_slice(runs);
                 last.count = runs.len();
                 last.site = site;
                 last.valid = true;
             }
-            last.lines = lines;
+            match cache {
+                Cache::Off => {}
+                Cache::Here(model) => {
+                    met = model.meet(kind, owner, runs, |s| charge_write(sites, s));
+                }
+                Cache::Away(feed) => {
+                    met.lines = lines_of(runs, feed.line_shift);
+                    feed.push(site, kind, runs);
+                }
+            }
+            last.lines = met.lines;
             last.dirty = store || atomic;
         }
-        let no_cache = cache.is_none();
+        let no_cache = matches!(cache, Cache::Off);
         if let Some(k) = sites.get_mut(site) {
-            k.hits += hits;
+            k.hits += met.hits;
             match (no_cache, store) {
                 (true, true) => k.write_sectors += sectors,
                 (true, false) if atomic => {
@@ -377,7 +412,7 @@ impl<R: Clone> Tally<R> {
                     k.write_sectors += sectors;
                 }
                 (true, false) => k.read_sectors += sectors,
-                (false, _) => k.read_sectors += reads,
+                (false, _) => k.read_sectors += met.reads,
             }
         }
     }
@@ -398,8 +433,8 @@ impl<R: Clone> Tally<R> {
             return;
         }
         let Tally { cache, sites, .. } = self;
-        if let Some(cache) = cache.as_mut() {
-            cache.flush(|s| charge_write(sites, s));
+        if let Cache::Here(model) = cache {
+            model.flush(|s| charge_write(sites, s));
         }
     }
 
@@ -459,7 +494,7 @@ impl<R: Clone> Tally<R> {
             unique_sectors: unique,
             dram_read_bytes: c.read_sectors * s,
             dram_write_bytes: c.write_sectors * s,
-            hits: self.cache.is_some().then_some(c.hits),
+            hits: (!matches!(self.cache, Cache::Off)).then_some(c.hits),
         }
     }
 

@@ -200,7 +200,7 @@ impl Runner {
         if self.remote.with_value(Option::is_some) {
             return true;
         }
-        let Some(remote) = Remote::spawn(
+        let Some(remote) = Remote::spawn_paired(
             move || {
                 self.remote
                     .update_value(|r| r.as_mut().map_or((), |r| r.started_warming(Engine::Kernel)))
