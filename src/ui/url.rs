@@ -4,8 +4,10 @@
 //!
 //! Replacing is throttled to one write per [`SETTLE_MS`]: `history.replaceState` costs the
 //! browser a few milliseconds, too much to pay inside every keystroke's frame. The first edit
-//! after a quiet spell is written at once; edits that follow within the window are coalesced
-//! into one write at its end, and written at once if the page is hidden first (`pagehide`).
+//! after a quiet spell is written in the next task; edits that follow within the window are
+//! coalesced into one write at its end, and written at once if the page is hidden first
+//! (`pagehide`). A run that keeps both cores busy holds the writes until it ends
+//! ([`hold_writes`]).
 //!
 //! A panel may also hold its own edits back from the state while typing goes on, when writing
 //! them costs more than a keystroke should (the CUDA panel packs its source): it registers
@@ -31,6 +33,32 @@ thread_local! {
     static STATE_QUERY: RefCell<Option<Box<dyn Fn() -> String>>> = const { RefCell::new(None) };
     /// When the address bar was last written, in `performance.now()` milliseconds.
     static LAST_WRITE: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
+    /// Until when in-place writes wait ([`hold_writes`]), in `performance.now()` milliseconds.
+    static QUIET_UNTIL: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
+}
+
+/// Holds in-place writes of the address bar for up to `ms`, or until [`release_writes`]: for
+/// a run that keeps both cores busy (the kernel view's pair of workers). `replaceState` costs
+/// the browser's process a few milliseconds beside the page's (its message carries the page's
+/// state, form values and all), taken from the workers on a two-core machine: with it stubbed
+/// out, the kernel view's naive 4096² transpose took 236 ms from the pick where it took 253
+/// (14 picks each, interleaved; README, "The address bar written after the run"). A push (a
+/// tab switch) and the page being hidden still write at once.
+pub fn hold_writes(ms: u64) {
+    QUIET_UNTIL.with(|q| q.set(now_ms() + ms as f64));
+    // The hold's own end, if nothing releases it first.
+    leptos::prelude::set_timeout(flush, Duration::from_millis(ms));
+}
+
+/// Ends [`hold_writes`]'s hold: what waits is written now.
+pub fn release_writes() {
+    QUIET_UNTIL.with(|q| q.set(f64::NEG_INFINITY));
+    flush();
+}
+
+/// Whether in-place writes are held now.
+fn quiet() -> bool {
+    now_ms() < QUIET_UNTIL.with(std::cell::Cell::get)
 }
 
 use super::job::now_ms;
@@ -68,18 +96,17 @@ pub fn in_frame() -> bool {
 pub fn write_query(query: &str, push: bool) {
     if push {
         // The entry being left gets its latest state first, so Back restores it.
-        flush();
+        if let Some(pending) = PENDING.with(RefCell::take) {
+            write_now(&pending, false);
+        }
         write_now(query, true);
         return;
     }
     let since = now_ms() - LAST_WRITE.with(std::cell::Cell::get);
-    let waiting = PENDING.with(|p| p.borrow().is_some());
-    if !waiting && since >= SETTLE_MS as f64 {
-        write_now(query, false);
-        return;
-    }
     let first = PENDING.with(|p| p.replace(Some(query.to_string())).is_none());
-    if first {
+    // The next task at the earliest: a run the same edit starts may hold writes first. A
+    // held write waits for the hold's release or its end, which flush it.
+    if first && !quiet() {
         let wait = (SETTLE_MS as f64 - since).clamp(0.0, SETTLE_MS as f64);
         leptos::prelude::set_timeout(flush, Duration::from_millis(wait as u64));
     }
@@ -141,8 +168,11 @@ pub fn settle_before_leaving(query: impl Fn() -> String + 'static) {
     on_leave.forget();
 }
 
-/// Writes the pending query, if any.
+/// Writes the pending query, if any, unless writes are held.
 fn flush() {
+    if quiet() {
+        return;
+    }
     if let Some(query) = PENDING.with(RefCell::take) {
         write_now(&query, false);
     }

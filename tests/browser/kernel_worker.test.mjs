@@ -83,6 +83,12 @@ test('the launch\'s cache is kept by a second worker, with the figures of the pa
     // Two workers, one handed the engine's end of their channel, the other the cache's.
     const roles = await driver().executeScript('return window.__workers.map((w) => w.roles.join())');
     assert.deepEqual(roles.sort(), ['cache', 'engine']);
+    // An edit the pair counts: the address bar, held while the workers count, follows once the
+    // figures are on show.
+    await typeInto(driver(), 'grid', '32,512');
+    await driver().wait(async () => (await figures()) !== paired, 60000);
+    await waitStatus('done');
+    assert.match(await driver().executeScript('return location.search'), /[?&]grid=32,512(,1)?&/);
     // The page's own slices, with the cache model in the same thread: the same figures.
     s.refusing = /cuda-worker-/;
     try {

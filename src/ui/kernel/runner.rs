@@ -13,9 +13,14 @@ use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::wire::{decode_reply, Reply, Request};
 use crate::model::kernel::{Job, Kernel, KernelAnalysis, KernelError, KernelField};
 use crate::model::warm::Engine;
+use crate::ui::url;
 use crate::ui::worker::{self, Failed, Remote};
 use leptos::prelude::*;
 use std::time::Duration;
+
+/// The longest a worker's run holds the address bar's write back (`url::hold_writes`): the
+/// runs it is for take a quarter of a second; a longer one writes the link by then.
+const HOLD_URL_MS: u64 = 1000;
 
 /// Where the current job stands; idle when a field is in error and no earlier analysis
 /// exists.
@@ -38,6 +43,8 @@ pub(super) struct Runner {
     remote_run: StoredValue<Option<(u64, Kernel)>>,
     /// A worker failed to start: launches stay on the page's thread from then on.
     broken: StoredValue<bool>,
+    /// Whether this runner's worker run holds the address bar's write back.
+    holding: StoredValue<bool>,
 }
 
 impl Runner {
@@ -52,6 +59,7 @@ impl Runner {
             remote: StoredValue::new_local(None),
             remote_run: StoredValue::new(None),
             broken: StoredValue::new(false),
+            holding: StoredValue::new(false),
         }
     }
 
@@ -95,6 +103,7 @@ impl Runner {
 
     /// A new ticket: the running job, slice or worker's run becomes stale.
     fn bump(self) -> u64 {
+        self.release_url();
         let ticket = self.generation.get_value() + 1;
         self.generation.set_value(ticket);
         self.job.set_value(None);
@@ -182,6 +191,10 @@ impl Runner {
 
     /// Posts the launch to the worker, starting one if none is idle.
     fn remote(self, ticket: u64, kernel: Kernel, request: Request) {
+        // The address bar follows when the run ends: its write would take the CPU from the
+        // workers (`url::hold_writes`).
+        url::hold_writes(HOLD_URL_MS);
+        self.holding.set_value(true);
         let text = request.encode();
         self.remote_run.set_value(Some((ticket, kernel)));
         if !self.spawn() {
@@ -245,6 +258,7 @@ impl Runner {
             Ok(reply) => reply,
             Err(why) => {
                 self.idle();
+                self.release_url();
                 return self.status.set(Status::Failed(KernelError::new(
                     KernelField::Grid,
                     why.to_string(),
@@ -266,6 +280,8 @@ impl Runner {
                         if self.current(ticket) {
                             self.show(Ok(*analysis), kernel, Some(memory_bytes));
                         }
+                        // After the figures' own updates.
+                        set_timeout(move || self.release_url(), Duration::from_millis(0));
                     },
                     Duration::from_millis(0),
                 );
@@ -273,7 +289,17 @@ impl Runner {
             Reply::Failed(e) => {
                 self.idle();
                 self.status.set(Status::Failed(e));
+                self.release_url();
             }
+        }
+    }
+
+    /// Ends this runner's hold on the address bar's write, if it holds it (another runner,
+    /// the comparison's, starting or stopping, leaves it be).
+    fn release_url(self) {
+        if self.holding.try_get_value() == Some(true) {
+            self.holding.set_value(false);
+            url::release_writes();
         }
     }
 
@@ -283,6 +309,7 @@ impl Runner {
 
     /// The worker's script did not load, or the engine trapped inside it.
     fn worker_failed(self, message: String) {
+        self.release_url();
         match worker::take_failed(self.remote, self.remote_run) {
             Failed::NeverStarted => self.in_page_instead(),
             Failed::Died(Some((ticket, _))) if self.current(ticket) => {
