@@ -2,7 +2,9 @@
 //! the CUDA panel, the kernel view and the trace panel. A handle starts a worker, holds a request until the
 //! worker says it listens, hands its answers and its death to the panel, and terminates it
 //! when dropped: a busy run is cancelled by dropping its worker, and the next run starts
-//! another.
+//! another. The kernel view's worker comes with a second one that keeps its launches' cache
+//! model ([`Remote::spawn_paired`]); the two talk through a channel of their own, and go
+//! together.
 //!
 //! The worker is reached through `Reflect` and the `EventTarget` calls the page already
 //! imports, not web-sys's `Worker`, `MessageEvent` and `ErrorEvent`: wasm-bindgen puts every
