@@ -209,11 +209,6 @@ impl CacheFeed {
         let room = if end { 0 } else { self.words.len() };
         std::mem::replace(&mut self.words, Vec::with_capacity(room))
     }
-
-    /// Words waiting to be taken.
-    pub(super) fn waiting(&self) -> usize {
-        self.words.len()
-    }
 }
 
 /// One site's figures from a cache kept elsewhere.

@@ -262,14 +262,6 @@ impl<R: Clone> Tally<R> {
         }
     }
 
-    /// Words waiting for [`Tally::cache_words`].
-    pub fn cache_words_waiting(&self) -> usize {
-        match &self.cache {
-            Cache::Away(feed) => feed.waiting(),
-            _ => 0,
-        }
-    }
-
     /// Adds the cache server's answer, at the end of a handed-off stream, to the sites'
     /// counts.
     pub fn absorb_cache(&mut self, answer: &[u32]) -> Result<(), WireError> {
