@@ -70,17 +70,7 @@ proptest! {
         let space = if shared { Space::Shared } else { Space::Global };
         let analysis = analyze(&calculator(&addresses, mask, elem, space)).unwrap();
         let mut tally: Tally = Tally::new(TallyOptions::new(Machine::default(), 0));
-        let access = WarpAccess {
-            site: 0,
-            kind: AccessKind::Load,
-            space,
-            elem,
-            block: 0,
-            warp: 0,
-            mask,
-            addresses: &addresses,
-            stride: None,
-        };
+        let access = warp_access(0, AccessKind::Load, space, elem, mask, &addresses);
         let cost = tally.access(&access, |_| ()).unwrap();
         tally.finish();
         let f = tally.total();
@@ -134,17 +124,8 @@ proptest! {
             before = Some((chosen, elem, site));
             let (addresses, mask) = chosen;
             let kind = [Kind::Load, Kind::Store, Kind::Atomic][usize::from(*kind)];
-            let access = WarpAccess {
-                site,
-                kind: if kind == Kind::Load { AccessKind::Load } else { AccessKind::Store },
-                space: Space::Global,
-                elem,
-                block: 0,
-                warp: 0,
-                mask: *mask,
-                addresses,
-                stride: None,
-            };
+            let stored = if kind == Kind::Load { AccessKind::Load } else { AccessKind::Store };
+            let access = warp_access(site, stored, Space::Global, elem, *mask, addresses);
             let cost = if kind == Kind::Atomic {
                 tally.atomic(&access, |_| n).unwrap()
             } else {
@@ -210,17 +191,8 @@ proptest! {
                 _ => (addresses, mask, *elem, *site),
             };
             before = Some((addresses.clone(), mask, elem, site));
-            let access = WarpAccess {
-                site,
-                kind: if *kind == 1 { AccessKind::Store } else { AccessKind::Load },
-                space: Space::Global,
-                elem,
-                block: 0,
-                warp: 0,
-                mask,
-                addresses: &addresses,
-                stride: None,
-            };
+            let stored = if *kind == 1 { AccessKind::Store } else { AccessKind::Load };
+            let access = warp_access(site, stored, Space::Global, elem, mask, &addresses);
             for tally in [&mut kept, &mut away] {
                 if *kind == 2 {
                     tally.atomic(&access, |_| ()).unwrap();
@@ -264,6 +236,28 @@ proptest! {
 
 /// A warp's addresses and the mask of the lanes that take part.
 type Lanes = (Vec<u64>, u64);
+
+/// Warp 0 of block 0 running `kind` at `site`, with no word on its lanes' stride.
+fn warp_access(
+    site: usize,
+    kind: AccessKind,
+    space: Space,
+    elem: u64,
+    mask: u64,
+    addresses: &[u64],
+) -> WarpAccess<'_> {
+    WarpAccess {
+        site,
+        kind,
+        space,
+        elem,
+        block: 0,
+        warp: 0,
+        mask,
+        addresses,
+        stride: None,
+    }
+}
 
 /// An access's kind in the oracle's streams.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -436,15 +430,8 @@ fn fast_agrees_with_general(
 ) -> Result<(), TestCaseError> {
     use coalescing_lab::model::warp::Scratch;
     let access = WarpAccess {
-        site: 0,
-        kind: AccessKind::Load,
-        space: Space::Global,
-        elem,
-        block: 0,
-        warp: 0,
-        mask,
-        addresses,
         stride,
+        ..warp_access(0, AccessKind::Load, Space::Global, elem, mask, addresses)
     };
     let (mut fast, mut general) = (Scratch::default(), Scratch::default());
     let a = fast.measure(&access, sector_shift);

@@ -206,13 +206,12 @@ fn unlisten(
 /// A cache worker from `url` and a channel to it: the helper, which takes its end of the
 /// channel once it listens, and the first worker's end. `None` where either cannot be made.
 fn pair(url: &str, on_error: Rc<dyn Fn(String)>) -> Option<(Helper, JsValue)> {
-    let constructor = Reflect::get(&js_sys::global(), &JsValue::from_str("MessageChannel"))
-        .ok()?
-        .dyn_into::<Function>()
-        .ok()?;
-    let channel = Reflect::construct(&constructor, &Array::new()).ok()?;
-    let port = |name: &str| Reflect::get(&channel, &JsValue::from_str(name)).ok();
-    let (mine, theirs) = (port("port1")?, port("port2")?);
+    // The same channel `ui::job::soon` makes: its imports are in the first load already.
+    let channel = web_sys::MessageChannel::new().ok()?;
+    let (mine, theirs) = (
+        JsValue::from(channel.port1()),
+        JsValue::from(channel.port2()),
+    );
     let worker = new_worker(url)?;
     let target = worker.clone();
     let mut theirs = Some(theirs);
