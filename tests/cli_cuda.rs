@@ -465,7 +465,7 @@ fn bad_source_launch_and_run_exit_2_with_the_page_s_message() {
     );
     assert_eq!(
         refused(cuda(COPY, "copy<<<1, 32>>>(out, in", &[])),
-        "launch, column 22: expected ',' or ')' after an argument, found 'the end of the declaration'"
+        "launch, column 22: expected ',' or ')' after an argument, found 'the end of the launch'"
     );
     // An address computed from a value in memory: the model does not know it.
     let gather =
@@ -504,6 +504,35 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
     let o = cli(&["cuda", "/no/such/kernel.cu", "--launch", launch]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("coalescing-lab-cli: /no/such/kernel.cu: "));
+    // Regression: a file that is not UTF-8 was an I/O error (exit 1) with Rust's words.
+    let path =
+        std::env::temp_dir().join(format!("coalescing-cli-latin1-{}.cu", std::process::id()));
+    std::fs::write(
+        &path,
+        b"// caf\xe9\n__global__ void k(float *o) { o[0] = 1; }\n",
+    )
+    .unwrap();
+    let text = path.to_str().unwrap().to_string();
+    let message = refused(cli(&["cuda", &text, "--launch", "k<<<1, 1>>>(o)"]));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        message,
+        format!("{text}: not UTF-8 text at byte offset 6; save the file as UTF-8")
+    );
+}
+
+// Regression: `--help` and `-h` exited 2 with "'--help' is not a subcommand".
+#[test]
+fn help_prints_the_usage_on_stdout_and_exits_0() {
+    for args in [&["--help"][..], &["-h"], &["help"], &["cuda", "--help"]] {
+        let o = cli(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(
+            stdout(&o).starts_with("usage: coalescing-lab-cli "),
+            "{args:?}"
+        );
+        assert!(o.stderr.is_empty());
+    }
 }
 
 /// The tiled transpose with its barrier removed, on a 4 × 4 grid of 32 × 8 blocks.
@@ -608,6 +637,23 @@ fn the_gate_passes_a_good_kernel_and_judges_sectors_and_excess() {
         out.contains(
             ".cu:3:3: error: out of bounds: line 3, block (0,0,0), thread (48,0,0): index 48 is \
          outside the allocation out of 48 elements (0 to 47)"
+        ),
+        "{out}"
+    );
+    // Regression: a read below the start of the array passed the gate (a stencil's halo run
+    // off its start), even with races left out.
+    let halo = "__global__ void k(float *out, const float *in) {\n  int i = threadIdx.x;\n  out[i] = in[i - 3];\n}\n";
+    let o = cuda(
+        halo,
+        "k<<<1, 32>>>(out[32], in[32])",
+        &["--check", "--no-races"],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(
+            ".cu:3:12: error: out of bounds: line 3, block (0,0,0), thread (0,0,0): index -3 is \
+         outside the allocation in of 32 elements (0 to 31)"
         ),
         "{out}"
     );

@@ -638,6 +638,28 @@ mod launch {
         );
     }
 
+    // Regression: launches copied from host code failed on `sizeof`, a stream and the
+    // statement's `;`.
+    #[test]
+    fn a_launch_as_host_code_writes_it_reads() {
+        let l = parse_launch(
+            "k<<<(4096 + 255) / 256, 256, 256 * sizeof(float), stream>>>(a, NULL, nullptr, 0);",
+        )
+        .unwrap();
+        assert_eq!(
+            (l.grid, l.block, l.shared_bytes, l.stream),
+            ([16, 1, 1], [256, 1, 1], 1024, true)
+        );
+        assert_eq!(l.args.len(), 4);
+        assert!(l.args[1..].iter().all(|a| matches!(a, LaunchArg::Value(_))));
+        let l = parse_launch("k<<<1 << 4, sizeof(float4) * 8 % 100, (int)sizeof(double *)>>>()")
+            .unwrap();
+        assert_eq!(
+            (l.grid[0], l.block[0], l.shared_bytes, l.stream),
+            (16, 28, 8, false)
+        );
+    }
+
     #[test]
     fn launch_errors_name_the_column() {
         assert_eq!(
@@ -648,14 +670,28 @@ mod launch {
             error("k<<<n, 32>>>()"),
             "launch, column 5: expected the grid: blocks, or dim3(x, y, z), found 'n'"
         );
-        assert_eq!(error("k<<<1, 32>>>(a"), "launch, column 14: expected ',' or ')' after an argument, found 'the end of the declaration'");
+        assert_eq!(error("k<<<1, 32>>>(a"), "launch, column 14: expected ',' or ')' after an argument, found 'the end of the launch'");
         assert_eq!(
             error("k<<<1, 32>>>(a) x"),
             "launch, column 17: expected the end of the launch, found 'x'"
         );
+        // Regression: constants the launch can work out itself were "not an integer
+        // constant"; a name it cannot see is named.
         assert_eq!(
-            error("k<<<1, 32, 0, stream>>>(a)"),
-            "launch, column 15: the CUDA subset this page reads leaves out a stream in the launch"
+            error("k<<<-1, 32>>>()"),
+            "launch, column 5: expected the grid: blocks, or dim3(x, y, z), found '-1'"
+        );
+        assert_eq!(
+            error("k<<<(DSIZE + 255) / 256, 256>>>()"),
+            "launch, column 5: expected the grid: blocks, or dim3(x, y, z), found 'DSIZE'"
+        );
+        assert_eq!(
+            error("k<<<1, 32, -1>>>()"),
+            "launch, column 12: expected the bytes of dynamic shared memory, found '-1'"
+        );
+        assert_eq!(
+            error("k<<<1, 32, sizeof(Tile)>>>()"),
+            "launch, column 12: expected the bytes of dynamic shared memory, found 'the size of a type this launch does not know'"
         );
         assert_eq!(
             error("k<<<dim3(1,2,3,4), 1>>>()"),

@@ -162,8 +162,145 @@ fn out_of_bounds_in_shared_and_in_declared_global_allocations() {
     );
     // The figures still count them.
     assert_eq!(a.total.requests, 8);
-    // Without declared lengths, global accesses are not judged.
+    // Without declared lengths, global accesses within an allocation's span are not judged.
     assert_eq!(run(src, "k<<<2, 32>>>(out, in)").out_of_bounds.len(), 1);
+}
+
+/// Every out-of-bounds report's sentence, with its line.
+fn oob(a: &CudaAnalysis) -> Vec<String> {
+    a.out_of_bounds
+        .iter()
+        .map(|o| o.sentence(a.sites[o.site].0.pos.line))
+        .collect()
+}
+
+// Regression: an access below the start of an array was never reported, in global or shared
+// memory; below the lowest allocation it matched none, and a shared address wrapped past
+// 2^64 and passed as inside.
+#[test]
+fn an_index_below_the_start_is_reported_as_negative_in_global_and_shared_memory() {
+    let g = "__global__ void k(float *out) { out[(int)threadIdx.x - 1] = 1; }";
+    assert_eq!(
+        oob(&run(g, "k<<<1, 32>>>(out[32])")),
+        [
+            "line 1, block (0,0,0), thread (0,0,0): index -1 is outside the allocation out of 32 \
+          elements (0 to 31); on a GPU this faults or corrupts other data"
+        ]
+    );
+    // Without a declared length, below the start is still outside.
+    assert_eq!(
+        oob(&run(g, "k<<<1, 32>>>(out)")),
+        [
+            "line 1, block (0,0,0), thread (0,0,0): index -1 of the allocation out is below its \
+          start; on a GPU this faults or corrupts other data"
+        ]
+    );
+    let s = "__global__ void k(float *out) {\n  __shared__ float s[32];\n  int i = threadIdx.x;\n  s[i - 1] = 1;\n  __syncthreads();\n  out[i] = s[i];\n}";
+    assert_eq!(
+        oob(&run(s, "k<<<1, 32>>>(out[32])")),
+        [
+            "line 4, block (0,0,0), thread (0,0,0): index -1 is outside the shared array s of 32 \
+          elements (0 to 31); on a GPU this faults or corrupts other data"
+        ]
+    );
+}
+
+// Regression: `in[-1]` was blamed on the allocation below it, `out`, as index 67108863.
+#[test]
+fn an_address_below_one_allocation_is_never_blamed_on_the_one_below_it() {
+    let src = "__global__ void k(float *out, const float *in) { int i = threadIdx.x; out[i] = in[i - 4]; }";
+    let a = run(src, "k<<<1, 32>>>(out[32], in[32] + 3)");
+    assert_eq!(
+        oob(&a),
+        [
+            "line 1, block (0,0,0), thread (0,0,0): index -1 is outside the allocation in of 32 \
+          elements (0 to 31); on a GPU this faults or corrupts other data"
+        ]
+    );
+    let o = &a.out_of_bounds[0];
+    assert_eq!(
+        (o.array.as_deref(), o.index, o.address),
+        (Some("in"), -1, 0x2000_0000 - 4)
+    );
+    // Far from every allocation: named as such, never as an index of a neighbour.
+    let far = "__global__ void k(float *out) { out[threadIdx.x + 0x2000000] = 1; }";
+    assert_eq!(
+        oob(&run(far, "k<<<1, 32>>>(out[32])")),
+        [
+            "line 1, block (0,0,0), thread (0,0,0): the address 0x18000000 is outside every \
+          allocation; on a GPU this faults or corrupts other data (32 lane-accesses out of \
+          bounds at this line in all)"
+        ]
+    );
+}
+
+mod bounds_on_both_sides {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Lane `t` reads `a<pick>[t + d]` of declared allocations of random lengths (views
+        /// of random offsets), and stores into shared `s[t + e]`: the lanes whose index is
+        /// outside `[0, n)` are exactly the ones reported, with the lowest one's index, on
+        /// the array they ran off.
+        #[test]
+        fn every_lane_outside_its_array_is_reported_on_that_array(
+            lengths in proptest::collection::vec(32i64..200, 1..4),
+            views in proptest::collection::vec(0i64..8, 3),
+            pick in 0usize..3,
+            d in -200i64..200,
+            shared in 32i64..100,
+            e in -100i64..100,
+        ) {
+            let pick = pick % lengths.len();
+            let n = lengths[pick];
+            let d = d.clamp(-n, n);
+            let e = e.clamp(-shared, shared);
+            let params: Vec<String> = (0..lengths.len()).map(|k| format!("const float *a{k}")).collect();
+            let src = format!(
+                "__global__ void k(float *out, {}) {{\n  __shared__ float s[{shared}];\n  int t = threadIdx.x;\n  s[t + ({e})] = a{pick}[t + ({d})];\n  out[t] = 1;\n}}",
+                params.join(", ")
+            );
+            // A view `+v` passes the allocation v elements in; the kernel's index counts from
+            // the view.
+            let args: Vec<String> = lengths
+                .iter()
+                .zip(&views)
+                .enumerate()
+                .map(|(k, (len, v))| format!("a{k}[{}] + {v}", len + v))
+                .collect();
+            let a = run(&src, &format!("k<<<1, 32>>>(out[32], {})", args.join(", ")));
+            // The brute-force oracle: each lane's index from the allocation's base.
+            let v = views[pick];
+            let global: Vec<i64> = (0..32).map(|t| t + d + v).filter(|i| *i < 0 || *i >= n + v).collect();
+            let shared_out: Vec<i64> = (0..32).map(|t| t + e).filter(|i| *i < 0 || *i >= shared).collect();
+            let load = a.out_of_bounds.iter().find(|o| o.space == coalescing_lab::model::Space::Global);
+            let store = a.out_of_bounds.iter().find(|o| o.space == coalescing_lab::model::Space::Shared);
+            match global.first() {
+                None => prop_assert!(load.is_none(), "{:?}", load),
+                Some(first) => {
+                    let o = load.expect("a global report");
+                    let name = format!("a{pick}");
+                    prop_assert_eq!(o.array.as_deref(), Some(name.as_str()));
+                    prop_assert_eq!(o.index, i128::from(*first));
+                    prop_assert_eq!(o.count, Some((n + v) as u64));
+                    prop_assert_eq!(o.occurrences, global.len() as u64);
+                }
+            }
+            match shared_out.first() {
+                None => prop_assert!(store.is_none(), "{:?}", store),
+                Some(first) => {
+                    let o = store.expect("a shared report");
+                    prop_assert_eq!(o.array.as_deref(), Some("s"));
+                    prop_assert_eq!(o.index, i128::from(*first));
+                    prop_assert_eq!(o.occurrences, shared_out.len() as u64);
+                }
+            }
+            prop_assert_eq!(a.out_of_bounds.len(), usize::from(!global.is_empty()) + usize::from(!shared_out.is_empty()));
+        }
+    }
 }
 
 #[test]

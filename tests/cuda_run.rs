@@ -470,7 +470,8 @@ __global__ void r(int* x) { x[f(3)] = 0; }";
     );
     assert_eq!(
         error(COPY, "copy<<<1, 32>>>(a, 3)"),
-        "launch, column 20: parameter in is a pointer; the launch must name a buffer for it"
+        "launch, column 20: parameter in is a pointer; the launch must name a buffer for it, \
+         or pass NULL"
     );
     let endless = "__global__ void e(int* x) { for (int i = 0; ; i += 0) x[0] = i; }";
     assert_eq!(
@@ -787,4 +788,39 @@ fn angle_brackets_that_nest_both_ways_parse_in_linear_time() {
     let src = format!("__global__ void k(int* o) {{ o[0] = {line}1; }}");
     let e = error(&src, "k<<<1, 32>>>(o)");
     assert_eq!(e, "line 1, column 36: 'copyStride2' is not declared here");
+}
+
+// Regression: `NULL` in a launch became a buffer named NULL, so a kernel's
+// `if (partial != NULL)` counted a store the real launch never makes; `0` and `nullptr` were
+// refused.
+#[test]
+fn a_null_pointer_argument_is_a_null_pointer() {
+    let src = "__global__ void k(float *out, float *partial) {\n  if (partial != NULL) partial[threadIdx.x] = 1;\n  out[threadIdx.x] = 2;\n}\n";
+    for null in ["NULL", "nullptr", "0"] {
+        let a = run(src, &format!("k<<<1, 32>>>(out, {null})"));
+        assert_eq!(a.sites.len(), 1, "{null}: only the store to out runs");
+        assert_eq!(rsi(site(&a, 3, SiteKind::Store)), (1, 4, 4));
+    }
+    // A buffer still takes the branch.
+    assert_eq!(run(src, "k<<<1, 32>>>(out, partial)").sites.len(), 2);
+    assert_eq!(
+        error(src, "k<<<1, 32>>>(out, 1)"),
+        "launch, column 19: parameter partial is a pointer; the launch must name a buffer for \
+         it, or pass NULL"
+    );
+}
+
+// Regression: a stream argument stopped the launch; it changes no figure.
+#[test]
+fn a_stream_is_set_aside_with_a_note() {
+    let src = "__global__ void k(float *out) { out[threadIdx.x] = 2; }";
+    let with = run(src, "k<<<1, 32, 0, stream>>>(out);");
+    assert_eq!(with.total, run(src, "k<<<1, 32>>>(out)").total);
+    assert!(
+        with.notes
+            .iter()
+            .any(|n| n.starts_with("The launch's stream is set aside")),
+        "{:?}",
+        with.notes
+    );
 }

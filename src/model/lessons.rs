@@ -70,7 +70,7 @@ pub fn term_of_readout(id: &str) -> Option<&'static Term> {
 pub const INTRODUCTION: [&str; 3] = [
     "A GPU runs threads in warps of 32. When a warp executes a load, each of its 32 lanes asks for its own address, but memory does not move single bytes: it moves aligned 32-byte sectors. Coalescing is how few sectors a warp's addresses need.",
     "When the 32 lanes read 32 consecutive floats (idx = t), their 128 bytes fill exactly 4 sectors: every byte moved is used. When each lane reads down a column of a row-major matrix of 1024 floats per row (idx = t·1024), every lane lands in a sector of its own: 32 sectors, 1024 bytes moved for the 128 asked for, an efficiency of 12.5 %. Same data volume, eight times the traffic.",
-    "This page counts the sectors of one warp instruction (the calculator), of every warp of a launch (the kernel view), and of a real trace. Pick a worked example below, predict its sectors, then read why. Terms with a dotted underline explain themselves on hover or focus.",
+    "This page counts the sectors of one warp instruction (the calculator), of every warp of a launch (the kernel view), of a real trace, and of a CUDA kernel as you wrote it (the CUDA source tab). Pick a worked example below, predict its sectors, then read why. Terms with a dotted underline explain themselves on hover or focus.",
 ];
 
 /// The lesson of the worked example `id`, if it has one.

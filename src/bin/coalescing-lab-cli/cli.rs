@@ -201,7 +201,6 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             "--warp" => machine.push((Field::Warp, value()?)),
             "--sector" => machine.push((Field::Sector, value()?)),
             "--line" => machine.push((Field::Line, value()?)),
-            "--help" | "-h" => return Err(Failure { code: 0, message: USAGE.into() }),
             f if f.starts_with("--") => return Err(bad(format!("{f}: not an option; {USAGE}"))),
             _ => out.positional.push(arg.clone()),
         }
@@ -280,6 +279,13 @@ fn cache_bytes(text: String, machine: Machine) -> Result<u64, Failure> {
 
 /// Runs one command line, writing its output to `out`.
 pub fn run(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
+    // `--help` anywhere, as the first word or after a command, is the usage on stdout, exit 0.
+    if args.iter().any(|a| a == "--help" || a == "-h") || args.first().is_some_and(|a| a == "help")
+    {
+        return out
+            .write_all(format!("{USAGE}\n").as_bytes())
+            .map_err(|e| io("stdout", e));
+    }
     let a = parse_args(args)?;
     let text = match a.command.as_str() {
         "analyze" => cmd_analyze(&a)?,

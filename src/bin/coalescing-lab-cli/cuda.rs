@@ -4,7 +4,9 @@
 
 use crate::cli::{bad, io, one, Args, Failure, Style};
 use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
-use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis, Site, SiteKind};
+use coalescing_lab::model::cuda::error::{CudaError, ErrorKind, Pos};
+use coalescing_lab::model::cuda::lex::MAX_SOURCE_BYTES;
+use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis, CudaFailure, Site, SiteKind};
 use coalescing_lab::model::cuda_view::{access_csv, figure_fields};
 use coalescing_lab::model::format::plural;
 use coalescing_lab::model::kernel::view::figure_readouts;
@@ -44,17 +46,32 @@ fn json_fields(f: &Figures) -> String {
         .join(",")
 }
 
-/// The source as text, from a file or standard input.
+/// The source as text, from a file or standard input: a file past the reader's limit gets
+/// the reader's own message, and one that is not UTF-8 is bad input (exit 2), with the byte
+/// where it stops being text.
 fn read_source(path: &str) -> Result<String, Failure> {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     if path == "-" {
         std::io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| io("stdin", e))?;
-        Ok(text)
     } else {
-        std::fs::read_to_string(path).map_err(|e| io(path, e))
+        bytes = std::fs::read(path).map_err(|e| io(path, e))?;
     }
+    let what = if path == "-" { "stdin" } else { path };
+    if bytes.len() > MAX_SOURCE_BYTES {
+        let refused = CudaFailure::Source(CudaError::new(
+            Pos { line: 1, column: 1 },
+            ErrorKind::SourceTooLong { bytes: bytes.len() },
+        ));
+        return Err(bad(format!("{what}: {refused}")));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "{what}: not UTF-8 text at byte offset {}; save the file as UTF-8",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// Runs `cuda`: the report, or with `--check` the failed checks; and how many failed.
@@ -232,15 +249,16 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
         .filter_map(|o| {
             let s = site(o.site)?;
             Some(format!(
-                "{{\"line\":{},\"column\":{},\"space\":{},\"block\":{},\"thread\":{},\"array\":{},\"index\":{},\"count\":{},\"occurrences\":{},\"sentence\":{}}}",
+                "{{\"line\":{},\"column\":{},\"space\":{},\"block\":{},\"thread\":{},\"address\":{},\"array\":{},\"index\":{},\"count\":{},\"occurrences\":{},\"sentence\":{}}}",
                 s.pos.line,
                 s.pos.column,
                 json_string(o.space.name()),
                 triple(o.block),
                 triple(o.thread),
-                json_string(&o.array),
+                o.address,
+                o.array.as_deref().map_or("null".into(), json_string),
                 o.index,
-                o.count,
+                o.count.map_or("null".into(), |n| n.to_string()),
                 o.occurrences,
                 json_string(&o.sentence(s.pos.line))
             ))

@@ -43,8 +43,10 @@ pub struct OobRow {
     /// The access's line: `data-line`.
     pub line: u32,
     /// The model's report: its block and thread (`data-block`, `data-thread`, `x,y,z`), the
-    /// array (`data-array`), the index reached (`data-index`), the elements in bounds
-    /// (`data-count`) and the lane-accesses out of bounds (`data-occurrences`).
+    /// array (`data-array`, absent when the address is near none), the index reached
+    /// (`data-index`), the elements in bounds (`data-count`, absent when not declared), the
+    /// address (`data-address`, in hex) and the lane-accesses out of bounds
+    /// (`data-occurrences`).
     pub report: OutOfBounds,
     /// `global` or `shared`: `data-space`.
     pub space: &'static str,
@@ -126,7 +128,7 @@ fn oob_row(a: &CudaAnalysis, o: &OutOfBounds) -> OobRow {
 /// let a = analyse(p.source, "copy<<<1, 64>>>(out[48], in)", Machine::default(), 0, 700).unwrap();
 /// let o = &oob_rows(&a)[0];
 /// let r = &o.report;
-/// assert_eq!((o.line, r.array.as_str(), r.index, r.count, r.occurrences), (5, "out", 48, 48, 16));
+/// assert_eq!((o.line, r.array.as_deref(), r.index, r.count, r.occurrences), (5, Some("out"), 48, Some(48), 16));
 /// ```
 pub fn oob_rows(a: &CudaAnalysis) -> Vec<OobRow> {
     a.out_of_bounds.iter().map(|o| oob_row(a, o)).collect()

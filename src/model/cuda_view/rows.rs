@@ -173,6 +173,21 @@ fn per_request(f: &Figures) -> String {
         .map_or("n/a".into(), |r| number(r.value()))
 }
 
+/// Sectors per request of each global access site on `line`, joined by " · ", when they
+/// differ; `None` when they do not (or the line has none).
+fn each_per_request(a: &CudaAnalysis, line: u32) -> Option<String> {
+    let each: Vec<String> = a
+        .sites
+        .iter()
+        .filter(|(s, f)| {
+            s.pos.line == line && s.kind != SiteKind::Barrier && f.global_requests() > 0
+        })
+        .map(|(_, f)| per_request(f))
+        .collect();
+    let differ = each.windows(2).any(|w| w[0] != w[1]);
+    differ.then(|| each.join(" · "))
+}
+
 /// Every access site's row, in order of first execution; barriers are not rows.
 pub fn site_rows(a: &CudaAnalysis) -> Vec<SiteRow> {
     a.sites
@@ -265,8 +280,12 @@ pub struct LineRow {
     pub global_requests: u64,
     /// `__syncthreads()` reached on this line, once per block each time.
     pub barriers: u64,
-    /// Sectors per global request for the gutter: "—" with none.
+    /// Sectors per global request over the line's global accesses together: "—" with none.
     pub sectors_per_request: String,
+    /// The same for each of the line's global accesses, in the order they first ran, joined
+    /// by " · " where they differ (a 4-sector load and a 32-sector store: "4 · 32"), for the
+    /// gutter: their mean alone ("18") is the figure of no instruction.
+    pub sectors_per_request_each: String,
     /// Its share of the kernel's excess sectors.
     pub band: Band,
 }
@@ -289,6 +308,8 @@ pub fn line_rows(a: &CudaAnalysis) -> Vec<LineRow> {
                 global_requests: f.global_requests(),
                 barriers: f.barriers,
                 sectors_per_request: per_request(f),
+                sectors_per_request_each: each_per_request(a, *line)
+                    .unwrap_or_else(|| per_request(f)),
                 band: Band::of(f.excess_sectors(), total),
             }
         })
@@ -361,6 +382,81 @@ pub fn source_lines(source: &str, analysis: Option<&CudaAnalysis>) -> Vec<Source
             }
         })
         .collect()
+}
+
+/// Source views of more lines than this show only the lines that carry something, with
+/// [`SOURCE_VIEW_CONTEXT`] lines around each, and at most this many lines in all: a row per
+/// line of a 12,000-line file froze the page for seconds.
+pub const SOURCE_VIEW_LINES: usize = 600;
+
+/// Lines kept before and after each line that carries something, in a long source view.
+pub const SOURCE_VIEW_CONTEXT: u32 = 2;
+
+/// A row of the source view: a line, or lines left out of a long view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceRow {
+    /// A line, with its figures and marks.
+    Line(SourceLine),
+    /// Lines `from` to `to` (inclusive) left out: none of them carries figures or marks.
+    Gap {
+        /// The first line left out.
+        from: u32,
+        /// The last line left out.
+        to: u32,
+    },
+}
+
+/// The rows of the source view for `lines` ([`source_lines`]), the line `error_line` marked
+/// as the one the run stopped on: every line when there are at most [`SOURCE_VIEW_LINES`];
+/// otherwise the lines with figures or marks and their context, the rest as gaps, and at most
+/// [`SOURCE_VIEW_LINES`] lines, the rest one last gap.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::{source_lines, source_view, SourceRow};
+/// let source = "int x;\n".repeat(5000) + "__global__ void k(float* o) { o[threadIdx.x] = 1; }\n";
+/// let rows = source_view(source_lines(&source, None), Some(5001));
+/// // Lines 4999 to 5001: the line the run stopped on and the two before it.
+/// assert_eq!(rows.len(), 4);
+/// assert_eq!(rows[0], SourceRow::Gap { from: 1, to: 4998 });
+/// // Degenerate input: a short source is shown whole.
+/// assert_eq!(source_view(source_lines("int x;", None), None).len(), 1);
+/// ```
+pub fn source_view(lines: Vec<SourceLine>, error_line: Option<u32>) -> Vec<SourceRow> {
+    if lines.len() <= SOURCE_VIEW_LINES {
+        return lines.into_iter().map(SourceRow::Line).collect();
+    }
+    let marked = |l: &SourceLine| {
+        l.row.is_some() || l.assumed || l.race || l.oob || error_line == Some(l.number)
+    };
+    let mut keep = vec![false; lines.len()];
+    let context = SOURCE_VIEW_CONTEXT as usize;
+    for (k, l) in lines.iter().enumerate() {
+        if marked(l) {
+            let from = k.saturating_sub(context);
+            let to = (k + context).min(lines.len() - 1);
+            keep[from..=to].iter_mut().for_each(|x| *x = true);
+        }
+    }
+    let last = lines.len() as u32;
+    let mut rows = Vec::new();
+    let mut shown = 0;
+    let mut gap: Option<u32> = None;
+    for (l, keep) in lines.into_iter().zip(keep) {
+        let number = l.number;
+        if keep && shown < SOURCE_VIEW_LINES {
+            if let Some(from) = gap.take() {
+                rows.push(SourceRow::Gap { from, to: number - 1 });
+            }
+            shown += 1;
+            rows.push(SourceRow::Line(l));
+        } else {
+            gap.get_or_insert(number);
+        }
+    }
+    if let Some(from) = gap {
+        rows.push(SourceRow::Gap { from, to: last });
+    }
+    rows
 }
 
 /// The whole-kernel figures: the kernel view's `k-…` readouts, with `k-ideal-sectors` and

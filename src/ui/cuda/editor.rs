@@ -49,11 +49,7 @@ fn error_note(error: Signal<Option<(CudaField, String)>>, field: CudaField) -> i
 fn load(file: web_sys::File, inputs: RwSignal<CudaInputs>, file_error: RwSignal<Option<String>>) {
     let bytes = file.size() as usize;
     if bytes > MAX_SOURCE_BYTES {
-        let refused = CudaFailure::Source(CudaError::new(
-            Pos { line: 1, column: 1 },
-            ErrorKind::SourceTooLong { bytes },
-        ));
-        file_error.set(Some(format!("{}: {refused}", file.name())));
+        file_error.set(Some(too_long(&file.name(), bytes)));
         return;
     }
     leptos::task::spawn_local(async move {
@@ -76,6 +72,28 @@ fn load(file: web_sys::File, inputs: RwSignal<CudaInputs>, file_error: RwSignal<
             ))),
         }
     });
+}
+
+/// The reader's refusal of a source of `bytes` bytes, as the file picker words it for `what`.
+fn too_long(what: &str, bytes: usize) -> String {
+    let refused = CudaFailure::Source(CudaError::new(
+        Pos { line: 1, column: 1 },
+        ErrorKind::SourceTooLong { bytes },
+    ));
+    format!("{what}: {refused}")
+}
+
+/// The bytes the text area would hold after pasting `pasted` over its selection.
+fn after_paste(area: &web_sys::HtmlTextAreaElement, pasted: &str) -> usize {
+    let value = area.value();
+    let units: Vec<u16> = value.encode_utf16().collect();
+    let at = |k: Option<u32>| (k.unwrap_or(0) as usize).min(units.len());
+    let (start, end) = (
+        at(area.selection_start().ok().flatten()),
+        at(area.selection_end().ok().flatten()),
+    );
+    let selected = String::from_utf16_lossy(units.get(start..end.max(start)).unwrap_or(&[])).len();
+    value.len() - selected + pasted.len()
 }
 
 /// The line numbers beside the source: one per line, the line in error marked.
@@ -149,6 +167,31 @@ pub(super) fn Inputs(
             load(file, inputs, file_error);
         }
     };
+    // A paste that would take the source past the reader's limit is refused before it lands,
+    // as the file picker refuses such a file: a multi-megabyte text in the field froze the
+    // page for seconds before the reader said no.
+    let pasted = move |ev: leptos::ev::ClipboardEvent| {
+        let area: web_sys::HtmlTextAreaElement = event_target(&ev);
+        let Some(text) = ev.clipboard_data().and_then(|d| d.get_data("text").ok()) else {
+            return;
+        };
+        let bytes = after_paste(&area, &text);
+        if bytes > MAX_SOURCE_BYTES {
+            ev.prevent_default();
+            file_error.set(Some(too_long("the pasted text", bytes)));
+        }
+    };
+    // Any other way past the limit (a drop of text, an input method) is undone the same way.
+    let typed = move |ev: leptos::ev::Event| {
+        let area: web_sys::HtmlTextAreaElement = event_target(&ev);
+        let text = area.value();
+        if text.len() > MAX_SOURCE_BYTES {
+            area.set_value(&inputs.with_untracked(|i| i.source.clone()));
+            file_error.set(Some(too_long("the text", text.len())));
+            return;
+        }
+        inputs.update(|i| i.source = text);
+    };
     let file_note = move || {
         file_error.get().map(|m| {
             view! { <p class="error" data-testid="cuda-file-error" role="alert">{m}</p> }
@@ -165,7 +208,8 @@ pub(super) fn Inputs(
                     aria-invalid=move || source_invalid().is_some().to_string()
                     aria-describedby=described(CudaField::Source, "input-src-hint")
                     prop:value=move || inputs.with(|i| i.source.clone())
-                    on:input=move |ev| inputs.update(|i| i.source = event_target_value(&ev))
+                    on:paste=pasted
+                    on:input=typed
                     on:scroll=scrolled
                 ></textarea>
             </div>

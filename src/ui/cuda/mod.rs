@@ -53,6 +53,25 @@ fn link_of(state: AppState) -> CudaLink {
     }
 }
 
+/// Shows the calculator's primer and glossary, open, with the focus on its summary.
+fn open_primer(state: AppState) {
+    url::settle();
+    state.tab.set(crate::model::permalink::Tab::Calculator);
+    let Some(intro) = document()
+        .query_selector("[data-testid=intro]")
+        .ok()
+        .flatten()
+    else {
+        return;
+    };
+    let _ = intro.set_attribute("open", "");
+    if let Some(summary) = intro.query_selector("summary").ok().flatten() {
+        let summary: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(summary);
+        let _ = summary.focus();
+        summary.scroll_into_view();
+    }
+}
+
 #[component]
 pub fn CudaPanel(state: AppState) -> impl IntoView {
     // The fields' text. The link holds it as a preset (`cpreset`), the source as typed (`src`)
@@ -210,10 +229,11 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             return None;
         }
         let arch = arch.get();
+        // On the source as the jobs last read it: a launch keystroke never reads it again.
         inputs.with(|i| {
-            crate::model::cuda::run::propose_launch(&i.source, arch)
-                .ok()
-                .flatten()
+            jobs.read(&i.source, arch)
+                .and_then(Result::ok)
+                .and_then(|unit| crate::model::cuda::run::propose_for(&unit))
         })
     });
     // A file that could not be read says so until the next edit.
@@ -247,10 +267,16 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         <section class="cuda" aria-labelledby="cuda-title" data-staging=move || (!outputs.get()).then_some("true")>
             <h2 id="cuda-title">"CUDA source"</h2>
             <p class="lead">
-                "A kernel as you wrote it, and its launch as host code writes it. Every thread runs the source as the GPU's SIMT model runs it, a warp at a time under its active mask; each load, store and atomic becomes a warp memory instruction, counted as the calculator counts one, per access site, per line and for the whole kernel."
+                "How well a kernel's memory accesses coalesce, from the kernel as you wrote it and its launch as host code writes it. Every thread runs the source as the GPU's SIMT model runs it, a warp at a time under its active mask; each load, store and atomic becomes a warp memory instruction, counted as the calculator counts one (how many 32-byte sectors its lanes' addresses touch), per access site, per line and for the whole kernel."
+            </p>
+            <p class="hint">
+                <button type="button" class="link" data-testid="cuda-primer" on:click=move |_| open_primer(state)>
+                    "New to coalescing? Read the primer and the glossary"
+                </button>
+                " (in the calculator), or pick a worked kernel below: each comes with its lesson."
             </p>
             <div class="field">
-                <label for="cuda-preset">"Kernel"</label>
+                <label for="cuda-preset">"Worked kernel"</label>
                 <Select
                     id="cuda-preset"
                     none="Your own kernel"
@@ -306,7 +332,10 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                             {move || (jobs.status.get() == Status::Cancelled).then(|| view! {
                                 <p class="stale" data-testid="cuda-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p>
                             })}
-                            <Results state=state jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine />
+                            <Results
+                                state=state jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine
+                                cache_invalid=Signal::derive(move || cache_checked.with(Result::is_err))
+                            />
                         </Show>
                     </div>
                 </div>

@@ -13,8 +13,8 @@ use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
     access_csv, access_summary, assumed_note, checks_summary, failure_field, line_label,
     matching_preset, notes, oob_rows, race_rows, readouts, results_of, site_rows, source_lines,
-    stopped_note, times, work, Band, CudaInputs, OobRow, RaceRow, SiteRow, SourceLine,
-    COUNTED_ANYWAY, EXECUTION_ORDER,
+    source_view, stopped_note, times, work, Band, CudaInputs, OobRow, RaceRow, SiteRow, SourceLine,
+    SourceRow, COUNTED_ANYWAY, EXECUTION_ORDER,
 };
 use crate::model::exact::Exact;
 use crate::model::flops::CUDA_FLOPS;
@@ -27,7 +27,7 @@ use leptos::prelude::*;
 /// when the inputs stop on a line of their source, that source with the line marked.
 #[derive(Clone, Debug, PartialEq)]
 struct SourceShown {
-    lines: Vec<SourceLine>,
+    lines: Vec<SourceRow>,
     error_line: Option<u32>,
 }
 
@@ -39,11 +39,16 @@ pub(super) fn Results(
     failure: Memo<Option<CudaFailure>>,
     error_line: Signal<Option<u32>>,
     machine: Memo<Machine>,
+    /// The cache field is in error: the figures are of the last valid cache, not the field's.
+    cache_invalid: Signal<bool>,
 ) -> impl IntoView {
     let analysis = jobs.analysis;
     let shown_other = Memo::new(move |_| {
         analysis.with(|a| {
             let (run, _) = a.as_ref()?;
+            if cache_invalid.get() {
+                return Some((false, None));
+            }
             target.with(|t| {
                 (run != t).then(|| {
                     let default_kernel =
@@ -72,13 +77,14 @@ pub(super) fn Results(
     });
     let source = Memo::new(move |_| {
         if let Some(line) = error_line.get() {
-            let lines = target.with(|t| source_lines(&t.inputs.source, None));
+            let lines =
+                target.with(|t| source_view(source_lines(&t.inputs.source, None), Some(line)));
             return SourceShown { lines, error_line: Some(line) };
         }
         analysis.with(|a| SourceShown {
             lines: a
                 .as_ref()
-                .map(|(run, a)| source_lines(&run.inputs.source, Some(a)))
+                .map(|(run, a)| source_view(source_lines(&run.inputs.source, Some(a)), None))
                 .unwrap_or_default(),
             error_line: None,
         })
@@ -209,6 +215,7 @@ fn oob_item(o: OobRow) -> impl IntoView {
             class="cuda-oob" data-testid="cuda-oob" data-line=o.line data-block=xyz(o.report.block)
             data-thread=xyz(o.report.thread) data-array=o.report.array.clone()
             data-index=o.report.index.to_string() data-count=o.report.count
+            data-address=format!("{:#x}", o.report.address)
             data-occurrences=o.report.occurrences data-space=o.space
         >
             <strong>"Out of bounds"</strong>": "
@@ -225,7 +232,7 @@ fn SourceView(source: Memo<SourceShown>, picked: RwSignal<Option<u32>>) -> impl 
     view! {
         <h3 id="cuda-source-title">"Source view"</h3>
         <p class="hint" id="cuda-source-hint">
-            "Per line: sectors per global request, excess sectors (beyond the ideal) and bank conflicts, summed over the line's accesses. A line's colour is its share of the kernel's excess sectors. Pick a line to list its accesses."
+            "Per line: sectors per global request of each access (\"4 · 32\" for a line whose load takes 4 and whose store takes 32), excess sectors (beyond the ideal) and bank conflicts, summed over the line's accesses. A line's colour is its share of the kernel's excess sectors. Pick a line to list its accesses."
         </p>
         {move || source.with(|s| s.error_line).map(|line| view! {
             <p class="stale" data-testid="cuda-source-stopped" data-line=line>
@@ -243,11 +250,28 @@ fn SourceView(source: Memo<SourceShown>, picked: RwSignal<Option<u32>>) -> impl 
                 <tbody>
                     {move || source.with(|s| {
                         let bad = s.error_line;
-                        s.lines.iter().map(|l| source_row(l, bad, picked)).collect_view()
+                        s.lines.iter().map(|r| match r {
+                            SourceRow::Line(l) => source_row(l, bad, picked).into_any(),
+                            SourceRow::Gap { from, to } => gap_row(*from, *to).into_any(),
+                        }).collect_view()
                     })}
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// Lines a long source view leaves out.
+fn gap_row(from: u32, to: u32) -> impl IntoView {
+    let words = if from == to {
+        format!("Line {from}: no accesses, not shown")
+    } else {
+        format!("Lines {from}–{to}: no accesses, not shown")
+    };
+    view! {
+        <tr class="cuda-gap" data-testid="cuda-source-gap" data-from=from data-to=to>
+            <td colspan="5" class="hint">{words}</td>
+        </tr>
     }
 }
 
@@ -275,7 +299,7 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
     };
     let (per_request, excess, conflicts) = row.as_ref().map_or_else(Default::default, |r| {
         (
-            r.sectors_per_request.clone(),
+            r.sectors_per_request_each.clone(),
             if r.global_requests > 0 {
                 r.sums.excess_sectors.to_string()
             } else {

@@ -120,6 +120,9 @@ pub(super) struct Cursor<'a> {
     /// argument depth, found once and shared with every look-ahead cursor: without it,
     /// `a<b<c<…` tries each `<` both ways, and a line of 200 characters takes minutes.
     pub(super) template_calls: Rc<RefCell<TemplateCalls>>,
+    /// What the end of the tokens is called in "found …": the declaration's end in a source,
+    /// the launch's end in the launch field.
+    pub(super) end_word: &'static str,
 }
 
 /// Look-ahead answers by (token, nesting depth, template argument depth).
@@ -140,6 +143,7 @@ impl<'a> Cursor<'a> {
             in_template_args: 0,
             depth: 0,
             template_calls: Rc::default(),
+            end_word: "the end of the declaration",
         }
     }
 
@@ -177,6 +181,7 @@ impl<'a> Cursor<'a> {
             in_template_args: other.in_template_args,
             depth: other.depth,
             template_calls: other.template_calls.clone(),
+            end_word: other.end_word,
         }
     }
 
@@ -248,7 +253,7 @@ impl<'a> Cursor<'a> {
     pub(super) fn expected(&self, what: &'static str) -> CudaError {
         let found = self
             .peek()
-            .map_or_else(|| "the end of the declaration".to_string(), Tok::spelling);
+            .map_or_else(|| self.end_word.to_string(), Tok::spelling);
         CudaError::new(self.pos(), ErrorKind::Expected { what, found })
     }
 

@@ -47,6 +47,9 @@ pub struct Launch {
     pub shared_bytes: u64,
     /// The arguments, in order.
     pub args: Vec<LaunchArg>,
+    /// Whether a stream was given (`<<<grid, block, bytes, stream>>>`): it changes nothing
+    /// here, where launches run one after another, and the notes say so.
+    pub stream: bool,
 }
 
 /// An allocation the launch's pointer arguments name.
@@ -145,6 +148,7 @@ pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
     }
     let names = Names::default();
     let mut c = Cursor::new(&tokens, &names);
+    c.end_word = "the end of the launch";
     c.launch().map_err(LaunchError)
 }
 
@@ -168,8 +172,10 @@ impl Cursor<'_> {
         } else {
             0
         };
-        if self.eat(Punct::Comma) {
-            return Err(self.unsupported("a stream in the launch"));
+        // A stream: any expression, read and set aside.
+        let stream = self.eat(Punct::Comma);
+        if stream {
+            self.conditional()?;
         }
         self.in_template_args -= 1;
         if !(self.eat(Punct::Shr) && self.eat(Punct::Gt)) {
@@ -186,6 +192,8 @@ impl Cursor<'_> {
                 self.require(Punct::Comma, "',' or ')' after an argument")?;
             }
         }
+        // The statement's `;`, as copied from host code.
+        self.eat(Punct::Semi);
         if !self.at_end() {
             return Err(self.expected("the end of the launch"));
         }
@@ -196,6 +204,7 @@ impl Cursor<'_> {
             block,
             shared_bytes,
             args,
+            stream,
         })
     }
 
@@ -238,8 +247,14 @@ impl Cursor<'_> {
     fn count(&mut self, what: &'static str) -> Result<u64, CudaError> {
         let pos = self.pos();
         let e = self.conditional()?;
-        super::super::layout::constant(&e)
-            .ok_or_else(|| CudaError::new(pos, ErrorKind::Expected { what, found: spelling(&e) }))
+        let found = match integer_constant(&e) {
+            Some(v) => match u64::try_from(v) {
+                Ok(n) => return Ok(n),
+                Err(_) => v.to_string(),
+            },
+            None => spelling(&e),
+        };
+        Err(CudaError::new(pos, ErrorKind::Expected { what, found }))
     }
 
     /// One integer literal.
@@ -261,7 +276,7 @@ impl Cursor<'_> {
         };
         if matches!(
             self.peek_word(),
-            Some("true" | "false" | "sizeof" | "nullptr")
+            Some("true" | "false" | "sizeof" | "nullptr" | "NULL")
         ) {
             return Ok(LaunchArg::Value(self.assignment()?));
         }
@@ -289,12 +304,104 @@ impl Cursor<'_> {
     }
 }
 
-/// An expression's first token, for "found '…'".
+/// What stops an expression from being a launch's constant, for "found '…'": its first name
+/// (the launch cannot see the host's variables), or its first value of another kind.
 fn spelling(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Name(n) => n.clone(),
         ExprKind::Int { value, .. } => value.to_string(),
         ExprKind::Float { value, .. } => format!("{value:?}"),
+        ExprKind::Unary { operand, .. } => spelling(operand),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            if integer_constant(lhs).is_some() {
+                spelling(rhs)
+            } else {
+                spelling(lhs)
+            }
+        }
+        ExprKind::Cast { operand, .. } => spelling(operand),
+        ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => {
+            "the size of a type this launch does not know".into()
+        }
         _ => "an expression that is not an integer constant".into(),
+    }
+}
+
+/// The bytes of a scalar, vector or pointer type, as `sizeof` gives them; `None` for a type
+/// the launch cannot know (a struct or typedef of the source).
+fn size_of(t: &super::super::ast::Type) -> Option<i128> {
+    use super::super::ast::Base;
+    if t.pointers > 0 {
+        return Some(8);
+    }
+    fn base(b: &Base) -> Option<i128> {
+        match b {
+            Base::Bool => Some(1),
+            Base::Int { bytes, .. } => Some(i128::from(*bytes)),
+            Base::Float => Some(4),
+            Base::Double => Some(8),
+            Base::Vector { elem, lanes } => Some(base(elem)? * i128::from(*lanes)),
+            Base::Dim3 => Some(12),
+            _ => None,
+        }
+    }
+    base(&t.base)
+}
+
+/// The value of an integer constant expression of the launch: literals, `sizeof` of a
+/// scalar, vector or pointer type, casts to an integer type, and C's integer operators, each
+/// step within a signed 64-bit value; `None` for anything else.
+fn integer_constant(e: &Expr) -> Option<i128> {
+    use super::super::ast::{Base, BinaryOp, UnaryOp};
+    let within = |v: i128| {
+        (i128::from(i64::MIN)..=i128::from(u64::MAX))
+            .contains(&v)
+            .then_some(v)
+    };
+    match &e.kind {
+        ExprKind::Int { value, .. } => Some(i128::from(*value)),
+        ExprKind::Char(c) => Some(i128::from(*c)),
+        ExprKind::Bool(b) => Some(i128::from(*b)),
+        ExprKind::SizeofType(t) => size_of(t),
+        ExprKind::Cast { ty, operand, .. }
+            if ty.pointers == 0 && matches!(ty.base, Base::Int { .. }) =>
+        {
+            integer_constant(operand)
+        }
+        ExprKind::Unary { op, operand } => {
+            let v = integer_constant(operand)?;
+            match op {
+                UnaryOp::Neg => within(-v),
+                UnaryOp::Plus => Some(v),
+                UnaryOp::BitNot => within(!v),
+                UnaryOp::Not => Some(i128::from(v == 0)),
+                _ => None,
+            }
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let (a, b) = (integer_constant(lhs)?, integer_constant(rhs)?);
+            let shift = || u32::try_from(b).ok().filter(|b| *b < 64);
+            within(match op {
+                BinaryOp::Add => a + b,
+                BinaryOp::Sub => a - b,
+                BinaryOp::Mul => a.checked_mul(b)?,
+                BinaryOp::Div => a.checked_div(b)?,
+                BinaryOp::Rem => a.checked_rem(b)?,
+                BinaryOp::Shl => a.checked_shl(shift()?)?,
+                BinaryOp::Shr => a >> shift()?,
+                BinaryOp::BitAnd => a & b,
+                BinaryOp::BitOr => a | b,
+                BinaryOp::BitXor => a ^ b,
+                _ => return None,
+            })
+        }
+        ExprKind::Cond { cond, then, otherwise } => {
+            if integer_constant(cond)? != 0 {
+                integer_constant(then)
+            } else {
+                integer_constant(otherwise)
+            }
+        }
+        _ => None,
     }
 }

@@ -188,6 +188,13 @@ impl CudaJob {
                     .into(),
             );
         }
+        if self.program.launch.stream {
+            notes.push(
+                "The launch's stream is set aside: the figures are the same on any stream, and \
+                 this page runs launches one after another."
+                    .into(),
+            );
+        }
         let threads: u64 = self.program.launch.block.iter().product();
         CudaAnalysis {
             sites,

@@ -9,6 +9,8 @@ use crate::model::machine::Space;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use super::super::parse::launch::ALLOCATION_STRIDE;
+
 mod words;
 
 /// A shared array: where it starts in the block's shared memory, its extents and element.
@@ -51,18 +53,23 @@ impl SharedArray {
     }
 }
 
-/// A global allocation of the launch with a declared length (`name[COUNT]`).
+/// A global allocation of the launch (a pointer argument) or a `__device__` variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extent {
     /// The allocation's name.
     pub name: String,
     /// Its base address.
     pub base: u64,
-    /// Its length in elements.
-    pub count: u64,
+    /// Its length in elements, when declared (`name[COUNT]`); without it, the allocation is
+    /// taken to reach the next allocation's base, at most [`ALLOCATION_STRIDE`] bytes.
+    pub count: Option<u64>,
     /// Bytes per element, from the kernel parameter's type.
     pub elem: u64,
 }
+
+/// How far from an allocation of undeclared length an address outside every allocation may
+/// lie and still be named as an index of it.
+const NEAR_UNDECLARED_BYTES: i128 = 1 << 20;
 
 /// An access outside its array: the first occurrence in full, and how many there were.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,14 +82,61 @@ pub struct OutOfBounds {
     pub block: [u64; 3],
     /// The first occurrence's thread.
     pub thread: [u64; 3],
-    /// The array or allocation.
-    pub array: String,
-    /// The element index it reached (negative below the start).
+    /// The first occurrence's byte address (in the block's shared memory, for a shared one).
+    pub address: u64,
+    /// The array or allocation the address ran off: the nearest one, when the address lies
+    /// within that one's own length of it; `None` when it lies far from every one.
+    pub array: Option<String>,
+    /// The element index it reached in `array` (negative below the start).
     pub index: i128,
-    /// Elements in bounds: indices 0 to `count` − 1.
-    pub count: u64,
+    /// Elements in bounds: indices 0 to `count` − 1, when the length is declared.
+    pub count: Option<u64>,
     /// Lane-accesses out of bounds at this site.
     pub occurrences: u64,
+}
+
+/// One array or allocation as the bounds check sees it: bytes `[start, end)`, signed, so that
+/// an address below the lowest one stays below it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Region {
+    /// Its index among the shared arrays or the global extents.
+    owner: usize,
+    start: i128,
+    end: i128,
+    elem: u64,
+    count: Option<u64>,
+}
+
+/// Where an access outside every region is reported: `None` when `[a, a + elem)` lies inside
+/// one of `regions` (sorted by start), else the nearest region's name, the element index
+/// reached in it and its length, when the address lies near it (within its own length, or
+/// [`NEAR_UNDECLARED_BYTES`] when that is not declared).
+#[allow(clippy::type_complexity, reason = "the report's three fields")]
+fn locate(regions: &[Region], a: i128, elem: u64) -> Option<Option<(usize, i128, Option<u64>)>> {
+    let k = regions.partition_point(|r| r.start <= a);
+    let below = k.checked_sub(1).and_then(|k| regions.get(k));
+    if below.is_some_and(|r| a + i128::from(elem) <= r.end) {
+        return None;
+    }
+    let above = regions.get(k);
+    // Bytes between the access and each neighbour: past the end of the one below, before the
+    // start of the one above.
+    let past = below.map(|r| (a + i128::from(elem) - r.end, r));
+    let before = above.map(|r| (r.start - a, r));
+    let nearest = match (past, before) {
+        (Some(p), Some(b)) => Some(if b.0 <= p.0 { b } else { p }),
+        (p, b) => p.or(b),
+    };
+    Some(nearest.and_then(|(distance, r)| {
+        let reach = match r.count {
+            Some(n) => i128::from(n) * i128::from(r.elem),
+            None => NEAR_UNDECLARED_BYTES,
+        };
+        (distance <= reach.max(i128::from(r.elem))).then(|| {
+            let index = (a - r.start).div_euclid(i128::from(r.elem.max(1)));
+            (r.owner, index, r.count)
+        })
+    }))
 }
 
 /// How far apart the two accesses of a race are.
@@ -136,7 +190,12 @@ pub struct Race {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Checks {
     pub(crate) arrays: Vec<SharedArray>,
-    pub(crate) extents: Vec<Extent>,
+    /// The global allocations, by base (see [`Checks::set_extents`]).
+    extents: Vec<Extent>,
+    /// Their regions, by base.
+    global: Vec<Region>,
+    /// The shared arrays' regions, by start.
+    shared: Vec<Region>,
     pub(crate) oob: BTreeMap<usize, OutOfBounds>,
     pub(crate) races: BTreeMap<(RaceScope, usize, usize), Race>,
     /// Buffers reused from block to block.
@@ -224,6 +283,18 @@ impl Checks {
             count,
         });
         self.arrays.sort_by_key(|a| a.start);
+        self.shared = self
+            .arrays
+            .iter()
+            .enumerate()
+            .map(|(owner, a)| Region {
+                owner,
+                start: i128::from(a.start),
+                end: i128::from(a.start) + i128::from(a.bytes()),
+                elem: a.elem.max(1),
+                count: Some(a.count),
+            })
+            .collect();
     }
 
     /// The shared array holding byte `addr`, or the one it ran off (the nearest below).
@@ -244,8 +315,36 @@ impl Checks {
         }
     }
 
-    /// Checks one access's lanes against the arrays and extents, and records the first
-    /// occurrence out of bounds. `thread` gives lane `t`'s thread.
+    /// Sets the global allocations, and their regions by base: a declared length ends one;
+    /// without it, one reaches the next base, at most [`ALLOCATION_STRIDE`] bytes.
+    pub(crate) fn set_extents(&mut self, mut extents: Vec<Extent>) {
+        extents.sort_by_key(|e| e.base);
+        self.global = (0..extents.len())
+            .filter_map(|k| {
+                let e = extents.get(k)?;
+                let start = i128::from(e.base);
+                let end = match e.count {
+                    Some(n) => start + i128::from(n) * i128::from(e.elem),
+                    None => {
+                        let next = extents.get(k + 1).map_or(i128::MAX, |n| i128::from(n.base));
+                        next.min(start + i128::from(ALLOCATION_STRIDE))
+                    }
+                };
+                Some(Region {
+                    owner: k,
+                    start,
+                    end,
+                    elem: e.elem.max(1),
+                    count: e.count,
+                })
+            })
+            .collect();
+        self.extents = extents;
+    }
+
+    /// Checks one access's lanes against the shared arrays or the global allocations, and
+    /// records the first occurrence out of bounds. `thread` gives lane `t`'s thread. A shared
+    /// address is read as signed, so that one below the first array stays below it.
     #[allow(clippy::too_many_arguments, reason = "one access's fields")]
     pub(crate) fn bounds(
         &mut self,
@@ -257,58 +356,66 @@ impl Checks {
         block: [u64; 3],
         thread: impl Fn(usize) -> [u64; 3],
     ) {
-        if space == Space::Global && self.extents.is_empty() {
+        let regions = match space {
+            Space::Shared => &self.shared,
+            Space::Global => &self.global,
+        };
+        if regions.is_empty() {
             return;
         }
+        let signed = |a: u64| match space {
+            Space::Shared => i128::from(a as i64),
+            Space::Global => i128::from(a),
+        };
+        // Most accesses stay in the region of the last lane checked.
+        let mut last = 0;
+        let mut found = None;
+        let mut occurrences = 0;
         let mut rest = mask;
         while rest != 0 {
             let t = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             let a = addr(t);
-            let hit = match space {
-                Space::Shared => self.array_at(a).and_then(|arr| {
-                    let inside = a >= arr.start && a + elem <= arr.start + arr.bytes();
-                    (!inside).then(|| {
-                        let index = (i128::from(a) - i128::from(arr.start))
-                            .div_euclid(i128::from(arr.elem));
-                        (arr.name.clone(), index, arr.dims.iter().product::<u64>())
-                    })
-                }),
-                Space::Global => {
-                    let k = self.extents.partition_point(|e| e.base <= a);
-                    let e = match k {
-                        0 => None,
-                        k => self.extents.get(k - 1),
-                    };
-                    e.and_then(|e| {
-                        let end = e.base + e.count * e.elem;
-                        // Beyond the 256 MiB an unpinned allocation owns, the address is
-                        // another allocation's (or none's): not this one's to judge.
-                        let near = a < e.base + super::super::parse::launch::ALLOCATION_STRIDE;
-                        (near && a + elem > end).then(|| {
-                            let index =
-                                (i128::from(a) - i128::from(e.base)) / i128::from(e.elem.max(1));
-                            (e.name.clone(), index, e.count)
-                        })
-                    })
+            let s = signed(a);
+            if regions
+                .get(last)
+                .is_some_and(|r| s >= r.start && s + i128::from(elem) <= r.end)
+            {
+                continue;
+            }
+            match locate(regions, s, elem) {
+                None => last = regions.partition_point(|r| r.start <= s).saturating_sub(1),
+                Some(reach) => {
+                    occurrences += 1;
+                    found.get_or_insert((t, a, reach));
                 }
-            };
-            if let Some((array, index, count)) = hit {
-                self.oob
-                    .entry(site)
-                    .and_modify(|o| o.occurrences += 1)
-                    .or_insert(OutOfBounds {
-                        site,
-                        space,
-                        block,
-                        thread: thread(t),
-                        array,
-                        index,
-                        count,
-                        occurrences: 1,
-                    });
             }
         }
+        let Some((t, address, reach)) = found else {
+            return;
+        };
+        let name = |owner: usize| match space {
+            Space::Shared => self.arrays.get(owner).map(|a| a.name.clone()),
+            Space::Global => self.extents.get(owner).map(|e| e.name.clone()),
+        };
+        let (array, index, count) = match reach {
+            Some((owner, index, count)) => (name(owner), index, count),
+            None => (None, signed(address), None),
+        };
+        self.oob
+            .entry(site)
+            .and_modify(|o| o.occurrences += occurrences)
+            .or_insert(OutOfBounds {
+                site,
+                space,
+                block,
+                thread: thread(t),
+                address,
+                array,
+                index,
+                count,
+                occurrences,
+            });
     }
 
     /// The races of one block, from its warps' events.

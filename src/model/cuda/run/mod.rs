@@ -39,7 +39,7 @@ mod warp;
 pub use analysis::{CudaAnalysis, Placement, Site, SiteKind, WarpExecution};
 use events::spread;
 pub(crate) use events::{Access, Event, Events};
-pub use propose::{propose_launch, Proposal};
+pub use propose::{propose_for, propose_launch, Proposal};
 
 use super::ast::{Function, Item, Skipped, TemplateParam, Unit};
 use super::cint::Int;
@@ -204,7 +204,7 @@ impl Shared {
 /// What the run is given: the parsed source, the launch, the machine.
 #[derive(Debug)]
 pub(crate) struct Program {
-    pub(crate) unit: Unit,
+    pub(crate) unit: Rc<Unit>,
     pub(crate) kernel: usize,
     pub(crate) bindings: Rc<Bindings>,
     pub(crate) launch: Launch,
@@ -248,6 +248,14 @@ pub struct CudaJob {
     passes: Vec<u32>,
 }
 
+/// Reads `source` for `__CUDA_ARCH__` `arch`: preprocessed and parsed once, for any number
+/// of launches ([`CudaJob::of_unit`]).
+pub fn read_source(source: &str, arch: u32) -> Result<Rc<Unit>, CudaFailure> {
+    parse(source, arch)
+        .map(Rc::new)
+        .map_err(CudaFailure::Source)
+}
+
 /// The launch's kernel and its template bindings.
 fn find_kernel(unit: &Unit, launch: &Launch) -> Result<usize, CudaFailure> {
     let found = unit.items.iter().position(|i| {
@@ -283,7 +291,18 @@ impl CudaJob {
         cache_bytes: u64,
         arch: u32,
     ) -> Result<CudaJob, CudaFailure> {
-        let unit = parse(source, arch).map_err(CudaFailure::Source)?;
+        let unit = read_source(source, arch)?;
+        CudaJob::of_unit(unit, launch, machine, cache_bytes)
+    }
+
+    /// Prepares the run of `launch` on a source already read ([`read_source`]): the page reads
+    /// a source once per edit of it, not once per edit of the launch or the cache.
+    pub fn of_unit(
+        unit: Rc<Unit>,
+        launch: &str,
+        machine: Machine,
+        cache_bytes: u64,
+    ) -> Result<CudaJob, CudaFailure> {
         let launch = parse_launch(launch).map_err(CudaFailure::Launch)?;
         let allocations = launch.allocations().map_err(CudaFailure::Launch)?;
         let kernel = find_kernel(&unit, &launch)?;

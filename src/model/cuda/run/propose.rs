@@ -27,9 +27,14 @@ pub struct Proposal {
 /// ```
 pub fn propose_launch(source: &str, arch: u32) -> Result<Option<Proposal>, CudaFailure> {
     let unit = parse(source, arch).map_err(CudaFailure::Source)?;
+    Ok(propose_for(&unit))
+}
+
+/// The launch proposed for a source already read: as [`propose_launch`].
+pub fn propose_for(unit: &Unit) -> Option<Proposal> {
     let mut kernels = unit.kernels().filter(|k| !k.body.is_empty());
     let (Some(k), None) = (kernels.next(), kernels.next()) else {
-        return Ok(None);
+        return None;
     };
     let mut missing = Vec::new();
     let mut targs = Vec::new();
@@ -56,8 +61,8 @@ pub fn propose_launch(source: &str, arch: u32) -> Result<Option<Proposal>, CudaF
     } else {
         format!("<{}>", targs.join(", "))
     };
-    Ok(Some(Proposal {
+    Some(Proposal {
         launch: format!("{}{targs}<<<1, 256>>>({})", k.name, args.join(", ")),
         missing,
-    }))
+    })
 }

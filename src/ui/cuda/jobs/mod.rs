@@ -1,17 +1,20 @@
 //! The CUDA panel's jobs: a run on the page in slices (or at once when small), or in the
 //! panel's Web Worker (`remote`) when it is big, with the generation that makes a stale
-//! answer count for nothing; the failure and its repair by the default kernel; and the first
+//! answer count for nothing; the failure, which takes the default kernel's figures down; the
+//! source as last read, which a launch or cache edit reuses; and the first
 //! analysis drawn a part a task. The panel (`super`) only starts, halts and cancels, and reads
 //! the signals.
 
 mod remote;
 
-use crate::model::cuda::run::{CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
+use crate::model::cuda::ast::Unit;
+use crate::model::cuda::run::{read_source, CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
 use crate::model::cuda_view::CudaInputs;
 use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::Machine;
 use crate::ui::job::{now_ms, soon};
 use leptos::prelude::*;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// Launches of up to this many warps first run in the task of the edit, so that small kernels
@@ -32,6 +35,14 @@ const FIRST_SLICE_MS: f64 = 10.0;
 /// warp that loops longer (about 20 ms of the page's time at this count) goes to the worker,
 /// so the edit's task stays short whatever the kernel does.
 pub(in crate::ui::cuda) const IN_PAGE_ITERATIONS: u64 = 1 << 13;
+
+/// Sources longer than this many bytes are read only by the worker, never on the page's
+/// thread, when a worker can take the run: reading costs about a millisecond per 4 KB of
+/// ordinary source in the page (more for macro-heavy text), so a keystroke stays short.
+pub(in crate::ui::cuda) const PAGE_READ_BYTES: usize = 64 * 1024;
+
+/// A source read on the page, with its `__CUDA_ARCH__`, and what reading it gave.
+type ReadSource = (String, u32, Result<Rc<Unit>, CudaFailure>);
 
 /// One run: what the job was made from.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +84,8 @@ pub(in crate::ui::cuda) struct Jobs {
     pub(in crate::ui::cuda) drilled: RwSignal<remote::Drilled>,
     /// That worker, while it runs.
     drill_worker: StoredValue<Option<remote::DrillWorker>, LocalStorage>,
+    /// The last source read on the page: an edit of the launch or the cache reuses it.
+    read: StoredValue<Option<ReadSource>, LocalStorage>,
 }
 
 impl Jobs {
@@ -91,11 +104,41 @@ impl Jobs {
             remote_broken: StoredValue::new(false),
             drilled: RwSignal::new(None),
             drill_worker: StoredValue::new_local(None),
+            read: StoredValue::new_local(None),
         }
     }
 
+    /// `source` read for `arch`: the last reading when it is of the same text, else read now
+    /// on the page's thread, unless it is longer than [`PAGE_READ_BYTES`] and a worker can
+    /// read it instead (`None`).
+    pub(in crate::ui::cuda) fn read(
+        self,
+        source: &str,
+        arch: u32,
+    ) -> Option<Result<Rc<Unit>, CudaFailure>> {
+        let known = self
+            .read
+            .try_with_value(|r| {
+                r.as_ref()
+                    .filter(|(s, a, _)| *a == arch && s == source)
+                    .map(|(_, _, unit)| unit.clone())
+            })
+            .flatten();
+        if known.is_some() {
+            return known;
+        }
+        if source.len() > PAGE_READ_BYTES && self.remote_available() {
+            return None;
+        }
+        let unit = read_source(source, arch);
+        self.read
+            .set_value(Some((source.to_string(), arch, unit.clone())));
+        count_read();
+        Some(unit)
+    }
+
     /// Starts a job for `run`, cancelling the one running. A repair (the default kernel, run
-    /// because a link's own does not) keeps the failure it answers on show.
+    /// while the launch is empty) keeps the failure on show.
     pub(in crate::ui::cuda) fn start(self, run: Run, repair: bool) {
         let ticket = self.generation.get_value() + 1;
         self.generation.set_value(ticket);
@@ -121,13 +164,15 @@ impl Jobs {
     /// Reads the source and the launch of `run` and runs the job `ticket`: in this task when
     /// it is small, in slices or in the worker when it is not.
     fn begin(self, ticket: u64, run: Run, repair: bool) {
-        let fresh = CudaJob::new(
-            &run.inputs.source,
-            &run.inputs.launch,
-            run.machine,
-            run.cache_bytes,
-            run.arch,
-        );
+        let Some(unit) = self.read(&run.inputs.source, run.arch) else {
+            // Too long to read on the page's thread: the worker reads it.
+            self.job.set_value(None);
+            self.status.set(Status::Running { done: 0, total: 1 });
+            return self.remote(ticket, run, repair);
+        };
+        let fresh = unit.and_then(|unit| {
+            CudaJob::of_unit(unit, &run.inputs.launch, run.machine, run.cache_bytes)
+        });
         let fresh = match fresh {
             Ok(job) => job,
             Err(e) => {
@@ -162,8 +207,9 @@ impl Jobs {
         }
     }
 
-    /// A run that stopped. When nothing has been shown yet (a link whose source or launch does
-    /// not run), the default kernel runs instead, with the failure kept on its field.
+    /// A run that stopped, its failure kept on its field. The default kernel's figures on show
+    /// are taken down: an engineer reads any figure on screen as the source's own, and these
+    /// are not (an earlier run of the user's own inputs stays, marked as such).
     fn fail(self, run: Run, e: CudaFailure, repair: bool) {
         self.status.set(Status::Failed(()));
         if repair {
@@ -171,8 +217,12 @@ impl Jobs {
         }
         self.failure.set(Some((run.clone(), e)));
         let default = CudaInputs::default();
-        if self.analysis.with_untracked(Option::is_none) && run.inputs != default {
-            self.start(Run { inputs: default, ..run }, true);
+        let shows_default = self
+            .analysis
+            .with_untracked(|a| a.as_ref().is_some_and(|(r, _)| r.inputs == default));
+        if shows_default && run.inputs != default {
+            self.kept.set_value(None);
+            self.analysis.set(None);
         }
     }
 
@@ -300,6 +350,19 @@ impl Jobs {
         self.job.set_value(None);
         self.halt_remote();
     }
+}
+
+/// Counts a reading of a source on the page's thread in the panel's `data-source-reads`, which
+/// the browser tests read: a launch or cache edit must not add one.
+fn count_read() {
+    let Some(panel) = document().query_selector("section.cuda").ok().flatten() else {
+        return;
+    };
+    let reads = panel
+        .get_attribute("data-source-reads")
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(0);
+    let _ = panel.set_attribute("data-source-reads", &(reads + 1).to_string());
 }
 
 /// Whether a failure is the edit's task's own iteration budget ([`IN_PAGE_ITERATIONS`]), not

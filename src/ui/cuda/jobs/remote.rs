@@ -181,21 +181,21 @@ impl Jobs {
             Reply::Progress { done, total } => self.status.set(Status::Running { done, total }),
             Reply::Done { analysis, placement } => {
                 self.idle();
-                // The drill-down's job: read again here (cheap), placed as the worker's run.
-                let kept = CudaJob::new(
-                    &run.inputs.source,
-                    &run.inputs.launch,
-                    run.machine,
-                    run.cache_bytes,
-                    run.arch,
-                )
-                .ok()
-                .map(|mut job| {
-                    job.adopt(placement);
-                    // A warp that loops longer is drilled into by a worker (`Jobs::drill`).
-                    job.iteration_budget(super::IN_PAGE_ITERATIONS);
-                    job
-                });
+                // The drill-down's job, placed as the worker's run, on the source as the page
+                // last read it (none for a source too long to read on the page).
+                let kept = self
+                    .read(&run.inputs.source, run.arch)
+                    .and_then(Result::ok)
+                    .and_then(|unit| {
+                        CudaJob::of_unit(unit, &run.inputs.launch, run.machine, run.cache_bytes)
+                            .ok()
+                    })
+                    .map(|mut job| {
+                        job.adopt(placement);
+                        // A warp that loops longer is drilled into by a worker (`Jobs::drill`).
+                        job.iteration_budget(super::IN_PAGE_ITERATIONS);
+                        job
+                    });
                 self.show(ticket, run, *analysis, kept);
             }
             Reply::Failed(reported) => {

@@ -70,19 +70,36 @@ impl OutOfBounds {
         } else {
             String::new()
         };
+        let wrong = match (&self.array, self.count) {
+            (Some(array), Some(count)) => format!(
+                "index {} is outside the {what} {array} of {count} elements (0 to {})",
+                self.index,
+                count.saturating_sub(1)
+            ),
+            (Some(array), None) if self.index < 0 => format!(
+                "index {} of the {what} {array} is below its start",
+                self.index
+            ),
+            (Some(array), None) => format!(
+                "index {} of the {what} {array} is past the 256 MiB that an allocation of \
+                 undeclared length spans here",
+                self.index
+            ),
+            (None, _) => match self.space {
+                Space::Shared => format!(
+                    "byte {} of the block's shared memory is outside every shared array",
+                    self.address as i64
+                ),
+                Space::Global => format!(
+                    "the address {:#x} is outside every allocation",
+                    self.address
+                ),
+            },
+        };
         format!(
-            "line {line}, block ({},{},{}), thread ({},{},{}): index {} is outside the {what} {} \
-             of {} elements (0 to {}); on a GPU this faults or corrupts other data{more}",
-            b[0],
-            b[1],
-            b[2],
-            t[0],
-            t[1],
-            t[2],
-            self.index,
-            self.array,
-            self.count,
-            self.count.saturating_sub(1)
+            "line {line}, block ({},{},{}), thread ({},{},{}): {wrong}; on a GPU this faults \
+             or corrupts other data{more}",
+            b[0], b[1], b[2], t[0], t[1], t[2],
         )
     }
 }

@@ -320,13 +320,27 @@ impl<'a> Warp<'a> {
                     )),
                     ))
                 }
-                (None, Ty::Ptr(..)) => {
-                    return Err(RunError::at(
-                        at,
-                        RunErrorKind::Launch(format!(
-                            "parameter {name} is a pointer; the launch must name a buffer for it"
-                        )),
-                    ))
+                (None, Ty::Ptr(pointee, space)) => {
+                    // `NULL`, `nullptr` or `0`: a null pointer, which the kernel may test.
+                    let null = match arg {
+                        super::super::parse::launch::LaunchArg::Value(e) => {
+                            matches!(
+                                self.eval(e, 1).map(|v| v.lanes),
+                                Ok(Lanes::Same(S::I(0) | S::P(0)))
+                            )
+                        }
+                        _ => false,
+                    };
+                    if !null {
+                        return Err(RunError::at(
+                            at,
+                            RunErrorKind::Launch(format!(
+                                "parameter {name} is a pointer; the launch must name a buffer \
+                                 for it, or pass NULL"
+                            )),
+                        ));
+                    }
+                    Value::new(Ty::Ptr(pointee.clone(), *space), Lanes::Same(S::P(0)))
                 }
                 (None, _) => {
                     let super::super::parse::launch::LaunchArg::Value(e) = arg else {
@@ -356,10 +370,12 @@ impl<'a> Warp<'a> {
         Ok(out)
     }
 
-    /// The declared lengths of the launch's allocations, with their element sizes from the
-    /// kernel's parameters.
+    /// The launch's allocations, with their declared lengths and their element sizes from
+    /// the kernel's parameters, and the `__device__` variables (of no declared length), for
+    /// the bounds check.
     fn extents(&mut self, f: &Function) -> R<()> {
         let bindings = self.p.bindings.clone();
+        let mut extents: Vec<super::check::Extent> = Vec::new();
         for (param, arg) in f.params.iter().zip(&self.p.launch.args) {
             let Some((name, _)) = super::buffer(arg) else {
                 continue;
@@ -370,19 +386,25 @@ impl<'a> Warp<'a> {
             let Some(a) = self.p.allocations.iter().find(|a| a.name == name) else {
                 continue;
             };
-            let Some(count) = a.count else { continue };
-            let checks = &mut self.sh.checks;
-            if checks.extents.iter().any(|e| e.name == name) {
+            if extents.iter().any(|e| e.name == name) {
                 continue;
             }
-            checks.extents.push(super::check::Extent {
+            extents.push(super::check::Extent {
                 name: name.to_string(),
                 base: a.base,
-                count,
+                count: a.count,
                 elem: pointee.size().max(1),
             });
-            checks.extents.sort_by_key(|e| e.base);
         }
+        for (name, &base) in &self.p.device_globals {
+            extents.push(super::check::Extent {
+                name: name.clone(),
+                base,
+                count: None,
+                elem: 1,
+            });
+        }
+        self.sh.checks.set_extents(extents);
         Ok(())
     }
 
@@ -552,7 +574,7 @@ impl<'a> Warp<'a> {
             at,
             same_value,
         }));
-        if space == Space::Shared || !self.sh.checks.extents.is_empty() {
+        {
             let block = self.block;
             let tid = &self.tid;
             let thread = |t: usize| {
