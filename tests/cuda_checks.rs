@@ -393,3 +393,27 @@ mod own_words {
         }
     }
 }
+
+// Regression: a write that races with the previous iteration's read (a barrier between the
+// write and the read, none at the loop's end) was advised "add one after" the write's line,
+// where a barrier already follows it; the missing one belongs after the read.
+#[test]
+fn a_race_with_the_previous_iteration_is_fixed_at_the_end_of_the_loop() {
+    let src = "__global__ void k(float *out) {
+  __shared__ float s[64];
+  float acc = 0;
+  for (int i = 0; i < 4; i++) {
+    s[threadIdx.x] = i;
+    __syncthreads();
+    acc += s[63 - threadIdx.x];
+  }
+  out[threadIdx.x] = acc;
+}";
+    let r = races(&run(src, "k<<<1, 64>>>(out)"));
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(
+        r[0].1,
+        "line 7 reads s[0], which warp 0 wrote at line 5 with no __syncthreads() between: add \
+         one after line 7"
+    );
+}

@@ -824,3 +824,104 @@ fn a_stream_is_set_aside_with_a_note() {
         with.notes
     );
 }
+
+// Regression: a device function called with a global pointer and with a shared one had one
+// site, labelled with its first call's space, which counted the shared requests as global.
+#[test]
+fn one_place_reached_through_global_and_shared_pointers_is_a_site_per_space() {
+    let src = "__device__ float get(const float *p, int i) { return p[i]; }
+__global__ void k(float *out, const float *in) {
+  __shared__ float s[64];
+  s[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = get(in, threadIdx.x) + get(s, threadIdx.x) + get(s, threadIdx.x + 1);
+}";
+    let a = run(src, "k<<<1, 32>>>(out, in)");
+    let on_line_1: Vec<(Space, u64)> = a
+        .sites
+        .iter()
+        .filter(|(s, _)| s.pos.line == 1)
+        .map(|(s, f)| (s.space, f.requests))
+        .collect();
+    // One warp: one global request, and two shared ones at the same place.
+    assert_eq!(on_line_1, [(Space::Global, 1), (Space::Shared, 2)]);
+    assert_eq!(site(&a, 1, SiteKind::Load).global_requests(), 1);
+}
+
+// Regression: a launch of 2^30 threads that do nothing was refused as making "more than
+// 268435456 lane-accesses" (it makes 1024), in the source field; and a budget met while running
+// gave no way out.
+#[test]
+fn budgets_say_what_they_count_and_how_to_shrink_the_run() {
+    let idle = "__global__ void k(float *out) { if (blockIdx.x == 0) out[threadIdx.x] = 1; }";
+    assert_eq!(
+        error(idle, "k<<<1048576, 1024>>>(out)"),
+        "launch, column 1: the launch has 1073741824 threads; this model runs at most 268435456 \
+         (2^28) in one launch: shrink the grid"
+    );
+    let long = "__global__ void k(float *o) {\n  for (int i = 0; i < (1 << 19); i++)\n    o[threadIdx.x] = i;\n}";
+    let message = error(long, "k<<<1, 32>>>(o)");
+    assert!(
+        message.starts_with(
+            "line 3, column 5, block (0,0,0), thread (0,0,0): one block makes more than 8388608 \
+             lane-accesses between two barriers"
+        ),
+        "{message}"
+    );
+    assert!(message.ends_with("run it at a smaller size (a smaller #define, a smaller value in the launch, or a smaller grid): the sectors per request and the conflicts per request of most kernels do not depend on the size"), "{message}");
+}
+
+// Regression: a name from a missing header was reported as its last part: `x128::size` gave
+// "'size' is not declared here".
+#[test]
+fn a_qualified_name_whose_scope_is_missing_names_the_scope() {
+    let src = "__global__ void k(float *o) { o[threadIdx.x * x128::size] = 1; }";
+    let message = error(src, "k<<<1, 32>>>(o)");
+    assert!(
+        message.ends_with(
+            "'x128' is not declared here (in x128::size); if it comes from a header, which this \
+             page does not read, add its definition to the source"
+        ),
+        "{message}"
+    );
+}
+
+// Regression: a launch without the kernel's template argument was reported in the source, at
+// the template's line; and `<99999999999>` was taken modulo 2^32.
+#[test]
+fn a_launch_s_template_arguments_are_checked_in_the_launch() {
+    let src = "template <typename T>\n__global__ void offset(T *a, int s) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x + s;\n  a[i] = a[i] + 1;\n}\n";
+    assert_eq!(
+        error(src, "offset<<<4096, 256>>>(d_a, 1)"),
+        "launch, column 1: template parameter T of offset has no argument and no default; give \
+         it in the launch: offset<…><<<…>>>(…), a type such as float for a type parameter, a \
+         number for a value"
+    );
+    let rows = "template <int N>\n__global__ void k(float *o) { o[threadIdx.x] = N; }\n";
+    assert_eq!(
+        error(rows, "k<99999999999><<<1, 32>>>(o)"),
+        "launch, column 1: template argument 99999999999 does not fit template parameter N of \
+         k, an int (C++ refuses a narrowing template argument)"
+    );
+    assert_eq!(run(rows, "k<7><<<1, 32>>>(o)").total.requests, 1);
+}
+
+// Regression: a grid's y of 65536 and a block's z of 65 were counted; CUDA refuses both.
+#[test]
+fn cuda_s_limits_on_each_dimension_are_applied() {
+    let src = "__global__ void k(float *o) { o[0] = 1; }";
+    assert_eq!(
+        error(src, "k<<<dim3(1, 65536), 1>>>(o)"),
+        "launch, column 1: the grid's y is 65536; CUDA allows at most 65535"
+    );
+    assert_eq!(
+        error(src, "k<<<1, dim3(1, 1, 65)>>>(o)"),
+        "launch, column 1: the block's z is 65; CUDA allows at most 64"
+    );
+    assert_eq!(
+        run(src, "k<<<dim3(1, 65535), dim3(1, 1, 64)>>>(o)")
+            .total
+            .requests,
+        65535 * 2
+    );
+}

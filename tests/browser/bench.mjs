@@ -348,6 +348,21 @@ const readEvents = (driver) =>
 // its entries go by first, on the page and on the floor alike.
 const afterClick = (driver) =>
   driver.executeAsyncScript('const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 100)));');
+/**
+ * Clicks `field`, puts the caret at its end, then types `count` keystrokes into it 50 ms
+ * apart, `key` and Backspace in turn, and gives their Event Timing figure (`inpValue`).
+ */
+const typedKeys = async (driver, field, count, key) => {
+  await field.click();
+  await driver.executeScript('arguments[0].setSelectionRange(arguments[0].value.length, arguments[0].value.length)', field);
+  await afterClick(driver);
+  await driver.executeScript(OBSERVE_EVENTS);
+  for (let i = 0; i < count; i++) {
+    await field.sendKeys(i % 2 ? '\uE003' : key);
+    await sleep(50);
+  }
+  return inpValue(await readEvents(driver));
+};
 const inpValue = ([durations, counted]) => {
   // performance.interactionCount is missing in some Chromium builds: then only the reported
   // interactions are known.
@@ -427,28 +442,12 @@ try {
     null,
   );
   await openApp(driver, site.url, '?warp=64&idx=2*t%2B1');
-  const field = await driver.findElement(By.css('[data-testid="input-idx"]'));
-  await field.click();
-  await driver.executeScript('arguments[0].setSelectionRange(arguments[0].value.length, arguments[0].value.length)', field);
-  await afterClick(driver);
-  await driver.executeScript(OBSERVE_EVENTS);
-  for (let i = 0; i < 50; i++) {
-    await field.sendKeys(i % 2 ? '\uE003' : '0'); // Backspace, or a 0: 2*t+10 and 2*t+1 in turn
-    await sleep(50);
-  }
-  const typed = inpValue(await readEvents(driver));
+  // A 0, or Backspace: 2*t+10 and 2*t+1 in turn.
+  const typed = await typedKeys(driver, await driver.findElement(By.css('[data-testid="input-idx"]')), 50, '0');
   // The floor: a bare <input> typed into the same way shows how much of this figure is the
   // browser's own (the key's handling and the next frame's presentation), not the page's.
   await driver.get(`${site.url}/__input.html`);
-  const bare = await driver.findElement(By.css('input'));
-  await bare.click();
-  await afterClick(driver);
-  await driver.executeScript(OBSERVE_EVENTS);
-  for (let i = 0; i < 50; i++) {
-    await bare.sendKeys(i % 2 ? '\uE003' : '0');
-    await sleep(50);
-  }
-  const floorTyped = inpValue(await readEvents(driver));
+  const floorTyped = await typedKeys(driver, await driver.findElement(By.css('input')), 50, '0');
   row('input INP-style, 64 lanes (50 WebDriver keystrokes): Event Timing', typed.text, '≤ 16 ms p95', typed.within);
   row('  floor: the same keystrokes into a bare <input> on a blank page', floorTyped.text, 'floor', null);
 
@@ -501,16 +500,7 @@ try {
       await pasteInto(driver, 'src', source);
       await pasteInto(driver, 'launch', launch);
       await driver.wait(async () => ['done', 'failed'].includes(await status()), 120000);
-      const field = await driver.findElement(By.css('[data-testid="input-launch"]'));
-      await field.click();
-      await driver.executeScript('arguments[0].setSelectionRange(arguments[0].value.length, arguments[0].value.length)', field);
-      await afterClick(driver);
-      await driver.executeScript(OBSERVE_EVENTS);
-      for (let i = 0; i < 20; i++) {
-        await field.sendKeys(i % 2 ? '\uE003' : ' ');
-        await sleep(50);
-      }
-      return inpValue(await readEvents(driver));
+      return typedKeys(driver, await driver.findElement(By.css('[data-testid="input-launch"]')), 20, ' ');
     };
     const big = `${'// a comment line of a one-megabyte file, with no access in it\n'.repeat(16000)}__global__ void copy(float *out, const float *in) { out[threadIdx.x] = in[threadIdx.x]; }\n`;
     const chain = ['#define A0', ...Array.from({ length: 21 }, (_, k) => `#define A${k + 1} A${k} A${k}`)].join('\n');
@@ -518,15 +508,7 @@ try {
     const underBig = await launchKeys(big, 'copy<<<1, 32>>>(out, in)');
     const underMacro = await launchKeys(macro, 'copy<<<1, 32>>>(out, in)');
     await driver.get(`${site.url}/__textarea.html`);
-    const bareField = await driver.findElement(By.css('#bare'));
-    await bareField.click();
-    await afterClick(driver);
-    await driver.executeScript(OBSERVE_EVENTS);
-    for (let i = 0; i < 20; i++) {
-      await bareField.sendKeys(i % 2 ? '\uE003' : ' ');
-      await sleep(50);
-    }
-    const bareKeys = inpValue(await readEvents(driver));
+    const bareKeys = await typedKeys(driver, await driver.findElement(By.css('#bare')), 20, ' ');
     row(`CUDA panel: launch keystrokes under a ${(big.length / 1e6).toFixed(2)} MB source (20 WebDriver keystrokes): Event Timing`, underBig.text, '≤ 16 ms p95', underBig.within);
     row(`CUDA panel: launch keystrokes under a ${macro.length}-byte macro chain (2^21 tokens): Event Timing`, underMacro.text, '≤ 16 ms p95', underMacro.within);
     row('  floor: the same keystrokes into a bare <textarea>', bareKeys.text, 'floor', null);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { By, Key, until } from 'selenium-webdriver';
 import { openApp, pasteInto, pageErrors, axe, scheme, expectUrl } from './harness.mjs';
+import { cudaLink, cudaPage } from './cuda_page.mjs';
 
 const s = session();
 
@@ -26,25 +27,11 @@ __global__ void transposeNaive(float *odata, const float *idata) {
 }
 `;
 const TRANSPOSE_LAUNCH = 'transposeNaive<<<dim3(32,32), dim3(32,8)>>>(o, i)';
-const link = (src, launch) =>
-  `?tab=cuda&src=${encodeURIComponent(src)}${launch === undefined ? '' : `&launch=${encodeURIComponent(launch)}`}`;
-
-const status = () => s.driver.findElement(By.css('[data-testid="cuda-status"]')).getAttribute('data-value');
-const inPanel = (testid) =>
-  s.driver.executeScript(`return document.querySelector('#panel-cuda [data-testid="${testid}"]')?.dataset.value ?? null`);
+const link = cudaLink;
+const { status, inPanel, rows, openCuda } = cudaPage(s);
 const text = (testid) =>
   s.driver.executeScript(`return document.querySelector('[data-testid="${testid}"]')?.textContent ?? null`);
 
-/** Opens the panel at `query` and waits until its run has ended (`want`: done or failed). */
-async function openCuda(query, want = 'done', timeout = 60000) {
-  await openApp(s.driver, s.site.url, query);
-  await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-status"]')), 15000);
-  await s.driver.wait(async () => (await status()) === want, timeout);
-}
-
-/** Every row of `css` as its data attributes. */
-const rows = (css) =>
-  s.driver.executeScript(`return [...document.querySelectorAll(${JSON.stringify(css)})].map((r) => ({ ...r.dataset }));`);
 
 test('the naive transpose by link: the read costs 4 sectors a request, the write 32', async () => {
   await openCuda(link(TRANSPOSE, TRANSPOSE_LAUNCH));

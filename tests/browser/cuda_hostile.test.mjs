@@ -7,25 +7,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { By, Key, until } from 'selenium-webdriver';
 import { session } from './session.mjs';
-import { openApp, pasteInto, pageErrors, axe } from './harness.mjs';
+import { pasteInto, pageErrors, axe } from './harness.mjs';
+import { cudaLink, cudaPage } from './cuda_page.mjs';
 
 const s = session();
 
-const link = (src, launch) =>
-  `?tab=cuda&src=${encodeURIComponent(src)}${launch === undefined ? '' : `&launch=${encodeURIComponent(launch)}`}`;
-const status = () => s.driver.findElement(By.css('[data-testid="cuda-status"]')).getAttribute('data-value');
-const inPanel = (testid) =>
-  s.driver.executeScript(`return document.querySelector('#panel-cuda [data-testid="${testid}"]')?.dataset.value ?? null`);
-const rows = (css) =>
-  s.driver.executeScript(`return [...document.querySelectorAll(${JSON.stringify(css)})].map((r) => ({ ...r.dataset }));`);
+const link = cudaLink;
+const { status, inPanel, rows, openCuda } = cudaPage(s);
 const reads = () => s.driver.executeScript("return Number(document.querySelector('section.cuda').dataset.sourceReads ?? 0)");
 const field = (param) => s.driver.findElement(By.css(`[data-testid="input-${param}"]`));
-
-async function openCuda(query, want = 'done') {
-  await openApp(s.driver, s.site.url, query);
-  await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-status"]')), 15000);
-  await s.driver.wait(async () => (await status()) === want, 60000);
-}
 
 /** Puts `text` on the clipboard with real keystrokes (select all, copy) from a scratch area. */
 async function copyToClipboard(text) {
@@ -151,4 +141,19 @@ test('the panel says what coalescing is and leads to the primer by keyboard', as
   const focused = await s.driver.executeScript("return document.activeElement.closest('[data-testid=\"intro\"]') !== null");
   assert.ok(focused, 'the focus is on the primer');
   assert.deepEqual(await axe(s.driver), []);
+});
+
+test('"Use this launch" leaves the focus in the launch, on the value still to give', async () => {
+  await openCuda('?tab=cuda');
+  await pasteInto(s.driver, 'src', '__global__ void vectorAdd(const float *A, const float *B, float *C, int numElements) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < numElements) C[i] = A[i] + B[i];\n}\n');
+  await pasteInto(s.driver, 'launch', '');
+  const use = await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-use-proposal"]')), 10000);
+  await s.driver.executeScript('arguments[0].focus()', use);
+  await use.sendKeys(Key.ENTER);
+  await s.driver.wait(() => s.driver.executeScript("return document.activeElement?.dataset.testid === 'input-launch'"), 5000);
+  const selected = await s.driver.executeScript('const f = document.activeElement; return f.value.slice(f.selectionStart, f.selectionEnd)');
+  assert.equal(selected, 'numElements');
+  // Typing a value over it runs the launch.
+  await s.driver.switchTo().activeElement().sendKeys('256');
+  await s.driver.wait(async () => (await status()) === 'done' && (await inPanel('k-requests')) === '24', 10000);
 });

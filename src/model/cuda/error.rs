@@ -116,8 +116,16 @@ impl fmt::Display for ErrorKind {
                 super::lex::MAX_SOURCE_BYTES
             ),
             ErrorKind::UnclosedComment => write!(f, "the comment never ends"),
+            // A letter shows itself; anything else (a control, an invisible or a bidi
+            // character, which would hide or reorder the message) shows its code point only.
+            ErrorKind::UnexpectedChar(c) if c.is_ascii_graphic() => {
+                write!(f, "'{c}' is not part of CUDA C++")
+            }
+            ErrorKind::UnexpectedChar(c) if c.is_alphanumeric() => {
+                write!(f, "'{c}' (U+{:04X}) is not part of CUDA C++", u32::from(*c))
+            }
             ErrorKind::UnexpectedChar(c) => {
-                write!(f, "'{}' is not part of CUDA C++", c.escape_default())
+                write!(f, "U+{:04X} is not part of CUDA C++", u32::from(*c))
             }
             ErrorKind::BadNumber(text) => write!(f, "'{text}' is not a number"),
             ErrorKind::NumberTooLarge(text) => {

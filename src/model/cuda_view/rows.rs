@@ -565,6 +565,35 @@ pub fn proposal_text(p: &Proposal) -> String {
     )
 }
 
+/// Where the first value the proposal still needs stands in its launch, as a range of
+/// characters (`start..end`) for the field's selection once the launch is used: the user types
+/// over it. `None` when it needs none.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::Proposal;
+/// use coalescing_lab::model::cuda_view::first_missing;
+/// let p = Proposal { launch: "vectorAdd<<<1, 256>>>(A, B, C, numElements)".into(), missing: vec!["numElements".into()] };
+/// assert_eq!(first_missing(&p), Some(31..42));
+/// // A name that is a part of another name is not it: `n` in `in`.
+/// let p = Proposal { launch: "k<<<1, 256>>>(in, n)".into(), missing: vec!["n".into()] };
+/// assert_eq!(first_missing(&p), Some(18..19));
+/// // Degenerate input: nothing missing.
+/// assert_eq!(first_missing(&Proposal { launch: "k<<<1, 256>>>(a)".into(), missing: vec![] }), None);
+/// ```
+pub fn first_missing(p: &Proposal) -> Option<std::ops::Range<usize>> {
+    let name = p.missing.first()?;
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    p.launch.match_indices(name.as_str()).find_map(|(at, _)| {
+        let end = at + name.len();
+        let before = p.launch[..at].chars().next_back();
+        let after = p.launch[end..].chars().next();
+        (!before.is_some_and(word) && !after.is_some_and(word)).then(|| {
+            let start = p.launch[..at].chars().count();
+            start..start + name.chars().count()
+        })
+    })
+}
+
 /// The order the cache model sees the accesses in, as a list for the page.
 pub const EXECUTION_ORDER: [&str; 3] = [
     "blocks in linear order, one block at a time;",

@@ -11,7 +11,7 @@ use super::super::AppState;
 use crate::model::cuda::error::{CudaError, ErrorKind, Pos};
 use crate::model::cuda::lex::MAX_SOURCE_BYTES;
 use crate::model::cuda::run::{CudaFailure, Proposal};
-use crate::model::cuda_view::{proposal_text, CudaField, CudaInputs};
+use crate::model::cuda_view::{first_missing, proposal_text, CudaField, CudaInputs};
 use crate::model::flops::CUDA_FLOPS;
 use crate::model::kernel::KernelField;
 use leptos::ev::DragEvent;
@@ -46,7 +46,12 @@ fn error_note(error: Signal<Option<(CudaField, String)>>, field: CudaField) -> i
 
 /// Reads a picked or dropped file into the source, or says why not: a file over the reader's
 /// limit gets the reader's own message, and is not read.
-fn load(file: web_sys::File, inputs: RwSignal<CudaInputs>, file_error: RwSignal<Option<String>>) {
+fn load(
+    file: web_sys::File,
+    inputs: RwSignal<CudaInputs>,
+    file_error: RwSignal<Option<String>>,
+    file_read: RwSignal<Option<String>>,
+) {
     let bytes = file.size() as usize;
     if bytes > MAX_SOURCE_BYTES {
         file_error.set(Some(too_long(&file.name(), bytes)));
@@ -60,6 +65,11 @@ fn load(file: web_sys::File, inputs: RwSignal<CudaInputs>, file_error: RwSignal<
         match text {
             Some(text) => {
                 file_error.set(None);
+                file_read.set(Some(format!(
+                    "Read {} ({} bytes).",
+                    file.name(),
+                    text.len()
+                )));
                 // A new file's kernel needs its own launch: the page proposes one.
                 inputs.update(|i| {
                     i.source = text;
@@ -149,12 +159,14 @@ pub(super) fn Inputs(
             g.set_scroll_top(area.scroll_top());
         }
     };
+    let file_read = RwSignal::new(None::<String>);
     let pick = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            load(file, inputs, file_error);
+            load(file, inputs, file_error, file_read);
         }
-        // Picking the same file again reads it again.
+        // Picking the same file again reads it again (the picker then says "No file chosen":
+        // `cuda-file-read` says what was read).
         input.set_value("");
     };
     let dropped = move |ev: DragEvent| {
@@ -164,7 +176,7 @@ pub(super) fn Inputs(
             .and_then(|f| f.get(0));
         if let Some(file) = file {
             ev.prevent_default();
-            load(file, inputs, file_error);
+            load(file, inputs, file_error, file_read);
         }
     };
     // A paste that would take the source past the reader's limit is refused before it lands,
@@ -224,6 +236,7 @@ pub(super) fn Inputs(
         <div class="field">
             <label for="cuda-file">"Source file"</label>
             <input type="file" id="cuda-file" data-testid="cuda-file" accept=".cu,.cuh,.txt,text/plain" on:change=pick />
+            {move || file_read.get().map(|m| view! { <p class="hint" role="status" data-testid="cuda-file-read">{m}</p> })}
             {file_note}
         </div>
         <div class="field" class:invalid=move || launch_invalid().is_some()>
@@ -275,7 +288,23 @@ pub(super) fn Proposed(
     move || {
         proposal.get().map(|p| {
             let launch = p.launch.clone();
-            let use_it = move |_| inputs.update(|i| i.launch = launch.clone());
+            let select = first_missing(&p);
+            // The button goes with the proposal: the focus moves to the launch field, with the
+            // first value still needed selected to be typed over.
+            let use_it = move |_| {
+                inputs.update(|i| i.launch = launch.clone());
+                let select = select.clone();
+                request_animation_frame(move || {
+                    let Some(field) = document().get_element_by_id("input-launch") else {
+                        return;
+                    };
+                    let field: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(field);
+                    let _ = field.focus();
+                    if let Some(r) = &select {
+                        let _ = field.set_selection_range(r.start as u32, r.end as u32);
+                    }
+                });
+            };
             view! {
                 <div class="note broadcast cuda-proposal" data-testid="cuda-proposal" data-launch=p.launch.clone() data-missing=p.missing.join(",")>
                     <p>"The source has one kernel. A launch for it: " <code>{p.launch.clone()}</code></p>

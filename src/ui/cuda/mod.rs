@@ -53,6 +53,19 @@ fn link_of(state: AppState) -> CudaLink {
     }
 }
 
+/// Moves the focus to the source view (a scrollable region that takes the focus).
+fn focus_source_view() {
+    if let Some(view) = document()
+        .query_selector(".cuda-source-view")
+        .ok()
+        .flatten()
+    {
+        let view: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(view);
+        let _ = view.focus();
+        view.scroll_into_view();
+    }
+}
+
 /// Shows the calculator's primer and glossary, open, with the focus on its summary.
 fn open_primer(state: AppState) {
     url::settle();
@@ -252,6 +265,8 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             .or_else(|| field_in_error.get().zip(message.get()))
     });
 
+    // Whether any run's figures are on show (a cancel says which).
+    let shown = move || jobs.analysis.with(Option::is_some);
     // The results column waits for a task of its own after the panel's: the first load's
     // panel task on a phone stays short. The first run waits for one too (`Jobs::start`).
     let (form, outputs) = (RwSignal::new(false), RwSignal::new(false));
@@ -308,6 +323,10 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                     <div class="results" aria-labelledby="cuda-results-title">
                         <Show when=move || outputs.get()>
                             <h3 id="cuda-results-title">"Whole kernel"</h3>
+                            // The readouts are a dozen tab stops: the source view is one away.
+                            <button type="button" class="link skip" data-testid="cuda-skip-source" on:click=|_| focus_source_view()>
+                                "Skip to the source view"
+                            </button>
                             <Show when=move || jobs.status.with(|s| s.progress().is_some())>
                                 <div class="kernel-run" data-testid="cuda-progress">
                                     <progress
@@ -324,13 +343,20 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                             <p class="visually-hidden" role="status" data-testid="cuda-status" data-value=move || jobs.status.with(Status::name)>
                                 {move || jobs.status.with(|s| match s {
                                     Status::Done => "Kernel run.",
-                                    Status::Cancelled => "Cancelled: showing the last finished results.",
+                                    Status::Cancelled if shown() => "Cancelled: showing the last finished results.",
+                                    Status::Cancelled => "Cancelled: nothing has finished yet.",
                                     Status::Failed(()) => "The run stopped.",
                                     _ => "",
                                 })}
                             </p>
                             {move || (jobs.status.get() == Status::Cancelled).then(|| view! {
-                                <p class="stale" data-testid="cuda-cancelled">"Cancelled: showing the last finished results. Edit a field to run again."</p>
+                                <p class="stale" data-testid="cuda-cancelled">
+                                    {if shown() {
+                                        "Cancelled: showing the last finished results. Edit a field to run again."
+                                    } else {
+                                        "Cancelled before any run finished: there are no figures to show. Edit a field to run again."
+                                    }}
+                                </p>
                             })}
                             <Results
                                 state=state jobs=jobs target=target failure=failure error_line=Signal::from(error_line) machine=machine

@@ -170,6 +170,10 @@ pub struct Race {
     pub site_a: usize,
     /// The later access's site.
     pub site_b: usize,
+    /// The access a barrier belongs after: the one of the two that runs first between two
+    /// barriers. For a write that races with a read of the loop's previous iteration, that is
+    /// the read, at the end of the loop, not the write.
+    pub fix_after: usize,
     /// The first occurrence's block.
     pub block: [u64; 3],
     /// The warp of the first access (the same as `warp_b` within a warp).
@@ -232,6 +236,7 @@ impl Default for WordTouches {
                 lane: 0,
                 site: 0,
                 kind: SiteKind::Load,
+                order: 0,
             }; TOUCHES_PER_WORD],
         }
     }
@@ -253,6 +258,8 @@ struct Touch {
     lane: u32,
     site: u32,
     kind: SiteKind,
+    /// Its warp's events since the segment began, at this touch.
+    order: u32,
 }
 
 /// Distinct touches kept per word and segment; more add nothing new to report.
@@ -482,7 +489,7 @@ impl Checks {
                                     if pair[0].0 == pair[1].0 {
                                         self.race(
                                             RaceScope::Instruction,
-                                            (site, site),
+                                            (site, site, site),
                                             block,
                                             (w as u32, w as u32),
                                             (pair[0].1, pair[1].1),
@@ -507,7 +514,7 @@ impl Checks {
                                         let (lane, wsite) = (slot.lane, slot.site);
                                         self.race(
                                             RaceScope::Warp,
-                                            (wsite, site),
+                                            (wsite, site, wsite),
                                             block,
                                             (w as u32, w as u32),
                                             (lane, t),
@@ -532,7 +539,13 @@ impl Checks {
                                         wt.len = 0;
                                         scratch.touched.push(word as u32);
                                     }
-                                    let touch = Touch { warp: w as u32, lane: t, site, kind };
+                                    let touch = Touch {
+                                        warp: w as u32,
+                                        lane: t,
+                                        site,
+                                        kind,
+                                        order: k,
+                                    };
                                     let held = &wt.touches[..usize::from(wt.len)];
                                     let seen = held.iter().any(|x| {
                                         x.warp == touch.warp
@@ -577,9 +590,10 @@ impl Checks {
                         } else {
                             (x, y)
                         };
+                        let first = if a.order <= b.order { a } else { b };
                         self.race(
                             RaceScope::Block,
-                            (a.site, b.site),
+                            (a.site, b.site, first.site),
                             block,
                             (a.warp, b.warp),
                             (a.lane, b.lane),
@@ -600,7 +614,7 @@ impl Checks {
     fn race(
         &mut self,
         scope: RaceScope,
-        sites: (u32, u32),
+        sites: (u32, u32, u32),
         block: [u64; 3],
         warps: (u32, u32),
         lanes: (u32, u32),
@@ -620,6 +634,7 @@ impl Checks {
                 scope,
                 site_a: sites.0 as usize,
                 site_b: sites.1 as usize,
+                fix_after: sites.2 as usize,
                 block,
                 warp_a: warps.0,
                 warp_b: warps.1,

@@ -107,6 +107,12 @@ fn triple(v: [u64; 3]) -> String {
     format!("({},{},{})", v[0], v[1], v[2])
 }
 
+/// The advice past a size budget: the figures per request of most kernels do not depend on the
+/// size, so a smaller one shows the same lesson.
+const SMALLER: &str = "run it at a smaller size (a smaller #define, a smaller value in the \
+                       launch, or a smaller grid): the sectors per request and the conflicts \
+                       per request of most kernels do not depend on the size";
+
 impl fmt::Display for RunErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -116,6 +122,15 @@ impl fmt::Display for RunErrorKind {
                 "{what} depends on the value loaded at line {load_line}, which this model does \
                  not know (values in memory are not simulated)"
             ),
+            RunErrorKind::Undeclared(name) if name.contains("::") => {
+                let scope = name.rsplit_once("::").map_or(name.as_str(), |(s, _)| s);
+                let scope = scope.trim_start_matches("::");
+                write!(
+                    f,
+                    "'{scope}' is not declared here (in {name}); if it comes from a header, which \
+                     this page does not read, add its definition to the source"
+                )
+            }
             RunErrorKind::Undeclared(name) => {
                 write!(f, "'{name}' is not declared here")?;
                 let macro_like = name.len() > 1
@@ -186,12 +201,12 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::TooLarge { limit } => write!(
                 f,
                 "the launch makes more than {limit} lane-accesses, the most this model counts \
-                 exactly"
+                 exactly; {SMALLER}"
             ),
             RunErrorKind::BlockTooLarge { limit, unit } => write!(
                 f,
-                "one block makes more than {limit} {unit}, the most held for one block while \
-                 its warps are interleaved"
+                "one block makes more than {limit} {unit} between two barriers, the most this \
+                 model holds for one block while it interleaves the block's warps; {SMALLER}"
             ),
             RunErrorKind::Internal(what) => {
                 write!(f, "internal error ({what}); please report this link")

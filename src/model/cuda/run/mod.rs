@@ -121,8 +121,11 @@ impl fmt::Display for CudaFailure {
 
 impl std::error::Error for CudaFailure {}
 
-/// What tells one site from another: where, what, and which part.
-type SiteKey = (Pos, SiteKind, u32);
+/// What tells one site from another: where, what, in which space, and which part. A device
+/// function called with a global pointer at one call and a shared one at another has a site
+/// per space at the same place: one row labelled with the first call's space miscounted the
+/// other's requests as its own.
+type SiteKey = (Pos, SiteKind, Space, u32);
 
 /// Entries of [`Shared`]'s memo of sites.
 const SITE_MEMO: usize = 32;
@@ -175,12 +178,13 @@ impl Shared {
         elem: u64,
         part: u32,
     ) -> u32 {
-        let key = (pos, kind, part);
+        let key = (pos, kind, space, part);
         let memo = (pos.line as usize)
             .wrapping_mul(7)
             .wrapping_add(pos.column as usize)
             .wrapping_add(part as usize)
             .wrapping_add(kind as usize)
+            .wrapping_add(space as usize * 3)
             % SITE_MEMO;
         if let Some((k, s)) = self.site_memo[memo] {
             if k == key {
@@ -328,10 +332,28 @@ impl CudaJob {
                 "a block has {threads} threads; at most {MAX_THREADS_PER_BLOCK}"
             )));
         }
-        if blocks.saturating_mul(threads) > MAX_LANE_ACCESSES {
-            return Err(CudaFailure::Run(RunError::at(
-                Pos { line: 1, column: 1 },
-                RunErrorKind::TooLarge { limit: MAX_LANE_ACCESSES },
+        // CUDA's limits on each dimension (Programming Guide, "Technical Specifications per
+        // Compute Capability"): the grid's x up to 2^31 − 1, y and z up to 65535; the block's
+        // x and y up to 1024, z up to 64.
+        for (what, dims, limits) in [
+            ("grid", launch.grid, [(1 << 31) - 1, 65535, 65535]),
+            ("block", launch.block, [1024, 1024, 64]),
+        ] {
+            for ((axis, n), limit) in ["x", "y", "z"].iter().zip(dims).zip(limits) {
+                if n > limit {
+                    return Err(launch_error(format!(
+                        "the {what}'s {axis} is {n}; CUDA allows at most {limit}"
+                    )));
+                }
+            }
+        }
+        // Threads, not accesses: a launch of 2^30 threads that do nothing is still 2^25 warps
+        // to run through.
+        let all = blocks.saturating_mul(threads);
+        if all > MAX_LANE_ACCESSES {
+            return Err(launch_error(format!(
+                "the launch has {all} threads; this model runs at most {MAX_LANE_ACCESSES} (2^28) \
+                 in one launch: shrink the grid"
             )));
         }
         let mut device_globals = HashMap::new();

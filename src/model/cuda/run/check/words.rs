@@ -21,10 +21,11 @@ impl Race {
     pub fn sentence(&self, line_kind: impl Fn(usize) -> (u32, SiteKind)) -> String {
         let (la, ka) = line_kind(self.site_a);
         let (lb, kb) = line_kind(self.site_b);
+        let (fix, _) = line_kind(self.fix_after);
         match self.scope {
             RaceScope::Block => format!(
                 "line {lb} {} {}, which warp {} {} at line {la} with no __syncthreads() between: \
-                 add one after line {la}",
+                 add one after line {fix}",
                 verb(kb, false),
                 self.word,
                 self.warp_a,

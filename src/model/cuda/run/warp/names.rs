@@ -90,7 +90,13 @@ impl Warp<'_> {
             }
             _ => {}
         }
-        self.global(short, pos)
+        // `x128::size` with no `x128` in the file is x128's absence, not size's.
+        self.global(short, pos).map_err(|e| match &*e.kind {
+            RunErrorKind::Undeclared(_) if short != name => {
+                RunError::at(pos, RunErrorKind::Undeclared(name.to_string()))
+            }
+            _ => e,
+        })
     }
 
     /// A file-scope name: a constant, or a `__device__` or `__constant__` variable.

@@ -33,6 +33,8 @@ pub(crate) fn bind_launch_template(p: &Program, sh: &mut Shared) -> R<Bindings> 
     let mut w = Warp::constant(p, sh, &mut events);
     let f = w.kernel_fn()?;
     let params = super::super::template_params(f);
+    // What the launch's template arguments lack or get wrong is the launch's to fix: the error
+    // goes to its field, with what to write there.
     w.bind(
         params,
         &p.launch.template_args,
@@ -41,6 +43,20 @@ pub(crate) fn bind_launch_template(p: &Program, sh: &mut Shared) -> R<Bindings> 
         &f.name,
         &[],
     )
+    .map_err(|e| {
+        let hint = match &*e.kind {
+            RunErrorKind::Type(m) if m.ends_with("has no argument and no default") => format!(
+                "; give it in the launch: {}<…><<<…>>>(…), a type such as float for a type \
+                 parameter, a number for a value",
+                f.name
+            ),
+            _ => String::new(),
+        };
+        RunError::at(
+            Pos { line: 1, column: 1 },
+            RunErrorKind::Launch(format!("{}{hint}", e.kind)),
+        )
+    })
 }
 
 impl Warp<'_> {
@@ -125,6 +141,18 @@ impl Warp<'_> {
                     inner.values.extend(b.values.iter().cloned());
                     let v = self.constant_int(&e, &inner)?;
                     let v = match int_ty.int() {
+                        // C++ refuses a narrowing template argument; it was taken modulo 2^32.
+                        Some(t) if v.value < t.min() || v.value > t.max() => {
+                            return Err(RunError::at(
+                                e.pos,
+                                RunErrorKind::Type(format!(
+                                    "template argument {} does not fit template parameter {name} \
+                                     of {what}, {} (C++ refuses a narrowing template argument)",
+                                    v.value,
+                                    int_ty.a()
+                                )),
+                            ))
+                        }
                         Some(t) => v.to(t),
                         None => v,
                     };
