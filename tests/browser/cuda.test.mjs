@@ -96,7 +96,7 @@ test('a pasted file with host code: the note lists what was skipped', async () =
 
 test('a parse error by link names its line and column, marks the line and shows no figures', async () => {
   const src = '__global__ void k(float *a) {\n  int i = threadIdx.x\n  a[i] = 0;\n}\n';
-  await openCuda(link(src, 'k<<<1, 32>>>(a)'));
+  await openCuda(link(src, 'k<<<1, 32>>>(a)'), 'failed');
   const error = await s.driver.findElement(By.css('#cuda-error'));
   assert.equal(await error.getAttribute('role'), 'alert');
   assert.equal(await error.getAttribute('data-field'), 'src');
@@ -130,9 +130,11 @@ test('an address computed from a loaded value stops the run at its line, naming 
 });
 
 test('Cancel during a long run keeps the last figures; an edit runs again', async () => {
-  await openCuda('?tab=cuda');
+  // The last finished figures: this source's, on a 2 × 2 grid (8 warps × 4 requests × 4 blocks
+  // × 2 sites).
+  await openCuda(link(TRANSPOSE, 'transposeNaive<<<dim3(2,2), dim3(32,8)>>>(o, i)'));
+  assert.equal(await inPanel('k-requests'), '256');
   // 4096 blocks of 8 warps: a few seconds in slices.
-  await pasteInto(s.driver, 'src', TRANSPOSE);
   await pasteInto(s.driver, 'launch', 'transposeNaive<<<dim3(64,64), dim3(32,8)>>>(o, i)');
   await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-cancel"]')), 10000);
   const max = await s.driver.executeScript('return document.querySelector(\'[data-testid="cuda-progress"] progress\')?.max');
@@ -236,10 +238,10 @@ test('no id repeats with the kernel view, a trace and the CUDA panel all mounted
 });
 
 test('the panel is axe-clean in light and dark, with figures and with an error, and fits 320 px', async () => {
-  for (const query of [link(TRANSPOSE, TRANSPOSE_LAUNCH), link('__global__ void k(float *a) {\n  a[threadIdx.x] = @;\n}\n', 'k<<<1, 32>>>(a)')]) {
+  for (const [query, want] of [[link(TRANSPOSE, TRANSPOSE_LAUNCH), 'done'], [link('__global__ void k(float *a) {\n  a[threadIdx.x] = @;\n}\n', 'k<<<1, 32>>>(a)'), 'failed']]) {
     for (const mode of ['light', 'dark']) {
       await scheme(s.driver, mode);
-      await openCuda(query);
+      await openCuda(query, want);
       await s.driver.executeScript("document.querySelector('[data-testid=\"cuda-pick-line\"]')?.click()");
       assert.deepEqual(await axe(s.driver), [], `${mode}: ${query.slice(0, 60)}`);
     }

@@ -55,7 +55,11 @@ export const GUARDS = {
   // first 365_000 → 366_000: the default link's first result written into the page at build
   // time (#26, the same session; 364_345 → 365_453 B: the result's HTML 0.9 KB, its class
   // and mark in start.js, shell.js and the CSS), so that link fetches no module.
-  first: 366_000,
+  // first 366_000 → 367_000: the CUDA panel's way in for a newcomer and its phone layout,
+  // measured at 366_295 B from 365_600 B: the stylesheet's link-styled buttons, the skip link
+  // and the source view's compact gutter under 600 px (one stylesheet, on the first load),
+  // and the introduction's sentence that names the CUDA tab.
+  first: 367_000,
   // kernel_trace 165_000 → 176_000: the hostile-pass fixes add 12.2 KB gzip to that chunk
   // (a paged trace table, the label on stale figures, sparse distinct-sector pages: 6.3 KB;
   // the heat map and worst lists by sectors, excess, wavefronts or conflicts: 5.9 KB).

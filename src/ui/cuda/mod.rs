@@ -70,11 +70,20 @@ fn focus_source_view() {
 fn open_primer(state: AppState) {
     url::settle();
     state.tab.set(crate::model::permalink::Tab::Calculator);
-    let Some(intro) = document()
+    set_timeout(|| focus_primer(40), Duration::ZERO);
+}
+
+/// Opens the primer and focuses its summary, once the calculator is built: a panel not shown
+/// yet is built in a later task, so this looks again every 50 ms, `tries` times at most.
+fn focus_primer(tries: u32) {
+    let found = document()
         .query_selector("[data-testid=intro]")
         .ok()
-        .flatten()
-    else {
+        .flatten();
+    let Some(intro) = found else {
+        if tries > 0 {
+            set_timeout(move || focus_primer(tries - 1), Duration::from_millis(50));
+        }
         return;
     };
     let _ = intro.set_attribute("open", "");
