@@ -496,6 +496,20 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
         refused(cli(&["cuda", "kernel.cu"])),
         "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run"
     );
+    // Regression: a file with one kernel got no proposal, where the page proposes one.
+    let scale =
+        "__global__ void scale(float *a, int n) { if (threadIdx.x < n) a[threadIdx.x] *= 2; }\n";
+    let path =
+        std::env::temp_dir().join(format!("coalescing-cli-propose-{}.cu", std::process::id()));
+    std::fs::write(&path, scale).unwrap();
+    let message = refused(cli(&["cuda", path.to_str().unwrap()]));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        message,
+        "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run; for this file's \
+         kernel, try --launch 'scale<<<1, 256>>>(a, n)': replace n with a value, and set the grid \
+         and block to the launch you mean."
+    );
     assert_eq!(
         refused(cli(&["trace", "-", "--sector", "64"])),
         "--sector: only cuda takes a machine (kernel takes its link's, trace Volta's)"

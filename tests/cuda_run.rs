@@ -925,3 +925,37 @@ fn cuda_s_limits_on_each_dimension_are_applied() {
         65535 * 2
     );
 }
+
+// Regression: `out@0xFFFFFFFFFFFFFFF0` wrapped to address 0 silently.
+#[test]
+fn an_allocation_pinned_past_the_end_of_the_address_space_is_refused() {
+    let src = "__global__ void k(float *out) { out[threadIdx.x] = 1; }";
+    assert_eq!(
+        error(src, "k<<<1, 32>>>(out@0xFFFFFFFFFFFFFFF0[32])"),
+        "launch, column 14: out at 0xfffffffffffffff0 reaches past 2^64, the end of the address \
+         space"
+    );
+    // One that ends below 2^64 fits.
+    assert_eq!(
+        run(src, "k<<<1, 4>>>(out@0xFFFFFFFFFFFFFFE0[4])")
+            .total
+            .requests,
+        1
+    );
+}
+
+// Regression: 64 KiB of static shared memory was counted; nvcc refuses more than 48 KB.
+#[test]
+fn static_shared_memory_past_48_kb_is_refused_as_nvcc_refuses_it() {
+    let src = "__global__ void k(float *out) {\n  __shared__ float a[12289];\n  a[threadIdx.x] = 1;\n  __syncthreads();\n  out[threadIdx.x] = a[0];\n}";
+    let message = error(src, "k<<<1, 32>>>(out)");
+    assert!(
+        message.ends_with(
+            "the block's static shared memory comes to 49156 bytes with a; nvcc refuses more than \
+             49152 (48 KB): declare it extern __shared__ and give its size in the launch"
+        ),
+        "{message}"
+    );
+    let fits = src.replace("12289", "12288");
+    assert_eq!(run(&fits, "k<<<1, 32>>>(out)").total.barriers, 1);
+}

@@ -6,8 +6,10 @@ use crate::cli::{bad, io, one, Args, Failure, Style};
 use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
 use coalescing_lab::model::cuda::error::{CudaError, ErrorKind, Pos};
 use coalescing_lab::model::cuda::lex::MAX_SOURCE_BYTES;
-use coalescing_lab::model::cuda::run::{analyse, CudaAnalysis, CudaFailure, Site, SiteKind};
-use coalescing_lab::model::cuda_view::{access_csv, figure_fields};
+use coalescing_lab::model::cuda::run::{
+    analyse, propose_launch, CudaAnalysis, CudaFailure, Site, SiteKind,
+};
+use coalescing_lab::model::cuda_view::{access_csv, figure_fields, proposal_text};
 use coalescing_lab::model::format::plural;
 use coalescing_lab::model::kernel::view::figure_readouts;
 use coalescing_lab::model::readouts::Readout;
@@ -78,9 +80,25 @@ fn read_source(path: &str) -> Result<String, Failure> {
 pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
     let path = one(a, "CUDA source file (or - for standard input)")?;
     let Some(launch) = &a.cuda.launch else {
-        return Err(bad(
-            "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run",
-        ));
+        let mut message =
+            "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run".to_string();
+        // The page proposes a launch for a file with one kernel; so does the command line.
+        let proposal = read_source(&path)
+            .ok()
+            .and_then(|s| propose_launch(&s, a.cuda.arch).ok().flatten());
+        if let Some(p) = proposal {
+            let text = proposal_text(&p);
+            let mut words = text.chars();
+            let text: String = words
+                .next()
+                .map(|c| c.to_lowercase().chain(words).collect())
+                .unwrap_or_default();
+            message.push_str(&format!(
+                "; for this file's kernel, try --launch '{}': {text}",
+                p.launch
+            ));
+        }
+        return Err(bad(message));
     };
     let source = read_source(&path)?;
     let o = &a.cuda;

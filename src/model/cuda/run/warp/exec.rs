@@ -14,6 +14,9 @@ use std::rc::Rc;
 /// Static shared arrays and the start of dynamic shared memory are aligned to this.
 const SHARED_ALIGN: u64 = 16;
 
+/// The most static shared memory nvcc accepts in one block: 48 KB.
+const MAX_STATIC_SHARED_BYTES: u64 = 48 << 10;
+
 impl Warp<'_> {
     /// Runs `s` with the lanes of `mask` (less those that have left).
     pub(super) fn exec(&mut self, s: &Stmt, mask: u64) -> R<()> {
@@ -340,6 +343,19 @@ impl Warp<'_> {
                             self.sh.shared_bytes + self.p.launch.shared_bytes,
                             dec.name,
                             super::super::MAX_SHARED_BYTES
+                        )),
+                    ));
+                }
+                // nvcc refuses more than 48 KB of static shared memory in a block ("uses too
+                // much shared data"); more must be dynamic, opted into at run time.
+                if !d.storage.is_extern && self.sh.shared_bytes > MAX_STATIC_SHARED_BYTES {
+                    return Err(RunError::at(
+                        dec.pos,
+                        RunErrorKind::Type(format!(
+                            "the block's static shared memory comes to {} bytes with {}; nvcc \
+                             refuses more than {MAX_STATIC_SHARED_BYTES} (48 KB): declare it \
+                             extern __shared__ and give its size in the launch",
+                            self.sh.shared_bytes, dec.name
                         )),
                     ));
                 }

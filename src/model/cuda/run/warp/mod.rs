@@ -289,20 +289,30 @@ impl<'a> Warp<'a> {
             let at = arg_pos(arg);
             let value = match (super::buffer(arg), &ty) {
                 (Some((buffer, offset)), Ty::Ptr(pointee, _)) => {
-                    let base = self
-                        .p
-                        .allocations
-                        .iter()
-                        .find(|a| a.name == buffer)
-                        .map_or(0, |a| a.base);
+                    let allocation = self.p.allocations.iter().find(|a| a.name == buffer);
+                    let base = allocation.map_or(0, |a| a.base);
                     let size = pointee.size() as i128;
-                    let addr = i128::from(base) + i128::from(offset) * size;
-                    let addr = u64::try_from(addr).map_err(|_| {
-                        RunError::at(
+                    // An allocation must fit below 2^64: a pin near the top wrapped to 0.
+                    let elements = allocation.and_then(|a| a.count).unwrap_or(1).max(1);
+                    if i128::from(base) + i128::from(elements) * size > i128::from(u64::MAX) + 1 {
+                        return Err(RunError::at(
                             at,
                             RunErrorKind::Launch(format!(
-                                "{buffer}{offset:+} starts below address 0"
+                                "{buffer} at {base:#x} reaches past 2^64, the end of the address \
+                                 space"
                             )),
+                        ));
+                    }
+                    let addr = i128::from(base) + i128::from(offset) * size;
+                    let addr = u64::try_from(addr).map_err(|_| {
+                        let side = if addr < 0 {
+                            "starts below address 0"
+                        } else {
+                            "starts past 2^64, the end of the address space"
+                        };
+                        RunError::at(
+                            at,
+                            RunErrorKind::Launch(format!("{buffer}{offset:+} {side}")),
                         )
                     })?;
                     Value::new(
