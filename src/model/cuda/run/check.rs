@@ -129,7 +129,7 @@ fn locate(regions: &[Region], a: i128, elem: u64) -> Option<Option<(usize, i128,
     };
     Some(nearest.and_then(|(distance, r)| {
         let reach = match r.count {
-            Some(n) => i128::from(n) * i128::from(r.elem),
+            Some(n) => i128::from(n).saturating_mul(i128::from(r.elem)),
             None => NEAR_UNDECLARED_BYTES,
         };
         (distance <= reach.max(i128::from(r.elem))).then(|| {
@@ -331,7 +331,9 @@ impl Checks {
                 let e = extents.get(k)?;
                 let start = i128::from(e.base);
                 let end = match e.count {
-                    Some(n) => start + i128::from(n) * i128::from(e.elem),
+                    Some(n) => {
+                        start.saturating_add(i128::from(n).saturating_mul(i128::from(e.elem)))
+                    }
                     None => {
                         let next = extents.get(k + 1).map_or(i128::MAX, |n| i128::from(n.base));
                         next.min(start + i128::from(ALLOCATION_STRIDE))

@@ -294,7 +294,9 @@ impl<'a> Warp<'a> {
                     let size = pointee.size() as i128;
                     // An allocation must fit below 2^64: a pin near the top wrapped to 0.
                     let elements = allocation.and_then(|a| a.count).unwrap_or(1).max(1);
-                    if i128::from(base) + i128::from(elements) * size > i128::from(u64::MAX) + 1 {
+                    if i128::from(base) + i128::from(elements).saturating_mul(size)
+                        > i128::from(u64::MAX) + 1
+                    {
                         return Err(RunError::at(
                             at,
                             RunErrorKind::Launch(format!(
