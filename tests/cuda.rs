@@ -270,6 +270,17 @@ fn hostile_macros_stop_with_a_message() {
         pre_error(&source),
         "line 42, column 9: macro M40 expands to more than 2097152 tokens"
     );
+    // Regression: macros that expand to nothing produced no token, so 2^40 expansions ran on
+    // (seconds at 2^21, for ever at 2^40); each expansion counts as one.
+    let mut empty = String::from("#define E0\n");
+    for k in 1..=40 {
+        empty.push_str(&format!("#define E{k} E{} E{}\n", k - 1, k - 1));
+    }
+    empty.push_str("int y = 1 E40;");
+    assert_eq!(
+        pre_error(&empty),
+        "line 42, column 11: macro E40 expands to more than 2097152 tokens"
+    );
     // Deep rather than wide: 70 macros each calling the next.
     let mut deep = String::from("#define D70 z\n");
     for k in (0..70).rev() {

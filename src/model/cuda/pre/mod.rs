@@ -19,7 +19,8 @@ use std::collections::HashMap;
 
 /// How deep macros may expand into each other.
 const MAX_DEPTH: usize = 64;
-/// Most tokens the expansions of a source may produce, against exponential macros.
+/// Most tokens the expansions of a source may produce, against exponential macros; an
+/// expansion to nothing counts as one.
 pub const MAX_TOKENS: usize = 1 << 21;
 
 #[derive(Clone, Debug)]
@@ -415,7 +416,9 @@ impl Pre {
                     t.space_before = token.space_before;
                 }
             }
-            self.produced += expanded.len();
+            // Each expansion counts as work too: macros that expand to nothing, nested 40
+            // deep, produce no token in 2^40 expansions.
+            self.produced += expanded.len().max(1);
             if self.produced > MAX_TOKENS {
                 return Err(CudaError::new(
                     token.pos,

@@ -37,9 +37,11 @@ const FIRST_SLICE_MS: f64 = 10.0;
 pub(in crate::ui::cuda) const IN_PAGE_ITERATIONS: u64 = 1 << 13;
 
 /// Sources longer than this many bytes are read only by the worker, never on the page's
-/// thread, when a worker can take the run: reading costs about a millisecond per 4 KB of
-/// ordinary source in the page (more for macro-heavy text), so a keystroke stays short.
-pub(in crate::ui::cuda) const PAGE_READ_BYTES: usize = 64 * 1024;
+/// thread, when a worker can take the run. Reading the tiled transpose repeated to 28–452 KB
+/// took 0.39–0.56 ms per KB natively on a loaded 2-core machine, so 32 KB is about 15 ms there
+/// and within a slice in the page. (Macros are bounded apart: every expansion counts toward
+/// the preprocessor's 2^21.)
+pub(in crate::ui::cuda) const PAGE_READ_BYTES: usize = 32 * 1024;
 
 /// A source read on the page, with its `__CUDA_ARCH__`, and what reading it gave.
 type ReadSource = (String, u32, Result<Rc<Unit>, CudaFailure>);
