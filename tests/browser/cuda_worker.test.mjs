@@ -97,11 +97,11 @@ test('a launch the worker runs gives the figures the page gives on its own threa
 
 test('a worker that dies mid-run is reported beside the source, and the other panels keep working', async () => {
   await openApp(driver(), s.dying.url, `?tab=cuda&cpreset=transpose-naive`);
-  // Nothing was on show yet, so the default kernel runs meanwhile (in the edit's task) and
-  // the failure stays on the source field.
+  // The failure stays on the source field, and no figures are shown: the default kernel's
+  // would be read as this source's.
   await driver().wait(until.elementLocated(By.css('#panel-cuda [data-testid="cuda-error"]')), 60000);
-  await waitStatus('done');
-  assert.equal(await inPanel('k-requests'), '256');
+  await waitStatus('failed');
+  assert.equal(await inPanel('k-requests'), null);
   const error = await driver().findElement(By.css('#panel-cuda [data-testid="cuda-error"]'));
   assert.equal(await error.getAttribute('data-field'), 'src');
   const message = await error.getText();

@@ -116,12 +116,12 @@ impl fmt::Display for ErrorKind {
                 super::lex::MAX_SOURCE_BYTES
             ),
             ErrorKind::UnclosedComment => write!(f, "the comment never ends"),
-            // A letter shows itself; anything else (a control, an invisible or a bidi
-            // character, which would hide or reorder the message) shows its code point only.
+            // A visible character shows itself; a control, a space, an invisible or a bidi
+            // character, which would hide or reorder the message, shows its code point only.
             ErrorKind::UnexpectedChar(c) if c.is_ascii_graphic() => {
                 write!(f, "'{c}' is not part of CUDA C++")
             }
-            ErrorKind::UnexpectedChar(c) if c.is_alphanumeric() => {
+            ErrorKind::UnexpectedChar(c) if shows_itself(*c) => {
                 write!(f, "'{c}' (U+{:04X}) is not part of CUDA C++", u32::from(*c))
             }
             ErrorKind::UnexpectedChar(c) => {
@@ -181,3 +181,21 @@ impl fmt::Display for CudaError {
 }
 
 impl std::error::Error for CudaError {}
+
+/// Whether a character outside ASCII can be shown in a message as itself: not a control, a
+/// space or a line break, nor one of the invisible or direction-changing characters (zero
+/// widths, joiners, marks, embeddings, overrides, isolates, the byte-order mark). A range
+/// check, not Unicode's tables, which would weigh several KB in the page.
+fn shows_itself(c: char) -> bool {
+    !c.is_control()
+        && !matches!(
+            u32::from(c),
+            0x85 | 0xA0 | 0xAD | 0x061C | 0x1680 | 0x180E
+                | 0x2000..=0x200F
+                | 0x2028..=0x202F
+                | 0x205F..=0x206F
+                | 0x3000
+                | 0xFEFF
+                | 0xFFF0..=0xFFFF
+        )
+}
