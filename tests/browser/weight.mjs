@@ -133,7 +133,15 @@ export const GUARDS = {
   // stream's words both ways, the ports, the paired warm-up), the chunk the two panels share
   // 384_530 → 386_635 B (the pair's handle and the tally's handed-off path), 239_125 →
   // 240_159 B.
-  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 387_000, cuda_worker: 408_000, first_result: 48_000 },
+  // cuda 387_000 → 398_000, cuda_worker 408_000 → 412_000: the CUDA panel's hostile and
+  // newcomer fixes, measured at 396_639 B (from 386_635) and 410_992 B (from 407_241): in the
+  // model, which both carry, the bounds check over every allocation and shared array as signed
+  // regions, the launch's integer constants (`sizeof`, casts, C's operators), CUDA's
+  // per-dimension and static-shared limits, the budgets' advice and the template checks;
+  // in the page alone, the paste's refusal, the source read once per edit, the long source
+  // view's gaps, the skip link, the primer's link, the file read and the cancel's words, and
+  // "Use this launch"'s selection. Not attributed byte by byte.
+  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 398_000, cuda_worker: 412_000, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -158,7 +166,9 @@ export const GUARDS = {
   // whole 1_517_000 → 1_509_000: the first result's 7.8 KB above, and the default link's
   // result in the page (1_508_346 B).
   // whole 1_509_000 → 1_519_000: the cache model in a second worker above (1_518_756 B).
-  whole: 1_519_000,
+  // whole 1_519_000 → 1_534_000: the CUDA panel's hostile and newcomer fixes above
+  // (1_532_474 B).
+  whole: 1_534_000,
 };
 
 /**
