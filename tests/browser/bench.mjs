@@ -487,7 +487,7 @@ try {
     const [bare, bareTask] = await pasteTimed(await driver.findElement(By.css('#bare')), 'return document.getElementById("bare").value.length > 2000000');
     row(
       'CUDA panel: a 2 MB paste, keystroke → its refusal on screen',
-      `${refused.toFixed(0)} ms, longest task ${refusedTask.toFixed(0)} ms; ${(refused / bare).toFixed(1)}× the floor`,
+      `${refused.toFixed(0)} ms, longest task ${refusedTask.toFixed(0)} ms; ${(refused / bare).toFixed(2)}× the floor`,
       '—',
       null,
     );
