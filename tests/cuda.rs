@@ -71,10 +71,22 @@ fn punctuators_take_the_longest_match_and_positions_count_characters() {
     // Regression: these were Rust's escapes, '\u{ef}'. A letter shows itself; a character
     // that would hide or reorder the message shows its code point only.
     for (source, message) in [
-        ("int x\u{ef} = 1;", "line 1, column 6: 'ï' (U+00EF) is not part of CUDA C++"),
-        ("a \u{202E} b", "line 1, column 3: U+202E is not part of CUDA C++"),
-        ("a \u{200B} b", "line 1, column 3: U+200B is not part of CUDA C++"),
-        ("a \u{0} b", "line 1, column 3: U+0000 is not part of CUDA C++"),
+        (
+            "int x\u{ef} = 1;",
+            "line 1, column 6: 'ï' (U+00EF) is not part of CUDA C++",
+        ),
+        (
+            "a \u{202E} b",
+            "line 1, column 3: U+202E is not part of CUDA C++",
+        ),
+        (
+            "a \u{200B} b",
+            "line 1, column 3: U+200B is not part of CUDA C++",
+        ),
+        (
+            "a \u{0} b",
+            "line 1, column 3: U+0000 is not part of CUDA C++",
+        ),
     ] {
         assert_eq!(tokenize(source).unwrap_err().to_string(), message);
     }
