@@ -417,3 +417,11 @@ fn a_race_with_the_previous_iteration_is_fixed_at_the_end_of_the_loop() {
          one after line 7"
     );
 }
+
+// Allocations pinned inside one another: an address inside any of them is inside.
+#[test]
+fn an_address_inside_any_of_overlapping_pinned_allocations_is_in_bounds() {
+    let src = "__global__ void k(float *a, float *b) { a[threadIdx.x] = b[0]; }";
+    let a = run(src, "k<<<1, 32>>>(a@0x1000[64], b@0x1010[4])");
+    assert!(a.out_of_bounds.is_empty(), "{:?}", a.out_of_bounds);
+}

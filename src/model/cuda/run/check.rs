@@ -108,14 +108,15 @@ pub(crate) struct Region {
 }
 
 /// Where an access outside every region is reported: `None` when `[a, a + elem)` lies inside
-/// one of `regions` (sorted by start), else the nearest region's name, the element index
-/// reached in it and its length, when the address lies near it (within its own length, or
-/// [`NEAR_UNDECLARED_BYTES`] when that is not declared).
+/// one of `regions` (sorted by start; pinned ones may overlap), else the nearest region's
+/// owner, the element index reached in it and its length, when the address lies near it
+/// (within its own length, or [`NEAR_UNDECLARED_BYTES`] when that is not declared).
 #[allow(clippy::type_complexity, reason = "the report's three fields")]
 fn locate(regions: &[Region], a: i128, elem: u64) -> Option<Option<(usize, i128, Option<u64>)>> {
     let k = regions.partition_point(|r| r.start <= a);
     let below = k.checked_sub(1).and_then(|k| regions.get(k));
-    if below.is_some_and(|r| a + i128::from(elem) <= r.end) {
+    let inside = |r: &Region| a >= r.start && a + i128::from(elem) <= r.end;
+    if below.is_some_and(inside) || regions.iter().any(inside) {
         return None;
     }
     let above = regions.get(k);
