@@ -103,7 +103,7 @@ fn after_paste(area: &web_sys::HtmlTextAreaElement, pasted: &str) -> usize {
         at(area.selection_end().ok().flatten()),
     );
     let selected = String::from_utf16_lossy(units.get(start..end.max(start)).unwrap_or(&[])).len();
-    value.len() - selected + pasted.len()
+    value.len().saturating_sub(selected) + pasted.len()
 }
 
 /// The line numbers beside the source: one per line, the line in error marked.
