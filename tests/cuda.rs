@@ -268,23 +268,27 @@ fn preprocessor_errors_name_the_line_and_column() {
 
 #[test]
 fn hostile_macros_stop_with_a_message() {
+    // Macros `{name}1` to `{name}40`, each using the one before twice, on `{name}0` = `base`.
+    let doubling = |name: &str, base: &str| {
+        let mut source = format!("#define {name}0{base}\n");
+        for k in 1..=40 {
+            source.push_str(&format!(
+                "#define {name}{k} {name}{} {name}{}\n",
+                k - 1,
+                k - 1
+            ));
+        }
+        source
+    };
     // Each level doubles: 2^40 tokens if nothing stopped it.
-    let mut source = String::from("#define M0 x x\n");
-    for k in 1..=40 {
-        source.push_str(&format!("#define M{k} M{} M{}\n", k - 1, k - 1));
-    }
-    source.push_str("int y = M40;");
+    let source = doubling("M", " x x") + "int y = M40;";
     assert_eq!(
         pre_error(&source),
         "line 42, column 9: macro M40 expands to more than 2097152 tokens"
     );
     // Regression: macros that expand to nothing produced no token, so 2^40 expansions ran on
     // (seconds at 2^21, for ever at 2^40); each expansion counts as one.
-    let mut empty = String::from("#define E0\n");
-    for k in 1..=40 {
-        empty.push_str(&format!("#define E{k} E{} E{}\n", k - 1, k - 1));
-    }
-    empty.push_str("int y = 1 E40;");
+    let empty = doubling("E", "") + "int y = 1 E40;";
     assert_eq!(
         pre_error(&empty),
         "line 42, column 11: macro E40 expands to more than 2097152 tokens"

@@ -1,6 +1,9 @@
 //! The CUDA panel's tables and source view, worded: one row per access site, one per line,
 //! the source's lines with their gutter and colour band, the whole-kernel readouts, the notes,
 //! and where a failure points.
+//!
+//! One idea, the panel's figures worded for people, kept together so that a word used in the
+//! tables, the gutter and the readouts is written once.
 
 use super::super::cuda::error::Pos;
 use super::super::cuda::run::{CudaAnalysis, CudaFailure, Proposal, RunErrorKind, SiteKind};

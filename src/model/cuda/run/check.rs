@@ -1,7 +1,11 @@
-//! What a lockstep count would bless but a GPU would not (issue #25): shared-memory races
-//! between warps, across the lanes of one warp and within one instruction, and accesses
-//! outside a shared array or a global allocation of declared length. The figures still count
-//! these accesses; these reports say that they would fault or corrupt on a GPU.
+//! What a lockstep count would bless but a GPU would not: shared-memory races between warps,
+//! across the lanes of one warp and within one instruction, and accesses outside every shared
+//! array or global allocation (below its start as well as past its end). The figures still
+//! count these accesses; these reports say that they would fault or corrupt on a GPU.
+//!
+//! One idea, compute-sanitizer's checks over one launch, in one file: the races and the bounds
+//! share the checks' state (the shared arrays both read) and are fed by the same events; the
+//! words for people are apart (`words`).
 
 use super::super::error::Pos;
 use super::{Access, Event, Events, SiteKind};

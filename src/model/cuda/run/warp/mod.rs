@@ -7,6 +7,10 @@
 //! - `call`: device functions, constructors, methods and conversions;
 //! - `builtin`: barriers, atomics, shuffles and votes, cooperative groups, the math library;
 //! - `types`: types resolved with their template arguments, structs laid out.
+//!
+//! This file keeps what every part above shares: the warp's state, the kernel's entry and
+//! arguments, and the one place an access is recorded (its site, the tally's event and the
+//! bounds check), so that no part records an access its own way.
 
 mod arith;
 mod builtin;
