@@ -23,7 +23,7 @@ serve: tools
 build: tools
 	trunk build --release --offline
 
-## cli: the command line, target/release/coalescing-lab-cli (see README, Command line)
+## cli: the command line, target/release/coalescing-lab-cli (see docs/cli.md)
 cli:
 	cargo build --release --bin coalescing-lab-cli
 

@@ -63,7 +63,7 @@
   // calculator link, once the first result's bytes are in: public/start.js). Before that, the
   // link's bandwidth is the copy's and the first result's; the download overlaps the wait for
   // the main module's glue, and its start-up waits for this paint anyway (public/boot.js).
-  // Measured: README, "The main module after the copy's paint".
+  // Measured: docs/performance.md, "The main module after the copy's paint".
   const boot = document.querySelector('script[data-js][data-wasm]');
   if (boot) {
     window.coalescingLabWasm = Promise.all([window.coalescingLabWasmAfter, painted]).then(() =>

@@ -9,10 +9,10 @@
 //   alone, tens of KB) is requested first, and the main module's wasm (hundreds) only once
 //   its bytes are in: on a slow link the two would share the bandwidth, and the small one
 //   would take twice as long. The main module's bytes then have the link to themselves; it is ready
-//   about 0.4 s later on a throttled phone than when it went first (README, "The first result
-//   before the main module"), where the first result comes 1.7 s sooner. public/shell.js
-//   requests the main module's wasm, after the copy's first paint too, and public/boot.js
-//   takes it from `coalescingLabWasm`.
+//   about 0.4 s later on a throttled phone than when it went first (docs/performance.md, "The
+//   first result before the main module"), where the first result comes 1.7 s sooner.
+//   public/shell.js requests the main module's wasm, after the copy's first paint too, and
+//   public/boot.js takes it from `coalescingLabWasm`.
 (() => {
   const root = document.documentElement;
   const query = new URLSearchParams(location.search);

@@ -17,7 +17,8 @@
 //    a link straight to a panel fetches its chunks alongside the main module (public/shell.js);
 // 6. the CUDA panel's worker (Trunk's `cuda-worker.js` and `cuda-worker_bg.wasm`, which Trunk
 //    names without a hash) gets the build's hash and a loader of its own, named on the shell
-//    script's tag too (`data-cuda-worker`), and `wasm-opt -Os` (README, "The CUDA source panel");
+//    script's tag too (`data-cuda-worker`), and `wasm-opt -Os` (docs/cuda.md, "The CUDA source
+//    panel");
 // 7. the first-result module (Trunk's `first-result.js` and `first-result_bg.wasm`, the model
 //    alone: src/bin/first-result.rs) gets the build's hash and `wasm-opt -Oz`, and its stem is
 //    named on the boot script's tag (`data-first-result`). public/start.js, inlined into the

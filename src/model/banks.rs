@@ -2,7 +2,7 @@
 //! them are bank conflicts.
 //!
 //! The rule, from the CUDA C++ Programming Guide (compute capability 5.x and later, "Shared
-//! Memory"; cited with its wording in the README):
+//! Memory"; cited with its wording in docs/model.md, "Shared memory (`space=shared`)"):
 //! - shared memory has 32 banks of 4 bytes: byte `a` lies in word `a / 4`, and word `w` in
 //!   bank `w mod 32`;
 //! - a warp's request is served in groups of consecutive lanes: 32 lanes for 1-, 2- and

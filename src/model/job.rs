@@ -33,7 +33,7 @@ pub const SLICE_MS: f64 = 35.0;
 /// worker. At one report per 35 ms slice, the kernel view's naive 4096² transpose took
 /// medians of 293, 269, 261 and 263 ms from the pick to the results in four sittings; at
 /// 100 ms (ten moves of the bar a second), 251, 261, 261 and 258, builds alternating. The
-/// tiled one was unchanged (README, "Fewer progress reports from the worker").
+/// tiled one was unchanged (docs/performance.md, "Fewer progress reports from the worker").
 pub const WORKER_PROGRESS_MS: f64 = 100.0;
 
 /// Decides how much work a slice does: units between two looks at the clock, doubled while a

@@ -34,9 +34,9 @@ pub(crate) fn sort_ascending<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
 
 /// Sorts a warp's worth of `items` (at most 64) by `key`, ascending, by insertion: linear on
 /// the orders a warp's lanes mostly come in (ascending, or nearly), and a few hundred bytes of
-/// code where `sort_unstable` costs the first-result module 3.9 KB gzip of its 49 (README,
-/// "The first result without core's float formatting or sort"). The kernel engine's merge
-/// keeps [`sort_ascending`].
+/// code where `sort_unstable` costs the first-result module 3.9 KB gzip of its 49
+/// (docs/performance.md, "The first result without core's float formatting or sort"). The
+/// kernel engine's merge keeps [`sort_ascending`].
 pub(crate) fn sort_lanes<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
     for i in 1..items.len() {
         let mut j = i;

@@ -7,8 +7,8 @@
 //! A launch that arrives at a fresh worker spends its first slices in baseline code. Measured
 //! in the page on the 4096² naive transpose (2 cores): a fresh worker answered in 465–639 ms,
 //! the same worker asked again in 356–453 ms; with a fresh browser for every run, this warm-up
-//! took the CUDA panel's run from 1991–2211 to 1756–1825 ms (README, "The worker at opt-level
-//! 3, warmed up, and a heat map in runs").
+//! took the CUDA panel's run from 1991–2211 to 1756–1825 ms (docs/performance.md, "The worker
+//! warmed up").
 //!
 //! The warm-up's figures are thrown away; only the compiled code stays. The kernel view's
 //! worker has a second one that keeps its cache model (`ui::worker`): it is warmed with the

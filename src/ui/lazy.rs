@@ -100,8 +100,8 @@ pub fn take_shell() {
     if let (Some("calculator"), Some(root)) = (panel.as_deref(), root.as_ref()) {
         // The calculator is built over a few tasks (`calculator::Calculator`'s stages), with
         // its copy, which already shows the link's result, on screen until [`built`]: one task
-        // that built all of it was the first load's longest (README, "The calculator built in
-        // stages").
+        // that built all of it was the first load's longest (docs/performance.md, "The
+        // calculator built in stages").
         if root.set_attribute("data-building", "").is_ok() {
             BUILDING.with(|b| b.set(true));
             return;

@@ -42,8 +42,8 @@ thread_local! {
 /// the browser's process a few milliseconds beside the page's (its message carries the page's
 /// state, form values and all), taken from the workers on a two-core machine: with it stubbed
 /// out, the kernel view's naive 4096² transpose took 236 ms from the pick where it took 253
-/// (14 picks each, interleaved; README, "The address bar written after the run"). A push (a
-/// tab switch) and the page being hidden still write at once.
+/// (14 picks each, interleaved; docs/performance.md, "The address bar written after the run").
+/// A push (a tab switch) and the page being hidden still write at once.
 pub fn hold_writes(ms: u64) {
     QUIET_UNTIL.with(|q| q.set(now_ms() + ms as f64));
     // The hold's own end, if nothing releases it first.

@@ -249,7 +249,7 @@ for (const name of PANELS) {
 //     module's mark (`first-result`, the numbers in the static copy), or the app's own
 //     (`app-ready`) where that comes first; the app's is reported beside it. With
 //     PEER_DIR=<folder> (the peer roofline page's experiment/simulation/, its CDN files
-//     served from the same folder: README, "The first result on a phone"), the peer is
+//     served from the same folder: docs/performance.md, "The first result on a phone"), the peer is
 //     measured in the same run, its first result at the end of its DOMContentLoaded handlers
 //     (where it builds its chart), and each row gives its ratio to it: #26 asks ≤ 0.5×.
 const PHONE_LOADS = 5;

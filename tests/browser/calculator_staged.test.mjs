@@ -1,5 +1,5 @@
-// The calculator built in stages on a calculator link (README, "The calculator built in
-// stages"): behind the static copy, the app's fields, its results and its lane table each
+// The calculator built in stages on a calculator link (docs/performance.md, "The calculator
+// built in stages"): behind the static copy, the app's fields, its results and its lane table each
 // appear in a task of their own, in that order; then the copy is removed and the app shown,
 // and only after that is `app-ready` marked, counted by `watchTasks` (harness.mjs). No timing
 // is asserted.

@@ -1,9 +1,9 @@
-// The CUDA panel built in stages on a cold `tab=cuda` link (README, "The CUDA panel in
-// stages"): the panel's head, its fields, its results column, the first run's readouts, the
-// access sites and the figures per warp each appear in a task of their own, in that order, and
-// the status says done only after the last. Each zero timeout the page sets is counted as it
-// runs, and a MutationObserver notes the count at which each part first appears: parts built
-// in the same task read the same count. No timing is asserted.
+// The CUDA panel built in stages on a cold `tab=cuda` link (docs/performance.md, "The CUDA
+// panel in stages"): the panel's head, its fields, its results column, the first run's
+// readouts, the access sites and the figures per warp each appear in a task of their own, in
+// that order, and the status says done only after the last. Each zero timeout the page sets is
+// counted as it runs, and a MutationObserver notes the count at which each part first appears:
+// parts built in the same task read the same count. No timing is asserted.
 import { test } from 'node:test';
 import { session } from './session.mjs';
 import assert from 'node:assert/strict';

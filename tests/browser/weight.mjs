@@ -47,8 +47,8 @@ export const GUARDS = {
   // first 367_000 → 369_000: the calculator built in stages behind its first content (#26,
   // nineteenth session), measured at 368_074 B: two more `Show`s over the results and the
   // lane table, their stage timers and the first content's swap, for a Lighthouse TBT of
-  // 77–204 ms on `/` and `embed=1` where it read 301–544 (README, "The calculator built in
-  // stages").
+  // 77–204 ms on `/` and `embed=1` where it read 301–544 (docs/performance.md, "The
+  // calculator built in stages").
   // first 369_000 → 365_000: the calculator's and the banks' sorts by insertion (#26,
   // twenty-seventh session; 368_274 → 364_345 B): `sort_unstable`'s code left the main module
   // for the chunks whose warp core still sorts with it (below).
@@ -74,7 +74,8 @@ export const GUARDS = {
   // later parts measured at 311.3 KB gzip (from 245.8): presets with their sources and lessons,
   // the race and bounds reports, the worst warps and one warp's executions with their
   // calculator hand-off, packed sources (miniz_oxide's deflate and inflate), the CSV; most of
-  // it Leptos' view and signal code for the new parts (README, "The CUDA panel's later parts").
+  // it Leptos' view and signal code for the new parts (docs/performance.md, "The CUDA panel's
+  // later parts").
   // cuda 318_000 → 336_000: the panel per warp (#27, eleventh session) measured at 332.7 KB gzip
   // (from 314.0): the heat map with its exports and the Roofline hand-off reuse the kernel
   // view's chart and hand-off code, which now sits in the chunk both load (/* cuda,
@@ -116,23 +117,23 @@ export const GUARDS = {
   // 235_898 → 236_010 B), which took the 4096² transposes' answer from 923 KB to 5.6 KB.
   // cuda_worker 316_000 → 400_000: the worker at opt-level 3 (#26, twenty-fifth session;
   // 312_409 → 391_858 B), which ran the kernel view's 4096² transposes in the page 19–21 %
-  // faster (README, "The worker at opt-level 3"), and its warm-up (`model::warm`, → 398_695 B,
-  // most of it the CUDA presets' sources).
+  // faster (docs/performance.md, "The worker at opt-level 3"), and its warm-up (`model::warm`,
+  // → 398_695 B, most of it the CUDA presets' sources).
   // cuda 382_000 → 383_000: the front end's word that a warp's addresses are affine (#26,
   // twenty-sixth session; 381_718 → 382_074 B): the warp core's unchecked path, in every
   // module that holds the tally (kernel_trace 236_010 → 236_426 B, the worker 399_371 →
   // 399_766 B); the kernel view's naive 4096² transpose 274 → 238 ms in the page.
   // first_result 56_000 → 48_000, cuda 383_000 → 385_000, kernel_trace 237_000 → 240_000:
   // the first result without core's float formatting or `sort_unstable` (#26,
-  // twenty-seventh session; 55_1xx → 47_272 B, README, "The first result without core's float
-  // formatting or sort"); the sort's code the main module no longer holds now sits in the
-  // chunk the two panels share (382_167 → 384_530 B, 236_760 → 239_125 B).
+  // twenty-seventh session; 55_1xx → 47_272 B, docs/performance.md, "The first result without
+  // core's float formatting or sort"); the sort's code the main module no longer holds now
+  // sits in the chunk the two panels share (382_167 → 384_530 B, 236_760 → 239_125 B).
   // cuda 385_000 → 387_000, kernel_trace 240_000 → 241_000, cuda_worker 400_000 → 408_000:
-  // the kernel view's cache model in a second worker (#26, twenty-eighth session; README, "The
-  // cache model in a second worker"): the worker 399_7xx → 407_241 B (the cache server, the
-  // stream's words both ways, the ports, the paired warm-up), the chunk the two panels share
-  // 384_530 → 386_635 B (the pair's handle and the tally's handed-off path), 239_125 →
-  // 240_159 B.
+  // the kernel view's cache model in a second worker (#26, twenty-eighth session;
+  // docs/performance.md, "The cache model in a second worker"): the worker 399_7xx → 407_241 B
+  // (the cache server, the stream's words both ways, the ports, the paired warm-up), the chunk
+  // the two panels share 384_530 → 386_635 B (the pair's handle and the tally's handed-off
+  // path), 239_125 → 240_159 B.
   // cuda 387_000 → 398_000, cuda_worker 408_000 → 412_000: the CUDA panel's hostile and
   // newcomer fixes, measured at 396_639 B (from 386_635) and 410_992 B (from 407_241): in the
   // model, which both carry, the bounds check over every allocation and shared array as signed

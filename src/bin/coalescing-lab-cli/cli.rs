@@ -80,7 +80,7 @@ impl Default for CudaOptions {
     fn default() -> CudaOptions {
         CudaOptions {
             launch: None,
-            // Volta and newer, the machine's default (README, "CUDA source").
+            // Volta and newer, the machine's default (docs/cuda.md, "CUDA source").
             arch: 700,
             machine: Machine::default(),
             cache_bytes: coalescing_lab::model::DEFAULT_CACHE_BYTES,

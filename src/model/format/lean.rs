@@ -1,9 +1,9 @@
 //! Ratios' and percentages' text without core's float formatting, for the first-result module
 //! (src/bin/first-result.rs, built with the `lean-floats` feature): it writes only these two,
 //! and core's float formatting (Grisu with its Dragon fallback, both modes) was 7.6 KB gzip of
-//! its 53 KB, where ryu with its small tables and the code below take 4.0 (README, "The first
-//! result without core's float formatting or sort"). The modules that format floats elsewhere
-//! (the app, the worker) keep core's, which they carry anyway.
+//! its 53 KB, where ryu with its small tables and the code below take 4.0 (docs/performance.md,
+//! "The first result without core's float formatting or sort"). The modules that format floats
+//! elsewhere (the app, the worker) keep core's, which they carry anyway.
 //!
 //! The text must be core's to the character: the tests below check both functions against it
 //! on random bit patterns, random ratios, and the edges. Two differences of method are handled

@@ -1,7 +1,7 @@
 //! Permalinks: the page's state as a URL query string and back.
 //!
-//! Parameter names are a public contract (README, "Permalinks"): course pages link to them
-//! for years. Values travel as the raw text of each field, so a bad value reaches its field
+//! Parameter names are a public contract (docs/permalinks.md, "Permalinks"): course pages link
+//! to them for years. Values travel as the raw text of each field, so a bad value reaches its field
 //! and is reported there, while results use the field's default. Unknown parameters are
 //! ignored; a repeated one keeps its last value. [`warnings`] lists, in plain words, every
 //! problem a link had. Encoding writes `v=1` and only the values that differ from the

@@ -2,8 +2,8 @@
 //! and tensor peaks, with where each number comes from. Knows nothing of the page.
 //!
 //! Every number is a vendor's peak as published (dense, no sparsity, boost clock), quoted by
-//! the pages in `source`; README "Machine mode" lists the same sources. GB/s are 10^9 bytes/s
-//! and GFLOP/s 10^9 FLOP/s, so 1.555 TB/s is written 1555 and 19.5 TFLOP/s 19500.
+//! the pages in `source`; docs/model.md, "Machine mode", lists the same sources. GB/s are 10^9
+//! bytes/s and GFLOP/s 10^9 FLOP/s, so 1.555 TB/s is written 1555 and 19.5 TFLOP/s 19500.
 
 /// One GPU: its ceilings as `NAME:VALUE` text (the URL's own syntax), and its sources.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The machine mode in a permalink: `roofs`, `machine`, `bw.N`, `peak.N` and `pt.N`, read
 //! from and written to the query's decoded pairs. `model::permalink` calls these, so the
-//! parameters stay a contract in one place (README, "Permalinks").
+//! parameters stay a contract in one place (docs/permalinks.md, "Permalinks").
 //!
 //! Decoding fills the preset's slots first, wherever `machine` stands, and explicit values
 //! then override them, as `arch` does in the calculator. Any machine parameter turns the mode

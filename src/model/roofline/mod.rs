@@ -12,7 +12,7 @@
 //! - `trail`: the stepped points read from their text, capped and with bad entries named;
 //! - `handoff`: the lab opened from the calculator or the kernel view, or refused with why;
 //! - `wording`: the Step's readouts, the trail table's rows and the chart's description;
-//! - `machine*`, `gpus`: the machine mode (`roofs=custom`, README "Machine mode").
+//! - `machine*`, `gpus`: the machine mode (`roofs=custom`, docs/model.md, "Machine mode").
 
 use super::error::{FieldError, FieldName};
 mod gpus;

@@ -1,7 +1,7 @@
 //! Accel-Sim's SASS kernel trace (`kernel-N.traceg`), as its tracer writes it and its trace
 //! parser reads it (accel-sim-framework `util/tracer_nvbit/tracer_tool/tracer_tool.cu`,
 //! `traces-processing/post-traces-processing.cpp` and `gpu-simulator/trace-parser/`; cited in
-//! the README).
+//! docs/traces.md, "Formats").
 //!
 //! A header of `-key = value` lines (`-accelsim tracer version = N`, `-enable lineinfo = N`, …)
 //! and `#` comments, then per thread block `#BEGIN_TB`, `thread block = x,y,z`, and per warp

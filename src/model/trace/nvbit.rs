@@ -1,7 +1,7 @@
 //! NVBit's `mem_trace` text output, one line per executed warp memory instruction.
 //!
 //! The format, from the tool's source (NVBit 1.7.5 `tools/mem_trace/mem_trace.cu`,
-//! `recv_thread_fun`; cited in the README):
+//! `recv_thread_fun`; cited in docs/traces.md, "Formats"):
 //!
 //! ```text
 //! MEMTRACE: CTX 0x<16 hex> - grid_launch_id <n> - CTA <x>,<y>,<z> - warp <w> - <OPCODE> - 0x<16 hex> ×32

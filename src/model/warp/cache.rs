@@ -214,8 +214,9 @@ impl SectorCache {
     /// A load of sector `sector` (within the line) of `slot`: true on a hit; on a miss the
     /// sector is fetched and becomes present and clean.
     // Always inlined: it runs once per sector, and the kernel view, the trace panel and the
-    // CUDA panel call it from different chunks, where a call crosses modules (README, "First
-    // load: the split"; `opt-level = "z"` ignores a plain `#[inline]`).
+    // CUDA panel call it from different chunks, where a call crosses modules
+    // (docs/performance.md, "First load: the split"; `opt-level = "z"` ignores a plain
+    // `#[inline]`).
     #[inline(always)]
     pub fn load(&mut self, slot: LineSlot, sector: usize) -> bool {
         let state = &mut self.line_states(slot.0)[sector];

@@ -182,9 +182,9 @@ fn reached(stage: RwSignal<u8>, at: u8) -> bool {
 
 /// The stage the calculator's build has reached. On the first load, behind its first content
 /// (`lazy::building`), each stage is a task of its own, so that no one task builds the whole
-/// panel (it was the first load's longest: README, "The calculator built in stages"); after the
-/// last, the first content gives way to it in one task. Built later (a tab opened), all of it
-/// at once.
+/// panel (it was the first load's longest: docs/performance.md, "The calculator built in
+/// stages"); after the last, the first content gives way to it in one task. Built later (a tab
+/// opened), all of it at once.
 fn stages() -> RwSignal<u8> {
     if !crate::ui::lazy::building() {
         return RwSignal::new(LANES);
