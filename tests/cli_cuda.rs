@@ -510,6 +510,37 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
          kernel, try --launch 'scale<<<1, 256>>>(a, n)': replace n with a value, and set the grid \
          and block to the launch you mean."
     );
+    // A file that writes its launch: run as written when the launch sees every name in it,
+    // proposed with the host variable to replace when not.
+    let file = "const int N = 1 << 12;\n#define THREADS 256\n\
+                __global__ void scale(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] *= 2; }\n\
+                int main(int argc, char **argv) {\n  float *d;\n  int n = argc;\n\
+                  scale<<<(N + THREADS - 1) / THREADS, THREADS>>>(d, N);\n  scale<<<1, 1>>>(d, n);\n}\n";
+    let path =
+        std::env::temp_dir().join(format!("coalescing-cli-written-{}.cu", std::process::id()));
+    std::fs::write(&path, file).unwrap();
+    let o = cli(&["cuda", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "coalescing-lab-cli: no --launch: running the file's first launch, line 7: \
+         scale<<<(N + THREADS - 1) / THREADS, THREADS>>>(d, N);\n"
+    );
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 4096 threads, each a load and a store of 4 B: 128 warps × 2 requests, 4 sectors each.
+    assert_eq!(json["readouts"]["k-requests"], 256, "{json}");
+    assert_eq!(json["readouts"]["k-sectors"], 1024, "{json}");
+    let host = file.replace("(d, N);\n  scale<<<1, 1>>>", "(d, n);\n  scale<<<1, 1>>>");
+    std::fs::write(&path, host).unwrap();
+    let message = refused(cli(&["cuda", path.to_str().unwrap()]));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        message,
+        "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run; for the file's \
+         launch at line 7, try --launch 'scale<<<(N + THREADS - 1) / THREADS, THREADS>>>(d, n);': \
+         replace n with a value: the launch field sees the file's #defines and constants, not the \
+         host code's variables."
+    );
     assert_eq!(
         refused(cli(&["trace", "-", "--sector", "64"])),
         "--sector: only cuda takes a machine (kernel takes its link's, trace Volta's)"

@@ -959,3 +959,56 @@ fn static_shared_memory_past_48_kb_is_refused_as_nvcc_refuses_it() {
     let fits = src.replace("12289", "12288");
     assert_eq!(run(&fits, "k<<<1, 32>>>(out)").total.barriers, 1);
 }
+
+#[test]
+fn the_launch_field_sees_the_files_macros_types_and_constants() {
+    // A teaching file's own launch, copied from its main(): its sizes are a const global,
+    // a constexpr one and a #define, its kernel's template argument a typedef.
+    let file = "typedef float real;
+#define CEIL(a, b) (((a) + (b) - 1) / (b))
+const int DSIZE = 4096;
+constexpr int block_size = 256;
+static const unsigned STRIDE = 2;
+template <typename T>
+__global__ void vadd(const T* A, T* C, int ds, int stride) {
+  int idx = threadIdx.x + blockDim.x * blockIdx.x;
+  if (idx < ds) C[idx] = A[idx * stride];
+}
+int main() {
+  real *d_A, *d_C;
+  vadd<real><<<(DSIZE + block_size - 1) / block_size, block_size>>>(d_A, d_C, DSIZE, STRIDE);
+}
+";
+    let written = run(
+        file,
+        "vadd<real><<<(DSIZE + block_size - 1) / block_size, block_size>>>(d_A, d_C, DSIZE, STRIDE);",
+    );
+    let by_macro = run(
+        file,
+        "vadd<real><<<CEIL(DSIZE, block_size), block_size>>>(d_A, d_C, DSIZE, STRIDE)",
+    );
+    let literal = run(file, "vadd<float><<<16, 256>>>(d_A, d_C, 4096, 2)");
+    assert_eq!(written.total, literal.total);
+    assert_eq!(by_macro.total, literal.total);
+    // 128 warps; the stride-2 load touches 8 sectors a warp, the store 4.
+    assert_eq!(rsi(site(&written, 9, SiteKind::Load)), (128, 1024, 512));
+    assert_eq!(rsi(site(&written, 9, SiteKind::Store)), (128, 512, 512));
+    // A variable of the host code is named as what the launch cannot see.
+    assert_eq!(
+        error(
+            file,
+            "vadd<real><<<blocks, block_size>>>(d_A, d_C, DSIZE, STRIDE)"
+        ),
+        "launch, column 14: expected the grid: blocks, or dim3(x, y, z), found 'blocks', which \
+         is not a #define or a constant of the file: the launch cannot see the host code's \
+         variables"
+    );
+    // A macro's wrong call stands at the launch's column.
+    assert_eq!(
+        error(
+            file,
+            "vadd<real><<<CEIL(DSIZE), 1>>>(d_A, d_C, DSIZE, STRIDE)"
+        ),
+        "launch, column 14: macro CEIL takes 2 arguments, given 1"
+    );
+}

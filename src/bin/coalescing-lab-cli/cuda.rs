@@ -79,30 +79,54 @@ fn read_source(path: &str) -> Result<String, Failure> {
 /// Runs `cuda`: the report, or with `--check` the failed checks; and how many failed.
 pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
     let path = one(a, "CUDA source file (or - for standard input)")?;
-    let Some(launch) = &a.cuda.launch else {
-        let mut message =
-            "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run".to_string();
-        // The page proposes a launch for a file with one kernel; so does the command line.
-        let proposal = read_source(&path)
-            .ok()
-            .and_then(|s| propose_launch(&s, a.cuda.arch).ok().flatten());
-        if let Some(p) = proposal {
-            let text = proposal_text(&p);
-            let mut words = text.chars();
-            let text: String = words
-                .next()
-                .map(|c| c.to_lowercase().chain(words).collect())
-                .unwrap_or_default();
-            message.push_str(&format!(
-                "; for this file's kernel, try --launch '{}': {text}",
-                p.launch
-            ));
+    let source = read_source(&path);
+    let launch = match &a.cuda.launch {
+        Some(launch) => launch.clone(),
+        None => {
+            // The page proposes a launch: the file's own, or one for its one kernel; so does
+            // the command line, and it runs the file's own when the launch sees all it names.
+            let proposal = source
+                .as_ref()
+                .ok()
+                .and_then(|s| propose_launch(s, a.cuda.arch).ok().flatten());
+            match proposal {
+                Some(p) if p.line.is_some() && p.missing.is_empty() => {
+                    eprintln!(
+                        "coalescing-lab-cli: no --launch: running the file's first launch, line \
+                         {}: {}",
+                        p.line.unwrap_or_default(),
+                        p.launch
+                    );
+                    p.launch
+                }
+                _ => {
+                    let mut message =
+                        "cuda needs --launch 'name<<<grid, block>>>(args)', the launch to run"
+                            .to_string();
+                    if let Some(p) = proposal {
+                        let text = proposal_text(&p);
+                        let mut words = text.chars();
+                        let text: String = words
+                            .next()
+                            .map(|c| c.to_lowercase().chain(words).collect())
+                            .unwrap_or_default();
+                        let whose = match p.line {
+                            Some(line) => format!("the file's launch at line {line}"),
+                            None => "this file's kernel".into(),
+                        };
+                        message.push_str(&format!(
+                            "; for {whose}, try --launch '{}': {text}",
+                            p.launch
+                        ));
+                    }
+                    return Err(bad(message));
+                }
+            }
         }
-        return Err(bad(message));
     };
-    let source = read_source(&path)?;
+    let source = source?;
     let o = &a.cuda;
-    let an = analyse(&source, launch, o.machine, o.cache_bytes, o.arch)
+    let an = analyse(&source, &launch, o.machine, o.cache_bytes, o.arch)
         .map_err(|e| bad(e.to_string()))?;
     if o.gate.on {
         let file = if path == "-" {

@@ -4,6 +4,8 @@
 
 use super::error::{CudaError, Pos};
 use super::lex::IntSuffix;
+use super::pre::Macros;
+use std::collections::HashSet;
 
 /// A scalar or a named type, before pointers and arrays.
 #[derive(Clone, Debug, PartialEq)]
@@ -511,6 +513,33 @@ pub struct Unit {
     pub skipped: Vec<Skipped>,
     /// Each `#include` line and what it names.
     pub includes: Vec<(u32, String)>,
+    /// What a launch written against the file sees of it besides its items: the macros it
+    /// leaves defined, and the names it declares as types and as templates.
+    pub scope: FileScope,
+    /// The launches the file's host code writes (`k<<<…>>>(…);`), in file order.
+    pub launches: Vec<WrittenLaunch>,
+}
+
+/// A launch as the file's host code writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenLaunch {
+    /// The kernel it names.
+    pub kernel: String,
+    /// The line of its `<<<`.
+    pub line: u32,
+    /// Its text as written, on one line, through its `;`.
+    pub text: String,
+}
+
+/// The macros a file leaves defined, and the names it declares as types and as templates.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileScope {
+    /// The macros defined at the file's end.
+    pub macros: Macros,
+    /// Names of structs, typedefs and aliases.
+    pub types: HashSet<String>,
+    /// Names of templates.
+    pub templates: HashSet<String>,
 }
 
 impl Unit {

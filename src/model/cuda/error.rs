@@ -88,6 +88,13 @@ pub enum ErrorKind {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// A name in the launch that is neither a macro nor a constant of the file.
+    NotConstant {
+        /// What the launch wanted here.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
     /// A token the grammar does not allow here.
     Expected {
         /// What the grammar wanted here.
@@ -159,6 +166,11 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BadCondition(why) => write!(f, "#if: {why}"),
             ErrorKind::Launch { why } => f.write_str(why),
             ErrorKind::Expected { what, found } => write!(f, "expected {what}, found '{found}'"),
+            ErrorKind::NotConstant { what, name } => write!(
+                f,
+                "expected {what}, found '{name}', which is not a #define or a constant of the \
+                 file: the launch cannot see the host code's variables"
+            ),
             ErrorKind::TooDeep { limit } => write!(
                 f,
                 "expressions and statements nest more than {limit} levels deep here"

@@ -13,7 +13,7 @@ mod pre;
 
 pub use error::{CudaError, ErrorKind, Pos};
 pub use layout::{base_layout, layout_of, struct_layout, FieldLayout, Layout, LayoutError};
-pub use pre::{preprocess, Preprocessed, MAX_TOKENS};
+pub use pre::{preprocess, Macros, Preprocessed, MAX_TOKENS};
 pub mod ast;
 pub mod cint;
 mod layout;

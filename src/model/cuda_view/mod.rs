@@ -29,9 +29,9 @@ pub use export::{access_csv, figure_fields};
 pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
 pub use rows::{
     access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, first_missing,
-    line_label, line_rows, notes, proposal_text, readouts, results_of, site_rows, source_lines,
-    source_view, stopped_note, Band, LineRow, SiteRow, SourceLine, SourceRow, EXECUTION_ORDER,
-    SOURCE_VIEW_CONTEXT, SOURCE_VIEW_LINES,
+    line_label, line_rows, notes, proposal_head, proposal_text, readouts, results_of, site_rows,
+    source_lines, source_view, stopped_note, Band, LineRow, SiteRow, SourceLine, SourceRow,
+    EXECUTION_ORDER, SOURCE_VIEW_CONTEXT, SOURCE_VIEW_LINES,
 };
 pub use warps::{
     calculator_inputs, default_measure, execution_rows, heat_words, line_executions, on_line,

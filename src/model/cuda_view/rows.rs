@@ -546,26 +546,61 @@ pub fn assumed_note(lines: &[u32]) -> Option<String> {
     ))
 }
 
-/// The proposal for a source with one kernel and no launch, and the values it still needs.
+/// What the proposal is, and the values it still needs.
 ///
 /// ```
 /// use coalescing_lab::model::cuda::run::Proposal;
 /// use coalescing_lab::model::cuda_view::proposal_text;
-/// let p = Proposal { launch: "k<<<1, 256>>>(out, n)".into(), missing: vec!["n".into()] };
+/// let p = Proposal { launch: "k<<<1, 256>>>(out, n)".into(), missing: vec!["n".into()], line: None };
 /// assert_eq!(proposal_text(&p), "Replace n with a value, and set the grid and block to the launch you mean.");
-/// let p = Proposal { launch: "k<<<1, 256>>>(out)".into(), missing: vec![] };
+/// let p = Proposal { launch: "k<<<1, 256>>>(out)".into(), missing: vec![], line: None };
 /// assert_eq!(proposal_text(&p), "It needs no other value; set the grid and block to the launch you mean.");
+/// let p = Proposal { launch: "k<<<B, T>>>(out, n);".into(), missing: vec!["n".into()], line: Some(40) };
+/// assert_eq!(
+///     proposal_text(&p),
+///     "Replace n with a value: the launch field sees the file's #defines and constants, not the host code's variables."
+/// );
+/// let p = Proposal { launch: "k<<<B, T>>>(out, N);".into(), missing: vec![], line: Some(40) };
+/// assert_eq!(proposal_text(&p), "The launch field sees the file's #defines and constants: it runs as written.");
 /// ```
 pub fn proposal_text(p: &Proposal) -> String {
-    if p.missing.is_empty() {
-        return "It needs no other value; set the grid and block to the launch you mean.".into();
-    }
     let n = p.missing.len() as u64;
-    format!(
-        "Replace {} with {}, and set the grid and block to the launch you mean.",
-        list_and(&p.missing),
-        if n == 1 { "a value" } else { "values" }
-    )
+    let values = if n == 1 { "a value" } else { "values" };
+    match (p.line, p.missing.is_empty()) {
+        (Some(_), true) => {
+            "The launch field sees the file's #defines and constants: it runs as written.".into()
+        }
+        (Some(_), false) => format!(
+            "Replace {} with {values}: the launch field sees the file's #defines and constants, \
+             not the host code's variables.",
+            list_and(&p.missing)
+        ),
+        (None, true) => {
+            "It needs no other value; set the grid and block to the launch you mean.".into()
+        }
+        (None, false) => format!(
+            "Replace {} with {values}, and set the grid and block to the launch you mean.",
+            list_and(&p.missing)
+        ),
+    }
+}
+
+/// What the proposal is, for its note: the file's own launch at its line, or one made for
+/// the file's one kernel.
+///
+/// ```
+/// use coalescing_lab::model::cuda::run::Proposal;
+/// use coalescing_lab::model::cuda_view::proposal_head;
+/// let p = Proposal { launch: "k<<<1, 256>>>(out)".into(), missing: vec![], line: None };
+/// assert_eq!(proposal_head(&p), "The source has one kernel. A launch for it: ");
+/// let p = Proposal { launch: "k<<<1, 256>>>(out);".into(), missing: vec![], line: Some(7) };
+/// assert_eq!(proposal_head(&p), "The file's first launch, at line 7: ");
+/// ```
+pub fn proposal_head(p: &Proposal) -> String {
+    match p.line {
+        Some(line) => format!("The file's first launch, at line {line}: "),
+        None => "The source has one kernel. A launch for it: ".into(),
+    }
 }
 
 /// Where the first value the proposal still needs stands in its launch, as a range of
@@ -575,13 +610,13 @@ pub fn proposal_text(p: &Proposal) -> String {
 /// ```
 /// use coalescing_lab::model::cuda::run::Proposal;
 /// use coalescing_lab::model::cuda_view::first_missing;
-/// let p = Proposal { launch: "vectorAdd<<<1, 256>>>(A, B, C, numElements)".into(), missing: vec!["numElements".into()] };
+/// let p = Proposal { launch: "vectorAdd<<<1, 256>>>(A, B, C, numElements)".into(), missing: vec!["numElements".into()], line: None };
 /// assert_eq!(first_missing(&p), Some(31..42));
 /// // A name that is a part of another name is not it: `n` in `in`.
-/// let p = Proposal { launch: "k<<<1, 256>>>(in, n)".into(), missing: vec!["n".into()] };
+/// let p = Proposal { launch: "k<<<1, 256>>>(in, n)".into(), missing: vec!["n".into()], line: None };
 /// assert_eq!(first_missing(&p), Some(18..19));
 /// // Degenerate input: nothing missing.
-/// assert_eq!(first_missing(&Proposal { launch: "k<<<1, 256>>>(a)".into(), missing: vec![] }), None);
+/// assert_eq!(first_missing(&Proposal { launch: "k<<<1, 256>>>(a)".into(), missing: vec![], line: None }), None);
 /// ```
 pub fn first_missing(p: &Proposal) -> Option<std::ops::Range<usize>> {
     let name = p.missing.first()?;

@@ -11,7 +11,7 @@ use super::super::AppState;
 use crate::model::cuda::error::{CudaError, ErrorKind, Pos};
 use crate::model::cuda::lex::MAX_SOURCE_BYTES;
 use crate::model::cuda::run::{CudaFailure, Proposal};
-use crate::model::cuda_view::{first_missing, proposal_text, CudaField, CudaInputs};
+use crate::model::cuda_view::{first_missing, proposal_head, proposal_text, CudaField, CudaInputs};
 use crate::model::flops::CUDA_FLOPS;
 use crate::model::kernel::KernelField;
 use leptos::ev::DragEvent;
@@ -307,7 +307,7 @@ pub(super) fn Proposed(
             };
             view! {
                 <div class="note broadcast cuda-proposal" data-testid="cuda-proposal" data-launch=p.launch.clone() data-missing=p.missing.join(",")>
-                    <p>"The source has one kernel. A launch for it: " <code>{p.launch.clone()}</code></p>
+                    <p>{proposal_head(&p)} <code>{p.launch.clone()}</code></p>
                     <p>{proposal_text(&p)}</p>
                     <button type="button" data-testid="cuda-use-proposal" on:click=use_it>"Use this launch"</button>
                 </div>

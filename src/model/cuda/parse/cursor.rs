@@ -123,6 +123,8 @@ pub(super) struct Cursor<'a> {
     /// What the end of the tokens is called in "found …": the declaration's end in a source,
     /// the launch's end in the launch field.
     pub(super) end_word: &'static str,
+    /// The file's constants, in a launch written against it (the launch field).
+    pub(super) constants: Option<&'a super::launch::Constants>,
 }
 
 /// Look-ahead answers by (token, nesting depth, template argument depth).
@@ -144,6 +146,7 @@ impl<'a> Cursor<'a> {
             depth: 0,
             template_calls: Rc::default(),
             end_word: "the end of the declaration",
+            constants: None,
         }
     }
 
@@ -182,6 +185,7 @@ impl<'a> Cursor<'a> {
             depth: other.depth,
             template_calls: other.template_calls.clone(),
             end_word: other.end_word,
+            constants: other.constants,
         }
     }
 

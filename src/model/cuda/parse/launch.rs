@@ -2,11 +2,16 @@
 //! `grid` and `block` are integers or `dim3(x[, y[, z]])`; a pointer argument is a name, which
 //! makes an allocation of its own (`name@ADDR` pins its base, `name[COUNT]` gives its length
 //! in elements, `name+K` passes a view K elements in); a scalar argument is a constant.
+//!
+//! Written against a file ([`parse_launch_in`]), the launch sees what host code after the
+//! file's last line would see of it at compile time: its macros, its types, and its
+//! `const`/`constexpr` globals.
 
-use super::super::ast::{Expr, ExprKind, TemplateArg};
+use super::super::ast::{Base, Expr, ExprKind, Init, Item, TemplateArg, Unit, WrittenLaunch};
 use super::super::error::{CudaError, ErrorKind, Pos};
-use super::super::lex::{tokenize_launch, Punct, Tok};
+use super::super::lex::{tokenize_launch, Punct, Tok, Token};
 use super::cursor::{Cursor, Names};
+use std::collections::HashMap;
 use std::fmt;
 
 /// Where an unpinned allocation's base goes: `0x10000000 × (k + 1)` for the k-th distinct name.
@@ -133,6 +138,202 @@ impl Launch {
 /// assert_eq!(parse_launch("copy(a, b)").unwrap_err().to_string(), "launch, column 5: expected '<<<' and the grid, found '('");
 /// ```
 pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
+    read_launch(text, None)
+}
+
+/// The file-scope constants a launch may name: each `const` or `constexpr` global that is
+/// not device memory, with its value when it is an integer constant (converted to its type
+/// as C converts), `None` for another (a `float`), which the run evaluates as the kernel
+/// would.
+pub type Constants = HashMap<String, Option<i128>>;
+
+/// The file's constants, in file order, each initialiser seeing those before it.
+///
+/// ```
+/// use coalescing_lab::model::cuda::parse::{parse, launch::file_constants};
+/// let unit = parse("#define N (1 << 10)\nconst int DSIZE = N * 4;\nconstexpr unsigned char B = 300;\n\
+///                   static const float SCALE = 2.0f;\n__device__ int counter;\n", 700).unwrap();
+/// let c = file_constants(&unit);
+/// assert_eq!((c["DSIZE"], c["B"], c["SCALE"]), (Some(4096), Some(44), None));
+/// assert!(!c.contains_key("counter"));
+/// ```
+pub fn file_constants(unit: &Unit) -> Constants {
+    let mut out = Constants::new();
+    for item in &unit.items {
+        let Item::Global(decl) = item else {
+            continue;
+        };
+        if decl.storage.device || decl.storage.shared {
+            continue;
+        }
+        for d in &decl.declarators {
+            if !(d.ty.is_const || decl.storage.constexpr) || d.ty.pointers > 0 || !d.dims.is_empty()
+            {
+                continue;
+            }
+            let init = match &d.init {
+                Some(Init::Expr(e)) => Some(e),
+                Some(Init::List(v) | Init::Ctor(v)) if v.len() == 1 => v.first(),
+                _ => None,
+            };
+            let value = init.and_then(|e| {
+                let v = integer_constant(e, &|n: &str| out.get(n).copied().flatten())?;
+                match d.ty.base {
+                    Base::Bool => Some(i128::from(v != 0)),
+                    Base::Int { bytes, signed } => Some(fit(v, bytes, signed)),
+                    _ => None,
+                }
+            });
+            out.insert(d.name.clone(), value);
+        }
+    }
+    out
+}
+
+/// `v` converted to an integer type of `bytes` bytes, as C converts (modulo 2^bits; a
+/// signed type's out-of-range value wraps, as nvcc's host compilers do).
+fn fit(v: i128, bytes: u8, signed: bool) -> i128 {
+    let bits = u32::from(bytes) * 8;
+    let m = v.rem_euclid(1i128 << bits);
+    if signed && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
+}
+
+/// The launches written in `tokens` (a file's, preprocessed): a kernel's name, its template
+/// arguments if any, `<<<`, through the `;` that ends the statement. Each keeps its text as
+/// `source` writes it, on one line.
+///
+/// ```
+/// use coalescing_lab::model::cuda::parse::parse;
+/// let unit = parse("#define N 64\n__global__ void k(int* a, int n) { }\nint main() {\n  int* d;\n  \
+///                   k<<<N / 32,\n      32>>>(d, N);\n  k<<<1, 1>>>(d, 0);\n}\n", 700).unwrap();
+/// let l = &unit.launches;
+/// assert_eq!((l.len(), l[0].kernel.as_str(), l[0].line), (2, "k", 5));
+/// assert_eq!((l[0].text.as_str(), l[1].text.as_str()), ("k<<<N / 32, 32>>>(d, N);", "k<<<1, 1>>>(d, 0);"));
+/// ```
+pub fn written_launches(tokens: &[Token], source: &str) -> Vec<WrittenLaunch> {
+    let mut out = Vec::new();
+    for at in 1..tokens.len() {
+        let opens = tokens[at].tok.is(Punct::Shl)
+            && tokens.get(at + 1).is_some_and(|t| t.tok.is(Punct::Lt));
+        if !opens {
+            continue;
+        }
+        // Back to the kernel's name: past its template arguments, if any.
+        let mut start = at - 1;
+        if tokens[start].tok.is(Punct::Gt) {
+            let mut depth = 0i32;
+            loop {
+                match tokens[start].tok {
+                    Tok::Punct(Punct::Gt) => depth += 1,
+                    Tok::Punct(Punct::Shr) => depth += 2,
+                    Tok::Punct(Punct::Lt) => depth -= 1,
+                    _ => {}
+                }
+                if depth <= 0 || start == 0 {
+                    break;
+                }
+                start -= 1;
+            }
+            start = start.saturating_sub(1);
+        }
+        let Tok::Ident(kernel) = &tokens[start].tok else {
+            continue;
+        };
+        // `ns::k`: the whole name.
+        while start >= 2
+            && tokens[start - 1].tok.is(Punct::ColonColon)
+            && matches!(tokens[start - 2].tok, Tok::Ident(_))
+        {
+            start -= 2;
+        }
+        let mut depth = 0i32;
+        let Some(end) = (at..tokens.len()).find(|&k| {
+            match tokens[k].tok {
+                Tok::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+                Tok::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => depth -= 1,
+                _ => {}
+            }
+            depth < 0 || depth == 0 && tokens[k].tok.is(Punct::Semi)
+        }) else {
+            continue;
+        };
+        if !tokens[end].tok.is(Punct::Semi) {
+            continue;
+        }
+        let first = tokens[start].tok.spelling();
+        let text =
+            written(source, &first, tokens[start].pos, tokens[end].pos).unwrap_or_else(|| {
+                let mut t = String::new();
+                for token in &tokens[start..=end] {
+                    if token.space_before && !t.is_empty() {
+                        t.push(' ');
+                    }
+                    t.push_str(&token.tok.spelling());
+                }
+                t
+            });
+        out.push(WrittenLaunch {
+            kernel: kernel.clone(),
+            line: tokens[at].pos.line,
+            text,
+        });
+    }
+    out
+}
+
+/// The text of `source` from `from` through the character at `to`, on one line (each run of
+/// white space one space), when it is a `;`-ended statement free of comments.
+fn written(source: &str, kernel: &str, from: Pos, to: Pos) -> Option<String> {
+    let offset = |p: Pos| -> Option<usize> {
+        let line_start = match p.line.checked_sub(2) {
+            None => 0,
+            Some(k) => source.match_indices('\n').nth(k as usize)?.0 + 1,
+        };
+        let column = source[line_start..]
+            .char_indices()
+            .nth((p.column as usize).checked_sub(1)?)?
+            .0;
+        Some(line_start + column)
+    };
+    let (a, b) = (offset(from)?, offset(to)?);
+    let text = source.get(a..=b)?;
+    if !text.starts_with(kernel)
+        || !text.ends_with(';')
+        || text.contains("//")
+        || text.contains("/*")
+        || text.contains('\\')
+    {
+        return None;
+    }
+    Some(text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Reads a launch written against `unit`: its macros are expanded, and its types and
+/// constants are in scope. An error names the column.
+///
+/// ```
+/// use coalescing_lab::model::cuda::parse::{parse, launch::parse_launch_in};
+/// let unit = parse("const int DSIZE = 4096;\nconst int block_size = 256;\n#define CEIL(a, b) (((a) + (b) - 1) / (b))\n\
+///                   __global__ void vadd(const float* A, float* C, int ds) { }\n", 700).unwrap();
+/// let l = parse_launch_in("vadd<<<(DSIZE+block_size-1)/block_size, block_size>>>(d_A, d_C, DSIZE);", &unit).unwrap();
+/// assert_eq!((l.grid, l.block), ([16, 1, 1], [256, 1, 1]));
+/// assert_eq!(parse_launch_in("vadd<<<CEIL(DSIZE, 128), 128>>>(d_A, d_C, DSIZE)", &unit).unwrap().grid[0], 32);
+/// // A variable of the host code is not in scope.
+/// assert_eq!(
+///     parse_launch_in("vadd<<<blocks, 256>>>(d_A, d_C, DSIZE)", &unit).unwrap_err().to_string(),
+///     "launch, column 8: expected the grid: blocks, or dim3(x, y, z), found 'blocks', which is \
+///      not a #define or a constant of the file: the launch cannot see the host code's variables"
+/// );
+/// ```
+pub fn parse_launch_in(text: &str, unit: &Unit) -> Result<Launch, LaunchError> {
+    read_launch(text, Some(unit))
+}
+
+fn read_launch(text: &str, unit: Option<&Unit>) -> Result<Launch, LaunchError> {
     if let Some(at) = text.chars().position(|c| c == '#') {
         return Err(LaunchError(CudaError::new(
             Pos { line: 1, column: at as u32 + 1 },
@@ -146,9 +347,21 @@ pub fn parse_launch(text: &str) -> Result<Launch, LaunchError> {
             ErrorKind::Launch { why: "a launch is one line" },
         )));
     }
-    let names = Names::default();
+    let Some(unit) = unit else {
+        let names = Names::default();
+        let mut c = Cursor::new(&tokens, &names);
+        c.end_word = "the end of the launch";
+        return c.launch().map_err(LaunchError);
+    };
+    let tokens = unit.scope.macros.expand(tokens).map_err(LaunchError)?;
+    let names = Names {
+        types: unit.scope.types.clone(),
+        templates: unit.scope.templates.clone(),
+    };
+    let constants = file_constants(unit);
     let mut c = Cursor::new(&tokens, &names);
     c.end_word = "the end of the launch";
+    c.constants = Some(&constants);
     c.launch().map_err(LaunchError)
 }
 
@@ -247,13 +460,22 @@ impl Cursor<'_> {
     fn count(&mut self, what: &'static str) -> Result<u64, CudaError> {
         let pos = self.pos();
         let e = self.conditional()?;
-        let found = match integer_constant(&e) {
+        let constants = self.constants;
+        let lookup = |n: &str| constants.and_then(|c| c.get(n).copied().flatten());
+        let found = match integer_constant(&e, &lookup) {
             Some(v) => match u64::try_from(v) {
                 Ok(n) => return Ok(n),
                 Err(_) => v.to_string(),
             },
-            None => spelling(&e),
+            None => spelling(&e, &lookup),
         };
+        let unknown = |n: &str| constants.is_some_and(|c| !c.contains_key(n));
+        if matches!(first_name(&e, &lookup), Some(n) if n == found && unknown(n)) {
+            return Err(CudaError::new(
+                pos,
+                ErrorKind::NotConstant { what, name: found },
+            ));
+        }
         Err(CudaError::new(pos, ErrorKind::Expected { what, found }))
     }
 
@@ -274,10 +496,15 @@ impl Cursor<'_> {
         let Some(Tok::Ident(_)) = self.peek() else {
             return Ok(LaunchArg::Value(self.assignment()?));
         };
-        if matches!(
-            self.peek_word(),
-            Some("true" | "false" | "sizeof" | "nullptr" | "NULL")
-        ) {
+        let constant = self
+            .peek_word()
+            .is_some_and(|w| self.constants.is_some_and(|c| c.contains_key(w)));
+        if constant
+            || matches!(
+                self.peek_word(),
+                Some("true" | "false" | "sizeof" | "nullptr" | "NULL")
+            )
+        {
             return Ok(LaunchArg::Value(self.assignment()?));
         }
         let (name, pos) = self.ident("an allocation's name")?;
@@ -306,20 +533,20 @@ impl Cursor<'_> {
 
 /// What stops an expression from being a launch's constant, for "found '…'": its first name
 /// (the launch cannot see the host's variables), or its first value of another kind.
-fn spelling(e: &Expr) -> String {
+fn spelling(e: &Expr, names: &dyn Fn(&str) -> Option<i128>) -> String {
     match &e.kind {
         ExprKind::Name(n) => n.clone(),
         ExprKind::Int { value, .. } => value.to_string(),
         ExprKind::Float { value, .. } => format!("{value:?}"),
-        ExprKind::Unary { operand, .. } => spelling(operand),
+        ExprKind::Unary { operand, .. } => spelling(operand, names),
         ExprKind::Binary { lhs, rhs, .. } => {
-            if integer_constant(lhs).is_some() {
-                spelling(rhs)
+            if integer_constant(lhs, names).is_some() {
+                spelling(rhs, names)
             } else {
-                spelling(lhs)
+                spelling(lhs, names)
             }
         }
-        ExprKind::Cast { operand, .. } => spelling(operand),
+        ExprKind::Cast { operand, .. } => spelling(operand, names),
         ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => {
             "the size of a type this launch does not know".into()
         }
@@ -348,11 +575,30 @@ fn size_of(t: &super::super::ast::Type) -> Option<i128> {
     base(&t.base)
 }
 
-/// The value of an integer constant expression of the launch: literals, `sizeof` of a
-/// scalar, vector or pointer type, casts to an integer type, and C's integer operators, each
-/// step within a signed 64-bit value; `None` for anything else.
-fn integer_constant(e: &Expr) -> Option<i128> {
-    use super::super::ast::{Base, BinaryOp, UnaryOp};
+/// The name [`spelling`] would show, if what stops `e` is a name.
+fn first_name<'e>(e: &'e Expr, names: &dyn Fn(&str) -> Option<i128>) -> Option<&'e str> {
+    match &e.kind {
+        ExprKind::Name(n) => Some(n),
+        ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => {
+            first_name(operand, names)
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            if integer_constant(lhs, names).is_some() {
+                first_name(rhs, names)
+            } else {
+                first_name(lhs, names)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The value of an integer constant expression of the launch: literals, the integer
+/// constants `names` knows, `sizeof` of a scalar, vector or pointer type, casts to an
+/// integer type, and C's integer operators, each step within a signed 64-bit value; `None`
+/// for anything else.
+fn integer_constant(e: &Expr, names: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
+    use super::super::ast::{BinaryOp, UnaryOp};
     let within = |v: i128| {
         (i128::from(i64::MIN)..=i128::from(u64::MAX))
             .contains(&v)
@@ -360,16 +606,17 @@ fn integer_constant(e: &Expr) -> Option<i128> {
     };
     match &e.kind {
         ExprKind::Int { value, .. } => Some(i128::from(*value)),
+        ExprKind::Name(n) => names(n),
         ExprKind::Char(c) => Some(i128::from(*c)),
         ExprKind::Bool(b) => Some(i128::from(*b)),
         ExprKind::SizeofType(t) => size_of(t),
         ExprKind::Cast { ty, operand, .. }
             if ty.pointers == 0 && matches!(ty.base, Base::Int { .. }) =>
         {
-            integer_constant(operand)
+            integer_constant(operand, names)
         }
         ExprKind::Unary { op, operand } => {
-            let v = integer_constant(operand)?;
+            let v = integer_constant(operand, names)?;
             match op {
                 UnaryOp::Neg => within(-v),
                 UnaryOp::Plus => Some(v),
@@ -379,7 +626,7 @@ fn integer_constant(e: &Expr) -> Option<i128> {
             }
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            let (a, b) = (integer_constant(lhs)?, integer_constant(rhs)?);
+            let (a, b) = (integer_constant(lhs, names)?, integer_constant(rhs, names)?);
             let shift = || u32::try_from(b).ok().filter(|b| *b < 64);
             within(match op {
                 BinaryOp::Add => a + b,
@@ -396,10 +643,10 @@ fn integer_constant(e: &Expr) -> Option<i128> {
             })
         }
         ExprKind::Cond { cond, then, otherwise } => {
-            if integer_constant(cond)? != 0 {
-                integer_constant(then)
+            if integer_constant(cond, names)? != 0 {
+                integer_constant(then, names)
             } else {
-                integer_constant(otherwise)
+                integer_constant(otherwise, names)
             }
         }
         _ => None,

@@ -18,7 +18,7 @@ pub mod launch;
 mod stmt;
 mod types;
 
-use super::ast::{Function, Item, Member, Skipped, Spaces, StructDef, Unit};
+use super::ast::{FileScope, Function, Item, Member, Skipped, Spaces, StructDef, Unit};
 use super::error::{CudaError, ErrorKind};
 use super::lex::{tokenize, Punct, Tok, Token};
 use super::pre::preprocess;
@@ -48,6 +48,12 @@ pub fn parse(source: &str, arch: u32) -> Result<Unit, CudaError> {
         items: Vec::new(),
         skipped: Vec::new(),
         includes: pre.includes,
+        scope: FileScope {
+            macros: pre.macros,
+            types: names.types.clone(),
+            templates: names.templates.clone(),
+        },
+        launches: launch::written_launches(&tokens, source),
     };
     for range in ranges {
         item(&tokens[range], &names, &mut unit);

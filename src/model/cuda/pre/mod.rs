@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 64;
 /// expansion to nothing counts as one.
 pub const MAX_TOKENS: usize = 1 << 21;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Macro {
     /// `None` for an object-like macro.
     params: Option<Vec<String>>,
@@ -38,6 +38,39 @@ pub struct Preprocessed {
     pub tokens: Vec<Token>,
     /// Each `#include`: its line and what it names.
     pub includes: Vec<(u32, String)>,
+    /// The macros defined at the end of the file, for a launch written against it.
+    pub macros: Macros,
+}
+
+/// The macros a file leaves defined at its end: the launch field expands them, as host code
+/// after the file's last line would.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Macros(HashMap<String, Macro>);
+
+impl Macros {
+    /// Expands the macros in `tokens` (one launch's), each expanded token standing where its
+    /// macro was used.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda::{lex::tokenize, preprocess};
+    /// let file = preprocess(tokenize("#define N 4096\n#define BLOCKS(n) (((n) + 255) / 256)\n").unwrap(), 700).unwrap();
+    /// let launch = file.macros.expand(tokenize("k<<<BLOCKS(N), 256>>>(a, N)").unwrap()).unwrap();
+    /// let text: Vec<String> = launch.iter().map(|t| t.tok.spelling()).collect();
+    /// assert_eq!(text.concat(), "k<<<(((4096)+255)/256),256>>>(a,4096)");
+    /// ```
+    pub fn expand(&self, tokens: Vec<Token>) -> Result<Vec<Token>, CudaError> {
+        let mut pre = Pre {
+            macros: self.0.clone(),
+            out: Preprocessed::default(),
+            produced: 0,
+        };
+        pre.expand(&tokens, &mut Vec::new())
+    }
+
+    /// Whether `name` is a macro.
+    pub fn defines(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
 }
 
 /// Preprocesses `tokens` for a device compiled for `arch` (`__CUDA_ARCH__`, e.g. 700).
@@ -87,6 +120,7 @@ pub fn preprocess(tokens: Vec<Token>, arch: u32) -> Result<Preprocessed, CudaErr
         );
     }
     pre.run(tokens)?;
+    pre.out.macros = Macros(std::mem::take(&mut pre.macros));
     Ok(pre.out)
 }
 

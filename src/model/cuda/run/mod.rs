@@ -44,7 +44,7 @@ pub use propose::{propose_for, propose_launch, Proposal};
 use super::ast::{Function, Item, Skipped, TemplateParam, Unit};
 use super::cint::Int;
 use super::error::{CudaError, Pos};
-use super::parse::launch::{parse_launch, Allocation, Launch, LaunchArg, LaunchError};
+use super::parse::launch::{parse_launch_in, Allocation, Launch, LaunchArg, LaunchError};
 use super::parse::parse;
 use crate::model::machine::{AccessKind, Machine, Space};
 use crate::model::warp::{
@@ -307,7 +307,7 @@ impl CudaJob {
         machine: Machine,
         cache_bytes: u64,
     ) -> Result<CudaJob, CudaFailure> {
-        let launch = parse_launch(launch).map_err(CudaFailure::Launch)?;
+        let launch = parse_launch_in(launch, &unit).map_err(CudaFailure::Launch)?;
         let allocations = launch.allocations().map_err(CudaFailure::Launch)?;
         let kernel = find_kernel(&unit, &launch)?;
         let threads: u64 = launch.block.iter().product();
