@@ -541,6 +541,45 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
          replace n with a value: the launch field sees the file's #defines and constants, not the \
          host code's variables."
     );
+    // Defines, as nvcc's -D: a #define and a constant's initialiser replaced, each named.
+    let sized = "#define N (1 << 24)\nconst int DSIZE = 1 << 20;\n\
+                 __global__ void k(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = 0; }\n\
+                 int main() { float *d; k<<<DSIZE / 256, 256>>>(d, N); }\n";
+    let path =
+        std::env::temp_dir().join(format!("coalescing-cli-defines-{}.cu", std::process::id()));
+    std::fs::write(&path, sized).unwrap();
+    let file = path.to_str().unwrap().to_string();
+    let o = cli(&[
+        "cuda",
+        &file,
+        "-D",
+        "DSIZE=1 << 10",
+        "-DN=1000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 4 blocks of 8 warps; threads 1000 to 1023 store nothing: 31 full warps and one of 8.
+    assert_eq!(json["readouts"]["k-requests"], 32, "{json}");
+    assert_eq!(json["readouts"]["k-sectors"], 31 * 4 + 1, "{json}");
+    let text = stdout(&cli(&["cuda", &file, "-D", "DSIZE=1 << 10", "-DN=1000"]));
+    assert!(
+        text.contains(
+            "Defines: N=1000 replaced the #define of line 1; DSIZE=1 << 10 replaced the \
+             initialiser of the constant DSIZE, line 2."
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        refused(cli(&["cuda", &file, "-D", "N="])),
+        "-D N= has no value: write N=VALUE, or N alone for 1"
+    );
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        refused(cli(&["trace", "-", "-D", "N=1"])),
+        "-D is cuda's: a define given beside a CUDA source"
+    );
     assert_eq!(
         refused(cli(&["trace", "-", "--sector", "64"])),
         "--sector: only cuda takes a machine (kernel takes its link's, trace Volta's)"

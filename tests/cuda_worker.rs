@@ -3,12 +3,13 @@
 //! afresh that adopts the run's placement drills into every warp as the finished job does;
 //! and a failure crosses with its words, its field and its place to the letter.
 
+use coalescing_lab::model::cuda::parse_defines;
 use coalescing_lab::model::cuda::presets::CUDA_PRESETS;
-use coalescing_lab::model::cuda::run::{CudaFailure, CudaJob};
+use coalescing_lab::model::cuda::run::{read_source_with, CudaFailure, CudaJob};
 use coalescing_lab::model::cuda_view::wire::{
     answer, decode_reply, Drill, Reply, Reported, Request,
 };
-use coalescing_lab::model::cuda_view::{failure_field, failure_pos};
+use coalescing_lab::model::cuda_view::{failure_field, failure_pos, CudaField};
 use coalescing_lab::model::Machine;
 
 fn request(source: &str, launch: &str, cache_bytes: u64) -> Request {
@@ -18,6 +19,7 @@ fn request(source: &str, launch: &str, cache_bytes: u64) -> Request {
         machine: Machine::default(),
         cache_bytes,
         arch: 700,
+        defines: String::new(),
     }
 }
 
@@ -41,13 +43,9 @@ fn replies(request: &Request) -> Vec<Reply> {
 
 /// The page's own run of `request`, finished.
 fn own_run(request: &Request) -> Result<CudaJob, CudaFailure> {
-    let mut job = CudaJob::new(
-        &request.source,
-        &request.launch,
-        request.machine,
-        request.cache_bytes,
-        request.arch,
-    )?;
+    let defines = parse_defines(&request.defines).map_err(CudaFailure::Defines)?;
+    let unit = read_source_with(&request.source, request.arch, &defines)?;
+    let mut job = CudaJob::of_unit(unit, &request.launch, request.machine, request.cache_bytes)?;
     while !job.step(1 << 20)? {}
     Ok(job)
 }
@@ -200,9 +198,14 @@ fn failures_cross_with_their_words_field_and_place() {
         ),
         // The source's.
         ("__global__ void k(int* a) { a[threadIdx.x] = ; }", "k<<<1, 32>>>(a)"),
+        // The defines' (below).
+        ("__global__ void k(int* a) { a[threadIdx.x] = N; }", "k<<<1, 32>>>(a)"),
     ];
-    for (source, launch) in cases {
-        let request = request(source, launch, 0);
+    for (k, (source, launch)) in cases.into_iter().enumerate() {
+        let mut request = request(source, launch, 0);
+        if k == cases.len() - 1 {
+            request.defines = "N=3 M=".into();
+        }
         let own = match own_run(&request) {
             Ok(_) => panic!("{source}: no failure"),
             Err(e) => e,
@@ -215,7 +218,30 @@ fn failures_cross_with_their_words_field_and_place() {
         assert_eq!(shown.to_string(), own.to_string(), "{source}");
         assert_eq!(failure_field(&shown), failure_field(&own), "{source}");
         assert_eq!(failure_pos(&shown), failure_pos(&own), "{source}");
+        if k == cases.len() - 1 {
+            assert_eq!(failure_field(&shown), CudaField::Defines);
+            assert_eq!(
+                shown.to_string(),
+                "defines: M= has no value: write M=VALUE, or M alone for 1"
+            );
+        }
     }
+    // Defines cross to the worker, and the figures with them.
+    let mut sized = request(
+        "#define N 4096\n__global__ void k(float* a) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < N) a[i] = 0; }",
+        "k<<<16, 256>>>(a)",
+        0,
+    );
+    sized.defines = "N=100".into();
+    let Some(Reply::Done { analysis, .. }) = replies(&sized).pop() else {
+        panic!("no figures from the worker");
+    };
+    // Threads 0 to 99: three full warps and one of 4 lanes.
+    assert_eq!((analysis.total.requests, analysis.total.sectors), (4, 13));
+    assert_eq!(
+        analysis.notes[0],
+        "Defines: N=100 replaced the #define of line 1."
+    );
 }
 
 #[test]

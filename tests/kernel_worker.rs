@@ -147,6 +147,7 @@ fn a_kernel_request_is_told_from_a_cuda_run() {
         machine: Machine::default(),
         cache_bytes: 0,
         arch: 700,
+        defines: String::new(),
     }
     .encode();
     assert!(!Request::is_one(&cuda));

@@ -14,7 +14,7 @@ use coalescing_lab::model::sectors::{analyze, Analysis};
 use coalescing_lab::model::trace::{Format, TraceOptions};
 use std::io::Write;
 
-pub(crate) const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- --launch LAUNCH | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
+pub(crate) const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- [--launch LAUNCH] [-D NAME[=VALUE]]... | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
 
 /// Why a run failed, and its exit status: 1 for I/O, 2 for bad input.
 #[derive(Debug)]
@@ -53,6 +53,8 @@ pub(crate) struct CudaOptions {
     pub(crate) launch: Option<String>,
     /// `__CUDA_ARCH__`: 700 (Volta) unless `--arch` says otherwise.
     pub(crate) arch: u32,
+    /// `-D NAME[=VALUE]`, as nvcc takes them, in order.
+    pub(crate) defines: Vec<String>,
     /// The calculator's `warp`, `sector` and `line`, from `--warp`, `--sector` and `--line`.
     pub(crate) machine: Machine,
     /// 0 for no cache.
@@ -82,6 +84,7 @@ impl Default for CudaOptions {
             launch: None,
             // Volta and newer, the machine's default (docs/cuda.md, "CUDA source").
             arch: 700,
+            defines: Vec::new(),
             machine: Machine::default(),
             cache_bytes: coalescing_lab::model::DEFAULT_CACHE_BYTES,
             gate: Gate::default(),
@@ -156,6 +159,8 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             }
             "--cache" => cache = Some(value()?),
             "--launch" => out.cuda.launch = Some(value()?),
+            "-D" | "--define" => out.cuda.defines.push(value()?),
+            f if f.starts_with("-D") && f.len() > 2 => out.cuda.defines.push(f[2..].to_string()),
             "--check" => out.cuda.gate.on = true,
             "--no-races" => {
                 out.cuda.gate.on = true;
@@ -209,6 +214,9 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
         return Err(bad(
             "--check and its limits are cuda's (the CI gate over CUDA source)",
         ));
+    }
+    if !out.cuda.defines.is_empty() && out.command != "cuda" {
+        return Err(bad("-D is cuda's: a define given beside a CUDA source"));
     }
     if let Some((field, _)) = machine.first() {
         if out.command != "cuda" {

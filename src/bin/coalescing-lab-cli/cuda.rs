@@ -7,8 +7,9 @@ use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table
 use coalescing_lab::model::cuda::error::{CudaError, ErrorKind, Pos};
 use coalescing_lab::model::cuda::lex::MAX_SOURCE_BYTES;
 use coalescing_lab::model::cuda::run::{
-    analyse, propose_launch, CudaAnalysis, CudaFailure, Site, SiteKind,
+    analyse_with, propose_for, read_source_with, CudaAnalysis, CudaFailure, Site, SiteKind,
 };
+use coalescing_lab::model::cuda::{parse_define, Defines};
 use coalescing_lab::model::cuda_view::{access_csv, figure_fields, proposal_text};
 use coalescing_lab::model::format::plural;
 use coalescing_lab::model::kernel::view::figure_readouts;
@@ -80,6 +81,14 @@ fn read_source(path: &str) -> Result<String, Failure> {
 pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
     let path = one(a, "CUDA source file (or - for standard input)")?;
     let source = read_source(&path);
+    let defines = Defines(
+        a.cuda
+            .defines
+            .iter()
+            .map(|d| parse_define(d))
+            .collect::<Result<_, _>>()
+            .map_err(|e| bad(format!("-D {}", e.0)))?,
+    );
     let launch = match &a.cuda.launch {
         Some(launch) => launch.clone(),
         None => {
@@ -88,7 +97,8 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
             let proposal = source
                 .as_ref()
                 .ok()
-                .and_then(|s| propose_launch(s, a.cuda.arch).ok().flatten());
+                .and_then(|s| read_source_with(s, a.cuda.arch, &defines).ok())
+                .and_then(|unit| propose_for(&unit));
             match proposal {
                 Some(p) if p.line.is_some() && p.missing.is_empty() => {
                     eprintln!(
@@ -126,7 +136,7 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
     };
     let source = source?;
     let o = &a.cuda;
-    let an = analyse(&source, &launch, o.machine, o.cache_bytes, o.arch)
+    let an = analyse_with(&source, &defines, &launch, o.machine, o.cache_bytes, o.arch)
         .map_err(|e| bad(e.to_string()))?;
     if o.gate.on {
         let file = if path == "-" {

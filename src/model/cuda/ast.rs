@@ -4,7 +4,7 @@
 
 use super::error::{CudaError, Pos};
 use super::lex::IntSuffix;
-use super::pre::Macros;
+use super::pre::{Macros, Replaced};
 use std::collections::HashSet;
 
 /// A scalar or a named type, before pointers and arrays.
@@ -518,6 +518,8 @@ pub struct Unit {
     pub scope: FileScope,
     /// The launches the file's host code writes (`k<<<…>>>(…);`), in file order.
     pub launches: Vec<WrittenLaunch>,
+    /// What the defines given beside the file replaced in it, in file order.
+    pub replaced: Vec<Replaced>,
 }
 
 /// A launch as the file's host code writes it.

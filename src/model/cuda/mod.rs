@@ -13,7 +13,10 @@ mod pre;
 
 pub use error::{CudaError, ErrorKind, Pos};
 pub use layout::{base_layout, layout_of, struct_layout, FieldLayout, Layout, LayoutError};
-pub use pre::{preprocess, Macros, Preprocessed, MAX_TOKENS};
+pub use pre::{
+    parse_define, parse_defines, preprocess, preprocess_with, Define, Defines, DefinesError,
+    Macros, Preprocessed, Replaced, ReplacedKind, MAX_TOKENS,
+};
 pub mod ast;
 pub mod cint;
 mod layout;

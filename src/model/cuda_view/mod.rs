@@ -50,21 +50,24 @@ pub const DEFAULT_SOURCE: &str = "__global__ void copy(float *out, const float *
 /// The default kernel's launch: 16 blocks of 256 threads over 4096 floats.
 pub const DEFAULT_LAUNCH: &str = "copy<<<16, 256>>>(out, in, 4096)";
 
-/// The panel's two text fields, named by their URL parameters.
+/// The panel's text fields that a run reads, named by their URL parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CudaField {
     /// The CUDA C++ source: `src`.
     Source,
     /// The launch, as host code writes it: `launch`.
     Launch,
+    /// The defines given beside the source, as nvcc's `-D`: `defines`.
+    Defines,
 }
 
 impl CudaField {
-    /// The URL parameter: `src` or `launch`. A public contract, never renamed.
+    /// The URL parameter: `src`, `launch` or `defines`. A public contract, never renamed.
     pub fn param(self) -> &'static str {
         match self {
             CudaField::Source => "src",
             CudaField::Launch => "launch",
+            CudaField::Defines => "defines",
         }
     }
 }
@@ -145,11 +148,12 @@ impl CudaInputs {
         (src, launch)
     }
 
-    /// The raw text of `field`.
+    /// The raw text of `field`; the defines are not among these inputs (empty).
     pub fn get(&self, field: CudaField) -> &str {
         match field {
             CudaField::Source => &self.source,
             CudaField::Launch => &self.launch,
+            CudaField::Defines => "",
         }
     }
 }

@@ -34,12 +34,14 @@ pub fn failure_field(failure: &CudaFailure) -> CudaField {
     match failure {
         CudaFailure::Source(_) => CudaField::Source,
         CudaFailure::Launch(_) => CudaField::Launch,
+        CudaFailure::Defines(_) => CudaField::Defines,
         CudaFailure::Run(e) => match *e.kind {
             RunErrorKind::NoKernel { .. }
             | RunErrorKind::Launch(_)
             | RunErrorKind::TooLarge { .. }
             | RunErrorKind::BlockTooLarge { .. }
             | RunErrorKind::Reported { launch: true, .. } => CudaField::Launch,
+            RunErrorKind::Reported { defines: true, .. } => CudaField::Defines,
             _ => CudaField::Source,
         },
     }
@@ -54,7 +56,7 @@ pub fn failure_pos(failure: &CudaFailure) -> Option<Pos> {
     let pos = match failure {
         CudaFailure::Source(e) => e.pos,
         CudaFailure::Run(e) => e.pos,
-        CudaFailure::Launch(_) => return None,
+        CudaFailure::Launch(_) | CudaFailure::Defines(_) => return None,
     };
     (pos.line > 0).then_some(pos)
 }
@@ -700,6 +702,7 @@ pub fn results_of(default_kernel: bool, failed: Option<CudaField>) -> String {
     let why = match failed {
         Some(CudaField::Source) => "the source does not run",
         Some(CudaField::Launch) => "the launch does not run",
+        Some(CudaField::Defines) => "the defines do not read",
         None => "there is no launch yet",
     };
     format!("The figures below are the default kernel's (copy): {why}.")

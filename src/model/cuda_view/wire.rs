@@ -16,6 +16,7 @@
 //!     machine: Machine { warp: 32, sector_bytes: 32, line_bytes: 128 },
 //!     cache_bytes: 0,
 //!     arch: 700,
+//!     defines: String::new(),
 //! };
 //! let mut replies = Vec::new();
 //! answer(&request.encode(), &mut || 0.0, &mut |r| replies.push(r));
@@ -25,8 +26,10 @@
 
 use super::{failure_field, CudaField};
 use crate::model::cuda::error::Pos;
+use crate::model::cuda::parse_defines;
 use crate::model::cuda::run::{
-    CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind, WarpExecution,
+    read_source_with, CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind,
+    WarpExecution,
 };
 use crate::model::job::{Slice, Slicer, WORKER_PROGRESS_MS};
 use crate::model::machine::Machine;
@@ -45,6 +48,9 @@ pub struct Request {
     pub cache_bytes: u64,
     /// `__CUDA_ARCH__`.
     pub arch: u32,
+    /// The defines given beside the source, as typed (`NAME=VALUE …`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub defines: String,
 }
 
 impl Request {
@@ -116,6 +122,9 @@ pub struct Reported {
     pub words: String,
     /// Whether it is the launch field's.
     pub launch: bool,
+    /// Whether it is the defines field's.
+    #[serde(default)]
+    pub defines: bool,
 }
 
 impl Reported {
@@ -123,7 +132,7 @@ impl Reported {
     pub fn of(failure: &CudaFailure) -> Reported {
         let (pos, thread) = match failure {
             CudaFailure::Source(e) => (e.pos, None),
-            CudaFailure::Launch(_) => (Pos::default(), None),
+            CudaFailure::Launch(_) | CudaFailure::Defines(_) => (Pos::default(), None),
             CudaFailure::Run(e) => (e.pos, e.thread),
         };
         Reported {
@@ -131,6 +140,7 @@ impl Reported {
             thread,
             words: failure.to_string(),
             launch: failure_field(failure) == CudaField::Launch,
+            defines: failure_field(failure) == CudaField::Defines,
         }
     }
 
@@ -139,7 +149,11 @@ impl Reported {
         CudaFailure::Run(RunError {
             pos: self.pos,
             thread: self.thread,
-            kind: Box::new(RunErrorKind::Reported { words: self.words, launch: self.launch }),
+            kind: Box::new(RunErrorKind::Reported {
+                words: self.words,
+                launch: self.launch,
+                defines: self.defines,
+            }),
         })
     }
 }
@@ -169,13 +183,7 @@ pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut
             return;
         }
     };
-    let job = CudaJob::new(
-        &request.source,
-        &request.launch,
-        request.machine,
-        request.cache_bytes,
-        request.arch,
-    );
+    let job = job_of(&request);
     let mut job = match job {
         Ok(job) => job,
         Err(e) => {
@@ -205,11 +213,17 @@ pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut
     }
 }
 
+/// The job a request asks for.
+fn job_of(r: &Request) -> Result<CudaJob, CudaFailure> {
+    let defines = parse_defines(&r.defines).map_err(CudaFailure::Defines)?;
+    let unit = read_source_with(&r.source, r.arch, &defines)?;
+    CudaJob::of_unit(unit, &r.launch, r.machine, r.cache_bytes)
+}
+
 /// A warp's executions on a job made afresh from the run's request, placed as that run was.
 fn drill(d: Drill) -> Result<Vec<WarpExecution>, Reported> {
     let r = d.request;
-    let mut job = CudaJob::new(&r.source, &r.launch, r.machine, r.cache_bytes, r.arch)
-        .map_err(|e| Reported::of(&e))?;
+    let mut job = job_of(&r).map_err(|e| Reported::of(&e))?;
     job.adopt(d.placement);
     job.warp_executions(d.block, d.warp)
         .map_err(|e| Reported::of(&CudaFailure::Run(e)))

@@ -1,6 +1,7 @@
 //! The CUDA source panel's parameters: `cpreset`, a preset's id; `src`, the source text, or
 //! `srcz`, the same packed (`model::cuda::link`); `launch`, the launch as host code writes
-//! it; `cflops`, the FLOPs per thread for the Roofline lab; and `cmeasure`, what the heat map
+//! it; `defines`, the defines given beside the source, as nvcc's `-D` (`N=4096 B=256`);
+//! `cflops`, the FLOPs per thread for the Roofline lab; and `cmeasure`, what the heat map
 //! and the worst warps rank by (as the kernel view's `kmeasure`). Its cache is the kernel view's
 //! `cache` and its machine the calculator's `arch`, `warp`, `sector` and `line`, read by their
 //! own panels.
@@ -20,7 +21,7 @@ use crate::model::cuda::presets::CUDA_PRESET_IDS;
 use crate::model::flops::CUDA_FLOPS;
 use crate::model::warp::Measure;
 
-/// `cpreset`, `src`, `srcz`, `launch`, `cflops` and `cmeasure`.
+/// `cpreset`, `src`, `srcz`, `launch`, `defines`, `cflops` and `cmeasure`.
 pub(super) struct Cuda;
 
 /// Whether `id` names a CUDA preset.
@@ -32,7 +33,7 @@ impl Params for Cuda {
     fn is_param(&self, key: &str) -> bool {
         matches!(
             key,
-            "cpreset" | "src" | "srcz" | "launch" | "cflops" | "cmeasure"
+            "cpreset" | "src" | "srcz" | "launch" | "defines" | "cflops" | "cmeasure"
         )
     }
 
@@ -46,6 +47,7 @@ impl Params for Cuda {
         state.cuda_src = link.shown("src").unwrap_or_default();
         state.cuda_srcz = link.shown("srcz").unwrap_or_default();
         state.cuda_launch = link.shown("launch").unwrap_or_default();
+        state.cuda_defines = link.shown("defines").unwrap_or_default();
         state.cuda_flops = link.shown("cflops").unwrap_or_default();
         state.cuda_measure = link.shown("cmeasure").and_then(|m| Measure::parse(&m));
     }
@@ -56,6 +58,7 @@ impl Params for Cuda {
             ("src", &state.cuda_src),
             ("srcz", &state.cuda_srcz),
             ("launch", &state.cuda_launch),
+            ("defines", &state.cuda_defines),
             ("cflops", &state.cuda_flops),
         ] {
             if !value.is_empty() {

@@ -83,6 +83,9 @@ macro_rules! state_parts {
             /// `cflops`: the CUDA source panel's FLOPs per thread, for the Roofline lab, as
             /// typed; empty for none.
             cuda_flops: String,
+            /// `defines`: the CUDA source panel's defines, as nvcc's `-D` (`N=4096 B=256`),
+            /// as typed; empty for none.
+            cuda_defines: String,
             /// `cmeasure`: what the CUDA panel's heat map and worst warps rank by; `None`: the
             /// analysis's own default, as for `kmeasure`.
             cuda_measure: Option<$crate::model::warp::Measure>,

@@ -143,6 +143,7 @@ pub(super) fn Inputs(
     });
     let source_invalid = error_of(error, CudaField::Source);
     let launch_invalid = error_of(error, CudaField::Launch);
+    let defines_invalid = error_of(error, CudaField::Defines);
     let described = move |field: CudaField, hint: &'static str| {
         let bad = error_of(error, field);
         Signal::derive(move || {
@@ -254,9 +255,28 @@ pub(super) fn Inputs(
                 <code>"name<<<grid, block[, shared bytes]>>>(args)"</code>
                 ", grid and block as numbers or " <code>"dim3(x, y, z)"</code>
                 "; a pointer argument is a name (its own allocation), " <code>"name@0x1000"</code>
-                " pins its base, " <code>"name[N]"</code> " gives its length; a value is a number."
+                " pins its base, " <code>"name[N]"</code> " gives its length; a value is a number. The file's "
+                <code>"#define"</code> "s and constants are in scope."
             </p>
             {error_note(error, CudaField::Launch)}
+        </div>
+        <div class="field" class:invalid=move || defines_invalid().is_some()>
+            <label for="input-defines">"Defines " <span class="param" aria-hidden="true">"defines"</span></label>
+            <input
+                id="input-defines" type="text" name="defines" data-testid="input-defines" class="mono"
+                autocomplete="off" autocapitalize="off" spellcheck="false"
+                placeholder="N=4096 BLOCK=256"
+                aria-invalid=move || defines_invalid().is_some().to_string()
+                aria-describedby=described(CudaField::Defines, "input-defines-hint")
+                prop:value=move || state.cuda_defines.get()
+                on:input=move |ev| state.cuda_defines.set(event_target_value(&ev))
+            />
+            <p class="hint" id="input-defines-hint">
+                "As nvcc's " <code>"-D"</code> ": " <code>"NAME=VALUE"</code>
+                " separated by spaces. Each replaces the file's " <code>"#define"</code>
+                " of its name, or the initialiser of its file-scope constant, so a program sized for a GPU runs here at a smaller size."
+            </p>
+            {error_note(error, CudaField::Defines)}
         </div>
         <TextField
             testid="cuda-input-cache".to_string() param="cache" label="Cache" tag="cache"

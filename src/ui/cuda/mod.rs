@@ -197,6 +197,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         machine: machine.get(),
         cache_bytes: cache_bytes.get(),
         arch: arch.get(),
+        defines: state.cuda_defines.get(),
     });
     let jobs = Jobs::new();
     // A new run cancels the running job and starts its own; an empty launch waits for one.
@@ -218,7 +219,14 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             jobs.status.set(Status::Idle);
             // A page with nothing shown yet shows the default kernel meanwhile.
             if jobs.analysis.with_untracked(Option::is_none) {
-                jobs.start(Run { inputs: CudaInputs::default(), ..run }, true);
+                jobs.start(
+                    Run {
+                        inputs: CudaInputs::default(),
+                        defines: String::new(),
+                        ..run
+                    },
+                    true,
+                );
             }
             return;
         }
@@ -253,7 +261,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         let arch = arch.get();
         // On the source as the jobs last read it: a launch keystroke never reads it again.
         inputs.with(|i| {
-            jobs.read(&i.source, arch)
+            jobs.read(&i.source, arch, &state.cuda_defines.get())
                 .and_then(Result::ok)
                 .and_then(|unit| crate::model::cuda::run::propose_for(&unit))
         })

@@ -21,7 +21,7 @@ mod types;
 use super::ast::{FileScope, Function, Item, Member, Skipped, Spaces, StructDef, Unit};
 use super::error::{CudaError, ErrorKind};
 use super::lex::{tokenize, Punct, Tok, Token};
-use super::pre::preprocess;
+use super::pre::{preprocess_with, Defines};
 use cursor::{Cursor, Names};
 use std::ops::Range;
 
@@ -39,7 +39,12 @@ use std::ops::Range;
 /// assert_eq!(format!("{:?}", unit.skipped), r#"[Host { name: "main", line: 6 }]"#);
 /// ```
 pub fn parse(source: &str, arch: u32) -> Result<Unit, CudaError> {
-    let pre = preprocess(tokenize(source)?, arch)?;
+    parse_with(source, arch, &Defines::default())
+}
+
+/// Reads `source` as [`parse`] does, with `defines` given beside it (as nvcc's `-D`).
+pub fn parse_with(source: &str, arch: u32, defines: &Defines) -> Result<Unit, CudaError> {
+    let pre = preprocess_with(tokenize(source)?, arch, defines)?;
     let tokens = pre.tokens;
     let mut ranges = Vec::new();
     cut(&tokens, 0..tokens.len(), &mut ranges);
@@ -54,6 +59,7 @@ pub fn parse(source: &str, arch: u32) -> Result<Unit, CudaError> {
             templates: names.templates.clone(),
         },
         launches: launch::written_launches(&tokens, source),
+        replaced: pre.replaced,
     };
     for range in ranges {
         item(&tokens[range], &names, &mut unit);

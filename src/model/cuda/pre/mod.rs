@@ -10,6 +10,11 @@
 
 mod call;
 mod condition;
+mod defines;
+
+pub use defines::{
+    parse_define, parse_defines, Define, Defines, DefinesError, Replaced, ReplacedKind,
+};
 
 use super::error::{CudaError, ErrorKind, Pos};
 use super::lex::{Punct, Tok, Token};
@@ -40,6 +45,8 @@ pub struct Preprocessed {
     pub includes: Vec<(u32, String)>,
     /// The macros defined at the end of the file, for a launch written against it.
     pub macros: Macros,
+    /// What the defines given beside the file replaced in it, in file order.
+    pub replaced: Vec<Replaced>,
 }
 
 /// The macros a file leaves defined at its end: the launch field expands them, as host code
@@ -59,11 +66,7 @@ impl Macros {
     /// assert_eq!(text.concat(), "k<<<(((4096)+255)/256),256>>>(a,4096)");
     /// ```
     pub fn expand(&self, tokens: Vec<Token>) -> Result<Vec<Token>, CudaError> {
-        let mut pre = Pre {
-            macros: self.0.clone(),
-            out: Preprocessed::default(),
-            produced: 0,
-        };
+        let mut pre = Pre { macros: self.0.clone(), ..Pre::default() };
         pre.expand(&tokens, &mut Vec::new())
     }
 
@@ -87,11 +90,44 @@ impl Macros {
 /// assert_eq!(out.tokens[3].pos.line, 5);
 /// ```
 pub fn preprocess(tokens: Vec<Token>, arch: u32) -> Result<Preprocessed, CudaError> {
-    let mut pre = Pre {
-        macros: HashMap::new(),
-        out: Preprocessed::default(),
-        produced: 0,
-    };
+    preprocess_with(tokens, arch, &Defines::default())
+}
+
+/// Preprocesses `tokens` as [`preprocess`] does, with `defines` given beside the file (as
+/// nvcc's `-D`): each wins over the file's `#define` of its name, or replaces the initialiser
+/// of the file-scope constant it names.
+///
+/// ```
+/// use coalescing_lab::model::cuda::{lex::tokenize, parse_defines, preprocess_with};
+/// let source = "#define N 4096\nconst int DSIZE = 8192;\nint a[N], b[DSIZE];\n";
+/// let out = preprocess_with(tokenize(source).unwrap(), 700, &parse_defines("N=64 DSIZE=32").unwrap()).unwrap();
+/// let text: Vec<String> = out.tokens.iter().map(|t| t.tok.spelling()).collect();
+/// assert_eq!(text.join(" "), "const int DSIZE = ( 32 ) ; int a [ 64 ] , b [ DSIZE ] ;");
+/// let notes: Vec<String> = out.replaced.iter().map(ToString::to_string).collect();
+/// assert_eq!(notes, ["N=64 replaced the #define of line 1", "DSIZE=32 replaced the initialiser of the constant DSIZE, line 2"]);
+/// ```
+pub fn preprocess_with(
+    mut tokens: Vec<Token>,
+    arch: u32,
+    defines: &Defines,
+) -> Result<Preprocessed, CudaError> {
+    let mut pre = Pre::default();
+    let mut replaced = Vec::new();
+    let constants = defines::replace_constants(&mut tokens, defines, &mut replaced);
+    for d in &defines.0 {
+        if !constants.contains(&d.name) {
+            pre.given.insert(d.name.clone());
+            pre.macros.insert(
+                d.name.clone(),
+                Macro {
+                    params: None,
+                    variadic: false,
+                    body: defines::body(d),
+                },
+            );
+        }
+    }
+    pre.defines = defines.clone();
     let number = |value: u128, pos: Pos| Token {
         tok: Tok::Int {
             value,
@@ -121,6 +157,8 @@ pub fn preprocess(tokens: Vec<Token>, arch: u32) -> Result<Preprocessed, CudaErr
     }
     pre.run(tokens)?;
     pre.out.macros = Macros(std::mem::take(&mut pre.macros));
+    pre.out.replaced.extend(replaced);
+    pre.out.replaced.sort_by_key(|r| r.line);
     Ok(pre.out)
 }
 
@@ -135,10 +173,15 @@ struct Open {
     seen_else: bool,
 }
 
+#[derive(Default)]
 struct Pre {
     macros: HashMap<String, Macro>,
     out: Preprocessed,
     produced: usize,
+    /// The names the defines beside the file give: the file's `#define` and `#undef` of
+    /// them are set aside.
+    given: std::collections::HashSet<String>,
+    defines: Defines,
 }
 
 impl Pre {
@@ -254,10 +297,23 @@ impl Pre {
                 }
             }
             _ if !reading => {}
-            "define" => self.define(rest, name_token)?,
+            "define" => {
+                let given = rest
+                    .first()
+                    .and_then(|t| t.tok.ident())
+                    .filter(|n| self.given.contains(*n));
+                match given {
+                    Some(name) => self.set_aside(name, hash.line, ReplacedKind::Define),
+                    None => self.define(rest, name_token)?,
+                }
+            }
             "undef" => {
                 let m = self.macro_name(rest, name_token, "undef")?.to_string();
-                self.macros.remove(&m);
+                if self.given.contains(&m) {
+                    self.set_aside(&m, hash.line, ReplacedKind::Undef);
+                } else {
+                    self.macros.remove(&m);
+                }
             }
             "include" => {
                 let text: String = rest
@@ -285,6 +341,21 @@ impl Pre {
             }
         }
         Ok(())
+    }
+
+    /// Notes that the define of `name` set aside the file's directive at `line`.
+    fn set_aside(&mut self, name: &str, line: u32, what: ReplacedKind) {
+        let value = self
+            .defines
+            .get(name)
+            .map(|d| d.value.clone())
+            .unwrap_or_default();
+        self.out.replaced.push(Replaced {
+            name: name.to_string(),
+            value,
+            line,
+            what,
+        });
     }
 
     /// The one name after `#ifdef`, `#ifndef` or `#undef`.

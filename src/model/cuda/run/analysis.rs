@@ -181,6 +181,16 @@ impl CudaJob {
                 ));
             }
         }
+        if !self.program.unit.replaced.is_empty() {
+            let replaced: Vec<String> = self
+                .program
+                .unit
+                .replaced
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            notes.push(format!("Defines: {}.", replaced.join("; ")));
+        }
         if self.shared.constant_reads {
             notes.push(
                 "Reads of __constant__ memory are not counted: they go through the constant \

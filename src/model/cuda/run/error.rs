@@ -93,6 +93,8 @@ pub enum RunErrorKind {
         words: String,
         /// Whether it is the launch field's.
         launch: bool,
+        /// Whether it is the defines field's.
+        defines: bool,
     },
 }
 

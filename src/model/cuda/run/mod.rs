@@ -45,7 +45,8 @@ use super::ast::{Function, Item, Skipped, TemplateParam, Unit};
 use super::cint::Int;
 use super::error::{CudaError, Pos};
 use super::parse::launch::{parse_launch_in, Allocation, Launch, LaunchArg, LaunchError};
-use super::parse::parse;
+use super::parse::{parse, parse_with};
+use super::pre::{Defines, DefinesError};
 use crate::model::machine::{AccessKind, Machine, Space};
 use crate::model::warp::{
     Cost, Figures, HeatMap, Measure, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess,
@@ -105,6 +106,8 @@ pub enum CudaFailure {
     Source(CudaError),
     /// The launch does not read.
     Launch(LaunchError),
+    /// The defines given beside the source do not read.
+    Defines(DefinesError),
     /// The run stopped.
     Run(RunError),
 }
@@ -114,6 +117,7 @@ impl fmt::Display for CudaFailure {
         match self {
             CudaFailure::Source(e) => write!(f, "source, {e}"),
             CudaFailure::Launch(e) => write!(f, "{e}"),
+            CudaFailure::Defines(e) => write!(f, "{e}"),
             CudaFailure::Run(e) => write!(f, "{e}"),
         }
     }
@@ -255,7 +259,16 @@ pub struct CudaJob {
 /// Reads `source` for `__CUDA_ARCH__` `arch`: preprocessed and parsed once, for any number
 /// of launches ([`CudaJob::of_unit`]).
 pub fn read_source(source: &str, arch: u32) -> Result<Rc<Unit>, CudaFailure> {
-    parse(source, arch)
+    read_source_with(source, arch, &Defines::default())
+}
+
+/// Reads `source` as [`read_source`] does, with `defines` given beside it (as nvcc's `-D`).
+pub fn read_source_with(
+    source: &str,
+    arch: u32,
+    defines: &Defines,
+) -> Result<Rc<Unit>, CudaFailure> {
+    parse_with(source, arch, defines)
         .map(Rc::new)
         .map_err(CudaFailure::Source)
 }
@@ -526,6 +539,36 @@ pub fn analyse(
     arch: u32,
 ) -> Result<CudaAnalysis, CudaFailure> {
     let mut job = CudaJob::new(source, launch, machine, cache_bytes, arch)?;
+    while !job.step(1 << 10)? {}
+    Ok(job.finish())
+}
+
+/// Runs a whole launch at once, as [`analyse`] does, with `defines` given beside the
+/// source (as nvcc's `-D`).
+///
+/// ```
+/// use coalescing_lab::model::cuda::{parse_defines, run::analyse_with};
+/// use coalescing_lab::model::Machine;
+/// let src = "#define N 4096\nconst int THREADS = 512;\n\
+///            __global__ void k(float* a) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < N) a[i] = 0; }\n";
+/// let defines = parse_defines("N=64 THREADS=32").unwrap();
+/// let a = analyse_with(src, &defines, "k<<<(N + THREADS - 1) / THREADS, THREADS>>>(a)", Machine::default(), 0, 700).unwrap();
+/// assert_eq!((a.total.requests, a.shape), (2, (2, 1, 32)));
+/// assert_eq!(
+///     a.notes[0],
+///     "Defines: N=64 replaced the #define of line 1; THREADS=32 replaced the initialiser of the constant THREADS, line 2."
+/// );
+/// ```
+pub fn analyse_with(
+    source: &str,
+    defines: &Defines,
+    launch: &str,
+    machine: Machine,
+    cache_bytes: u64,
+    arch: u32,
+) -> Result<CudaAnalysis, CudaFailure> {
+    let unit = read_source_with(source, arch, defines)?;
+    let mut job = CudaJob::of_unit(unit, launch, machine, cache_bytes)?;
     while !job.step(1 << 10)? {}
     Ok(job.finish())
 }

@@ -8,7 +8,8 @@
 mod remote;
 
 use crate::model::cuda::ast::Unit;
-use crate::model::cuda::run::{read_source, CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
+use crate::model::cuda::parse_defines;
+use crate::model::cuda::run::{read_source_with, CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
 use crate::model::cuda_view::CudaInputs;
 use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::Machine;
@@ -43,8 +44,8 @@ pub(in crate::ui::cuda) const IN_PAGE_ITERATIONS: u64 = 1 << 13;
 /// the preprocessor's 2^21.)
 pub(in crate::ui::cuda) const PAGE_READ_BYTES: usize = 32 * 1024;
 
-/// A source read on the page, with its `__CUDA_ARCH__`, and what reading it gave.
-type ReadSource = (String, u32, Result<Rc<Unit>, CudaFailure>);
+/// A source read on the page, with its `__CUDA_ARCH__` and defines, and what reading it gave.
+type ReadSource = (String, u32, String, Result<Rc<Unit>, CudaFailure>);
 
 /// One run: what the job was made from.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +54,8 @@ pub(in crate::ui::cuda) struct Run {
     pub(in crate::ui::cuda) machine: Machine,
     pub(in crate::ui::cuda) cache_bytes: u64,
     pub(in crate::ui::cuda) arch: u32,
+    /// The defines given beside the source, as typed.
+    pub(in crate::ui::cuda) defines: String,
 }
 
 /// Where the current job stands; idle when the launch is empty. A failure's words are in the
@@ -110,20 +113,21 @@ impl Jobs {
         }
     }
 
-    /// `source` read for `arch`: the last reading when it is of the same text, else read now
-    /// on the page's thread, unless it is longer than [`PAGE_READ_BYTES`] and a worker can
-    /// read it instead (`None`).
+    /// `source` read for `arch` with `defines`: the last reading when it is of the same text,
+    /// else read now on the page's thread, unless it is longer than [`PAGE_READ_BYTES`] and a
+    /// worker can read it instead (`None`).
     pub(in crate::ui::cuda) fn read(
         self,
         source: &str,
         arch: u32,
+        defines: &str,
     ) -> Option<Result<Rc<Unit>, CudaFailure>> {
         let known = self
             .read
             .try_with_value(|r| {
                 r.as_ref()
-                    .filter(|(s, a, _)| *a == arch && s == source)
-                    .map(|(_, _, unit)| unit.clone())
+                    .filter(|(s, a, d, _)| *a == arch && s == source && d == defines)
+                    .map(|(_, _, _, unit)| unit.clone())
             })
             .flatten();
         if known.is_some() {
@@ -132,9 +136,15 @@ impl Jobs {
         if source.len() > PAGE_READ_BYTES && self.remote_available() {
             return None;
         }
-        let unit = read_source(source, arch);
-        self.read
-            .set_value(Some((source.to_string(), arch, unit.clone())));
+        let unit = parse_defines(defines)
+            .map_err(CudaFailure::Defines)
+            .and_then(|d| read_source_with(source, arch, &d));
+        self.read.set_value(Some((
+            source.to_string(),
+            arch,
+            defines.to_string(),
+            unit.clone(),
+        )));
         count_read();
         Some(unit)
     }
@@ -166,7 +176,7 @@ impl Jobs {
     /// Reads the source and the launch of `run` and runs the job `ticket`: in this task when
     /// it is small, in slices or in the worker when it is not.
     fn begin(self, ticket: u64, run: Run, repair: bool) {
-        let Some(unit) = self.read(&run.inputs.source, run.arch) else {
+        let Some(unit) = self.read(&run.inputs.source, run.arch, &run.defines) else {
             // Too long to read on the page's thread: the worker reads it.
             self.job.set_value(None);
             self.status.set(Status::Running { done: 0, total: 1 });
