@@ -1012,3 +1012,52 @@ int main() {
         "launch, column 14: macro CEIL takes 2 arguments, given 1"
     );
 }
+
+#[test]
+fn unique_sectors_past_their_budget_are_marked_a_lower_bound_where_they_are_shown() {
+    use coalescing_lab::model::cuda::run::CudaJob;
+    use coalescing_lab::model::kernel::view::KernelFigure;
+    // Each lane reads its own page, 4 KiB apart: every sector a page of its own in the count.
+    let src = "__global__ void far(const float* in, float* out) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  out[i] = in[i * 1024];\n}\n";
+    let launch = "far<<<64, 256>>>(in, out)";
+    let exact = run(src, launch);
+    assert!(!exact.total.unique_lower_bound);
+    let mut job = CudaJob::new(src, launch, Machine::default(), 0, 700).unwrap();
+    // Room for a few pages only.
+    job.unique_budget(4096);
+    while !job.step(1 << 10).unwrap() {}
+    let capped = job.finish();
+    assert!(capped.total.unique_lower_bound);
+    assert!(capped.total.unique_sectors < exact.total.unique_sectors);
+    // The other figures do not depend on the count.
+    assert_eq!(
+        (
+            capped.total.sectors,
+            capped.total.requests,
+            capped.total.dram_bytes()
+        ),
+        (
+            exact.total.sectors,
+            exact.total.requests,
+            exact.total.dram_bytes()
+        )
+    );
+    let r = KernelFigure::UniqueSectors.readout(&capped.total, Machine::default(), 0);
+    assert_eq!(r.text, format!("≥ {}", capped.total.unique_sectors));
+    assert!(
+        r.detail
+            .starts_with("at least: the count of distinct sectors reached its 512 MiB budget"),
+        "{}",
+        r.detail
+    );
+    assert!(
+        capped
+            .notes
+            .iter()
+            .any(|n| n.starts_with("Unique sectors are a lower bound")),
+        "{:?}",
+        capped.notes
+    );
+    let r = KernelFigure::UniqueSectors.readout(&exact.total, Machine::default(), 0);
+    assert_eq!(r.text, exact.total.unique_sectors.to_string());
+}

@@ -123,6 +123,9 @@ pub struct Sums {
     pub excess_sectors: u64,
     /// Distinct sectors: `data-unique-sectors`.
     pub unique_sectors: u64,
+    /// Whether `unique_sectors` is a lower bound (the count reached its budget):
+    /// `data-unique-lower-bound`, and the cell reads `≥ N`.
+    pub unique_lower_bound: bool,
     /// DRAM bytes read and written back on its behalf: `data-dram-bytes`.
     pub dram_bytes: u64,
     /// With a shared access: wavefronts, their ideal and the conflicts (`data-wavefronts`,
@@ -131,6 +134,15 @@ pub struct Sums {
 }
 
 impl Sums {
+    /// The distinct sectors as a cell shows them: `≥ N` for a lower bound.
+    pub fn unique_text(&self) -> String {
+        if self.unique_lower_bound {
+            format!("≥ {}", self.unique_sectors)
+        } else {
+            self.unique_sectors.to_string()
+        }
+    }
+
     /// The figures of `f`, with the shared triple when `shared`.
     fn of(f: &Figures, shared: bool) -> Sums {
         Sums {
@@ -140,6 +152,7 @@ impl Sums {
             ideal_sectors: f.ideal_sectors,
             excess_sectors: f.excess_sectors(),
             unique_sectors: f.unique_sectors,
+            unique_lower_bound: f.unique_lower_bound,
             dram_bytes: f.dram_bytes(),
             shared: shared.then(|| (f.wavefronts, f.ideal_wavefronts, f.bank_conflicts())),
         }

@@ -129,6 +129,18 @@ impl KernelFigure {
                 "requested ÷ request-level bytes",
                 false,
             ),
+            KernelFigure::UniqueSectors if t.unique_lower_bound => Readout {
+                id: "k-unique-sectors",
+                label: "Unique sectors",
+                text: format!("≥ {}", t.unique_sectors),
+                value: t.unique_sectors.to_string(),
+                detail: format!(
+                    "at least: the count of distinct sectors reached its {} MiB budget, {} counted",
+                    super::super::warp::UNIQUE_BUDGET_BYTES >> 20,
+                    bytes_text(t.unique_sectors * sector)
+                ),
+                headline: false,
+            },
             KernelFigure::UniqueSectors => Readout {
                 id: "k-unique-sectors",
                 label: "Unique sectors",

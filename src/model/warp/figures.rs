@@ -35,6 +35,11 @@ pub struct Figures {
     pub transferred_bytes: u64,
     /// Distinct sectors over the whole launch: the traffic with a perfect cache.
     pub unique_sectors: u64,
+    /// Whether `unique_sectors` is a lower bound: the distinct-sector count reached its
+    /// memory budget ([`super::UNIQUE_BUDGET_BYTES`]) and recorded no more. Every view that
+    /// shows the figure says so.
+    #[serde(default)]
+    pub unique_lower_bound: bool,
     /// Sectors read from DRAM through the cache model, in bytes.
     pub dram_read_bytes: u64,
     /// Sectors written back to DRAM, in bytes, charged to the statement whose store first

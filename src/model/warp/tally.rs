@@ -431,9 +431,16 @@ impl<R: Clone> Tally<R> {
     }
 
     /// True when the distinct-sector count reached its memory budget: the distinct figures
-    /// are then lower bounds.
+    /// are then lower bounds, and every [`Figures`] of this tally says so.
     pub fn over_budget(&self) -> bool {
         self.unique.over_budget()
+    }
+
+    /// Lowers the distinct-sector count's memory budget to `bytes`: for tests of what a
+    /// front end shows past it. Call it before the first access.
+    #[doc(hidden)]
+    pub fn unique_budget(&mut self, bytes: u64) {
+        self.unique.set_budget(bytes);
     }
 
     /// Distinct sectors recorded so far, over every site.
@@ -484,6 +491,7 @@ impl<R: Clone> Tally<R> {
             ideal_sectors: c.ideal_sectors,
             transferred_bytes: c.sectors * s,
             unique_sectors: unique,
+            unique_lower_bound: self.unique.over_budget(),
             dram_read_bytes: c.read_sectors * s,
             dram_write_bytes: c.write_sectors * s,
             hits: (!matches!(self.cache, Cache::Off)).then_some(c.hits),

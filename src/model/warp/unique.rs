@@ -75,6 +75,8 @@ pub(crate) struct UniqueSectors {
     last: [Option<(u64, u32)>; 2],
     /// Bytes held, as counted against the budget.
     bytes: u64,
+    /// The budget: [`UNIQUE_BUDGET_BYTES`], or less for a test.
+    budget: u64,
     /// Whether a sector went unrecorded because the budget was reached.
     over: bool,
     /// Distinct sectors touched by any site.
@@ -109,6 +111,7 @@ impl UniqueSectors {
             recent: Box::new([(NO_KEY, 0); RECENT_PAGES]),
             last: [None; 2],
             bytes: 0,
+            budget: UNIQUE_BUDGET_BYTES,
             over: false,
             total: 0,
             by_site: vec![0; counted.min(PRESIZED_SITES)],
@@ -196,9 +199,7 @@ impl UniqueSectors {
                     }
                     Err(i) => {
                         let grows = entries.len() == entries.capacity();
-                        if grows
-                            && self.bytes + entries.capacity().max(4) as u64 * 4
-                                > UNIQUE_BUDGET_BYTES
+                        if grows && self.bytes + entries.capacity().max(4) as u64 * 4 > self.budget
                         {
                             self.over = true;
                             return None;
@@ -214,6 +215,13 @@ impl UniqueSectors {
                 }
             }
         }
+    }
+
+    /// Lowers the memory the count may hold from [`UNIQUE_BUDGET_BYTES`] to `bytes`: for
+    /// tests of what a front end shows past the budget, which the full budget reaches only
+    /// with hundreds of MiB.
+    pub(crate) fn set_budget(&mut self, bytes: u64) {
+        self.budget = bytes.min(UNIQUE_BUDGET_BYTES);
     }
 
     /// True when some sector could not be recorded within [`UNIQUE_BUDGET_BYTES`]: the
@@ -233,7 +241,7 @@ impl UniqueSectors {
             self.recent[memo] = (key, at);
             return Some(at);
         }
-        if self.bytes + PAGE_OVERHEAD_BYTES > UNIQUE_BUDGET_BYTES {
+        if self.bytes + PAGE_OVERHEAD_BYTES > self.budget {
             self.over = true;
             return None;
         }

@@ -321,6 +321,7 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
             data-ideal-sectors=row.as_ref().map(|r| r.sums.ideal_sectors)
             data-excess-sectors=row.as_ref().map(|r| r.sums.excess_sectors)
             data-unique-sectors=row.as_ref().map(|r| r.sums.unique_sectors)
+            data-unique-lower-bound=row.as_ref().and_then(|r| r.sums.unique_lower_bound.then_some("true"))
             data-dram-bytes=row.as_ref().map(|r| r.sums.dram_bytes)
             data-barriers=row.as_ref().map(|r| r.barriers) data-wavefronts=shared.map(|s| s.0)
             data-ideal-wavefronts=shared.map(|s| s.1) data-bank-conflicts=shared.map(|s| s.2)
@@ -399,6 +400,7 @@ fn site_row(r: SiteRow) -> impl IntoView {
             data-requested-bytes=r.sums.requested_bytes data-sectors=r.sums.sectors
             data-ideal-sectors=r.sums.ideal_sectors data-excess-sectors=r.sums.excess_sectors
             data-unique-sectors=r.sums.unique_sectors data-dram-bytes=r.sums.dram_bytes
+            data-unique-lower-bound=r.sums.unique_lower_bound.then_some("true")
             data-wavefronts=shared.map(|s| s.0) data-ideal-wavefronts=shared.map(|s| s.1)
             data-bank-conflicts=shared.map(|s| s.2)
         >
@@ -411,7 +413,7 @@ fn site_row(r: SiteRow) -> impl IntoView {
             <td class="mono">{r.sectors_per_request.clone()}</td>
             <td class="mono">{if shared.is_some() { "—".to_string() } else { r.sums.ideal_sectors.to_string() }}</td>
             <td class="mono">{if shared.is_some() { "—".to_string() } else { r.sums.excess_sectors.to_string() }}</td>
-            <td class="mono">{r.sums.unique_sectors}</td>
+            <td class="mono">{r.sums.unique_text()}</td>
             <td class="mono" title=format!("{} bytes", r.sums.dram_bytes)>{bytes_text(r.sums.dram_bytes)}</td>
             <td class="mono">{shared.map_or("—".to_string(), |s| s.0.to_string())}</td>
             <td class="mono" class:conflicted=shared.is_some_and(|s| s.2 > 0)>{shared.map_or("—".to_string(), |s| s.2.to_string())}</td>

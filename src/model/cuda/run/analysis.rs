@@ -181,6 +181,14 @@ impl CudaJob {
                 ));
             }
         }
+        if self.tally.over_budget() {
+            notes.push(format!(
+                "Unique sectors are a lower bound: the count of distinct sectors reached its {} \
+                 MiB budget and recorded no more. The other figures are exact; a smaller launch \
+                 (a smaller #define, a define, or a smaller grid) counts them all.",
+                crate::model::warp::UNIQUE_BUDGET_BYTES >> 20
+            ));
+        }
         if !self.program.unit.replaced.is_empty() {
             let replaced: Vec<String> = self
                 .program

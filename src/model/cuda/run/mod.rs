@@ -446,6 +446,13 @@ impl CudaJob {
         self.shared.iteration_budget = iterations.min(MAX_WARP_ITERATIONS);
     }
 
+    /// Lowers the distinct-sector count's memory budget to `bytes`: for tests of what the
+    /// panel shows past it. Call it before the first [`CudaJob::step`].
+    #[doc(hidden)]
+    pub fn unique_budget(&mut self, bytes: u64) {
+        self.tally.unique_budget(bytes);
+    }
+
     /// Runs up to `budget` more warps (at least one). True when the launch is complete; an
     /// error stops the job for good, and every later call returns it again.
     pub fn step(&mut self, budget: u64) -> Result<bool, CudaFailure> {
