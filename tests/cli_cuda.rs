@@ -22,6 +22,13 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
+/// `text` written to a temporary `.cu` file of this test process, named by `tag`.
+fn temp_file(tag: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("coalescing-cli-{tag}-{}.cu", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// `cuda FILE --launch LAUNCH ARGS…` on `source` written to a file of its own.
 fn cuda(source: &str, launch: &str, args: &[&str]) -> Output {
     // Tests run in parallel: a file each.
@@ -499,9 +506,7 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
     // Regression: a file with one kernel got no proposal, where the page proposes one.
     let scale =
         "__global__ void scale(float *a, int n) { if (threadIdx.x < n) a[threadIdx.x] *= 2; }\n";
-    let path =
-        std::env::temp_dir().join(format!("coalescing-cli-propose-{}.cu", std::process::id()));
-    std::fs::write(&path, scale).unwrap();
+    let path = temp_file("propose", scale);
     let message = refused(cli(&["cuda", path.to_str().unwrap()]));
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
@@ -516,9 +521,7 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
                 __global__ void scale(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] *= 2; }\n\
                 int main(int argc, char **argv) {\n  float *d;\n  int n = argc;\n\
                   scale<<<(N + THREADS - 1) / THREADS, THREADS>>>(d, N);\n  scale<<<1, 1>>>(d, n);\n}\n";
-    let path =
-        std::env::temp_dir().join(format!("coalescing-cli-written-{}.cu", std::process::id()));
-    std::fs::write(&path, file).unwrap();
+    let path = temp_file("written", file);
     let o = cli(&["cuda", path.to_str().unwrap(), "--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
@@ -545,9 +548,7 @@ fn bad_flags_are_named_and_a_missing_file_is_an_io_error() {
     let sized = "#define N (1 << 24)\nconst int DSIZE = 1 << 20;\n\
                  __global__ void k(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = 0; }\n\
                  int main() { float *d; k<<<DSIZE / 256, 256>>>(d, N); }\n";
-    let path =
-        std::env::temp_dir().join(format!("coalescing-cli-defines-{}.cu", std::process::id()));
-    std::fs::write(&path, sized).unwrap();
+    let path = temp_file("defines", sized);
     let file = path.to_str().unwrap().to_string();
     let o = cli(&[
         "cuda",

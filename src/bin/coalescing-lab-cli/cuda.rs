@@ -87,7 +87,7 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
             .iter()
             .map(|d| parse_define(d))
             .collect::<Result<_, _>>()
-            .map_err(|e| bad(format!("-D {}", e.0)))?,
+            .map_err(|e| bad(format!("-D {}", e.message())))?,
     );
     let launch = match &a.cuda.launch {
         Some(launch) => launch.clone(),

@@ -44,6 +44,47 @@ fn error_note(error: Signal<Option<(CudaField, String)>>, field: CudaField) -> i
     }
 }
 
+/// A one-line field of code that a run reads (the launch, the defines): its label with its
+/// URL parameter, its hint (the children), and the run's error under it when it names this
+/// field.
+#[component]
+fn CodeField(
+    field: CudaField,
+    label: &'static str,
+    placeholder: &'static str,
+    error: Signal<Option<(CudaField, String)>>,
+    #[prop(into)] value: Signal<String>,
+    on_input: Callback<String>,
+    children: Children,
+) -> impl IntoView {
+    let param = field.param();
+    let (id, hint) = (format!("input-{param}"), format!("input-{param}-hint"));
+    let invalid = error_of(error, field);
+    let described = {
+        let hint = hint.clone();
+        move || {
+            if invalid().is_some() {
+                format!("cuda-error {hint}")
+            } else {
+                hint.clone()
+            }
+        }
+    };
+    view! {
+        <div class="field" class:invalid=move || invalid().is_some()>
+            <label for=id.clone()>{label} <span class="param" aria-hidden="true">{param}</span></label>
+            <input
+                id=id.clone() type="text" name=param data-testid=id class="mono"
+                autocomplete="off" autocapitalize="off" spellcheck="false" placeholder=placeholder
+                aria-invalid=move || invalid().is_some().to_string() aria-describedby=described
+                prop:value=value on:input=move |ev| on_input.run(event_target_value(&ev))
+            />
+            <p class="hint" id=hint>{children()}</p>
+            {error_note(error, field)}
+        </div>
+    }
+}
+
 /// Reads a picked or dropped file into the source, or says why not: a file over the reader's
 /// limit gets the reader's own message, and is not read.
 fn load(
@@ -142,8 +183,6 @@ pub(super) fn Inputs(
         inputs.with(|i| i.source.bytes().filter(|&b| b == b'\n').count() as u32 + 1)
     });
     let source_invalid = error_of(error, CudaField::Source);
-    let launch_invalid = error_of(error, CudaField::Launch);
-    let defines_invalid = error_of(error, CudaField::Defines);
     let described = move |field: CudaField, hint: &'static str| {
         let bad = error_of(error, field);
         Signal::derive(move || {
@@ -240,44 +279,26 @@ pub(super) fn Inputs(
             {move || file_read.get().map(|m| view! { <p class="hint" role="status" data-testid="cuda-file-read">{m}</p> })}
             {file_note}
         </div>
-        <div class="field" class:invalid=move || launch_invalid().is_some()>
-            <label for="input-launch">"Launch " <span class="param" aria-hidden="true">"launch"</span></label>
-            <input
-                id="input-launch" type="text" name="launch" data-testid="input-launch" class="mono"
-                autocomplete="off" autocapitalize="off" spellcheck="false"
-                placeholder="kernel<<<grid, block>>>(args)"
-                aria-invalid=move || launch_invalid().is_some().to_string()
-                aria-describedby=described(CudaField::Launch, "input-launch-hint")
-                prop:value=move || inputs.with(|i| i.launch.clone())
-                on:input=move |ev| inputs.update(|i| i.launch = event_target_value(&ev))
-            />
-            <p class="hint" id="input-launch-hint">
-                <code>"name<<<grid, block[, shared bytes]>>>(args)"</code>
-                ", grid and block as numbers or " <code>"dim3(x, y, z)"</code>
-                "; a pointer argument is a name (its own allocation), " <code>"name@0x1000"</code>
-                " pins its base, " <code>"name[N]"</code> " gives its length; a value is a number. The file's "
-                <code>"#define"</code> "s and constants are in scope."
-            </p>
-            {error_note(error, CudaField::Launch)}
-        </div>
-        <div class="field" class:invalid=move || defines_invalid().is_some()>
-            <label for="input-defines">"Defines " <span class="param" aria-hidden="true">"defines"</span></label>
-            <input
-                id="input-defines" type="text" name="defines" data-testid="input-defines" class="mono"
-                autocomplete="off" autocapitalize="off" spellcheck="false"
-                placeholder="N=4096 BLOCK=256"
-                aria-invalid=move || defines_invalid().is_some().to_string()
-                aria-describedby=described(CudaField::Defines, "input-defines-hint")
-                prop:value=move || state.cuda_defines.get()
-                on:input=move |ev| state.cuda_defines.set(event_target_value(&ev))
-            />
-            <p class="hint" id="input-defines-hint">
-                "As nvcc's " <code>"-D"</code> ": " <code>"NAME=VALUE"</code>
-                " separated by spaces. Each replaces the file's " <code>"#define"</code>
-                " of its name, or the initialiser of its file-scope constant, so a program sized for a GPU runs here at a smaller size."
-            </p>
-            {error_note(error, CudaField::Defines)}
-        </div>
+        <CodeField
+            field=CudaField::Launch label="Launch " placeholder="kernel<<<grid, block>>>(args)" error=error
+            value=Signal::derive(move || inputs.with(|i| i.launch.clone()))
+            on_input=Callback::new(move |text| inputs.update(|i| i.launch = text))
+        >
+            <code>"name<<<grid, block[, shared bytes]>>>(args)"</code>
+            ", grid and block as numbers or " <code>"dim3(x, y, z)"</code>
+            "; a pointer argument is a name (its own allocation), " <code>"name@0x1000"</code>
+            " pins its base, " <code>"name[N]"</code> " gives its length; a value is a number. The file's "
+            <code>"#define"</code> "s and constants are in scope."
+        </CodeField>
+        <CodeField
+            field=CudaField::Defines label="Defines " placeholder="N=4096 BLOCK=256" error=error
+            value=state.cuda_defines
+            on_input=Callback::new(move |text| state.cuda_defines.set(text))
+        >
+            "As nvcc's " <code>"-D"</code> ": " <code>"NAME=VALUE"</code>
+            " separated by spaces. Each replaces the file's " <code>"#define"</code>
+            " of its name, or the initialiser of its file-scope constant, so a program sized for a GPU runs here at a smaller size."
+        </CodeField>
         <TextField
             testid="cuda-input-cache".to_string() param="cache" label="Cache" tag="cache"
             hint="bytes: 0 for none, or whole lines up to 1 GiB (V100's L2: 6291456); the kernel view's cache"

@@ -7,6 +7,7 @@
 
 use super::super::error::Pos;
 use super::super::lex::{tokenize, Punct, Tok, Token};
+use crate::model::error::{FieldError, FieldName};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -37,17 +38,23 @@ impl Defines {
     }
 }
 
-/// Why the defines do not read: the field's words.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DefinesError(pub String);
+/// The defines' field, named by its URL parameter `defines`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DefinesField;
 
-impl fmt::Display for DefinesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "defines: {}", self.0)
+impl FieldName for DefinesField {
+    fn param(self) -> impl fmt::Display {
+        "defines"
     }
 }
 
-impl std::error::Error for DefinesError {}
+/// Why the defines do not read, naming their field.
+pub type DefinesError = FieldError<DefinesField>;
+
+/// An error of the defines' field.
+fn bad(message: String) -> DefinesError {
+    FieldError::new(DefinesField, message)
+}
 
 /// Reads defines as typed: `NAME` or `NAME=VALUE`, separated by white space (a value has no
 /// white space in it: `N=(1<<20)`).
@@ -64,7 +71,7 @@ impl std::error::Error for DefinesError {}
 /// ```
 pub fn parse_defines(text: &str) -> Result<Defines, DefinesError> {
     if text.len() > MAX_DEFINES_BYTES {
-        return Err(DefinesError(format!(
+        return Err(bad(format!(
             "{} bytes; at most {MAX_DEFINES_BYTES} are read",
             text.len()
         )));
@@ -72,7 +79,7 @@ pub fn parse_defines(text: &str) -> Result<Defines, DefinesError> {
     let mut out = Vec::new();
     for item in text.split_whitespace() {
         if out.len() == MAX_DEFINES {
-            return Err(DefinesError(format!("more than {MAX_DEFINES} defines")));
+            return Err(bad(format!("more than {MAX_DEFINES} defines")));
         }
         out.push(parse_define(item)?);
     }
@@ -98,13 +105,13 @@ pub fn parse_define(item: &str) -> Result<Define, DefinesError> {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !is_name {
-        return Err(DefinesError(format!(
+        return Err(bad(format!(
             "'{name}' is not a name: a define is NAME or NAME=VALUE"
         )));
     }
     let value = match value {
         Some("") => {
-            return Err(DefinesError(format!(
+            return Err(bad(format!(
                 "{name}= has no value: write {name}=VALUE, or {name} alone for 1"
             )))
         }
@@ -112,14 +119,14 @@ pub fn parse_define(item: &str) -> Result<Define, DefinesError> {
         None => "1",
     };
     if value.len() > MAX_DEFINES_BYTES {
-        return Err(DefinesError(format!(
+        return Err(bad(format!(
             "{name}: {} bytes; at most {MAX_DEFINES_BYTES} are read",
             value.len()
         )));
     }
-    let tokens = tokenize(value).map_err(|e| DefinesError(format!("{name}: {}", e.kind)))?;
+    let tokens = tokenize(value).map_err(|e| bad(format!("{name}: {}", e.kind)))?;
     if tokens.iter().any(|t| t.tok.is(Punct::Hash)) {
-        return Err(DefinesError(format!(
+        return Err(bad(format!(
             "{name}: a value cannot hold a directive ('#')"
         )));
     }
