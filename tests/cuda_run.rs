@@ -1061,3 +1061,24 @@ fn unique_sectors_past_their_budget_are_marked_a_lower_bound_where_they_are_show
     let r = KernelFigure::UniqueSectors.readout(&exact.total, Machine::default(), 0);
     assert_eq!(r.text, exact.total.unique_sectors.to_string());
 }
+
+#[test]
+fn a_launch_past_its_budget_stops_at_its_first_blocks_rate_and_names_the_define_that_shrinks_it() {
+    // 2^20 blocks of 32 threads, each thread 32 loads: 1024 lane-accesses a block, 2^30 in
+    // all, four times the 2^28 budget. The first 4 blocks show it.
+    let src = "#define N (1 << 25)\n#define K 32\n\
+               __global__ void rows(const float* a, float* out) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  float s = 0;\n  for (int k = 0; k < K; k++) s += a[i * K + k];\n  out[i] = s;\n}\n";
+    assert_eq!(
+        error(src, "rows<<<N / K, K>>>(a, out)"),
+        "its first 4 of 1048576 blocks made 4224 lane-accesses: at that rate \
+         the launch makes about 1107296256, more than the 268435456 this model counts exactly; \
+         run it at a smaller size, such as the define N=2097152 (N is 33554432 here; the \
+         defines field, or -D on the command line): the sectors per request and the conflicts \
+         per request of most kernels do not depend on the size"
+    );
+    // The define it names fits: 2^21 threads of 33 lane-accesses, 2^26 in all (run in the
+    // bench-sized release build by the CLI's tests, too slow for a debug test).
+    // Without a size of the file in the launch, the advice stays general.
+    assert!(error(src, "rows<<<1048576, 32>>>(a, out)")
+        .ends_with("run it at a smaller size (a smaller #define, a smaller value in the launch, or a smaller grid): the sectors per request and the conflicts per request of most kernels do not depend on the size"));
+}

@@ -55,6 +55,10 @@ pub struct Launch {
     /// Whether a stream was given (`<<<grid, block, bytes, stream>>>`): it changes nothing
     /// here, where launches run one after another, and the notes say so.
     pub stream: bool,
+    /// The file's macros and integer constants the launch names, with their values, in
+    /// order of first use (at least 2 each): the sizes a define could shrink, for the advice
+    /// past a budget.
+    pub sizes: Vec<(String, u64)>,
 }
 
 /// An allocation the launch's pointer arguments name.
@@ -353,16 +357,61 @@ fn read_launch(text: &str, unit: Option<&Unit>) -> Result<Launch, LaunchError> {
         c.end_word = "the end of the launch";
         return c.launch().map_err(LaunchError);
     };
-    let tokens = unit.scope.macros.expand(tokens).map_err(LaunchError)?;
     let names = Names {
         types: unit.scope.types.clone(),
         templates: unit.scope.templates.clone(),
     };
     let constants = file_constants(unit);
+    let sizes = sizes_named(&tokens, unit, &names, &constants);
+    let tokens = unit.scope.macros.expand(tokens).map_err(LaunchError)?;
     let mut c = Cursor::new(&tokens, &names);
     c.end_word = "the end of the launch";
     c.constants = Some(&constants);
-    c.launch().map_err(LaunchError)
+    let mut launch = c.launch().map_err(LaunchError)?;
+    launch.sizes = sizes;
+    Ok(launch)
+}
+
+/// The file's macros and integer constants among `tokens` (a launch's, before expansion),
+/// with their values: each macro that expands to an integer constant expression, and each
+/// integer constant; those of at least 2, each once, in order of first use.
+fn sizes_named(
+    tokens: &[Token],
+    unit: &Unit,
+    names: &Names,
+    constants: &Constants,
+) -> Vec<(String, u64)> {
+    let lookup = |n: &str| constants.get(n).copied().flatten();
+    let mut out: Vec<(String, u64)> = Vec::new();
+    for t in tokens {
+        let Tok::Ident(name) = &t.tok else {
+            continue;
+        };
+        if out.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let value = match lookup(name) {
+            Some(v) => Some(v),
+            None if unit.scope.macros.defines(name) => unit
+                .scope
+                .macros
+                .expand(vec![t.clone()])
+                .ok()
+                .and_then(|body| {
+                    let mut c = Cursor::new(&body, names);
+                    let e = c.conditional().ok()?;
+                    c.at_end().then(|| integer_constant(&e, &lookup)).flatten()
+                }),
+            None => None,
+        };
+        if let Some(v) = value
+            .and_then(|v| u64::try_from(v).ok())
+            .filter(|v| *v >= 2)
+        {
+            out.push((name.clone(), v));
+        }
+    }
+    out
 }
 
 impl Cursor<'_> {
@@ -418,6 +467,7 @@ impl Cursor<'_> {
             shared_bytes,
             args,
             stream,
+            sizes: Vec::new(),
         })
     }
 

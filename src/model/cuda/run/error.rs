@@ -76,6 +76,10 @@ pub enum RunErrorKind {
     TooLarge {
         /// The limit.
         limit: u64,
+        /// When the first blocks' rate says so before the launch reaches the limit.
+        projection: Option<Projection>,
+        /// A define that would shrink the launch, when the launch names a size of the file.
+        shrink: Option<Shrink>,
     },
     /// A block buffers more lane-accesses than its budget between two barriers.
     BlockTooLarge {
@@ -83,6 +87,8 @@ pub enum RunErrorKind {
         limit: u64,
         /// What it counts: "lane-accesses" or "warp accesses".
         unit: &'static str,
+        /// A define that would shrink the launch, when the launch names a size of the file.
+        shrink: Option<Shrink>,
     },
     /// Something the interpreter should never meet: a bug, to be reported.
     Internal(&'static str),
@@ -96,6 +102,73 @@ pub enum RunErrorKind {
         /// Whether it is the defines field's.
         defines: bool,
     },
+}
+
+/// The rate of a launch's first blocks, carried to the whole launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Projection {
+    /// Blocks run.
+    pub blocks_run: u64,
+    /// Blocks in the launch.
+    pub blocks: u64,
+    /// Lane-accesses the blocks run made.
+    pub made: u64,
+    /// Lane-accesses the whole launch makes at that rate.
+    pub projected: u64,
+}
+
+/// A define that shrinks a launch past a budget: a size the launch names (a macro or a
+/// constant of the file), and a smaller value for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shrink {
+    /// The size's name.
+    pub name: String,
+    /// Its value in the file (or the defines).
+    pub value: u64,
+    /// The value suggested: a power of two small enough for the budget when the work grows
+    /// at least in proportion to the size, but not below 256 (a matrix multiply's cube fits
+    /// there long before a line would).
+    pub suggested: u64,
+}
+
+impl Shrink {
+    /// The advice for a launch `over` times past a budget, from the sizes it names: the
+    /// largest, shrunk to a power of two at most `value ÷ (2 × over)`, and at least 256.
+    /// `None` without a size, or for one already too small to shrink.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda::run::Shrink;
+    /// let s = Shrink::of(&[("block_size".into(), 256), ("DSIZE".into(), 16384)], 1.0).unwrap();
+    /// assert_eq!((s.name.as_str(), s.value, s.suggested), ("DSIZE", 16384, 8192));
+    /// // 4096 times past: 8192 / 8192 = 1, raised to 256.
+    /// assert_eq!(Shrink::of(&[("N".into(), 8192)], 4096.0).unwrap().suggested, 256);
+    /// assert_eq!(Shrink::of(&[("N".into(), 256)], 4.0), None);
+    /// assert_eq!(Shrink::of(&[], 2.0), None);
+    /// ```
+    pub fn of(sizes: &[(String, u64)], over: f64) -> Option<Shrink> {
+        let (name, value) = sizes.iter().max_by_key(|(_, v)| *v)?;
+        let target = (*value as f64 / (2.0 * over.max(1.0))).floor().max(1.0) as u64;
+        let suggested = (1u64 << (63 - target.leading_zeros())).max(256);
+        (suggested < *value).then(|| Shrink {
+            name: name.clone(),
+            value: *value,
+            suggested,
+        })
+    }
+}
+
+/// The advice past a size budget, naming the define that shrinks the launch when there is one.
+fn smaller(f: &mut fmt::Formatter<'_>, shrink: &Option<Shrink>) -> fmt::Result {
+    match shrink {
+        Some(s) => write!(
+            f,
+            "run it at a smaller size, such as the define {}={} ({} is {} here; the defines \
+             field, or -D on the command line): the sectors per request and the conflicts per \
+             request of most kernels do not depend on the size",
+            s.name, s.suggested, s.name, s.value
+        ),
+        None => f.write_str(SMALLER),
+    }
 }
 
 impl RunError {
@@ -200,16 +273,30 @@ impl fmt::Display for RunErrorKind {
                 "one warp's loops ran more than {limit} iterations in all (loops inside loops \
                  multiply); the run stops at this loop"
             ),
-            RunErrorKind::TooLarge { limit } => write!(
-                f,
-                "the launch makes more than {limit} lane-accesses, the most this model counts \
-                 exactly; {SMALLER}"
-            ),
-            RunErrorKind::BlockTooLarge { limit, unit } => write!(
-                f,
-                "one block makes more than {limit} {unit} between two barriers, the most this \
-                 model holds for one block while it interleaves the block's warps; {SMALLER}"
-            ),
+            RunErrorKind::TooLarge { limit, projection, shrink } => {
+                match projection {
+                    Some(p) => write!(
+                        f,
+                        "its first {} of {} blocks made {} lane-accesses: at that rate the launch \
+                         makes about {}, more than the {limit} this model counts exactly; ",
+                        p.blocks_run, p.blocks, p.made, p.projected
+                    )?,
+                    None => write!(
+                        f,
+                        "the launch makes more than {limit} lane-accesses, the most this model \
+                         counts exactly; "
+                    )?,
+                }
+                smaller(f, shrink)
+            }
+            RunErrorKind::BlockTooLarge { limit, unit, shrink } => {
+                write!(
+                    f,
+                    "one block makes more than {limit} {unit} between two barriers, the most \
+                     this model holds for one block while it interleaves the block's warps; "
+                )?;
+                smaller(f, shrink)
+            }
             RunErrorKind::Internal(what) => {
                 write!(f, "internal error ({what}); please report this link")
             }

@@ -51,7 +51,7 @@ use crate::model::machine::{AccessKind, Machine, Space};
 use crate::model::warp::{
     Cost, Figures, HeatMap, Measure, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess,
 };
-pub use error::{RunError, RunErrorKind};
+pub use error::{Projection, RunError, RunErrorKind, Shrink};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::rc::Rc;
@@ -497,9 +497,14 @@ impl CudaJob {
         self.block_lane_accesses += made;
         self.lane_accesses += made;
         if self.lane_accesses > MAX_LANE_ACCESSES {
+            let shrink = Shrink::of(&self.program.launch.sizes, 1.0);
             return Err(RunError::at(
                 Pos::default(),
-                RunErrorKind::TooLarge { limit: MAX_LANE_ACCESSES },
+                RunErrorKind::TooLarge {
+                    limit: MAX_LANE_ACCESSES,
+                    projection: None,
+                    shrink,
+                },
             ));
         }
         self.warp += 1;
@@ -508,8 +513,38 @@ impl CudaJob {
             self.warp = 0;
             self.block += 1;
             self.block_lane_accesses = 0;
+            self.project()?;
         }
         Ok(())
+    }
+
+    /// Stops a launch early whose first blocks (at least 4, or all of a shorter launch) make
+    /// lane-accesses at a rate that carries the whole launch past twice the budget, rather than
+    /// run it for minutes to the same refusal. A launch just past the budget runs to it.
+    fn project(&self) -> Result<(), RunError> {
+        let (run, all) = (self.block, self.blocks);
+        if run < 4 || run >= all {
+            return Ok(());
+        }
+        let projected = u128::from(self.lane_accesses) * u128::from(all) / u128::from(run);
+        if projected <= 2 * u128::from(MAX_LANE_ACCESSES) {
+            return Ok(());
+        }
+        let projected = u64::try_from(projected).unwrap_or(u64::MAX);
+        let over = projected as f64 / MAX_LANE_ACCESSES as f64;
+        Err(RunError::at(
+            Pos::default(),
+            RunErrorKind::TooLarge {
+                limit: MAX_LANE_ACCESSES,
+                projection: Some(Projection {
+                    blocks_run: run,
+                    blocks: all,
+                    made: self.lane_accesses,
+                    projected,
+                }),
+                shrink: Shrink::of(&self.program.launch.sizes, over),
+            },
+        ))
     }
 
     /// The kernel's parameters as the source declares them, for proposing a launch.

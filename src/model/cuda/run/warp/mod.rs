@@ -559,6 +559,7 @@ impl<'a> Warp<'a> {
                 RunErrorKind::BlockTooLarge {
                     limit: super::MAX_BLOCK_LANE_ACCESSES,
                     unit: "lane-accesses",
+                    shrink: super::Shrink::of(&self.p.launch.sizes, 1.0),
                 },
             ));
         }
@@ -572,6 +573,7 @@ impl<'a> Warp<'a> {
                 RunErrorKind::BlockTooLarge {
                     limit: super::MAX_BLOCK_WARP_ACCESSES as u64,
                     unit: "warp accesses",
+                    shrink: super::Shrink::of(&self.p.launch.sizes, 1.0),
                 },
             ));
         }
