@@ -422,6 +422,33 @@ fn errors_name_the_line_the_thread_and_the_values() {
         "line 3, column 3, block (0,0,0), thread (0,0,0): the address depends on the value \
          loaded at line 2, which this model does not know (values in memory are not simulated)"
     );
+    // An access past the top of the address space is that, not a type error.
+    let top = "__global__ void k(float* a) {\n  float* p = (float*)0xfffffffffffffffeull;\n  p[threadIdx.x] = 1.0f;\n}\n";
+    let e = coalescing_lab::model::cuda::run::CudaJob::new(
+        top,
+        "k<<<1, 32>>>(a)",
+        Machine::default(),
+        0,
+        700,
+    )
+    .and_then(|mut j| {
+        while !j.step(64)? {}
+        Ok(j)
+    })
+    .err()
+    .unwrap();
+    let coalescing_lab::model::cuda::run::CudaFailure::Run(run) = &e else {
+        panic!("{e}");
+    };
+    assert_eq!(
+        *run.kind,
+        coalescing_lab::model::cuda::run::RunErrorKind::AddressOverflow
+    );
+    assert_eq!(
+        e.to_string(),
+        "line 3, column 3, block (0,0,0), thread (0,0,0): this access's bytes run past the top \
+         of the 64-bit address space"
+    );
     let overflow = "__global__ void o(int* out) {
   int big = 2147483600 + (int)threadIdx.x * 2;
   out[big - 2147483600] = 0;

@@ -312,9 +312,8 @@ impl<R: Clone> Tally<R> {
         if self.sites.len() <= site {
             self.sites.resize(site + 1, SiteCounts::default());
         }
-        let Some(k) = self.sites.get_mut(site) else {
-            return Ok(cost);
-        };
+        // In range: the sites were just grown to hold it.
+        let k = &mut self.sites[site];
         k.executions += 1;
         if cost.active_lanes == 0 {
             return Ok(cost);

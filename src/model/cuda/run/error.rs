@@ -90,6 +90,8 @@ pub enum RunErrorKind {
         /// A define that would shrink the launch, when the launch names a size of the file.
         shrink: Option<Shrink>,
     },
+    /// An access whose bytes run past the top of the 64-bit address space.
+    AddressOverflow,
     /// Something the interpreter should never meet: a bug, to be reported.
     Internal(&'static str),
     /// A failure met in the panel's Web Worker, as its words (`cuda_view::wire`): the page
@@ -296,6 +298,9 @@ impl fmt::Display for RunErrorKind {
                      this model holds for one block while it interleaves the block's warps; "
                 )?;
                 smaller(f, shrink)
+            }
+            RunErrorKind::AddressOverflow => {
+                f.write_str("this access's bytes run past the top of the 64-bit address space")
             }
             RunErrorKind::Internal(what) => {
                 write!(f, "internal error ({what}); please report this link")

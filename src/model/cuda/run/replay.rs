@@ -97,7 +97,10 @@ impl CudaJob {
             let mut failure = None;
             let width = width as usize;
             self.order.drain(|(w, k, pass)| {
+                // Every queued event is an access of its warp's list: one that is not is a bug,
+                // reported rather than left out of the figures.
                 let Some(r) = events.get(w).and_then(|e| e.access(k)) else {
+                    failure.get_or_insert(Err(w));
                     return;
                 };
                 let lanes = spread(r.access.mask, r.compact);
@@ -111,10 +114,16 @@ impl CudaJob {
                     tally.access(&access, row)
                 };
                 if let Err(e) = counted {
-                    failure.get_or_insert((site, w, e));
+                    failure.get_or_insert(Ok((site, w, e)));
                 }
             });
-            if let Some((site, w, e)) = failure {
+            if let Some(Err(_)) = failure {
+                return Err(RunError::at(
+                    Pos::default(),
+                    RunErrorKind::Internal("a queued access that its warp did not record"),
+                ));
+            }
+            if let Some(Ok((site, w, e))) = failure {
                 let pos = self
                     .shared
                     .sites
@@ -125,9 +134,7 @@ impl CudaJob {
                 return Err(RunError {
                     pos,
                     thread: Some((block_idx, thread)),
-                    kind: Box::new(RunErrorKind::Type(
-                        "this access's bytes run past the top of the 64-bit address space".into(),
-                    )),
+                    kind: Box::new(RunErrorKind::AddressOverflow),
                 });
             }
             if let Some(&(site, _, _, _)) = first.get(segment) {
