@@ -78,15 +78,16 @@ test('the default page shows a copy kernel at once, and Enter on a line lists it
 
 test('a pasted file with host code: the note lists what was skipped', async () => {
   await openCuda('?tab=cuda');
-  const file = '#include <cstdio>\n#include "helper.h"\n__global__ void scale(float *a) {\n  a[threadIdx.x] *= 2.0f;\n}\nint main() {\n  scale<<<1, 32>>>(nullptr);\n  return 0;\n}\n';
+  const file = '#include <cstdio>\n#include "helper.h"\n__global__ void scale(float *a) {\n  a[threadIdx.x] *= 2.0f;\n}\nint main() {\n  float *d_a;\n  scale<<<1, 256>>>(d_a);\n  return 0;\n}\n';
   await pasteInto(s.driver, 'src', file);
-  // The copy kernel's launch names a kernel the file lacks: the page says so and proposes one.
+  // The copy kernel's launch names a kernel the file lacks: the page says so and proposes the
+  // launch the file writes.
   await s.driver.wait(async () => (await text('cuda-error')) !== null, 5000);
   assert.equal(await text('cuda-error'), 'launch, column 1: the launch names copy, but the file\'s kernels are scale');
   assert.equal(await s.driver.findElement(By.css('[data-testid="cuda-error"]')).getAttribute('data-field'), 'launch');
   assert.equal(await s.driver.findElement(By.css('[data-testid="input-launch"]')).getAttribute('aria-invalid'), 'true');
   const proposal = await s.driver.findElement(By.css('[data-testid="cuda-proposal"]'));
-  assert.equal(await proposal.getAttribute('data-launch'), 'scale<<<1, 256>>>(a)');
+  assert.equal(await proposal.getAttribute('data-launch'), 'scale<<<1, 256>>>(d_a);');
   await s.driver.findElement(By.css('[data-testid="cuda-use-proposal"]')).click();
   await s.driver.wait(async () => (await status()) === 'done' && (await inPanel('k-requests')) === '16', 10000);
   assert.equal(await text('cuda-note'), 'Host code is skipped: main (line 6), #include <cstdio> (line 1), #include "helper.h" (line 2).');

@@ -157,3 +157,36 @@ test('"Use this launch" leaves the focus in the launch, on the value still to gi
   await s.driver.switchTo().activeElement().sendKeys('256');
   await s.driver.wait(async () => (await status()) === 'done' && (await inPanel('k-requests')) === '24', 10000);
 });
+
+test("on a phone the source view's code starts near the left, its line's figures under the number", async () => {
+  await openCuda('?tab=cuda&cpreset=transpose-naive');
+  const layout = () => s.driver.executeScript(`
+    const row = document.querySelector('.cuda-source tr[data-line="12"]');
+    const figures = row.querySelector('.phone-figures');
+    return {
+      code: row.querySelector('td.code').getBoundingClientRect().left,
+      width: document.documentElement.clientWidth,
+      overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      figures: getComputedStyle(figures).display === 'none' ? null : figures.innerText.replace(/\\s+/g, ' '),
+      columns: [...document.querySelectorAll('.cuda-source thead th')].filter((h) => getComputedStyle(h).display !== 'none').length,
+    };`);
+  assert.deepEqual(await axe(s.driver), [], 'at 1280 px');
+  try {
+    await s.driver.manage().window().setRect({ width: 375, height: 800 });
+    const phone = await layout();
+    assert.ok(phone.width <= 375, `a phone's width: ${phone.width}`);
+    // Only the line number's column stands before the code (it started at 263 px of 375 with
+    // the three figure columns beside it).
+    assert.ok(phone.code < phone.width * 0.3, `the code starts at ${phone.code} px of ${phone.width}`);
+    assert.equal(phone.columns, 2);
+    assert.equal(phone.overflow, 0, 'the page itself does not scroll sideways');
+    assert.equal(phone.figures, 'sectors per request 4 · 32 excess sectors 917504');
+    assert.deepEqual(await axe(s.driver), [], 'at 375 px');
+    await s.driver.manage().window().setRect({ width: 1280, height: 900 });
+    const wide = await layout();
+    assert.equal(wide.figures, null, 'the figures stand in their columns on a wide screen');
+    assert.equal(wide.columns, 5);
+  } finally {
+    await s.driver.manage().window().setRect({ width: 1280, height: 900 });
+  }
+});

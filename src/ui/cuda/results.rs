@@ -311,6 +311,35 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
         )
     });
     let shared = row.as_ref().and_then(|r| r.sums.shared);
+    // On a phone the three figure columns give way to the code, and their values stand
+    // under the line's number instead (hidden elsewhere, so read once): a zero excess or
+    // conflict count is left out there.
+    let phone = row.as_ref().map(|_| {
+        let shown = |value: &String| !value.is_empty() && value != "0";
+        let part = |label: &'static str, value: &String, class: &'static str| {
+            (!value.is_empty()).then(|| {
+                view! {
+                    <span class=class>
+                        <span class="visually-hidden">{label}</span>
+                        {value.clone()}
+                    </span>
+                }
+            })
+        };
+        view! {
+            <span class="phone-figures">
+                {part("sectors per request ", &per_request, "pf-per-request")}
+                {shown(&excess).then(|| part("excess sectors ", &excess, "pf-excess"))}
+                {shown(&conflicts).then(|| view! {
+                    <span class="pf-conflicts">
+                        {conflicts.clone()}
+                        <span class="visually-hidden">" bank"</span>
+                        <span class="pf-word">" conflicts"</span>
+                    </span>
+                })}
+            </span>
+        }
+    });
     view! {
         <tr
             class=format!("cuda-src excess-{band}") class:cuda-line=row.is_some()
@@ -341,6 +370,7 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
                         "out of bounds"<span class="visually-hidden">" on this line"</span>
                     </span>
                 })}
+                {phone}
             </th>
             <td class="mono">{per_request}</td>
             <td class="mono">{excess}</td>
