@@ -248,14 +248,24 @@ impl CudaJob {
         }
         let mut shared = self.shared.clone();
         let mut events = Events::default();
-        warp::run_warp(
-            &self.program,
-            &mut shared,
-            block,
-            warp,
-            &mut events,
-            MAX_BLOCK_LANE_ACCESSES,
-        )?;
+        // Barrier by barrier, as in the block, with no other warp between.
+        let (mut parked, mut room) = (None, MAX_BLOCK_LANE_ACCESSES);
+        loop {
+            let (ran, made) = warp::run_warp(
+                &self.program,
+                &mut shared,
+                block,
+                warp,
+                &mut events,
+                room,
+                parked,
+            )?;
+            room -= made;
+            match ran {
+                warp::Ran::Done => break,
+                warp::Ran::Parked(p) => parked = Some(p),
+            }
+        }
         let machine = self.program.machine;
         let mut scratch = crate::model::warp::Scratch::default();
         let shift = machine.sector_bytes.trailing_zeros();

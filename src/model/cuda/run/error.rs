@@ -94,6 +94,9 @@ pub enum RunErrorKind {
     AddressOverflow,
     /// Something the interpreter should never meet: a bug, to be reported.
     Internal(&'static str),
+    /// A warp parked at a barrier (`warp::park`): how the interpreter stops a warp there, never
+    /// a failure of the run.
+    Parked,
     /// A failure met in the panel's Web Worker, as its words (`cuda_view::wire`): the page
     /// shows them as they are.
     Reported {
@@ -304,6 +307,9 @@ impl fmt::Display for RunErrorKind {
             }
             RunErrorKind::Internal(what) => {
                 write!(f, "internal error ({what}); please report this link")
+            }
+            RunErrorKind::Parked => {
+                f.write_str("internal error (a warp parked at a barrier); please report this link")
             }
             RunErrorKind::Reported { words, .. } => f.write_str(words),
         }

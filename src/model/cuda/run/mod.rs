@@ -171,6 +171,9 @@ pub(crate) struct Shared {
     /// Loop iterations one warp may run in all, when lower than [`MAX_WARP_ITERATIONS`]
     /// ([`CudaJob::iteration_budget`]); 0 for the default.
     pub(crate) iteration_budget: u64,
+    /// Each warp runs to its end, barriers parking none: the walk that the barrier-by-barrier
+    /// run is tested against ([`CudaJob::whole_warps`]).
+    pub(crate) whole_warps: bool,
 }
 
 impl Shared {
@@ -241,6 +244,15 @@ pub struct CudaJob {
     shared: Shared,
     tally: Tally<WarpExecution>,
     events: Vec<Events>,
+    /// Each warp of the block parked at a barrier, where it waits for the others.
+    parked: Vec<Option<warp::Parked>>,
+    /// The block's barrier phase: 0 before its first barrier; each later round runs each
+    /// parked warp to its next barrier.
+    phase: u32,
+    /// Whether a warp of this round parked: another round follows.
+    any_parked: bool,
+    /// Warps parked at a barrier so far, all blocks together.
+    parks: u64,
     warps_per_block: u32,
     blocks: u64,
     block: u64,
@@ -411,6 +423,10 @@ impl CudaJob {
             shared,
             tally,
             events: vec![Events::default(); warps_per_block as usize],
+            parked: (0..warps_per_block).map(|_| None).collect(),
+            phase: 0,
+            any_parked: false,
+            parks: 0,
             warps_per_block,
             blocks,
             block: 0,
@@ -436,6 +452,22 @@ impl CudaJob {
     #[doc(hidden)]
     pub fn general_paths(&mut self) {
         self.shared.general_only = true;
+    }
+
+    /// Runs each warp to its end, barriers parking none, as the interpreter did before blocks
+    /// ran barrier by barrier: the walk the barrier-by-barrier run is tested against, with
+    /// the same figures while memory holds no values. Call it before the first
+    /// [`CudaJob::step`].
+    #[doc(hidden)]
+    pub fn whole_warps(&mut self) {
+        self.shared.whole_warps = true;
+    }
+
+    /// How many times a warp has parked at a barrier so far, all blocks together: each warp
+    /// parks once at each barrier it reaches at the end of a statement.
+    #[doc(hidden)]
+    pub fn parks(&self) -> u64 {
+        self.parks
     }
 
     /// Lowers the loop iterations one warp may run in all (nested loops counted together) from
@@ -476,41 +508,71 @@ impl CudaJob {
         Ok(self.finished)
     }
 
+    /// Runs the block's next warp to its next barrier or its end: a block runs barrier by
+    /// barrier, each warp in order to its first barrier, then each to its next, and its
+    /// accesses meet the tally when every warp has ended.
     fn one_warp(&mut self) -> Result<(), RunError> {
         let w = self.warp as usize;
-        let Some(events) = self.events.get_mut(w) else {
-            return Err(RunError::at(
-                Pos::default(),
-                RunErrorKind::Internal("warp index"),
-            ));
+        let resume = match self.parked.get_mut(w) {
+            Some(slot) => slot.take(),
+            None => {
+                return Err(RunError::at(
+                    Pos::default(),
+                    RunErrorKind::Internal("warp index"),
+                ))
+            }
         };
-        events.list.clear();
-        events.addresses.clear();
-        let made = warp::run_warp(
-            &self.program,
-            &mut self.shared,
-            self.block,
-            self.warp,
-            events,
-            MAX_BLOCK_LANE_ACCESSES - self.block_lane_accesses,
-        )?;
-        self.block_lane_accesses += made;
-        self.lane_accesses += made;
-        if self.lane_accesses > MAX_LANE_ACCESSES {
-            let shrink = Shrink::of(&self.program.launch.sizes, 1.0);
-            return Err(RunError::at(
-                Pos::default(),
-                RunErrorKind::TooLarge {
-                    limit: MAX_LANE_ACCESSES,
-                    projection: None,
-                    shrink,
-                },
-            ));
+        // After the first round, only the warps parked at a barrier run on.
+        if self.phase == 0 || resume.is_some() {
+            let Some(events) = self.events.get_mut(w) else {
+                return Err(RunError::at(
+                    Pos::default(),
+                    RunErrorKind::Internal("warp index"),
+                ));
+            };
+            if resume.is_none() {
+                events.list.clear();
+                events.addresses.clear();
+            }
+            let (ran, made) = warp::run_warp(
+                &self.program,
+                &mut self.shared,
+                self.block,
+                self.warp,
+                events,
+                MAX_BLOCK_LANE_ACCESSES - self.block_lane_accesses,
+                resume,
+            )?;
+            self.block_lane_accesses += made;
+            self.lane_accesses += made;
+            if self.lane_accesses > MAX_LANE_ACCESSES {
+                let shrink = Shrink::of(&self.program.launch.sizes, 1.0);
+                return Err(RunError::at(
+                    Pos::default(),
+                    RunErrorKind::TooLarge {
+                        limit: MAX_LANE_ACCESSES,
+                        projection: None,
+                        shrink,
+                    },
+                ));
+            }
+            if let warp::Ran::Parked(p) = ran {
+                if let Some(slot) = self.parked.get_mut(w) {
+                    *slot = Some(p);
+                }
+                self.any_parked = true;
+                self.parks += 1;
+            }
         }
         self.warp += 1;
         if self.warp >= self.warps_per_block {
-            self.drain_block()?;
             self.warp = 0;
+            if std::mem::take(&mut self.any_parked) {
+                self.phase += 1;
+                return Ok(());
+            }
+            self.phase = 0;
+            self.drain_block()?;
             self.block += 1;
             self.block_lane_accesses = 0;
             self.project()?;

@@ -173,6 +173,9 @@ impl Warp<'_> {
         self.out
             .list
             .push(Event::Barrier { site, mask: m, pos, branch });
+        if self.may_park() {
+            self.at_barrier = true;
+        }
         Ok(())
     }
 

@@ -8,6 +8,7 @@ use super::super::ty::{StructTy, Ty};
 use super::super::value::{Lanes, S};
 use super::super::{Bindings, MAX_CALL_DEPTH};
 use super::exec::zero;
+use super::park::Level;
 use super::{Frame, Place, Value, Var, Warp, R};
 use crate::model::machine::Space;
 use std::rc::Rc;
@@ -22,6 +23,12 @@ impl Warp<'_> {
         m: u64,
         pos: Pos,
     ) -> R<Value> {
+        // A resumed statement's call has returned already (`park`).
+        if self.pending.as_ref().is_some_and(|(at, _)| *at == pos) {
+            if let Some((_, v)) = self.pending.take() {
+                return Ok(v);
+            }
+        }
         if let ExprKind::Member { base, field, arrow } = &callee.kind {
             let p = if *arrow {
                 let v = self.eval(base, m)?;
@@ -251,6 +258,18 @@ impl Warp<'_> {
             } else {
                 self.resolve(&f.ret, &bindings, f.pos)?
             };
+        // The call a whole statement makes may park at a barrier in its body; any other runs
+        // past one.
+        let item = if self.designated == Some(pos) {
+            self.designated = None;
+            self.p
+                .unit
+                .items
+                .iter()
+                .position(|i| matches!(i, Item::Function(g) if std::ptr::eq(g, f)))
+        } else {
+            None
+        };
         let names_base = self.names.len();
         let vars_base = self.vars.len();
         self.frames.push(Frame {
@@ -274,20 +293,83 @@ impl Warp<'_> {
                 (None, None) => {}
             }
         }
-        let mut result = Ok(());
-        for s in &f.body {
-            result = self.exec(s, m);
-            if result.is_err() {
-                break;
+        let result = match item {
+            Some(item) => {
+                let out = self.seq(&f.body, m, false);
+                let out = self.on_park(out, || Level::Call {
+                    item,
+                    mask: m,
+                    names_base,
+                    vars_base,
+                    ret_ty: ret_ty.clone(),
+                });
+                match out {
+                    // The frame stays: the warp goes on in it.
+                    Err(e) if e.is_parked() => return Err(e),
+                    out => out,
+                }
             }
+            None => self.unparked(|w| {
+                for s in &f.body {
+                    w.exec(s, m)?;
+                }
+                Ok(())
+            }),
+        };
+        self.leave(result, names_base, vars_base, &ret_ty)
+    }
+
+    /// The rest of a parked statement's call, from where it parked: its value.
+    pub(super) fn resume_call(&mut self) -> R<Value> {
+        let Some(Level::Call {
+            item,
+            mask,
+            names_base,
+            vars_base,
+            ret_ty,
+        }) = self.resumed()
+        else {
+            return Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::Internal("a parked warp resumed into another statement"),
+            ));
+        };
+        let p = self.p;
+        let Some(Item::Function(f)) = p.unit.items.get(item) else {
+            return Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::Internal("a parked call's function"),
+            ));
+        };
+        let out = self.seq(&f.body, mask, false);
+        let level = || Level::Call {
+            item,
+            mask,
+            names_base,
+            vars_base,
+            ret_ty: ret_ty.clone(),
+        };
+        match self.on_park(out, level) {
+            Err(e) if e.is_parked() => Err(e),
+            out => self.leave(out, names_base, vars_base, &ret_ty),
         }
+    }
+
+    /// The end of a call whose body gave `result`: its frame and locals end; its value.
+    fn leave(
+        &mut self,
+        result: R<()>,
+        names_base: usize,
+        vars_base: usize,
+        ret_ty: &Ty,
+    ) -> R<Value> {
         let frame = self.frames.pop();
         self.names.truncate(names_base);
         self.vars.truncate(vars_base);
         result?;
         Ok(match frame.and_then(|fr| fr.ret) {
             Some(v) => v,
-            None => Value::new(ret_ty.clone(), zero(&ret_ty)),
+            None => Value::new(ret_ty.clone(), zero(ret_ty)),
         })
     }
 

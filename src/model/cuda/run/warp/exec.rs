@@ -7,6 +7,7 @@ use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::Ty;
 use super::super::value::{each_lane, Lanes, S};
 use super::super::{MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS};
+use super::park::{Level, Scope};
 use super::{Flow, Place, Value, Warp, R};
 use crate::model::machine::Space;
 use std::rc::Rc;
@@ -25,58 +26,49 @@ impl Warp<'_> {
             return Ok(());
         }
         match &s.kind {
-            StmtKind::Decl(d) => self.declare(d, m),
-            StmtKind::Expr(e) => self.eval(e, m).map(|_| ()),
-            StmtKind::Block(list) => self.scoped(|w| {
-                for s in list {
-                    w.exec(s, m)?;
-                }
-                Ok(())
-            }),
+            StmtKind::Decl(_) | StmtKind::Expr(_) | StmtKind::Return(_) => self.simple(s, m),
+            StmtKind::Block(list) => self.seq(list, m, true),
             StmtKind::If { cond, then, otherwise } => {
+                if let Some(level) = self.resumed() {
+                    return self.resume_if(level, then, otherwise.as_deref());
+                }
                 let (yes, no) = self.branch(cond, m)?;
                 self.enclosing.push(s.pos.line);
-                let out = (|| {
-                    if yes != 0 {
-                        self.scoped(|w| w.exec(then, yes))?;
-                    }
-                    if let (Some(o), true) = (otherwise, no != 0) {
-                        self.scoped(|w| w.exec(o, no))?;
-                    }
-                    Ok(())
-                })();
-                self.enclosing.pop();
-                out
-            }
-            StmtKind::For { init, cond, step, body } => self.scoped(|w| {
-                if let Some(i) = init {
-                    w.exec(i, m)?;
+                let mut out = Ok(());
+                if yes != 0 {
+                    let scope = self.mark();
+                    out = self.branch_from(scope, then, yes, true, no, false);
                 }
-                w.looped(
-                    s.pos,
-                    m,
-                    Loop {
-                        cond: cond.as_ref(),
-                        step: step.as_ref(),
-                        body,
-                        body_first: false,
-                    },
-                )
-            }),
+                if let (Ok(()), Some(o), true) = (&out, otherwise, no != 0) {
+                    let scope = self.mark();
+                    out = self.branch_from(scope, o, no, false, no, false);
+                }
+                self.if_end(out)
+            }
+            StmtKind::For { init, cond, step, body } => self.looped(
+                s.pos,
+                m,
+                init.as_deref(),
+                Loop {
+                    cond: cond.as_ref(),
+                    step: step.as_ref(),
+                    body,
+                    body_first: false,
+                },
+            ),
             StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
                 let body_first = matches!(s.kind, StmtKind::DoWhile { .. });
-                self.scoped(|w| {
-                    w.looped(
-                        s.pos,
-                        m,
-                        Loop {
-                            cond: Some(cond),
-                            step: None,
-                            body,
-                            body_first,
-                        },
-                    )
-                })
+                self.looped(
+                    s.pos,
+                    m,
+                    None,
+                    Loop {
+                        cond: Some(cond),
+                        step: None,
+                        body,
+                        body_first,
+                    },
+                )
             }
             StmtKind::Switch { cond, body } => self.switch(cond, body, m),
             StmtKind::Case(_) | StmtKind::Default => Ok(()),
@@ -93,27 +85,63 @@ impl Warp<'_> {
                 flow.ok_or_else(outside)?.continued |= m;
                 Ok(())
             }
-            StmtKind::Return(value) => {
-                if let Some(e) = value {
-                    let v = self.eval(e, m)?;
-                    let ret_ty = self.frame()?.ret_ty.clone();
-                    let v = self.convert(v, &ret_ty, m, e.pos)?;
-                    let (full, width) = (self.full, self.width);
-                    let f = self.frame_mut()?;
-                    match &mut f.ret {
-                        Some(old) => old.lanes.merge(v.lanes, m, full, width),
-                        None => {
-                            let mut lanes = zero(&v.ty);
-                            lanes.merge(v.lanes, m, full, width);
-                            f.ret = Some(Value::new(v.ty, lanes));
-                        }
-                    }
-                }
-                self.frame_mut()?.returned |= m;
-                Ok(())
-            }
             StmtKind::Empty => Ok(()),
         }
+    }
+
+    /// A declaration, an expression statement or a `return`: parks the warp at its end when
+    /// it met a barrier, and resumes into its call when the warp parked there.
+    fn simple(&mut self, s: &Stmt, m: u64) -> R<()> {
+        let call = if self.may_park() {
+            Self::parkable_call(s)
+        } else {
+            None
+        };
+        if let Some(level) = self.resumed() {
+            let (Level::Stmt, Some(pos)) = (level, call) else {
+                return Err(RunError::at(
+                    s.pos,
+                    RunErrorKind::Internal("a parked warp resumed into another statement"),
+                ));
+            };
+            let out = self.resume_call();
+            let v = self.on_park(out, || Level::Stmt)?;
+            self.pending = Some((pos, v));
+        }
+        // A statement inside a call in an enclosing statement's arguments keeps that
+        // statement's call as it was.
+        let outer = std::mem::replace(&mut self.designated, call);
+        let out = match &s.kind {
+            StmtKind::Decl(d) => self.declare(d, m),
+            StmtKind::Expr(e) => self.eval(e, m).map(|_| ()),
+            StmtKind::Return(value) => self.ret(value.as_ref(), m),
+            _ => Ok(()),
+        };
+        self.designated = outer;
+        self.pending = None;
+        self.on_park(out, || Level::Stmt)?;
+        self.statement_end()
+    }
+
+    /// `return`, with `value` if any: the lanes of `m` leave the function.
+    fn ret(&mut self, value: Option<&Expr>, m: u64) -> R<()> {
+        if let Some(e) = value {
+            let v = self.eval(e, m)?;
+            let ret_ty = self.frame()?.ret_ty.clone();
+            let v = self.convert(v, &ret_ty, m, e.pos)?;
+            let (full, width) = (self.full, self.width);
+            let f = self.frame_mut()?;
+            match &mut f.ret {
+                Some(old) => old.lanes.merge(v.lanes, m, full, width),
+                None => {
+                    let mut lanes = zero(&v.ty);
+                    lanes.merge(v.lanes, m, full, width);
+                    f.ret = Some(Value::new(v.ty, lanes));
+                }
+            }
+        }
+        self.frame_mut()?.returned |= m;
+        Ok(())
     }
 
     /// Runs `f` in a scope of its own: names declared in it end with it.
@@ -129,6 +157,7 @@ impl Warp<'_> {
     /// depends on a loaded value holds for every lane, and the line is marked.
     pub(super) fn branch(&mut self, cond: &Expr, mask: u64) -> R<(u64, u64)> {
         let v = self.eval(cond, mask)?;
+        self.run_past_barrier();
         let (yes, unknown) = self.truth(&v, mask, cond.pos)?;
         if unknown != 0 {
             self.sh.assumed.insert(cond.pos.line);
@@ -167,69 +196,135 @@ impl Warp<'_> {
         Ok((yes, unknown))
     }
 
-    /// A loop: runs while any lane is in it.
-    fn looped(&mut self, pos: Pos, mask: u64, l: Loop<'_>) -> R<()> {
-        self.frame_mut()?
-            .flows
-            .push(Flow { is_loop: true, ..Flow::default() });
-        self.enclosing.push(pos.line);
-        let out = self.looped_inner(pos, mask, l);
+    /// A loop, after its `init`: runs while any lane is in it; resumes in its body when the
+    /// warp parked there.
+    fn looped(&mut self, pos: Pos, mask: u64, init: Option<&Stmt>, l: Loop<'_>) -> R<()> {
+        let resumed = match self.resumed() {
+            Some(Level::Loop { alive, iterations, outer, inner }) => {
+                Some((alive, iterations, outer, inner))
+            }
+            Some(_) => {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Internal("a parked warp resumed into another statement"),
+                ))
+            }
+            None => None,
+        };
+        let outer = match resumed {
+            Some((_, _, outer, _)) => outer,
+            None => {
+                let outer = self.mark();
+                if let Some(i) = init {
+                    if let Err(e) = self.unparked(|w| w.exec(i, mask)) {
+                        self.unscope(outer);
+                        return Err(e);
+                    }
+                }
+                self.frame_mut()?
+                    .flows
+                    .push(Flow { is_loop: true, ..Flow::default() });
+                self.enclosing.push(pos.line);
+                outer
+            }
+        };
+        let at = resumed.map(|(alive, iterations, _, inner)| (alive, iterations, inner));
+        let out = self.looped_inner(pos, mask, l, outer, at);
+        if matches!(&out, Err(e) if e.is_parked()) {
+            return out;
+        }
         self.enclosing.pop();
         self.frame_mut()?.flows.pop();
+        self.unscope(outer);
         out
     }
 
-    fn looped_inner(&mut self, pos: Pos, mask: u64, l: Loop<'_>) -> R<()> {
+    fn looped_inner(
+        &mut self,
+        pos: Pos,
+        mask: u64,
+        l: Loop<'_>,
+        outer: Scope,
+        resumed: Option<(u64, u64, Scope)>,
+    ) -> R<()> {
         let Loop { cond, step, body, body_first } = l;
         let mut alive = mask;
         let mut iterations = 0u64;
         let mut first = true;
+        let mut resume = None;
+        if let Some((a, i, inner)) = resumed {
+            (alive, iterations, first, resume) = (a, i, false, Some(inner));
+        }
         loop {
-            self.clear_continued()?;
-            alive &= !self.dead();
-            if alive == 0 {
-                return Ok(());
-            }
-            if !(first && body_first) {
-                if let Some(c) = cond {
-                    let v = self.eval(c, alive)?;
-                    let (yes, unknown) = self.truth(&v, alive, c.pos)?;
-                    if unknown != 0 {
-                        let lane = unknown.trailing_zeros() as usize;
-                        let line = v.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
-                        return Err(self.fail_lane(
-                            c.pos,
-                            lane,
-                            RunErrorKind::DependsOnLoad {
-                                what: "the loop's condition",
-                                load_line: line,
-                            },
-                        ));
-                    }
-                    alive = yes;
+            let (inner, resuming) = match resume.take() {
+                Some(inner) => (inner, true),
+                None => {
+                    self.clear_continued()?;
+                    alive &= !self.dead();
                     if alive == 0 {
                         return Ok(());
                     }
+                    if !(first && body_first) {
+                        if let Some(c) = cond {
+                            let v = self.eval(c, alive)?;
+                            self.run_past_barrier();
+                            let (yes, unknown) = self.truth(&v, alive, c.pos)?;
+                            if unknown != 0 {
+                                let lane = unknown.trailing_zeros() as usize;
+                                let line = v.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
+                                return Err(self.fail_lane(
+                                    c.pos,
+                                    lane,
+                                    RunErrorKind::DependsOnLoad {
+                                        what: "the loop's condition",
+                                        load_line: line,
+                                    },
+                                ));
+                            }
+                            alive = yes;
+                            if alive == 0 {
+                                return Ok(());
+                            }
+                        }
+                    }
+                    first = false;
+                    iterations += 1;
+                    if iterations > MAX_LOOP_ITERATIONS {
+                        return Err(self.fail(
+                            pos,
+                            alive,
+                            RunErrorKind::EndlessLoop { iterations: iterations - 1 },
+                        ));
+                    }
+                    self.iterations += 1;
+                    let budget = match self.sh.iteration_budget {
+                        0 => MAX_WARP_ITERATIONS,
+                        n => n,
+                    };
+                    if self.iterations > budget {
+                        return Err(self.fail(
+                            pos,
+                            alive,
+                            RunErrorKind::WarpIterations { limit: budget },
+                        ));
+                    }
+                    (self.mark(), false)
+                }
+            };
+            // Resumed where it parked: the body's own statement was the barrier's.
+            let out = if resuming && self.resumed_here() {
+                Ok(())
+            } else {
+                self.exec(body, alive)
+            };
+            let out = self.on_park(out, || Level::Loop { alive, iterations, outer, inner });
+            match out {
+                Err(e) if e.is_parked() => return Err(e),
+                out => {
+                    self.unscope(inner);
+                    out?;
                 }
             }
-            first = false;
-            iterations += 1;
-            if iterations > MAX_LOOP_ITERATIONS {
-                return Err(self.fail(
-                    pos,
-                    alive,
-                    RunErrorKind::EndlessLoop { iterations: iterations - 1 },
-                ));
-            }
-            self.iterations += 1;
-            let budget = match self.sh.iteration_budget {
-                0 => MAX_WARP_ITERATIONS,
-                n => n,
-            };
-            if self.iterations > budget {
-                return Err(self.fail(pos, alive, RunErrorKind::WarpIterations { limit: budget }));
-            }
-            self.scoped(|w| w.exec(body, alive))?;
             self.clear_continued()?;
             alive &= !self.dead();
             if alive == 0 {
@@ -237,6 +332,7 @@ impl Warp<'_> {
             }
             if let Some(s) = step {
                 self.eval(s, alive)?;
+                self.run_past_barrier();
             }
         }
     }
@@ -250,6 +346,10 @@ impl Warp<'_> {
 
     /// `switch`: each lane enters at its case, or `default`, and falls through until `break`.
     fn switch(&mut self, cond: &Expr, body: &Stmt, mask: u64) -> R<()> {
+        self.unparked(|w| w.switch_unparked(cond, body, mask))
+    }
+
+    fn switch_unparked(&mut self, cond: &Expr, body: &Stmt, mask: u64) -> R<()> {
         let v = self.eval(cond, mask)?;
         if let Some((lane, line)) = v.lanes.first_unknown(mask) {
             return Err(self.fail_lane(

@@ -20,6 +20,7 @@ mod exec;
 mod math;
 mod memory;
 mod names;
+mod park;
 mod types;
 
 use super::super::ast::{Function, Item};
@@ -31,6 +32,7 @@ use super::{Bindings, Events, Program, Shared};
 use crate::model::machine::Space;
 use std::rc::Rc;
 
+pub(crate) use park::Parked;
 pub(crate) use types::bind_launch_template;
 
 type R<T> = Result<T, RunError>;
@@ -136,6 +138,28 @@ pub(crate) struct Warp<'a> {
     constant: bool,
     /// Lines of the `if`s and loops the current statement is inside, innermost last.
     enclosing: Vec<u32>,
+    /// Whether a barrier may park the warp (a block's warp; not a constant expression).
+    phased: bool,
+    /// How many calls inside larger expressions the run is in: a barrier there does not park.
+    nosuspend: u32,
+    /// A barrier was met in the statement now running, which parks the warp at its end.
+    at_barrier: bool,
+    /// Where a parked warp stands: recorded innermost first while it parks, taken from the end
+    /// while it resumes, empty while it runs.
+    levels: Vec<park::Level>,
+    /// The position of the call the running statement makes that may park
+    /// ([`Warp::parkable_call`]).
+    designated: Option<Pos>,
+    /// A resumed statement's call: its position and the value it returned.
+    pending: Option<(Pos, Value)>,
+}
+
+/// How a warp's run ended: at the end of the kernel, or parked at a barrier.
+pub(crate) enum Ran {
+    /// The warp has run the kernel to its end.
+    Done,
+    /// The warp waits at a barrier for the block's other warps.
+    Parked(Parked),
 }
 
 /// Block `linear`'s `(x, y, z)`.
@@ -150,7 +174,8 @@ pub(crate) fn thread_of(p: &Program, tid: u64) -> [u64; 3] {
     [tid % bx, tid / bx % by, tid / (bx * by)]
 }
 
-/// Runs warp `warp` of block `block` to its end, into `out`; returns the lane-accesses made.
+/// Runs warp `warp` of block `block` into `out` until its end or its next barrier, from its
+/// start or from where it parked; returns how it stopped and the lane-accesses made.
 pub(crate) fn run_warp(
     p: &Program,
     sh: &mut Shared,
@@ -158,7 +183,8 @@ pub(crate) fn run_warp(
     warp: u32,
     out: &mut Events,
     room: u64,
-) -> R<u64> {
+    parked: Option<Parked>,
+) -> R<(Ran, u64)> {
     let width = p.machine.warp as usize;
     let threads: u64 = p.launch.block.iter().product();
     let first = u64::from(warp) * width as u64;
@@ -181,6 +207,7 @@ pub(crate) fn run_warp(
     }
     let [x, y, z] = tid;
     let lines = !sh.general_only;
+    let phased = !sh.whole_warps;
     let lanes = |v: Vec<S>| Lanes::from_values(v, lines);
     let mut w = Warp {
         p,
@@ -199,9 +226,25 @@ pub(crate) fn run_warp(
         iterations: 0,
         constant: false,
         enclosing: Vec::new(),
+        phased,
+        nosuspend: 0,
+        at_barrier: false,
+        levels: Vec::new(),
+        designated: None,
+        pending: None,
     };
-    w.kernel()?;
-    Ok(w.made)
+    let out = match parked {
+        Some(parked) => {
+            w.unpark(parked);
+            w.resume_kernel()
+        }
+        None => w.kernel(),
+    };
+    match out {
+        Ok(()) => Ok((Ran::Done, w.made)),
+        Err(e) if e.is_parked() => Ok((Ran::Parked(w.park()), w.made)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Checks the launch's arguments against the kernel's parameters.
@@ -235,6 +278,12 @@ impl<'a> Warp<'a> {
             iterations: 0,
             constant: true,
             enclosing: Vec::new(),
+            phased: false,
+            nosuspend: 0,
+            at_barrier: false,
+            levels: Vec::new(),
+            designated: None,
+            pending: None,
         }
     }
 
@@ -443,11 +492,40 @@ impl<'a> Warp<'a> {
             self.static_shared_bytes()?;
         }
         let full = self.full;
-        for s in &f.body {
-            self.exec(s, full)?;
-        }
+        self.seq(&f.body, full, false)?;
         self.frames.pop();
         Ok(())
+    }
+
+    /// Runs the rest of the kernel's body from where the warp parked.
+    fn resume_kernel(&mut self) -> R<()> {
+        let f = self.kernel_fn()?;
+        let full = self.full;
+        self.seq(&f.body, full, false)?;
+        self.frames.pop();
+        Ok(())
+    }
+
+    /// The warp's state, parked.
+    fn park(&mut self) -> Parked {
+        Parked {
+            vars: std::mem::take(&mut self.vars),
+            names: std::mem::take(&mut self.names),
+            frames: std::mem::take(&mut self.frames),
+            iterations: self.iterations,
+            enclosing: std::mem::take(&mut self.enclosing),
+            levels: std::mem::take(&mut self.levels),
+        }
+    }
+
+    /// Takes up a parked warp's state.
+    fn unpark(&mut self, p: Parked) {
+        self.vars = p.vars;
+        self.names = p.names;
+        self.frames = p.frames;
+        self.iterations = p.iterations;
+        self.enclosing = p.enclosing;
+        self.levels = p.levels;
     }
 
     /// The error `kind` at `pos`, met by the first lane of `mask`.
