@@ -12,6 +12,7 @@
 mod address;
 pub mod banks;
 pub mod calculator;
+pub mod clib;
 pub mod csv;
 pub mod cuda;
 pub mod cuda_view;
