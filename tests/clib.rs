@@ -229,6 +229,15 @@ fn printf_names_the_conversion_it_cannot_print() {
     let e = sprintf(b"%.*f", &[I(2_000_000), D(1.0)]).unwrap_err();
     assert_eq!(e.kind, PrintfErrorKind::TooWide { asked: 2_000_000 });
     assert_eq!(sprintf(b"%1048576d", &[I(1)]).unwrap().len(), 1 << 20);
+    // Past Rust's own limit on a precision (65535), the digits past a double's exact
+    // expansion are zeros, as glibc prints them.
+    let long = sprintf(b"%.70000f|%.70000e", &[D(0.1), D(0.1)]).unwrap();
+    let long = String::from_utf8(long).unwrap();
+    let (f, e) = long.split_once('|').unwrap();
+    assert_eq!((f.len(), e.len()), (2 + 70000, 2 + 70000 + 4));
+    assert!(f.starts_with("0.1000000000000000055511151231257827021181583404541015625000"));
+    assert!(e.starts_with("1.000000000000000055511151231257827021181583404541015625000"));
+    assert!(e.ends_with("000e-01") && f.ends_with("0000"));
     // Arguments past the format's are not read, as in C.
     assert_eq!(sprintf(b"%d\n", &[I(7), I(8)]).unwrap(), b"7\n");
 }

@@ -473,9 +473,29 @@ fn floating(conv: u8, v: f64, spec: &Spec) -> Vec<u8> {
     pad(spec, prefix, text.into_bytes(), zeros)
 }
 
+/// Digits past which a `double`'s exact decimal expansion is all zeros: it has at most 1074
+/// digits after the point and 767 significant ones. Rust's formatter takes a precision of at
+/// most 65535, glibc any: past this many the digits are zeros, appended.
+const EXACT_DIGITS: usize = 1100;
+
+/// `s`, formatted with at most [`EXACT_DIGITS`] of `precision`, with the zeros that stand for
+/// the rest appended to its digits (before any exponent).
+fn with_zeros(precision: usize, f: impl FnOnce(usize) -> String) -> String {
+    let shown = precision.min(EXACT_DIGITS);
+    let mut s = f(shown);
+    if precision > shown {
+        let zeros = "0".repeat(precision - shown);
+        match s.find('e') {
+            Some(i) => s.insert_str(i, &zeros),
+            None => s.push_str(&zeros),
+        }
+    }
+    s
+}
+
 /// `%f` of a non-negative finite `a`: `precision` digits after the point.
 fn fixed(a: f64, precision: usize, alt: bool) -> String {
-    let mut s = format!("{a:.precision$}");
+    let mut s = with_zeros(precision, |p| format!("{a:.p$}"));
     if alt && precision == 0 {
         s.push('.');
     }
@@ -498,7 +518,7 @@ fn exponent(a: f64, precision: usize, alt: bool, upper: bool) -> String {
 /// `a` rounded to `precision` digits after the first, as Rust's exact formatting gives it:
 /// the digits and the decimal exponent.
 fn scientific(a: f64, precision: usize) -> (String, i32) {
-    let s = format!("{a:.precision$e}");
+    let s = with_zeros(precision, |p| format!("{a:.p$e}"));
     match s.split_once('e') {
         Some((m, e)) => (m.to_string(), e.parse().unwrap_or(0)),
         None => (s, 0),
