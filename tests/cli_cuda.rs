@@ -479,7 +479,7 @@ fn bad_source_launch_and_run_exit_2_with_the_page_s_message() {
         "__global__ void g(float* o, const int* idx) {\n  o[idx[threadIdx.x]] = 1.0f;\n}\n";
     assert_eq!(
         refused(cuda(gather, "g<<<1, 32>>>(o, idx)", &[])),
-        "line 2, column 3, block (0,0,0), thread (0,0,0): the address depends on the value loaded at line 2, which this model does not know (values in memory are not simulated)"
+        "line 2, column 3, block (0,0,0), thread (0,0,0): the address depends on the value loaded at line 2, which this model does not know (memory holds what the launch stores; its buffers start with no data)"
     );
 }
 

@@ -1,10 +1,10 @@
 //! A block runs barrier by barrier: each warp runs to its first `__syncthreads()` and parks,
 //! then each runs on to its next, so a warp's work after a barrier comes after every other
 //! warp's before it. The oracle is the walk that runs each warp to its end in one go
-//! ([`CudaJob::whole_warps`]): while memory holds no values the two give the same figures, so
-//! random kernels with barriers in blocks, branches, loops of every kind and device functions
-//! called by whole statements must give the same analysis both ways, and park every warp at
-//! every barrier it reaches.
+//! ([`CudaJob::whole_warps`]): where no value loaded from memory feeds an address or a branch,
+//! the two give the same figures. The random kernels here are such kernels, with barriers in
+//! blocks, branches, loops of every kind and device functions called by whole statements: they
+//! must give the same analysis both ways, and park every warp at every barrier it reaches.
 
 use coalescing_lab::model::cuda::run::{CudaAnalysis, CudaFailure, CudaJob};
 use coalescing_lab::model::kernel::Machine;

@@ -381,7 +381,7 @@ fn branches_on_loaded_values_are_marked_as_assumed() {
     assert_eq!(a.assumed, [3]);
     assert_eq!(
         assumed_note(&a.assumed).unwrap(),
-        "Line 3: a condition depends on a value loaded from memory, which is not simulated; every lane that reached it was taken to hold it."
+        "Line 3: a condition depends on a value loaded from memory that this model does not know; every lane that reached it was taken to hold it."
     );
     assert!(source_lines(src, Some(&a))[2].assumed);
 }

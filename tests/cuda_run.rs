@@ -420,7 +420,8 @@ fn errors_name_the_line_the_thread_and_the_values() {
     assert_eq!(
         error(gather, "g<<<1, 32>>>(out, idx)"),
         "line 3, column 3, block (0,0,0), thread (0,0,0): the address depends on the value \
-         loaded at line 2, which this model does not know (values in memory are not simulated)"
+         loaded at line 2, which this model does not know (memory holds what the launch \
+         stores; its buffers start with no data)"
     );
     // An access past the top of the address space is that, not a type error.
     let top = "__global__ void k(float* a) {\n  float* p = (float*)0xfffffffffffffffeull;\n  p[threadIdx.x] = 1.0f;\n}\n";
@@ -709,8 +710,8 @@ fn a_loop_bound_read_from_memory_stops_naming_both_lines() {
     assert_eq!(
         error(src, "k<<<1, 32>>>(out, len)"),
         "line 3, column 19, block (0,0,0), thread (0,0,0): the loop's condition depends on the \
-         value loaded at line 2, which this model does not know (values in memory are not \
-         simulated)"
+         value loaded at line 2, which this model does not know (memory holds what the launch \
+         stores; its buffers start with no data)"
     );
 }
 

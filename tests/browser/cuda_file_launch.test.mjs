@@ -82,3 +82,29 @@ test('a define that does not read is named in its field, and the page keeps work
   assert.deepEqual(await axe(s.driver), []);
   assert.deepEqual(await pageErrors(s.driver), []);
 });
+
+// A histogram: the bin each thread adds to is a value it loads. With no data in the launch,
+// that value is unknown and the run stops at the atomic; typed with data, it runs.
+const HIST = `#define BINS 16
+__global__ void hist(const int *data, int *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[data[i] % BINS], 1);
+}
+`;
+
+test('data typed into the launch runs a histogram whose bins depend on it', async () => {
+  await openCuda(cudaLink(HIST, 'hist<<<4, 64>>>(data, bins, 256)'), 'failed');
+  const error = await s.driver.findElement(By.css('[data-testid="cuda-error"]'));
+  assert.match(await error.getText(), /the address depends on the value loaded at line 4, which this model does not know/);
+  const launch = await field('launch');
+  await launch.click();
+  await launch.sendKeys(Key.chord(Key.CONTROL, 'a'), 'hist<<<4, 64>>>(data[256]=rand(1), bins[16]=zero, 256)');
+  // 8 warps: a load of data and an atomic on bins each.
+  await s.driver.wait(async () => (await status()) === 'done' && (await inPanel('k-requests')) === '16', 15000);
+  assert.equal(await launch.getAttribute('value'), 'hist<<<4, 64>>>(data[256]=rand(1), bins[16]=zero, 256)', 'every key kept');
+  assert.equal((await rows('[data-testid="cuda-error"]')).length, 0);
+  assert.deepEqual((await rows('.cuda-access')).map((r) => [r.line, r.kind]), [['4', 'load'], ['4', 'atomic']]);
+  // The link carries the data.
+  await s.driver.wait(async () => (new URL(await s.driver.getCurrentUrl()).searchParams.get('launch') || '').includes('=rand(1)'), 5000);
+  assert.deepEqual(await pageErrors(s.driver), []);
+});

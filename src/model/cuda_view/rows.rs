@@ -544,7 +544,7 @@ pub fn notes(a: &CudaAnalysis) -> Vec<String> {
 ///
 /// ```
 /// use coalescing_lab::model::cuda_view::assumed_note as note;
-/// assert_eq!(note(&[4, 9]).as_deref(), Some("Lines 4 and 9: a condition depends on a value loaded from memory, which is not simulated; every lane that reached it was taken to hold it."));
+/// assert_eq!(note(&[4, 9]).as_deref(), Some("Lines 4 and 9: a condition depends on a value loaded from memory that this model does not know; every lane that reached it was taken to hold it."));
 /// assert_eq!(note(&[]), None);
 /// ```
 pub fn assumed_note(lines: &[u32]) -> Option<String> {
@@ -556,8 +556,8 @@ pub fn assumed_note(lines: &[u32]) -> Option<String> {
         format!("Lines {}", list_and(&names))
     };
     Some(format!(
-        "{head}: a condition depends on a value loaded from memory, which is not simulated; \
-         every lane that reached it was taken to hold it."
+        "{head}: a condition depends on a value loaded from memory that this model does not \
+         know; every lane that reached it was taken to hold it."
     ))
 }
 

@@ -287,7 +287,9 @@ pub(super) fn Inputs(
             <code>"name<<<grid, block[, shared bytes]>>>(args)"</code>
             ", grid and block as numbers or " <code>"dim3(x, y, z)"</code>
             "; a pointer argument is a name (its own allocation), " <code>"name@0x1000"</code>
-            " pins its base, " <code>"name[N]"</code> " gives its length; a value is a number. The file's "
+            " pins its base, " <code>"name[N]"</code> " gives its length, and "
+            <code>"name[N]=iota"</code> ", " <code>"=zero"</code> ", " <code>"=rand(SEED)"</code>
+            " or " <code>"=rand(SEED, BOUND)"</code> " its data; a value is a number. The file's "
             <code>"#define"</code> "s and constants are in scope."
         </CodeField>
         <CodeField

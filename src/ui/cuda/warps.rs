@@ -194,7 +194,7 @@ pub(super) fn OneWarp(
         <Show when=move || executions.with(Option::is_some)>
             <section class="cuda-one-warp" aria-labelledby="cuda-warp-title" data-testid="cuda-one-warp" data-line=move || picked.get()>
                 <h4 id="cuda-warp-title">{move || format!("Line {}: every execution of one warp", picked.get().unwrap_or_default())}</h4>
-                <p class="hint">"A warp runs on its own here (values read from memory are not simulated), so these are the accesses the launch made, in the warp's order. Each opens in the calculator."</p>
+                <p class="hint">"These are the accesses this warp made in the launch, in its order. Each opens in the calculator."</p>
                 <div class="pick">
                     <TextField
                         testid="cuda-pick-block".to_string() param="block-number" label="Block"

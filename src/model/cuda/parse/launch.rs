@@ -1,7 +1,8 @@
 //! The launch, written as host code writes it: `name<targs><<<grid, block[, shared]>>>(args)`.
 //! `grid` and `block` are integers or `dim3(x[, y[, z]])`; a pointer argument is a name, which
 //! makes an allocation of its own (`name@ADDR` pins its base, `name[COUNT]` gives its length
-//! in elements, `name+K` passes a view K elements in); a scalar argument is a constant.
+//! in elements, `name[COUNT]=FILL` gives its data, `name+K` passes a view K elements in); a
+//! scalar argument is a constant.
 //!
 //! Written against a file ([`parse_launch_in`]), the launch sees what host code after the
 //! file's last line would see of it at compile time: its macros, its types, and its
@@ -28,6 +29,8 @@ pub enum LaunchArg {
         base: Option<u64>,
         /// `[COUNT]`: its length in elements, for the bounds checks.
         count: Option<u64>,
+        /// `=FILL`: the data it holds before the launch.
+        fill: Option<Fill>,
         /// `+K`: the view starts K elements in (may be negative with `-K`).
         offset: i64,
         /// Where the name is written in the launch.
@@ -35,6 +38,37 @@ pub enum LaunchArg {
     },
     /// A scalar: a literal or a constant expression.
     Value(Expr),
+}
+
+/// The data an allocation holds before the launch (`name[COUNT]=FILL`), element by element in
+/// the type of the kernel's parameter it is passed for. Without one, its bytes hold no data,
+/// and a value loaded from them is unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// `zero`: every byte 0.
+    Zero,
+    /// `iota`: element `k` holds `k`.
+    Iota,
+    /// `rand(SEED)` or `rand(SEED, BOUND)`: element `k` holds the `k`-th `rand()` after
+    /// `srand(SEED)`, glibc's sequence, taken modulo `BOUND` when given (C's `rand() % BOUND`);
+    /// a floating element holds `(float)rand() / RAND_MAX`, from 0 to 1.
+    Rand {
+        /// The seed given to `srand`.
+        seed: u32,
+        /// What `rand()` is taken modulo, if anything.
+        bound: Option<u64>,
+    },
+}
+
+impl fmt::Display for Fill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fill::Zero => f.write_str("zero"),
+            Fill::Iota => f.write_str("iota"),
+            Fill::Rand { seed, bound: None } => write!(f, "rand({seed})"),
+            Fill::Rand { seed, bound: Some(b) } => write!(f, "rand({seed}, {b})"),
+        }
+    }
 }
 
 /// A checked launch.
@@ -70,6 +104,8 @@ pub struct Allocation {
     pub base: u64,
     /// Its length in elements, when declared.
     pub count: Option<u64>,
+    /// The data it holds before the launch, when given.
+    pub fill: Option<Fill>,
 }
 
 /// Why the launch cannot be read: what, at which column of the field.
@@ -98,7 +134,7 @@ impl Launch {
     pub fn allocations(&self) -> Result<Vec<Allocation>, LaunchError> {
         let mut out: Vec<Allocation> = Vec::new();
         for arg in &self.args {
-            let LaunchArg::Buffer { name, base, count, pos, .. } = arg else {
+            let LaunchArg::Buffer { name, base, count, fill, pos, .. } = arg else {
                 continue;
             };
             let conflict = |what: &'static str| {
@@ -116,6 +152,13 @@ impl Launch {
                         (None, Some(_)) => a.count = *count,
                         _ => {}
                     }
+                    match (a.fill, fill) {
+                        (Some(x), Some(y)) if x != *y => {
+                            return Err(conflict("the same allocation is given two fills"))
+                        }
+                        (None, Some(_)) => a.fill = *fill,
+                        _ => {}
+                    }
                 }
                 None => {
                     let k = out.len() as u64;
@@ -123,6 +166,7 @@ impl Launch {
                         name: name.clone(),
                         base: base.unwrap_or(ALLOCATION_STRIDE * (k + 1)),
                         count: *count,
+                        fill: *fill,
                     });
                 }
             }
@@ -570,6 +614,20 @@ impl Cursor<'_> {
         } else {
             None
         };
+        let fill = if self.peek_is(Punct::Assign) {
+            if count.is_none() {
+                return Err(CudaError::new(
+                    self.pos(),
+                    ErrorKind::Launch {
+                        why: "an allocation given data needs its length first: name[COUNT]=iota",
+                    },
+                ));
+            }
+            self.advance();
+            Some(self.fill()?)
+        } else {
+            None
+        };
         let offset = if self.eat(Punct::Plus) {
             i64::try_from(self.literal("the view's offset in elements")?).unwrap_or(i64::MAX)
         } else if self.eat(Punct::Minus) {
@@ -577,7 +635,43 @@ impl Cursor<'_> {
         } else {
             0
         };
-        Ok(LaunchArg::Buffer { name, base, count, offset, pos })
+        Ok(LaunchArg::Buffer { name, base, count, fill, offset, pos })
+    }
+
+    /// An allocation's data: `zero`, `iota`, `rand(SEED)` or `rand(SEED, BOUND)`.
+    fn fill(&mut self) -> Result<Fill, CudaError> {
+        const WHAT: &str = "the allocation's data: zero, iota, rand(SEED) or rand(SEED, BOUND)";
+        let pos = self.pos();
+        let (word, _) = self.ident(WHAT)?;
+        match word.as_str() {
+            "zero" => Ok(Fill::Zero),
+            "iota" => Ok(Fill::Iota),
+            "rand" => {
+                self.require(Punct::LParen, "'(' and rand's seed")?;
+                let at = self.pos();
+                let seed = self.count("rand's seed")?;
+                let seed = u32::try_from(seed).map_err(|_| {
+                    CudaError::new(
+                        at,
+                        ErrorKind::Expected {
+                            what: "rand's seed, an unsigned int",
+                            found: seed.to_string(),
+                        },
+                    )
+                })?;
+                let bound = if self.eat(Punct::Comma) {
+                    Some(self.extent("rand's bound, at least 1")?)
+                } else {
+                    None
+                };
+                self.require(Punct::RParen, "')' after rand's arguments")?;
+                Ok(Fill::Rand { seed, bound })
+            }
+            _ => Err(CudaError::new(
+                pos,
+                ErrorKind::Expected { what: WHAT, found: word },
+            )),
+        }
     }
 }
 

@@ -234,8 +234,10 @@ impl CudaJob {
     }
 
     /// Every access warp `warp` of block `block` (linear) makes, in its order: for the page's
-    /// drill-down into one execution. The warp runs on its own (warps never influence each
-    /// other here), so this is what the launch saw.
+    /// drill-down into one execution. While no load has read a known value from memory, warps
+    /// never influence each other, and the warp runs on its own, barrier by barrier; once one
+    /// has, the launch runs again up to and through its block, so that the warp reads what it
+    /// read in the run. Either way, this is what the launch saw.
     pub fn warp_executions(&self, block: u64, warp: u32) -> Result<Vec<WarpExecution>, RunError> {
         if block >= self.blocks || warp >= self.warps_per_block {
             return Err(RunError::at(
@@ -246,7 +248,14 @@ impl CudaJob {
                 )),
             ));
         }
+        if self.shared.values_read {
+            let (events, sites) = self.replayed(block, warp)?;
+            return Ok(self.executions(block, warp, &events, sites));
+        }
         let mut shared = self.shared.clone();
+        // Memory as the run began it: every load the warp made there gave an unknown value.
+        shared.global = Rc::clone(&self.start.global);
+        shared.shared_memory.clear();
         let mut events = Events::default();
         // Barrier by barrier, as in the block, with no other warp between.
         let (mut parked, mut room) = (None, MAX_BLOCK_LANE_ACCESSES);
@@ -266,13 +275,43 @@ impl CudaJob {
                 warp::Ran::Parked(p) => parked = Some(p),
             }
         }
+        Ok(self.executions(block, warp, &events, shared.sites.len()))
+    }
+
+    /// Warp `warp`'s events in block `block` of the launch run again from its start, with the
+    /// sites this job has found: the events and how many sites there are.
+    fn replayed(&self, block: u64, warp: u32) -> Result<(Events, usize), RunError> {
+        let mut job = CudaJob::start(
+            self.program.clone(),
+            self.start.clone(),
+            TallyOptions::new(self.program.machine, 0),
+        );
+        job.adopt(self.placement());
+        while job.block <= block {
+            job.step(64).map_err(|e| match e {
+                CudaFailure::Run(e) => e,
+                other => RunError::at(Pos::default(), RunErrorKind::Type(other.to_string())),
+            })?;
+        }
+        let events = job.events.get(warp as usize).cloned().unwrap_or_default();
+        Ok((events, job.shared.sites.len()))
+    }
+
+    /// The executions of `events`, warp `warp`'s in block `block`.
+    fn executions(
+        &self,
+        block: u64,
+        warp: u32,
+        events: &Events,
+        sites: usize,
+    ) -> Vec<WarpExecution> {
         let machine = self.program.machine;
         let mut scratch = crate::model::warp::Scratch::default();
         let shift = machine.sector_bytes.trailing_zeros();
         let block_idx = warp::block_index(&self.program, block);
         let mut out = Vec::new();
         let width = (machine.warp as usize).min(crate::model::LANES);
-        let mut passes = vec![0u32; shared.sites.len()];
+        let mut passes = vec![0u32; sites];
         for k in 0..events.list.len() {
             let Some(r) = events.access(k) else {
                 continue;
@@ -286,7 +325,7 @@ impl CudaJob {
             });
             out.push(r.execution(block_idx, warp, pass, cost));
         }
-        Ok(out)
+        out
     }
 }
 
@@ -304,6 +343,10 @@ pub struct Placement {
     pub shared_bytes: u64,
     /// Whether the kernel's static shared arrays were laid out.
     pub laid_out: bool,
+    /// Whether a load read a known value from memory: a drill-down then runs the launch again
+    /// up to its block.
+    #[serde(default)]
+    pub values_read: bool,
 }
 
 impl CudaJob {
@@ -321,6 +364,7 @@ impl CudaJob {
             shared_offsets,
             shared_bytes: self.shared.shared_bytes,
             laid_out: self.shared.shared_laid_out,
+            values_read: self.shared.values_read,
         }
     }
 
@@ -334,5 +378,6 @@ impl CudaJob {
         self.shared.shared_offsets.extend(placement.shared_offsets);
         self.shared.shared_bytes = placement.shared_bytes;
         self.shared.shared_laid_out = placement.laid_out;
+        self.shared.values_read |= placement.values_read;
     }
 }

@@ -200,7 +200,7 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::DependsOnLoad { what, load_line } => write!(
                 f,
                 "{what} depends on the value loaded at line {load_line}, which this model does \
-                 not know (values in memory are not simulated)"
+                 not know (memory holds what the launch stores; its buffers start with no data)"
             ),
             RunErrorKind::Undeclared(name) if name.contains("::") => {
                 let scope = name.rsplit_once("::").map_or(name.as_str(), |(s, _)| s);

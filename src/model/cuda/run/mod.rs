@@ -28,6 +28,7 @@
 
 mod analysis;
 pub mod check;
+mod device_memory;
 mod error;
 mod events;
 mod propose;
@@ -174,6 +175,14 @@ pub(crate) struct Shared {
     /// Each warp runs to its end, barriers parking none: the walk that the barrier-by-barrier
     /// run is tested against ([`CudaJob::whole_warps`]).
     pub(crate) whole_warps: bool,
+    /// Global memory's values, for the launch: shared until written, so that a copy of this
+    /// state (a drill-down's, the launch's start) costs nothing until it differs.
+    pub(crate) global: Rc<device_memory::Memory>,
+    /// The running block's shared memory's values.
+    pub(crate) shared_memory: device_memory::Memory,
+    /// Whether a load has given a known value from memory: then a warp's run depends on what
+    /// other warps and blocks stored before it, and a drill-down replays the launch up to it.
+    pub(crate) values_read: bool,
 }
 
 impl Shared {
@@ -213,7 +222,7 @@ impl Shared {
 }
 
 /// What the run is given: the parsed source, the launch, the machine.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Program {
     pub(crate) unit: Rc<Unit>,
     pub(crate) kernel: usize,
@@ -242,6 +251,9 @@ pub(crate) struct Program {
 pub struct CudaJob {
     program: Program,
     shared: Shared,
+    /// What `shared` held before the first warp: memory as the launch found it, for a
+    /// drill-down that runs the launch again.
+    start: Shared,
     tally: Tally<WarpExecution>,
     events: Vec<Events>,
     /// Each warp of the block parked at a barrier, where it waits for the others.
@@ -411,17 +423,27 @@ impl CudaJob {
         // Check the arguments once, before any warp runs.
         warp::launch_arguments(&program, &mut shared).map_err(CudaFailure::Run)?;
         let warps_per_block = threads.div_ceil(u64::from(machine.warp)) as u32;
-        let tally = Tally::new(TallyOptions {
+        let options = TallyOptions {
             machine,
             cache_bytes,
             unique_sites: Some(usize::MAX >> 1),
             heat: Some((blocks, warps_per_block)),
             worst: true,
-        });
-        Ok(CudaJob {
+        };
+        Ok(CudaJob::start(program, shared, options))
+    }
+
+    /// The job of `program`, before its first warp, with `shared` as the checks of the launch
+    /// left it, counted by a tally of `options`.
+    fn start(program: Program, shared: Shared, options: TallyOptions) -> CudaJob {
+        let threads: u64 = program.launch.block.iter().product();
+        let blocks: u64 = program.launch.grid.iter().product();
+        let warps_per_block = threads.div_ceil(u64::from(program.machine.warp)) as u32;
+        CudaJob {
             program,
+            start: shared.clone(),
             shared,
-            tally,
+            tally: Tally::new(options),
             events: vec![Events::default(); warps_per_block as usize],
             parked: (0..warps_per_block).map(|_| None).collect(),
             phase: 0,
@@ -437,7 +459,7 @@ impl CudaJob {
             finished: false,
             order: RoundRobin::default(),
             passes: Vec::new(),
-        })
+        }
     }
 
     /// Warps run, and in all.
@@ -513,6 +535,13 @@ impl CudaJob {
     /// accesses meet the tally when every warp has ended.
     fn one_warp(&mut self) -> Result<(), RunError> {
         let w = self.warp as usize;
+        if w == 0 && self.phase == 0 {
+            // A block's shared memory is its own.
+            self.shared.shared_memory.clear();
+            if self.block == 0 {
+                warp::fill_memory(&self.program, &mut self.shared)?;
+            }
+        }
         let resume = match self.parked.get_mut(w) {
             Some(slot) => slot.take(),
             None => {

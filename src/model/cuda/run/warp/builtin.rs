@@ -118,6 +118,7 @@ impl Warp<'_> {
                 first.pos.min(pos),
                 false,
             )?;
+            self.atomic_touched(&ptr.lanes, &ty, *space, m);
             let lanes = Lanes::unknown(ty.parts(), pos.line);
             return Ok(Some(Value::new(ty, lanes)));
         }

@@ -3,6 +3,7 @@
 //! struct copied field by field).
 
 use super::super::super::error::Pos;
+use super::super::device_memory::Memory;
 use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::Ty;
 use super::super::value::{each_lane, Lanes, S};
@@ -11,6 +12,7 @@ use super::eval::add_lanes;
 use super::exec::is_agg;
 use super::{Place, Value, Var, Warp, R};
 use crate::model::machine::Space;
+use std::rc::Rc;
 
 impl Warp<'_> {
     /// Reads a place: a local's parts, or memory (one access per scalar or vector, a struct
@@ -32,7 +34,10 @@ impl Warp<'_> {
                     return Ok(Value::new(Ty::Ptr(e.clone(), space), addr));
                 }
                 self.access(SiteKind::Load, &addr, &ty, space, m, pos, false)?;
-                let lanes = Lanes::unknown(ty.parts(), pos.line);
+                let lanes = match self.loaded(&addr, &ty, space, m, pos.line) {
+                    Some(lanes) => lanes,
+                    None => Lanes::unknown(ty.parts(), pos.line),
+                };
                 let lanes = if is_agg(&ty) || ty.parts() != 1 {
                     match lanes {
                         Lanes::Agg(v) => Lanes::Agg(v),
@@ -77,7 +82,9 @@ impl Warp<'_> {
             Place::Var { slot, part, ty } => self.write_var(*slot, part, ty, v, m, pos),
             Place::Mem { addr, ty, space } => {
                 let same = v.lanes.is_same() && v.lanes.first_unknown(m).is_none();
-                self.access(SiteKind::Store, addr, ty, *space, m, pos, same)
+                self.access(SiteKind::Store, addr, ty, *space, m, pos, same)?;
+                self.stored(addr, ty, *space, &v.lanes, m);
+                Ok(())
             }
             Place::Constant { .. } => Err(RunError::at(
                 pos,
@@ -88,6 +95,102 @@ impl Warp<'_> {
                 RunErrorKind::Type("this expression cannot be assigned to".into()),
             )),
         }
+    }
+
+    /// The memory of `space`, with its values.
+    fn memory_mut(&mut self, space: Space) -> &mut Memory {
+        match space {
+            Space::Global => Rc::make_mut(&mut self.sh.global),
+            Space::Shared => &mut self.sh.shared_memory,
+        }
+    }
+
+    /// The values a load of a `ty` at `addr` by the lanes of `m` reads, when memory holds any
+    /// of them: each scalar part lane by lane, a byte that is not known making that lane's
+    /// part unknown (at the load's line). `None` when no lane's part is known.
+    pub(super) fn loaded(
+        &mut self,
+        addr: &Lanes,
+        ty: &Ty,
+        space: Space,
+        m: u64,
+        line: u32,
+    ) -> Option<Lanes> {
+        let mem = match space {
+            Space::Global => &self.sh.global,
+            Space::Shared => &self.sh.shared_memory,
+        };
+        if mem.is_empty() || m == 0 {
+            return None;
+        }
+        let mut parts = Vec::with_capacity(ty.parts());
+        let mut scalars = Vec::new();
+        scalar_parts(ty, 0, &mut scalars);
+        let mut any = false;
+        let lines = !self.sh.general_only;
+        for (offset, part) in &scalars {
+            let mut values = vec![S::U(line); self.width];
+            let mut first = None;
+            each_lane(m, |t| {
+                let a = address_of(addr.at(t)).wrapping_add(*offset);
+                if let Some(v) = mem.load(a, part) {
+                    values[t] = v;
+                    any = true;
+                }
+                first.get_or_insert(values[t]);
+            });
+            // Lanes outside the mask hold nothing: the first active lane's value lets a value
+            // that every active lane shares be held once.
+            if let Some(f) = first {
+                for (t, v) in values.iter_mut().enumerate() {
+                    if m >> t & 1 == 0 {
+                        *v = f;
+                    }
+                }
+            }
+            parts.push(Lanes::from_values(values, lines));
+        }
+        if !any {
+            return None;
+        }
+        self.sh.values_read = true;
+        Some(if parts.len() == 1 && !is_agg(ty) {
+            parts.pop().unwrap_or(Lanes::Same(S::U(line)))
+        } else {
+            Lanes::Agg(parts)
+        })
+    }
+
+    /// Writes what a store of `lanes`, a `ty`, at `addr` by the lanes of `m` stores: each
+    /// scalar part lane by lane, lowest lane first (a higher lane's write to the same bytes
+    /// wins), an unknown part making its bytes unknown.
+    pub(super) fn stored(&mut self, addr: &Lanes, ty: &Ty, space: Space, lanes: &Lanes, m: u64) {
+        let known = lanes.first_unknown(m).is_none();
+        let mem = self.memory_mut(space);
+        if mem.is_empty() && !known {
+            return;
+        }
+        let mut scalars = Vec::new();
+        scalar_parts(ty, 0, &mut scalars);
+        let single = [lanes.clone()];
+        let values: &[Lanes] = match lanes {
+            Lanes::Agg(p) if scalars.len() != 1 || is_agg(ty) => p,
+            _ => &single,
+        };
+        for ((offset, part), v) in scalars.iter().zip(values) {
+            each_lane(m, |t| {
+                let a = address_of(addr.at(t)).wrapping_add(*offset);
+                mem.store(a, part, v.at(t));
+            });
+        }
+    }
+
+    /// Makes what an atomic of a `ty` at `addr` by the lanes of `m` touches unknown: its new
+    /// values are not computed here.
+    pub(super) fn atomic_touched(&mut self, addr: &Lanes, ty: &Ty, space: Space, m: u64) {
+        let size = ty.size();
+        let mem = self.memory_mut(space);
+        each_lane(m, |t| mem.forget(address_of(addr.at(t)), size));
     }
 
     fn read_var(&self, slot: usize, part: &Lanes, ty: &Ty, m: u64, pos: Pos) -> R<Lanes> {
@@ -187,6 +290,38 @@ impl Warp<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Each scalar part of `ty` at `base`, in the order a value holds its parts: (byte offset,
+/// its type).
+fn scalar_parts(ty: &Ty, base: u64, out: &mut Vec<(u64, Ty)>) {
+    match ty {
+        Ty::Struct(s) => {
+            for f in &s.fields {
+                scalar_parts(&f.ty, base + f.offset, out);
+            }
+        }
+        Ty::Array(e, n) => {
+            for k in 0..*n {
+                scalar_parts(e, base + k * e.size(), out);
+            }
+        }
+        Ty::Vector(e, n) => {
+            for k in 0..u64::from(*n) {
+                out.push((base + k * e.size(), (**e).clone()));
+            }
+        }
+        t => out.push((base, t.clone())),
+    }
+}
+
+/// A lane's address: a pointer's, or an integer's bits (an address built from integers).
+fn address_of(s: S) -> u64 {
+    match s {
+        S::P(a) => a,
+        S::I(v) => v as u64,
+        _ => 0,
     }
 }
 
