@@ -142,7 +142,14 @@ export const GUARDS = {
   // in the page alone, the paste's refusal, the source read once per edit, the long source
   // view's gaps, the skip link, the primer's link, the file read and the cancel's words, and
   // "Use this launch"'s selection. Not attributed byte by byte.
-  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 398_000, cuda_worker: 412_000, first_result: 48_000 },
+  // cuda 398_000 → 426_000, cuda_worker 412_000 → 443_000: measured at 425_071 B (from
+  // 396_639) and 442_362 B (from 410_992), in the model that both carry: the launch read in
+  // the file's scope (its macros, constants and types) and the file's own launches proposed,
+  // the defines (`-D`) with what each replaced, the budgets' projection and advice, blocks run
+  // barrier by barrier (a warp parks and resumes), memory that holds values and the launch's
+  // data (`name[N]=iota|zero|rand(SEED)`, glibc's `rand`); in the page alone, the defines
+  // field and the phone view's folded figures. Not attributed byte by byte.
+  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 426_000, cuda_worker: 443_000, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -169,7 +176,9 @@ export const GUARDS = {
   // whole 1_509_000 → 1_519_000: the cache model in a second worker above (1_518_756 B).
   // whole 1_519_000 → 1_534_000: the CUDA panel's hostile and newcomer fixes above
   // (1_532_474 B).
-  whole: 1_534_000,
+  // whole 1_534_000 → 1_593_000: the CUDA chunk's and its worker's growth above
+  // (1_592_525 B measured).
+  whole: 1_593_000,
 };
 
 /**
