@@ -116,9 +116,11 @@ pub(super) struct Cursor<'a> {
     pub(super) in_template_args: u32,
     /// How deep the expression or statement being read nests (a bound on its tree's depth).
     pub(super) depth: u32,
-    /// Whether `<…>(` reads as template arguments at a token, nesting depth and template
-    /// argument depth, found once and shared with every look-ahead cursor: without it,
-    /// `a<b<c<…` tries each `<` both ways, and a line of 200 characters takes minutes.
+    /// Whether `<…>(` reads as template arguments at a token, found once and shared with
+    /// every look-ahead cursor: without it, `a<b<c<…` tries each `<` both ways, and a line of
+    /// 200 characters takes minutes. Keyed by the token alone: keyed also by the nesting and
+    /// template-argument depths, a 2 KB launch such as `k<k<s|k<k<…` was read again at each
+    /// of them, for minutes.
     pub(super) template_calls: Rc<RefCell<TemplateCalls>>,
     /// What the end of the tokens is called in "found …": the declaration's end in a source,
     /// the launch's end in the launch field.
@@ -127,8 +129,18 @@ pub(super) struct Cursor<'a> {
     pub(super) constants: Option<&'a super::launch::Constants>,
 }
 
-/// Look-ahead answers by (token, nesting depth, template argument depth).
-pub(super) type TemplateCalls = HashMap<(usize, u32, u32), bool>;
+/// Look-ahead answers by token.
+pub(super) type TemplateCalls = HashMap<usize, Ahead>;
+
+/// What a look-ahead found at a token.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ahead {
+    /// The answer, at any depth.
+    Is(bool),
+    /// No answer: reading on ran into the nesting limit when it started this deep, as it
+    /// would from any deeper.
+    TooDeepFrom(u32),
+}
 
 /// The deepest expressions and statements nest: past it the source is refused, so that
 /// neither the parser nor the interpreter can run out of stack on a hostile file.

@@ -2,7 +2,7 @@
 //! it begins: `a[i]` at `a`, `*p` at the `*`, `x = y` at `x`.
 
 use super::super::ast::{BinaryOp, CastKind, Expr, ExprKind, Type, UnaryOp};
-use super::super::error::CudaError;
+use super::super::error::{CudaError, ErrorKind};
 use super::super::lex::{Punct, Tok};
 use super::cursor::{builtin, Cursor};
 
@@ -427,14 +427,26 @@ impl Cursor<'_> {
 
     /// Whether `<…>(` comes next, read as template arguments.
     fn template_call_ahead(&self) -> bool {
-        let key = (self.at, self.depth, self.in_template_args);
-        if let Some(&known) = self.template_calls.borrow().get(&key) {
-            return known;
+        use super::cursor::Ahead;
+        match self.template_calls.borrow().get(&self.at) {
+            Some(Ahead::Is(known)) => return *known,
+            // It ran into the nesting limit from this deep or shallower: from here too.
+            Some(Ahead::TooDeepFrom(depth)) if self.depth >= *depth => return false,
+            _ => {}
         }
         let mut probe = Cursor::new_at(self, self.at);
-        let call =
-            probe.template_args().is_ok() && !probe.pending_gt && probe.peek_is(Punct::LParen);
-        self.template_calls.borrow_mut().insert(key, call);
+        let read = probe.template_args();
+        let call = read.is_ok() && !probe.pending_gt && probe.peek_is(Punct::LParen);
+        // Inside the arguments, a `>` closes them whatever encloses this `<`, so the answer
+        // holds at any depth of template arguments, and at any nesting depth unless the look-
+        // ahead ran into the nesting limit: then it holds from this depth down.
+        let too_deep = matches!(&read, Err(e) if matches!(e.kind, ErrorKind::TooDeep { .. }));
+        let answer = if too_deep {
+            Ahead::TooDeepFrom(self.depth)
+        } else {
+            Ahead::Is(call)
+        };
+        self.template_calls.borrow_mut().insert(self.at, answer);
         call
     }
 
