@@ -752,3 +752,32 @@ fn the_gate_passes_a_good_kernel_and_judges_sectors_and_excess() {
         "--max-excess: must be a number of at least 0, found 'ten'"
     );
 }
+
+#[test]
+fn what_device_printf_prints_comes_first_and_is_in_the_json() {
+    let file = temp_file(
+        "printf",
+        "__global__ void hello(const int* v) {\n  printf(\"thread %d has %d\\n\", threadIdx.x, v[threadIdx.x]);\n}\n",
+    );
+    let path = file.to_str().unwrap();
+    let out = cli(&["cuda", path, "--launch", "hello<<<1, 3>>>(v[3]=iota)"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("thread 0 has 0\nthread 1 has 1\nthread 2 has 2\nRequests "),
+        "{text}"
+    );
+    let out = cli(&[
+        "cuda",
+        path,
+        "--launch",
+        "hello<<<1, 3>>>(v[3]=iota)",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["output"],
+        "thread 0 has 0\nthread 1 has 1\nthread 2 has 2\n"
+    );
+}

@@ -292,3 +292,17 @@ fn rand_gives_glibcs_sequences() {
     }
     assert_eq!((sum, last), (1073462256499888, 185062269));
 }
+
+#[test]
+fn a_value_the_caller_does_not_know_prints_as_a_question_mark_in_its_field() {
+    let out = sprintf(
+        b"[%5d|%-4.2f|%s]",
+        &[Arg::Unknown, Arg::Unknown, Arg::Unknown],
+    )
+    .unwrap();
+    assert_eq!(out, b"[    ?|?   |?]");
+    assert_eq!(
+        sprintf(b"%n", &[Arg::Unknown]).unwrap_err().kind,
+        PrintfErrorKind::Unsupported
+    );
+}

@@ -318,3 +318,51 @@ fn data_in_the_launch_field_is_checked() {
     ));
     assert_eq!(err("k<<<1, 32>>>(a[32]=zero, v[4]=zero)"), "ran");
 }
+
+#[test]
+fn device_printf_prints_in_the_order_the_calls_run() {
+    // Two warps, a barrier between two calls: warp 0's first line, warp 1's, then the second
+    // call's, warp by warp; in a call, lanes in order. Values are formatted as glibc does.
+    let src = "__global__ void hello(float* out) {
+  int t = threadIdx.x;
+  if (t % 32 < 2) printf(\"block %d thread %2d: %.2f %s\\n\", blockIdx.x, t, t * 0.5f, \"first\");
+  __syncthreads();
+  if (t % 32 == 0) printf(\"block %d warp %d done, %x\\n\", blockIdx.x, t / 32, 255 + t);
+  out[t] = t;
+}
+";
+    let (_, a) = run(src, "hello<<<2, 64>>>(out)");
+    assert_eq!(
+        a.output,
+        "block 0 thread  0: 0.00 first\nblock 0 thread  1: 0.50 first\n\
+         block 0 thread 32: 16.00 first\nblock 0 thread 33: 16.50 first\n\
+         block 0 warp 0 done, ff\nblock 0 warp 1 done, 11f\n\
+         block 1 thread  0: 0.00 first\nblock 1 thread  1: 0.50 first\n\
+         block 1 thread 32: 16.00 first\nblock 1 thread 33: 16.50 first\n\
+         block 1 warp 0 done, ff\nblock 1 warp 1 done, 11f\n"
+    );
+    // A value nothing stored prints as ?, and a note says so.
+    let src = "__global__ void p(const float* in) {\n  printf(\"%d: %6.2f\\n\", threadIdx.x, in[threadIdx.x]);\n}\n";
+    let (_, a) = run(src, "p<<<1, 2>>>(in)");
+    assert_eq!(a.output, "0:      ?\n1:      ?\n");
+    assert!(a
+        .notes
+        .iter()
+        .any(|n| n.starts_with("printf: a ? stands for a value")));
+    // With data in the launch, the values print.
+    let (_, a) = run(src, "p<<<1, 2>>>(in[2]=iota)");
+    assert_eq!(a.output, "0:   0.00\n1:   1.00\n");
+    // A format that does not print stops the run at its line, naming the conversion.
+    let src = "__global__ void q() {\n  printf(\"%d %d\\n\", threadIdx.x);\n}\n";
+    let mut job = CudaJob::new(src, "q<<<1, 1>>>()", Machine::default(), 0, 700).unwrap();
+    let e = loop {
+        if let Err(e) = job.step(5) {
+            break e;
+        }
+    };
+    assert_eq!(
+        e.to_string(),
+        "line 2, column 3, block (0,0,0), thread (0,0,0): printf: the conversion %d needs \
+         argument 2, which is not given"
+    );
+}

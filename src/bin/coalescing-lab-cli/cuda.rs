@@ -151,7 +151,8 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
         match a.style.unwrap_or(Style::Text) {
             Style::Json => json(&an, &r),
             Style::Csv => access_csv(&an),
-            style => tables(style, &an, &r),
+            // What device printf printed comes first, as the launch prints it.
+            style => format!("{}{}", an.output, tables(style, &an, &r)),
         },
         0,
     ))
@@ -318,7 +319,7 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
         .collect();
     let (blocks, warps, threads) = an.shape;
     format!(
-        "{{\"readouts\":{},\"launch\":{{\"blocks\":{blocks},\"warps-per-block\":{warps},\"threads-per-block\":{threads}}},\"accesses\":[{}],\"lines\":[{}],\"total\":{{{},\"barriers\":{}}},\"assumed-lines\":[{}],\"races\":[{}],\"out-of-bounds\":[{}],\"notes\":{}}}\n",
+        "{{\"readouts\":{},\"launch\":{{\"blocks\":{blocks},\"warps-per-block\":{warps},\"threads-per-block\":{threads}}},\"accesses\":[{}],\"lines\":[{}],\"total\":{{{},\"barriers\":{}}},\"assumed-lines\":[{}],\"races\":[{}],\"out-of-bounds\":[{}],\"notes\":{},\"output\":{}}}\n",
         json_readouts(r),
         sites.join(","),
         lines.join(","),
@@ -327,7 +328,8 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
         assumed.join(","),
         races.join(","),
         oob.join(","),
-        json_list(&an.notes)
+        json_list(&an.notes),
+        json_string(&an.output)
     )
 }
 

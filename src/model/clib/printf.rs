@@ -10,6 +10,7 @@
 //!   nearest, ties to even, as glibc rounds in the default rounding mode.
 //! - glibc's words for what C leaves open: `(null)` for `%s` of a null pointer (nothing when
 //!   the precision is under 6), `(nil)` for `%p` of one, `inf`, `nan` and `-nan`.
+//! - An argument the caller does not know ([`Arg::Unknown`]) prints as `?` in its field.
 //!
 //! A conversion this does not know (`%a`, `%n`, `%ls`), a missing argument, and an argument
 //! of the wrong kind (a `double` for `%d`) are errors that name the conversion: glibc would
@@ -29,6 +30,9 @@ pub enum Arg {
     Str(Option<Vec<u8>>),
     /// A pointer's address, for `%p`.
     Ptr(u64),
+    /// A value the caller does not know (the page's model of a device value it cannot
+    /// compute): any conversion prints `?` in its field, never a made-up value.
+    Unknown,
 }
 
 impl Arg {
@@ -39,6 +43,7 @@ impl Arg {
             Arg::Double(_) => "a double",
             Arg::Str(_) => "a string",
             Arg::Ptr(_) => "a pointer",
+            Arg::Unknown => "unknown",
         }
     }
 }
@@ -264,6 +269,31 @@ pub fn sprintf(format: &[u8], args: &[Arg]) -> Result<Vec<u8>, PrintfError> {
                 },
             )
         };
+        if conv != b'%' && matches!(args.get(next), Some(Arg::Unknown)) {
+            if !matches!(
+                conv,
+                b'd' | b'i'
+                    | b'u'
+                    | b'o'
+                    | b'x'
+                    | b'X'
+                    | b'c'
+                    | b's'
+                    | b'p'
+                    | b'f'
+                    | b'F'
+                    | b'e'
+                    | b'E'
+                    | b'g'
+                    | b'G'
+            ) {
+                return Err(err(k, PrintfErrorKind::Unsupported));
+            }
+            next += 1;
+            let spec = Spec { zero: false, ..spec };
+            out.extend(pad(&spec, Vec::new(), b"?".to_vec(), false));
+            continue;
+        }
         let body: Vec<u8> = match conv {
             b'%' => {
                 out.push(b'%');

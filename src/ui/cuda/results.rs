@@ -133,6 +133,23 @@ pub(super) fn Results(
             .collect_view()}
         {move || analysis.with(|a| {
             let (_, a) = a.as_ref()?;
+            (!a.output.is_empty()).then(|| {
+                let state = move || jobs.status.with(|s| match s {
+                    Status::Running { .. } => "running",
+                    Status::Failed(()) => "failed",
+                    _ => "done",
+                });
+                view! {
+                    <section class="cuda-console" aria-labelledby="cuda-console-title">
+                        <h3 id="cuda-console-title">"What printf printed"</h3>
+                        <pre data-testid="cuda-console" data-state=state class:stale=stale tabindex="0"
+                            aria-labelledby="cuda-console-title">{a.output.clone()}</pre>
+                    </section>
+                }
+            })
+        })}
+        {move || analysis.with(|a| {
+            let (_, a) = a.as_ref()?;
             let note = assumed_note(&a.assumed)?;
             let lines = a.assumed.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
             Some(view! { <p class="note warning" data-testid="cuda-assumed" data-lines=lines>{note}</p> })

@@ -116,6 +116,10 @@ pub struct CudaAnalysis {
     pub heat: HeatMap,
     /// The launched kernel's name.
     pub kernel: String,
+    /// What device `printf` printed, in the order the calls ran (blocks in order; in a block,
+    /// warps in order between barriers; in a call, lanes in order), as the host prints it.
+    #[serde(default)]
+    pub output: String,
 }
 
 impl CudaAnalysis {
@@ -213,6 +217,28 @@ impl CudaJob {
                     .into(),
             );
         }
+        let out = &self.shared.output;
+        if out.lost > 0 {
+            notes.push(format!(
+                "printf: the first {} calls' output is lost: CUDA's printf buffer holds 1 MiB \
+                 (cudaLimitPrintfFifoSize) and keeps the latest, and so does this page, counted \
+                 in the text printed rather than in the buffer's own records.",
+                out.lost
+            ));
+        }
+        if let Some(line) = out.unread {
+            notes.push(format!(
+                "printf at line {line}: its format is not a string literal, so it printed \
+                 nothing here."
+            ));
+        }
+        if self.shared.output_unknown {
+            notes.push(
+                "printf: a ? stands for a value this model does not know (one loaded from bytes \
+                 the launch did not store)."
+                    .into(),
+            );
+        }
         let threads: u64 = self.program.launch.block.iter().product();
         CudaAnalysis {
             sites,
@@ -230,6 +256,7 @@ impl CudaJob {
                 .cloned()
                 .unwrap_or_else(|| HeatMap::new(self.blocks, self.warps_per_block)),
             kernel: self.kernel().name.clone(),
+            output: self.shared.output.text(),
         }
     }
 

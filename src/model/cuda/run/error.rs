@@ -97,6 +97,8 @@ pub enum RunErrorKind {
     /// A warp parked at a barrier (`warp::park`): how the interpreter stops a warp there, never
     /// a failure of the run.
     Parked,
+    /// A device `printf` whose format and arguments do not print.
+    Printf(crate::model::clib::printf::PrintfError),
     /// A failure met in the panel's Web Worker, as its words (`cuda_view::wire`): the page
     /// shows them as they are.
     Reported {
@@ -308,6 +310,7 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::Internal(what) => {
                 write!(f, "internal error ({what}); please report this link")
             }
+            RunErrorKind::Printf(e) => write!(f, "printf: {e}"),
             RunErrorKind::Parked => {
                 f.write_str("internal error (a warp parked at a barrier); please report this link")
             }

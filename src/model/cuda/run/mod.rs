@@ -183,6 +183,50 @@ pub(crate) struct Shared {
     /// Whether a load has given a known value from memory: then a warp's run depends on what
     /// other warps and blocks stored before it, and a drill-down replays the launch up to it.
     pub(crate) values_read: bool,
+    /// What device `printf` printed, call by call.
+    pub(crate) output: DeviceOutput,
+    /// Whether a device `printf` printed a value the model does not know, as `?`.
+    pub(crate) output_unknown: bool,
+}
+
+/// Bytes of device `printf` output kept: CUDA's printf buffer is 1 MiB by default
+/// (`cudaLimitPrintfFifoSize`), circular, and older output is overwritten when more is printed
+/// during a launch (CUDA C++ Programming Guide, "Formatted Output").
+pub const PRINTF_BUFFER_BYTES: usize = 1 << 20;
+
+/// Device `printf`'s output: each call's text, in the order the calls ran, the oldest dropped
+/// past [`PRINTF_BUFFER_BYTES`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DeviceOutput {
+    calls: std::collections::VecDeque<Vec<u8>>,
+    bytes: usize,
+    /// Calls whose text was dropped.
+    pub(crate) lost: u64,
+    /// The line of the first `printf` whose format is not a string literal, printed nothing.
+    pub(crate) unread: Option<u32>,
+}
+
+impl DeviceOutput {
+    /// One call's text.
+    pub(crate) fn push(&mut self, text: Vec<u8>) {
+        self.bytes += text.len();
+        self.calls.push_back(text);
+        while self.bytes > PRINTF_BUFFER_BYTES {
+            match self.calls.pop_front() {
+                Some(old) => {
+                    self.bytes -= old.len();
+                    self.lost += 1;
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// All the text kept, as UTF-8 (a byte that is not shows as U+FFFD).
+    pub(crate) fn text(&self) -> String {
+        let bytes: Vec<u8> = self.calls.iter().flatten().copied().collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
 }
 
 impl Shared {

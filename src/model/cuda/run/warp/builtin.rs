@@ -7,10 +7,11 @@ use super::super::super::cint::INT;
 use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::{Ty, UINT};
-use super::super::value::{Lanes, S};
+use super::super::value::{each_lane, Lanes, S};
 use super::super::Event;
 use super::super::SiteKind;
 use super::{Value, Warp, R};
+use crate::model::clib::printf::{sprintf, Arg};
 use crate::model::machine::Space;
 use std::rc::Rc;
 
@@ -78,7 +79,33 @@ impl Warp<'_> {
             "this_thread_block" | "this_grid" => {
                 return Ok(Some(Value::new(Ty::Group, Lanes::Same(S::I(0)))))
             }
-            "printf" | "assert" => {
+            "printf" => {
+                let format = match args.first().map(|a| &a.kind) {
+                    Some(ExprKind::Str(f)) => Some(f.as_bytes()),
+                    _ => None,
+                };
+                let mut values = Vec::new();
+                for a in args.iter().skip(usize::from(format.is_some())) {
+                    values.push(match &a.kind {
+                        ExprKind::Str(text) => Printed::Str(text.as_bytes()),
+                        _ => Printed::Value(self.eval(a, m)?),
+                    });
+                }
+                if self.constant {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type("printf is not a constant".into()),
+                    ));
+                }
+                match format {
+                    Some(format) => self.device_printf(format, &values, m, pos)?,
+                    None => {
+                        self.sh.output.unread.get_or_insert(pos.line);
+                    }
+                }
+                return Ok(Some(Value::int(INT, 0)));
+            }
+            "assert" => {
                 for a in args {
                     if !matches!(a.kind, ExprKind::Str(_)) {
                         self.eval(a, m)?;
@@ -159,6 +186,46 @@ impl Warp<'_> {
             return self.construct_from(&ty, values, m, pos).map(Some);
         }
         self.math(name, args, m, pos)
+    }
+
+    /// A device `printf` of `format` with `values` by the lanes of `m`: each lane's line in
+    /// lane order, formatted as glibc formats it on the host, a value the model does not know
+    /// printed as `?`.
+    fn device_printf(&mut self, format: &[u8], values: &[Printed<'_>], m: u64, pos: Pos) -> R<()> {
+        let (mut failed, mut unknown) = (None, false);
+        each_lane(m, |t| {
+            if failed.is_some() {
+                return;
+            }
+            let args: Vec<Arg> = values
+                .iter()
+                .map(|v| match v {
+                    Printed::Str(text) => Arg::Str(Some(text.to_vec())),
+                    Printed::Value(v) if !v.ty.is_scalar() => {
+                        unknown = true;
+                        Arg::Unknown
+                    }
+                    Printed::Value(v) => match v.lanes.at(t) {
+                        S::U(_) => {
+                            unknown = true;
+                            Arg::Unknown
+                        }
+                        S::F(x) => Arg::Double(x),
+                        S::P(a) => Arg::Ptr(a),
+                        S::I(i) => Arg::Int(i as u64),
+                    },
+                })
+                .collect();
+            match sprintf(format, &args) {
+                Ok(text) => self.sh.output.push(text),
+                Err(e) => failed = Some(e),
+            }
+        });
+        self.sh.output_unknown |= unknown;
+        match failed {
+            Some(e) => Err(self.fail(pos, m, RunErrorKind::Printf(e))),
+            None => Ok(()),
+        }
     }
 
     /// `__syncthreads()` reached by the lanes of `m`.
@@ -501,4 +568,10 @@ pub(super) fn arity(pos: Pos, name: &str, n: usize) -> RunError {
             if n == 1 { "" } else { "s" }
         )),
     )
+}
+
+/// An argument of a device `printf`: a string literal, or a value.
+enum Printed<'a> {
+    Str(&'a [u8]),
+    Value(Value),
 }
