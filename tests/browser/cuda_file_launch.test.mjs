@@ -108,3 +108,21 @@ test('data typed into the launch runs a histogram whose bins depend on it', asyn
   await s.driver.wait(async () => (new URL(await s.driver.getCurrentUrl()).searchParams.get('launch') || '').includes('=rand(1)'), 5000);
   assert.deepEqual(await pageErrors(s.driver), []);
 });
+
+test("what the kernel's printf prints is shown in order, and a value it does not know is a ?", async () => {
+  const src = '__global__ void hello(const float *v) {\n  if (threadIdx.x % 32 == 0) printf("warp %d: %.1f\\n", threadIdx.x / 32, v[threadIdx.x]);\n}\n';
+  await openCuda(cudaLink(src, 'hello<<<1, 96>>>(v[96]=iota)'));
+  const consoleText = async () => s.driver.findElement(By.css('[data-testid="cuda-console"]')).getText();
+  assert.equal(await consoleText(), 'warp 0: 0.0\nwarp 1: 32.0\nwarp 2: 64.0');
+  assert.equal(await s.driver.findElement(By.css('[data-testid="cuda-console"]')).getAttribute('data-state'), 'done');
+  // Without data the loaded value is unknown: a ?, and a note says why.
+  const launch = await field('launch');
+  await launch.click();
+  await launch.sendKeys(Key.END, Key.BACK_SPACE, Key.BACK_SPACE, Key.BACK_SPACE, Key.BACK_SPACE, Key.BACK_SPACE,
+    Key.BACK_SPACE, Key.BACK_SPACE, Key.BACK_SPACE, Key.BACK_SPACE, Key.BACK_SPACE, ')');
+  await s.driver.wait(async () => (await launch.getAttribute('value')) === 'hello<<<1, 96>>>(v)', 5000);
+  await s.driver.wait(async () => (await status()) === 'done' && (await consoleText()) === 'warp 0: ?\nwarp 1: ?\nwarp 2: ?', 15000);
+  assert.ok((await notes()).some((n) => n.startsWith('printf: a ? stands for a value this model does not know')), (await notes()).join('\n'));
+  assert.deepEqual(await axe(s.driver), []);
+  assert.deepEqual(await pageErrors(s.driver), []);
+});
