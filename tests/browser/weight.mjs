@@ -149,7 +149,11 @@ export const GUARDS = {
   // barrier by barrier (a warp parks and resumes), memory that holds values and the launch's
   // data (`name[N]=iota|zero|rand(SEED)`, glibc's `rand`); in the page alone, the defines
   // field and the phone view's folded figures. Not attributed byte by byte.
-  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 426_000, cuda_worker: 443_000, first_result: 48_000 },
+  // cuda 426_000 → 435_000, cuda_worker 443_000 → 454_000: device `printf`, measured at
+  // 434_289 B and 453_318 B: the model's glibc-exact `printf` (`clib::printf`, core's exact
+  // float formatting for `%f`, `%e` and `%g`), the calls' output kept in order, and the panel's
+  // "What printf printed".
+  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 435_000, cuda_worker: 454_000, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -178,7 +182,8 @@ export const GUARDS = {
   // (1_532_474 B).
   // whole 1_534_000 → 1_593_000: the CUDA chunk's and its worker's growth above
   // (1_592_525 B measured).
-  whole: 1_593_000,
+  // whole 1_593_000 → 1_613_000: device `printf` above (1_612_274 B measured).
+  whole: 1_613_000,
 };
 
 /**
