@@ -16,6 +16,22 @@ fn run(source: &str, launch: &str) -> (CudaJob, CudaAnalysis) {
     (job, a)
 }
 
+/// The error that stops `source` with `launch` (run each warp whole when `whole`).
+fn stops(source: &str, launch: &str, whole: bool) -> String {
+    let mut job =
+        CudaJob::new(source, launch, Machine::default(), 0, 700).unwrap_or_else(|e| panic!("{e}"));
+    if whole {
+        job.whole_warps();
+    }
+    loop {
+        match job.step(5) {
+            Err(e) => break e.to_string(),
+            Ok(true) => panic!("ran to its end"),
+            Ok(false) => {}
+        }
+    }
+}
+
 /// The figures of the site at `line` of kind `kind` in `space`.
 fn site(a: &CudaAnalysis, line: u32, kind: SiteKind, space: Space) -> (u64, u64, u64) {
     let (_, f) = a
@@ -44,25 +60,8 @@ fn a_table_built_in_shared_memory_gives_a_gathers_addresses() {
     assert_eq!(site(&a, 6, SiteKind::Store, Space::Global), (4, 16, 16));
     // Warp 0 reads entries 32–63, which warp 1 writes: only barrier by barrier are they
     // written when warp 0 reads them. Run whole, warp 0 finds them unknown.
-    let mut whole = CudaJob::new(
-        GATHER,
-        "perm<<<2, 64>>>(out, in)",
-        Machine::default(),
-        0,
-        700,
-    )
-    .unwrap();
-    whole.whole_warps();
-    let e = loop {
-        if let Err(e) = whole.step(5) {
-            break e;
-        }
-    };
-    assert!(
-        e.to_string()
-            .contains("depends on the value loaded at line 5"),
-        "{e}"
-    );
+    let e = stops(GATHER, "perm<<<2, 64>>>(out, in)", true);
+    assert!(e.contains("depends on the value loaded at line 5"), "{e}");
 }
 
 #[test]
@@ -132,20 +131,8 @@ fn bytes_nothing_wrote_still_load_as_unknown() {
   out[i] = in[idx[i]];
 }
 ";
-    let mut job = CudaJob::new(
-        src,
-        "g<<<1, 32>>>(out, idx, in)",
-        Machine::default(),
-        0,
-        700,
-    )
-    .unwrap();
-    let e = loop {
-        if let Err(e) = job.step(5) {
-            break e;
-        }
-    };
-    assert!(e.to_string().contains("line 3"), "{e}");
+    let e = stops(src, "g<<<1, 32>>>(out, idx, in)", false);
+    assert!(e.contains("line 3"), "{e}");
     // An atomic's target becomes unknown: its new value is not computed.
     let src = "__global__ void a(float* out, int* n) {
   __shared__ int k;
@@ -156,17 +143,8 @@ fn bytes_nothing_wrote_still_load_as_unknown() {
   out[k] = 1;
 }
 ";
-    let mut job = CudaJob::new(src, "a<<<1, 32>>>(out, n)", Machine::default(), 0, 700).unwrap();
-    let e = loop {
-        if let Err(e) = job.step(5) {
-            break e;
-        }
-    };
-    assert!(
-        e.to_string()
-            .contains("depends on the value loaded at line 7"),
-        "{e}"
-    );
+    let e = stops(src, "a<<<1, 32>>>(out, n)", false);
+    assert!(e.contains("depends on the value loaded at line 7"), "{e}");
 }
 
 #[test]
@@ -240,22 +218,17 @@ __global__ void hist(const int* data, int* bins, int n) {
         .map(|_| 0x3000_0000 + 4 * (r.rand() as u64 % 128))
         .collect();
     // idx's loads are coalesced; in's gather through it.
-    let loads: Vec<(u32, u64, u64)> = a
-        .sites
-        .iter()
-        .filter(|(s, _)| s.kind == SiteKind::Load)
-        .map(|(s, f)| (s.pos.column, f.requests, f.sectors))
-        .collect();
-    assert_eq!(loads, [(15, 4, 16), (12, 4, sectors_by_warp(&reads))]);
+    let loads = |a: &CudaAnalysis| -> Vec<(u32, u64, u64)> {
+        a.sites
+            .iter()
+            .filter(|(s, _)| s.kind == SiteKind::Load)
+            .map(|(s, f)| (s.pos.column, f.requests, f.sectors))
+            .collect()
+    };
+    assert_eq!(loads(&a), [(15, 4, 16), (12, 4, sectors_by_warp(&reads))]);
     // iota makes the gather a copy: 4 sectors a request, as the ideal.
     let (_, a) = run(gather, "g<<<2, 64>>>(out, idx[128]=iota, in[128])");
-    let loads: Vec<(u32, u64, u64)> = a
-        .sites
-        .iter()
-        .filter(|(s, _)| s.kind == SiteKind::Load)
-        .map(|(s, f)| (s.pos.column, f.requests, f.sectors))
-        .collect();
-    assert_eq!(loads, [(15, 4, 16), (12, 4, 16)]);
+    assert_eq!(loads(&a), [(15, 4, 16), (12, 4, 16)]);
     // Floats: iota holds k, rand(SEED) (float)rand() / RAND_MAX, from 0 to 1.
     let scale = "__global__ void s(float* out, const float* in) {
   int i = threadIdx.x;
@@ -354,14 +327,8 @@ fn device_printf_prints_in_the_order_the_calls_run() {
     assert_eq!(a.output, "0:   0.00\n1:   1.00\n");
     // A format that does not print stops the run at its line, naming the conversion.
     let src = "__global__ void q() {\n  printf(\"%d %d\\n\", threadIdx.x);\n}\n";
-    let mut job = CudaJob::new(src, "q<<<1, 1>>>()", Machine::default(), 0, 700).unwrap();
-    let e = loop {
-        if let Err(e) = job.step(5) {
-            break e;
-        }
-    };
     assert_eq!(
-        e.to_string(),
+        stops(src, "q<<<1, 1>>>()", false),
         "line 2, column 3, block (0,0,0), thread (0,0,0): printf: the conversion %d needs \
          argument 2, which is not given"
     );

@@ -132,7 +132,7 @@ impl Warp<'_> {
             let mut values = vec![S::U(line); self.width];
             let mut first = None;
             each_lane(m, |t| {
-                let a = address_of(addr.at(t)).wrapping_add(*offset);
+                let a = super::address(addr.at(t)).wrapping_add(*offset);
                 if let Some(v) = mem.load(a, part) {
                     values[t] = v;
                     any = true;
@@ -179,7 +179,7 @@ impl Warp<'_> {
         };
         for ((offset, part), v) in scalars.iter().zip(values) {
             each_lane(m, |t| {
-                let a = address_of(addr.at(t)).wrapping_add(*offset);
+                let a = super::address(addr.at(t)).wrapping_add(*offset);
                 mem.store(a, part, v.at(t));
             });
         }
@@ -190,7 +190,7 @@ impl Warp<'_> {
     pub(super) fn atomic_touched(&mut self, addr: &Lanes, ty: &Ty, space: Space, m: u64) {
         let size = ty.size();
         let mem = self.memory_mut(space);
-        each_lane(m, |t| mem.forget(address_of(addr.at(t)), size));
+        each_lane(m, |t| mem.forget(super::address(addr.at(t)), size));
     }
 
     fn read_var(&self, slot: usize, part: &Lanes, ty: &Ty, m: u64, pos: Pos) -> R<Lanes> {
@@ -313,15 +313,6 @@ fn scalar_parts(ty: &Ty, base: u64, out: &mut Vec<(u64, Ty)>) {
             }
         }
         t => out.push((base, t.clone())),
-    }
-}
-
-/// A lane's address: a pointer's, or an integer's bits (an address built from integers).
-fn address_of(s: S) -> u64 {
-    match s {
-        S::P(a) => a,
-        S::I(v) => v as u64,
-        _ => 0,
     }
 }
 
