@@ -333,3 +333,27 @@ fn device_printf_prints_in_the_order_the_calls_run() {
          argument 2, which is not given"
     );
 }
+
+#[test]
+fn a_job_bounded_for_the_page_replays_only_its_first_block_there() {
+    // The page keeps a job bounded in loop iterations for drill-downs on its own thread; a
+    // replay past the first block is a launch's worth of work, so it answers as a warp that
+    // loops too long, and the page asks its worker (whose job is not bounded).
+    let launch = "perm<<<3, 64>>>(out, in)";
+    let (job, _) = run(GATHER, launch);
+    let mut bounded = CudaJob::new(GATHER, launch, Machine::default(), 6 << 20, 700).unwrap();
+    bounded.iteration_budget(4096);
+    bounded.adopt(job.placement());
+    assert_eq!(
+        bounded.warp_executions(0, 1).unwrap(),
+        job.warp_executions(0, 1).unwrap()
+    );
+    let e = bounded.warp_executions(2, 1).unwrap_err();
+    assert!(
+        matches!(
+            *e.kind,
+            coalescing_lab::model::cuda::run::RunErrorKind::WarpIterations { limit: 4096 }
+        ),
+        "{e}"
+    );
+}

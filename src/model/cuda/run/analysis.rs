@@ -308,12 +308,25 @@ impl CudaJob {
     /// Warp `warp`'s events in block `block` of the launch run again from its start, with the
     /// sites this job has found: the events and how many sites there are.
     fn replayed(&self, block: u64, warp: u32) -> Result<(Events, usize), RunError> {
+        // A job bounded for the page's thread ([`CudaJob::iteration_budget`]) does not run a
+        // whole launch again there: past its first block, it answers as a warp that loops too
+        // long does, and the page asks its worker, whose job is not bounded.
+        let budget = self.shared.iteration_budget;
+        if budget != 0 && block > 0 {
+            return Err(RunError::at(
+                Pos::default(),
+                RunErrorKind::WarpIterations { limit: budget },
+            ));
+        }
         let mut job = CudaJob::start(
             self.program.clone(),
             self.start.clone(),
             TallyOptions::new(self.program.machine, 0),
         );
         job.adopt(self.placement());
+        job.shared.iteration_budget = budget;
+        job.shared.general_only = self.shared.general_only;
+        job.shared.whole_warps = self.shared.whole_warps;
         while job.block <= block {
             job.step(64).map_err(|e| match e {
                 CudaFailure::Run(e) => e,
