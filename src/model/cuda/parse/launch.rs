@@ -7,6 +7,10 @@
 //! Written against a file ([`parse_launch_in`]), the launch sees what host code after the
 //! file's last line would see of it at compile time: its macros, its types, and its
 //! `const`/`constexpr` globals.
+//!
+//! One idea, the launch field's grammar, kept whole: its arguments, allocations, data and the
+//! file's constants it reads are one reading of one line, and the written launches of a file
+//! are found by the same rules.
 
 use super::super::ast::{Base, Expr, ExprKind, Init, Item, TemplateArg, Unit, WrittenLaunch};
 use super::super::error::{CudaError, ErrorKind, Pos};

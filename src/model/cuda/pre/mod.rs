@@ -7,6 +7,10 @@
 //! `call` splits a function-like macro's arguments and pastes tokens; `condition` evaluates
 //! `#if`. A macro's tokens take the position of its use, so an error inside an expansion points at
 //! the line that wrote the macro's name.
+//!
+//! One idea, the preprocessor's pass over the tokens, kept whole: its directives, conditions and
+//! expansion share one cursor and one budget of expansions (the defines and `#if`'s arithmetic
+//! live beside it in `defines` and `condition`).
 
 mod call;
 mod condition;

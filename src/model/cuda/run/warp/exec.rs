@@ -1,5 +1,9 @@
 //! Statements under an active mask: declarations, branches that split the warp, loops that
 //! run while any lane is in them, and `break`, `continue` and `return` taking lanes out.
+//!
+//! One idea, a statement's run under a mask, kept whole: each construct also records where a
+//! warp parked inside it and resumes there (`park`), and splitting them would split each
+//! construct's two halves.
 
 use super::super::super::ast::{Decl, Expr, Init, Stmt, StmtKind};
 use super::super::super::error::Pos;
@@ -311,12 +315,7 @@ impl Warp<'_> {
                     (self.mark(), false)
                 }
             };
-            // Resumed where it parked: the body's own statement was the barrier's.
-            let out = if resuming && self.resumed_here() {
-                Ok(())
-            } else {
-                self.exec(body, alive)
-            };
+            let out = self.exec_or_resume(body, alive, resuming);
             let out = self.on_park(out, || Level::Loop { alive, iterations, outer, inner });
             match out {
                 Err(e) if e.is_parked() => return Err(e),

@@ -10,13 +10,15 @@
 //!
 //! This file keeps what every part above shares: the warp's state, the kernel's entry and
 //! arguments, and the one place an access is recorded (its site, the tally's event and the
-//! bounds check), so that no part records an access its own way.
+//! bounds check), so that no part records an access its own way. It is one idea, the warp's
+//! state and its entry, which every part above shares.
 
 mod arith;
 mod builtin;
 mod call;
 mod eval;
 mod exec;
+mod fill;
 mod math;
 mod memory;
 mod names;
@@ -32,6 +34,7 @@ use super::{Bindings, Events, Program, Shared};
 use crate::model::machine::Space;
 use std::rc::Rc;
 
+pub(crate) use fill::fill_memory;
 pub(crate) use park::Parked;
 pub(crate) use types::bind_launch_template;
 
@@ -254,17 +257,6 @@ pub(crate) fn launch_arguments(p: &Program, sh: &mut Shared) -> R<()> {
     w.arguments().map(|_| ())
 }
 
-/// The most bytes of data a launch gives one allocation (`name[COUNT]=FILL`): 64 MiB.
-pub const MAX_FILL_BYTES: u64 = 64 << 20;
-
-/// Writes the data the launch gives its allocations (`name[COUNT]=FILL`) into global memory,
-/// each element in the type of the kernel's parameter the allocation is passed for.
-pub(crate) fn fill_memory(p: &Program, sh: &mut Shared) -> R<()> {
-    let mut events = Events::default();
-    let mut w = Warp::constant(p, sh, &mut events);
-    w.fill_allocations()
-}
-
 impl<'a> Warp<'a> {
     /// A warp of one lane and no thread, for constant expressions.
     fn constant(p: &'a Program, sh: &'a mut Shared, out: &'a mut Events) -> Warp<'a> {
@@ -444,84 +436,6 @@ impl<'a> Warp<'a> {
             out.push((name, value));
         }
         Ok(out)
-    }
-
-    /// Fills each allocation the launch gives data, once.
-    fn fill_allocations(&mut self) -> R<()> {
-        use super::super::parse::launch::{Fill, LaunchArg};
-        use crate::model::clib::rand::{Rand, RAND_MAX};
-        let f = self.kernel_fn()?;
-        let bindings = self.p.bindings.clone();
-        let mut done: Vec<&str> = Vec::new();
-        for (param, arg) in f.params.iter().zip(&self.p.launch.args) {
-            let LaunchArg::Buffer { name, pos, .. } = arg else {
-                continue;
-            };
-            let Some(a) = self.p.allocations.iter().find(|a| &a.name == name) else {
-                continue;
-            };
-            let (Some(fill), Some(count)) = (a.fill, a.count) else {
-                continue;
-            };
-            if done.contains(&name.as_str()) {
-                continue;
-            }
-            done.push(name);
-            let Ty::Ptr(elem, _) = self.resolve(&param.ty, &bindings, param.pos)? else {
-                continue;
-            };
-            let size = elem.size().max(1);
-            let refuse = |why: String| RunError::at(*pos, RunErrorKind::Launch(why));
-            let bytes = count.saturating_mul(size);
-            if bytes > MAX_FILL_BYTES {
-                return Err(refuse(format!(
-                    "{name}[{count}]={fill} is {bytes} bytes of data; the launch gives an \
-                     allocation at most {MAX_FILL_BYTES} (64 MiB)"
-                )));
-            }
-            if fill != Fill::Zero && !elem.is_scalar() {
-                return Err(refuse(format!(
-                    "{fill} fills numbers, but {name} points to {}; use zero",
-                    elem.a()
-                )));
-            }
-            let mut r = match fill {
-                Fill::Rand { seed, .. } => Rand::seeded(seed),
-                _ => Rand::default(),
-            };
-            let mem = Rc::make_mut(&mut self.sh.global);
-            for k in 0..count {
-                let v = match fill {
-                    Fill::Zero => match *elem {
-                        Ty::Float | Ty::Double => S::F(0.0),
-                        Ty::Ptr(..) => S::P(0),
-                        _ => S::I(0),
-                    },
-                    Fill::Iota if elem.is_floating() => S::F(k as f64),
-                    Fill::Iota => S::I(i128::from(k)),
-                    Fill::Rand { bound: Some(b), .. } => {
-                        let x = u64::from(r.rand().unsigned_abs()) % b;
-                        if elem.is_floating() {
-                            S::F(x as f64)
-                        } else {
-                            S::I(i128::from(x))
-                        }
-                    }
-                    // C's `(float)rand() / RAND_MAX`, in the element's precision.
-                    Fill::Rand { bound: None, .. } => match *elem {
-                        Ty::Float => S::F(f64::from(r.rand() as f32 / RAND_MAX as f32)),
-                        Ty::Double => S::F(f64::from(r.rand()) / f64::from(RAND_MAX)),
-                        _ => S::I(i128::from(r.rand())),
-                    },
-                };
-                if fill == Fill::Zero && !elem.is_scalar() {
-                    mem.write(a.base + k * size, &vec![0u8; size as usize]);
-                } else {
-                    mem.store(a.base + k * size, &elem, v);
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The launch's allocations, with their declared lengths and their element sizes from

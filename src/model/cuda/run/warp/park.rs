@@ -224,12 +224,7 @@ impl Warp<'_> {
         no: u64,
         resuming: bool,
     ) -> R<()> {
-        // Resumed where it parked: the branch's own statement was the barrier's.
-        let out = if resuming && self.resumed_here() {
-            Ok(())
-        } else {
-            self.exec(s, lanes)
-        };
+        let out = self.exec_or_resume(s, lanes, resuming);
         let out = self.on_park(out, || Level::If { then, lanes, no, scope });
         match out {
             Err(e) if e.is_parked() => Err(e),
@@ -237,6 +232,16 @@ impl Warp<'_> {
                 self.unscope(scope);
                 out
             }
+        }
+    }
+
+    /// Runs `s` with `lanes`, or, when `resuming`, the rest of it: nothing when the warp
+    /// parked at `s`'s own end (its statement was the barrier's).
+    pub(super) fn exec_or_resume(&mut self, s: &Stmt, lanes: u64, resuming: bool) -> R<()> {
+        if resuming && self.resumed_here() {
+            Ok(())
+        } else {
+            self.exec(s, lanes)
         }
     }
 
