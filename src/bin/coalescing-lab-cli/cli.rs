@@ -14,7 +14,7 @@ use coalescing_lab::model::sectors::{analyze, Analysis};
 use coalescing_lab::model::trace::{Format, TraceOptions};
 use std::io::Write;
 
-pub(crate) const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- [--launch LAUNCH] [-D NAME[=VALUE]]... | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
+pub(crate) const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- [--launch LAUNCH] [-D NAME[=VALUE]]... | run FILE|- [-D NAME[=VALUE]]... [-- ARGS...] | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
 
 /// Why a run failed, and its exit status: 1 for I/O, 2 for bad input.
 #[derive(Debug)]
@@ -45,6 +45,8 @@ pub(crate) struct Args {
     pub(crate) style: Option<Style>,
     pub(crate) trace: TraceOptions,
     pub(crate) cuda: CudaOptions,
+    /// `run`'s arguments for the program, after `--`.
+    pub(crate) argv: Vec<String>,
 }
 
 /// What `cuda` runs with besides its file.
@@ -101,10 +103,15 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
         style: None,
         trace: TraceOptions::default(),
         cuda: CudaOptions::default(),
+        argv: Vec::new(),
     };
     let mut cache = None;
     let mut machine: Vec<(Field, String)> = Vec::new();
     while let Some(arg) = it.next() {
+        if arg == "--" && out.command == "run" {
+            out.argv = it.by_ref().cloned().collect();
+            break;
+        }
         let (flag, inline) = match arg.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (arg.as_str(), None),
@@ -210,16 +217,16 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             _ => out.positional.push(arg.clone()),
         }
     }
-    if out.cuda.gate.on && out.command != "cuda" {
+    if out.cuda.gate.on && !matches!(out.command.as_str(), "cuda" | "run") {
         return Err(bad(
             "--check and its limits are cuda's (the CI gate over CUDA source)",
         ));
     }
-    if !out.cuda.defines.is_empty() && out.command != "cuda" {
+    if !out.cuda.defines.is_empty() && !matches!(out.command.as_str(), "cuda" | "run") {
         return Err(bad("-D is cuda's: a define given beside a CUDA source"));
     }
     if let Some((field, _)) = machine.first() {
-        if out.command != "cuda" {
+        if !matches!(out.command.as_str(), "cuda" | "run") {
             return Err(bad(format!(
                 "--{}: only cuda takes a machine (kernel takes its link's, trace Volta's)",
                 field.param()
@@ -228,7 +235,7 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
         out.cuda.machine = machine_of_flags(&machine)?;
     }
     if let Some(text) = cache {
-        let on = if out.command == "cuda" {
+        let on = if matches!(out.command.as_str(), "cuda" | "run") {
             out.cuda.machine
         } else {
             out.trace.machine
@@ -311,6 +318,19 @@ pub fn run(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
                         if failed == 1 { "" } else { "s" }
                     ),
                 });
+            }
+            return Ok(());
+        }
+        "run" => {
+            let ran = crate::run::cmd_run(&a)?;
+            out.write_all(ran.stdout.as_bytes())
+                .map_err(|e| io("stdout", e))?;
+            out.flush().map_err(|e| io("stdout", e))?;
+            if !ran.stderr.is_empty() {
+                eprint!("{}", ran.stderr);
+            }
+            if ran.code != 0 {
+                return Err(Failure { code: ran.code, message: String::new() });
             }
             return Ok(());
         }

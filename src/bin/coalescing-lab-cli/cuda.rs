@@ -52,7 +52,7 @@ fn json_fields(f: &Figures) -> String {
 /// The source as text, from a file or standard input: a file past the reader's limit gets
 /// the reader's own message, and one that is not UTF-8 is bad input (exit 2), with the byte
 /// where it stops being text.
-fn read_source(path: &str) -> Result<String, Failure> {
+pub(crate) fn read_source(path: &str) -> Result<String, Failure> {
     let mut bytes = Vec::new();
     if path == "-" {
         std::io::stdin()
@@ -242,8 +242,9 @@ fn gate(g: &crate::cli::Gate, an: &CudaAnalysis, file: &str) -> (String, usize) 
 }
 
 /// Totals keyed by the page's `k-…` ids, the launch's shape, the rows, the notes.
-fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
-    let sites: Vec<String> = accesses(an)
+/// The access sites as JSON objects, in order.
+pub(crate) fn sites_json(an: &CudaAnalysis) -> Vec<String> {
+    accesses(an)
         .map(|(s, f)| {
             format!(
                 "{{\"line\":{},\"column\":{},\"kind\":{},\"space\":{},\"elem\":{},\"part\":{},{}}}",
@@ -256,9 +257,12 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
                 json_fields(f)
             )
         })
-        .collect();
-    let lines: Vec<String> = an
-        .lines
+        .collect()
+}
+
+/// The lines with an access as JSON objects, ascending.
+pub(crate) fn lines_json(an: &CudaAnalysis) -> Vec<String> {
+    an.lines
         .iter()
         .map(|(line, f)| {
             format!(
@@ -267,7 +271,12 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
                 f.barriers
             )
         })
-        .collect();
+        .collect()
+}
+
+fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
+    let sites = sites_json(an);
+    let lines = lines_json(an);
     let assumed: Vec<String> = an.assumed.iter().map(u32::to_string).collect();
     let site = |k: usize| an.sites.get(k).map(|(s, _)| s.clone());
     let line_kind = |k: usize| site(k).map_or((0, SiteKind::Load), |s| (s.pos.line, s.kind));

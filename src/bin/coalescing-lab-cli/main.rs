@@ -22,6 +22,7 @@ mod cli;
 mod cuda;
 mod link;
 mod out;
+mod run;
 mod trace;
 
 fn main() {
@@ -30,7 +31,10 @@ fn main() {
     let code = match cli::run(&args, &mut out) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("coalescing-lab-cli: {}", e.message);
+            // A program's own exit status comes with no message.
+            if !e.message.is_empty() {
+                eprintln!("coalescing-lab-cli: {}", e.message);
+            }
             e.code
         }
     };

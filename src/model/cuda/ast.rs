@@ -253,6 +253,33 @@ pub enum ExprKind {
     AlignofType(Type),
     /// `a, b`: `a`, then `b`'s value.
     Comma(Box<Expr>, Box<Expr>),
+    /// `k<<<grid, block[, bytes[, stream]]>>>(args)`, in host code: a kernel's launch.
+    Launch {
+        /// The kernel's name.
+        kernel: String,
+        /// Its explicit template arguments.
+        template_args: Vec<TemplateArg>,
+        /// The grid, the block, and the dynamic shared bytes and stream when written.
+        config: Vec<Expr>,
+        /// The kernel's arguments, in order.
+        args: Vec<Expr>,
+    },
+    /// `new T`, `new T[count]`, `new T(args)`: in host code, an allocation on the heap.
+    New {
+        /// The type of what is made.
+        ty: Type,
+        /// `[count]`: an array of that many.
+        count: Option<Box<Expr>>,
+        /// `(args)` or `{args}`: the initialiser, when written.
+        init: Option<Vec<Expr>>,
+    },
+    /// `delete p` or `delete[] p`.
+    Delete {
+        /// The pointer freed.
+        operand: Box<Expr>,
+        /// `delete[]`.
+        array: bool,
+    },
     /// `{a, b, c}`, or `T{a, b}` when `ty` is given.
     InitList {
         /// The type constructed, for `T{…}` and `T(a, b)`; `None` for a bare `{…}`.
@@ -520,6 +547,11 @@ pub struct Unit {
     pub launches: Vec<WrittenLaunch>,
     /// What the defines given beside the file replaced in it, in file order.
     pub replaced: Vec<Replaced>,
+    /// The host functions read (`main` and its helpers), in file order: the kernels' run
+    /// never sees them.
+    pub host: Vec<Function>,
+    /// Each host function outside the subset: its name and why.
+    pub host_unread: Vec<(String, CudaError)>,
 }
 
 /// A launch as the file's host code writes it.

@@ -127,6 +127,8 @@ pub(super) struct Cursor<'a> {
     pub(super) end_word: &'static str,
     /// The file's constants, in a launch written against it (the launch field).
     pub(super) constants: Option<&'a super::launch::Constants>,
+    /// Reading host code: a launch `k<<<…>>>(…)` is an expression.
+    pub(super) host: bool,
 }
 
 /// Look-ahead answers by token.
@@ -159,6 +161,7 @@ impl<'a> Cursor<'a> {
             template_calls: Rc::default(),
             end_word: "the end of the declaration",
             constants: None,
+            host: false,
         }
     }
 
@@ -198,6 +201,7 @@ impl<'a> Cursor<'a> {
             template_calls: other.template_calls.clone(),
             end_word: other.end_word,
             constants: other.constants,
+            host: other.host,
         }
     }
 
@@ -423,6 +427,11 @@ pub(crate) fn builtin(name: &str) -> Option<Base> {
         "int8_t" => int(1, true),
         "uint8_t" | "uchar" => int(1, false),
         "dim3" => Base::Dim3,
+        // The CUDA runtime's handles and enums (`cuda_runtime_api.h`), as their widths.
+        "cudaError_t" | "cudaMemcpyKind" => int(4, true),
+        "cudaEvent_t" | "cudaStream_t" => int(8, false),
+        // The C library's clock and time (`<ctime>`), as glibc's x86-64 widths.
+        "clock_t" | "time_t" => int(8, true),
         _ => {
             // char2…4, uchar2…4, short2…4, ushort2…4, int2…4, uint2…4, float2…4, double2.
             let split = name.find(|c: char| c.is_ascii_digit())?;

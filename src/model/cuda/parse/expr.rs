@@ -1,7 +1,7 @@
 //! Expressions, with C++'s precedence and associativity. An expression's position is where
 //! it begins: `a[i]` at `a`, `*p` at the `*`, `x = y` at `x`.
 
-use super::super::ast::{BinaryOp, CastKind, Expr, ExprKind, Type, UnaryOp};
+use super::super::ast::{BinaryOp, CastKind, Expr, ExprKind, TemplateArg, Type, UnaryOp};
 use super::super::error::{CudaError, ErrorKind};
 use super::super::lex::{Punct, Tok};
 use super::cursor::{builtin, Cursor};
@@ -202,7 +202,38 @@ impl Cursor<'_> {
                 self.require(Punct::RParen, "')' after the type")?;
                 return Ok(Expr { kind: ExprKind::AlignofType(ty), pos });
             }
-            Some("new" | "delete") => return Err(self.unsupported("new and delete")),
+            Some("new") if self.host => {
+                self.advance();
+                let ty = self.type_name()?;
+                let count = if self.eat(Punct::LBracket) {
+                    let n = self.expr()?;
+                    self.require(Punct::RBracket, "']' after the count")?;
+                    Some(Box::new(n))
+                } else {
+                    None
+                };
+                let init = if self.eat(Punct::LParen) {
+                    Some(self.list_rest(Punct::RParen)?)
+                } else if self.eat(Punct::LBrace) {
+                    Some(self.list_rest(Punct::RBrace)?)
+                } else {
+                    None
+                };
+                return Ok(Expr { kind: ExprKind::New { ty, count, init }, pos });
+            }
+            Some("delete") if self.host => {
+                self.advance();
+                let array = self.eat(Punct::LBracket);
+                if array {
+                    self.require(Punct::RBracket, "']' after delete[")?;
+                }
+                let operand = self.unary()?;
+                return Ok(Expr {
+                    kind: ExprKind::Delete { operand: Box::new(operand), array },
+                    pos,
+                });
+            }
+            Some("new" | "delete") => return Err(self.unsupported("new and delete in device code")),
             Some("throw") => return Err(self.unsupported("an exception")),
             _ => {}
         }
@@ -399,9 +430,16 @@ impl Cursor<'_> {
             self.at = probe_at;
         }
         let (name, _) = self.qualified_ident("a name")?;
-        // A kernel launched from a kernel.
+        // A kernel launched from host code; from a kernel, refused.
         if self.peek_is(Punct::Shl) && self.peek_at_is(1, Punct::Lt) {
+            if self.host {
+                return self.launch_expr(name, Vec::new(), pos);
+            }
             return Err(self.unsupported("dynamic parallelism (a launch inside a kernel)"));
+        }
+        if self.host && self.peek_is(Punct::Lt) && self.launch_ahead() {
+            let template_args = self.template_args()?;
+            return self.launch_expr(name, template_args, pos);
         }
         // `f<args>(…)`: a template the file declares, or any name whose `<…>` reads as
         // template arguments followed by a call (`cg::plus<int>()`, `min<int>(a, b)`).
@@ -423,6 +461,49 @@ impl Cursor<'_> {
             });
         }
         Ok(Expr { kind: ExprKind::Name(name), pos })
+    }
+
+    /// Whether `<…><<<` comes next: a template kernel's launch.
+    fn launch_ahead(&self) -> bool {
+        let mut probe = Cursor::new_at(self, self.at);
+        probe.template_args().is_ok()
+            && !probe.pending_gt
+            && probe.peek_is(Punct::Shl)
+            && probe.peek_at_is(1, Punct::Lt)
+    }
+
+    /// The rest of a launch in host code, after the kernel's name and template arguments:
+    /// `<<<grid, block[, bytes[, stream]]>>>(args)`.
+    fn launch_expr(
+        &mut self,
+        kernel: String,
+        template_args: Vec<TemplateArg>,
+        pos: super::super::error::Pos,
+    ) -> Result<Expr, CudaError> {
+        self.advance();
+        self.advance();
+        self.in_template_args += 1;
+        let mut config = Vec::new();
+        loop {
+            config.push(self.assignment());
+            if config.len() == 4 || !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        self.in_template_args -= 1;
+        let config = config.into_iter().collect::<Result<Vec<_>, _>>()?;
+        if config.len() < 2 {
+            return Err(self.expected("',' and the block"));
+        }
+        if !(self.eat(Punct::Shr) && self.eat(Punct::Gt)) {
+            return Err(self.expected("'>>>' after the launch's configuration"));
+        }
+        self.require(Punct::LParen, "'(' and the kernel's arguments")?;
+        let args = self.list_rest(Punct::RParen)?;
+        Ok(Expr {
+            kind: ExprKind::Launch { kernel, template_args, config, args },
+            pos,
+        })
     }
 
     /// Whether `<…>(` comes next, read as template arguments.

@@ -60,6 +60,8 @@ pub fn parse_with(source: &str, arch: u32, defines: &Defines) -> Result<Unit, Cu
         },
         launches: launch::written_launches(&tokens, source),
         replaced: pre.replaced,
+        host: Vec::new(),
+        host_unread: Vec::new(),
     };
     for range in ranges {
         item(&tokens[range], &names, &mut unit);
@@ -269,7 +271,10 @@ fn item(tokens: &[Token], names: &Names, unit: &mut Unit) {
         .any(|t| matches!(t.tok.ident(), Some("const" | "constexpr")));
     if !(device || declares_type || h.device_variable || plain_const && h.function.is_none()) {
         match h.function {
-            Some(name) => unit.skipped.push(Skipped::Host { name, line }),
+            Some(name) => {
+                host_function(tokens, names, unit, &name);
+                unit.skipped.push(Skipped::Host { name, line });
+            }
             None => unit.skipped.push(Skipped::HostDecl { line }),
         }
         return;
@@ -291,6 +296,20 @@ fn item(tokens: &[Token], names: &Names, unit: &mut Unit) {
                 unit.skipped.push(Skipped::HostDecl { line });
             }
         }
+    }
+}
+
+/// Reads a host function for the program's run: into [`Unit::host`], or its error into
+/// [`Unit::host_unread`]. A declaration without a body is left out.
+fn host_function(tokens: &[Token], names: &Names, unit: &mut Unit, name: &str) {
+    let mut c = Cursor::new(tokens, names);
+    c.host = true;
+    match c.item() {
+        Ok(Some(Item::Function(f))) if !f.body.is_empty() || f.name == "main" => {
+            unit.host.push(f)
+        }
+        Ok(_) => {}
+        Err(error) => unit.host_unread.push((name.to_string(), error)),
     }
 }
 

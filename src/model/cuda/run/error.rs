@@ -21,6 +21,10 @@ pub struct RunError {
 pub enum RunErrorKind {
     /// C++'s undefined behaviour, with the values.
     Undefined(Undefined),
+    /// Host code did what the program cannot go on from, said in words.
+    Host(String),
+    /// Host code called `exit(status)`: the run unwinds to its end.
+    Exit(i32),
     /// An address, a loop's condition or a shuffle's lane that depends on a value read from
     /// memory, which the model does not know.
     DependsOnLoad {
@@ -199,6 +203,8 @@ impl fmt::Display for RunErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunErrorKind::Undefined(u) => write!(f, "{u}"),
+            RunErrorKind::Host(why) => f.write_str(why),
+            RunErrorKind::Exit(code) => write!(f, "the program called exit({code})"),
             RunErrorKind::DependsOnLoad { what, load_line } => write!(
                 f,
                 "{what} depends on the value loaded at line {load_line}, which this model does \

@@ -31,6 +31,7 @@ pub mod check;
 mod device_memory;
 mod error;
 mod events;
+pub mod program;
 mod propose;
 mod replay;
 mod ty;
@@ -187,6 +188,8 @@ pub(crate) struct Shared {
     pub(crate) output: DeviceOutput,
     /// Whether a device `printf` printed a value the model does not know, as `?`.
     pub(crate) output_unknown: bool,
+    /// The program's state, when host code runs ([`program`]).
+    pub(crate) host: Option<Box<program::HostState>>,
 }
 
 /// Bytes of device `printf` output kept: CUDA's printf buffer is 1 MiB by default
@@ -276,6 +279,18 @@ pub(crate) struct Program {
     pub(crate) machine: Machine,
     /// `__device__` globals: their bases.
     pub(crate) device_globals: HashMap<String, u64>,
+    /// The arguments host code passed, when a program's launch runs: bound to the kernel's
+    /// parameters in place of the launch field's.
+    pub(crate) given: Option<Rc<Vec<warp::Value>>>,
+    /// The program's live device allocations, name, base and bytes, for the bounds check.
+    pub(crate) heap: Vec<(String, u64, u64)>,
+}
+
+/// What a program's host code gives its launch besides the launch itself.
+struct Given {
+    args: Option<Rc<Vec<warp::Value>>>,
+    heap: Vec<(String, u64, u64)>,
+    global: Rc<device_memory::Memory>,
 }
 
 /// A launch of a kernel read from source, resumable warp by warp.
@@ -390,6 +405,50 @@ impl CudaJob {
     ) -> Result<CudaJob, CudaFailure> {
         let launch = parse_launch_in(launch, &unit).map_err(CudaFailure::Launch)?;
         let allocations = launch.allocations().map_err(CudaFailure::Launch)?;
+        let given = Given {
+            args: None,
+            heap: Vec::new(),
+            global: Rc::default(),
+        };
+        CudaJob::of_launch(unit, launch, allocations, given, machine, cache_bytes)
+    }
+
+    /// Prepares a launch that a program's host code makes: its arguments' values `args`, its
+    /// device allocations `heap` (name, base, bytes), and device memory as host code left it.
+    pub(crate) fn of_host(
+        unit: Rc<Unit>,
+        launch: Launch,
+        args: Vec<warp::Value>,
+        heap: Vec<(String, u64, u64)>,
+        global: Rc<device_memory::Memory>,
+        machine: Machine,
+        cache_bytes: u64,
+    ) -> Result<CudaJob, CudaFailure> {
+        let given = Given {
+            args: Some(Rc::new(args)),
+            heap,
+            global,
+        };
+        let mut job = CudaJob::of_launch(unit, launch, Vec::new(), given, machine, cache_bytes)?;
+        // Memory as the launch found it is not kept: a copy of device memory per launch, made
+        // at the launch's first store, would double what a program holds.
+        job.start.global = Rc::default();
+        Ok(job)
+    }
+
+    /// Device memory as the launch left it, for the program's next step.
+    pub(crate) fn take_global(&mut self) -> Rc<device_memory::Memory> {
+        std::mem::take(&mut self.shared.global)
+    }
+
+    fn of_launch(
+        unit: Rc<Unit>,
+        launch: Launch,
+        allocations: Vec<Allocation>,
+        given: Given,
+        machine: Machine,
+        cache_bytes: u64,
+    ) -> Result<CudaJob, CudaFailure> {
         let kernel = find_kernel(&unit, &launch)?;
         let threads: u64 = launch.block.iter().product();
         let blocks: u64 = launch.grid.iter().product();
@@ -438,7 +497,13 @@ impl CudaJob {
             )));
         }
         let mut device_globals = HashMap::new();
-        let mut next = allocations.len() as u64 + 1;
+        // In a program, above every allocation it can make: `__device__` variables keep their
+        // places, and their values, from launch to launch.
+        let mut next = if given.args.is_some() {
+            program::DEVICE_GLOBALS / super::parse::launch::ALLOCATION_STRIDE
+        } else {
+            allocations.len() as u64 + 1
+        };
         for item in &unit.items {
             if let Item::Global(d) = item {
                 if d.storage.device && !d.storage.constexpr {
@@ -460,8 +525,13 @@ impl CudaJob {
             allocations,
             machine,
             device_globals,
+            given: given.args,
+            heap: given.heap,
         };
-        let mut shared = Shared::default();
+        let mut shared = Shared {
+            global: given.global,
+            ..Shared::default()
+        };
         program.bindings =
             Rc::new(warp::bind_launch_template(&program, &mut shared).map_err(CudaFailure::Run)?);
         // Check the arguments once, before any warp runs.

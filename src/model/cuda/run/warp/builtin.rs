@@ -126,8 +126,9 @@ impl Warp<'_> {
                 return Err(arity(pos, name, 2));
             };
             let ptr = self.eval(first, m)?;
+            let mut operands = Vec::new();
             for a in rest {
-                self.eval(a, m)?;
+                operands.push(self.eval(a, m)?);
             }
             let Ty::Ptr(t, space) = &ptr.ty else {
                 return Err(RunError::at(
@@ -145,8 +146,21 @@ impl Warp<'_> {
                 first.pos.min(pos),
                 false,
             )?;
-            self.atomic_touched(&ptr.lanes, &ty, *space, m);
-            let lanes = Lanes::unknown(ty.parts(), pos.line);
+            let mut values = Vec::new();
+            for v in operands {
+                values.push(if ty.is_scalar() {
+                    self.convert(v, &ty, m, pos)?.lanes
+                } else {
+                    Lanes::unknown(1, pos.line)
+                });
+            }
+            let base = ATOMICS
+                .iter()
+                .filter(|a| name.starts_with(**a))
+                .max_by_key(|a| a.len())
+                .copied()
+                .unwrap_or("atomicAdd");
+            let lanes = self.atomic(base, &ptr.lanes, &ty, *space, &values, m, pos.line);
             return Ok(Some(Value::new(ty, lanes)));
         }
         if LOADS.contains(&name) {
@@ -186,6 +200,48 @@ impl Warp<'_> {
             return self.construct_from(&ty, values, m, pos).map(Some);
         }
         self.math(name, args, m, pos)
+    }
+
+    /// An atomic `op` (`atomicAdd`, …) of a `ty` at `addr` with `operands` by the lanes of
+    /// `m`, one lane after another in lane order, as the hardware serialises them: each reads
+    /// the old value and writes the new one. Returns each lane's old value; where an old value
+    /// or an operand is unknown, the old value and what is written are unknown.
+    #[allow(clippy::too_many_arguments, reason = "one atomic's parts")]
+    fn atomic(
+        &mut self,
+        op: &str,
+        addr: &Lanes,
+        ty: &Ty,
+        space: Space,
+        operands: &[Lanes],
+        m: u64,
+        line: u32,
+    ) -> Lanes {
+        if !ty.is_scalar() {
+            self.atomic_touched(addr, ty, space, m);
+            return Lanes::unknown(ty.parts(), line);
+        }
+        let width = self.width;
+        let mem = self.memory_mut(space);
+        let mut olds = vec![S::U(line); width];
+        each_lane(m, |t| {
+            let a = super::address(addr.at(t));
+            let old = mem.load(a, ty).unwrap_or(S::U(line));
+            let x = operands.first().map_or(S::U(line), |v| v.at(t));
+            let y = operands.get(1).map_or(S::U(line), |v| v.at(t));
+            let new = atomic_value(op, ty, old, x, y).unwrap_or(S::U(line));
+            mem.store(a, ty, new);
+            olds[t] = old;
+        });
+        if let Some(t) = (0..width).find(|t| m >> t & 1 == 1) {
+            let first = olds[t];
+            for (k, v) in olds.iter_mut().enumerate() {
+                if m >> k & 1 == 0 {
+                    *v = first;
+                }
+            }
+        }
+        Lanes::from_values(olds, !self.sh.general_only)
     }
 
     /// A device `printf` of `format` with `values` by the lanes of `m`: each lane's line in
@@ -574,4 +630,66 @@ pub(super) fn arity(pos: Pos, name: &str, n: usize) -> RunError {
 enum Printed<'a> {
     Str(&'a [u8]),
     Value(Value),
+}
+
+/// What atomic `op` writes over `old` with operands `x` (and `y`, `atomicCAS`'s value), as
+/// the CUDA C++ Programming Guide's "Atomic Functions" define each; `None` when a value it
+/// needs is unknown or the operation does not apply to the type.
+fn atomic_value(op: &str, ty: &Ty, old: S, x: S, y: S) -> Option<S> {
+    match (ty, old, x) {
+        (Ty::Int(it), S::I(o), S::I(v)) => {
+            let unsigned = |n: i128| n & ((1i128 << (it.bytes * 8)) - 1);
+            Some(S::I(match op {
+                "atomicAdd" => it.wrap(o + v),
+                "atomicSub" => it.wrap(o - v),
+                "atomicExch" => v,
+                "atomicMin" => o.min(v),
+                "atomicMax" => o.max(v),
+                "atomicAnd" => it.wrap(o & v),
+                "atomicOr" => it.wrap(o | v),
+                "atomicXor" => it.wrap(o ^ v),
+                // `((old >= val) ? 0 : (old + 1))`, unsigned.
+                "atomicInc" => {
+                    if unsigned(o) >= unsigned(v) {
+                        0
+                    } else {
+                        it.wrap(o + 1)
+                    }
+                }
+                // `(((old == 0) || (old > val)) ? val : (old - 1))`, unsigned.
+                "atomicDec" => {
+                    if o == 0 || unsigned(o) > unsigned(v) {
+                        v
+                    } else {
+                        it.wrap(o - 1)
+                    }
+                }
+                "atomicCAS" => match y {
+                    S::I(val) => {
+                        if o == v {
+                            val
+                        } else {
+                            o
+                        }
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }))
+        }
+        (Ty::Float | Ty::Double, S::F(o), S::F(v)) => {
+            let single = *ty == Ty::Float;
+            let round = |r: f64| if single { f64::from(r as f32) } else { r };
+            Some(S::F(match op {
+                "atomicAdd" => round(o + v),
+                "atomicExch" => v,
+                _ => return None,
+            }))
+        }
+        (Ty::Ptr(..), S::P(o), S::P(v)) if op == "atomicExch" => {
+            let _ = o;
+            Some(S::P(v))
+        }
+        _ => None,
+    }
 }

@@ -76,6 +76,11 @@ impl Warp<'_> {
             }
             _ => {}
         }
+        if self.host && !self.p.unit.items.iter().any(|i| matches!(i, Item::Function(f) if f.name == name)) {
+            if let Some(v) = self.host_call(name, args, pos)? {
+                return Ok(v);
+            }
+        }
         if let Some(v) = self.builtin(name, args, m, pos)? {
             return Ok(v);
         }
@@ -169,6 +174,23 @@ impl Warp<'_> {
         // the plain function with the right number of parameters.
         let mut chosen = None;
         for f in candidates.iter().filter(|f| f.params.len() == args.len()) {
+            if self.host && f.spaces.global {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Type(format!(
+                        "{name} is a kernel: host code launches it with {name}<<<grid, block>>>(…)"
+                    )),
+                ));
+            }
+            if self.host && f.spaces.device && !f.spaces.host {
+                return Err(RunError::at(
+                    pos,
+                    RunErrorKind::Type(format!(
+                        "{name} is a __device__ function: host code cannot call it (mark it \
+                         __host__ __device__ for both)"
+                    )),
+                ));
+            }
             if f.spaces.global && !f.spaces.device {
                 return Err(RunError::at(
                     pos,

@@ -53,9 +53,34 @@ impl Warp<'_> {
                 IntType { bytes: 1, signed: true },
                 IntType { bytes: 1, signed: true }.wrap(i128::from(*c)),
             )),
+            ExprKind::Str(text) if self.host => {
+                let a = self.intern(text);
+                let char_ty = Ty::Int(IntType { bytes: 1, signed: true });
+                Ok(Value::new(
+                    Ty::Ptr(std::rc::Rc::new(char_ty), crate::model::machine::Space::Global),
+                    Lanes::Same(S::P(a)),
+                ))
+            }
             ExprKind::Str(_) => Err(RunError::at(
                 e.pos,
                 RunErrorKind::Unsupported("string literals outside printf".into()),
+            )),
+            ExprKind::Launch { kernel, template_args, config, args } if self.host => {
+                self.host_launch(kernel, template_args, config, args, e.pos)
+            }
+            ExprKind::New { ty, count, init } if self.host => {
+                self.host_new(ty, count.as_deref(), init.as_deref(), e.pos)
+            }
+            ExprKind::Delete { operand, array } if self.host => {
+                self.host_delete(operand, *array, e.pos)
+            }
+            ExprKind::New { .. } | ExprKind::Delete { .. } => Err(RunError::at(
+                e.pos,
+                RunErrorKind::Unsupported("new and delete in device code".into()),
+            )),
+            ExprKind::Launch { .. } => Err(RunError::at(
+                e.pos,
+                RunErrorKind::Unsupported("dynamic parallelism (a launch inside a kernel)".into()),
             )),
             ExprKind::Member { base, field, arrow: false } => {
                 if let Some(v) = self.index_axis(base, field) {
@@ -101,6 +126,9 @@ impl Warp<'_> {
             }
             ExprKind::Assign { op, lhs, rhs } => {
                 let r = self.eval(rhs, m)?;
+                if let (true, ExprKind::Name(name)) = (self.host, &lhs.kind) {
+                    self.name_allocation(name, &r.ty, &r.lanes);
+                }
                 let p = self.place(lhs, m)?;
                 let v = match op {
                     Some(op) => {

@@ -10,6 +10,7 @@ use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
 use super::super::ty::Ty;
 use super::super::value::{each_lane, Lanes, S};
+use super::super::program::MAX_HOST_ITERATIONS;
 use super::super::{MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS};
 use super::park::{Level, Scope};
 use super::{Flow, Place, Value, Warp, R};
@@ -197,6 +198,15 @@ impl Warp<'_> {
                 None => unknown |= 1 << t,
             }),
         }
+        if self.host && unknown != 0 {
+            let line = v.lanes.first_unknown(unknown).map_or(0, |(_, l)| l);
+            return Err(RunError::at(
+                pos,
+                RunErrorKind::Host(format!(
+                    "host code branches on a value that nothing wrote (read at line {line})"
+                )),
+            ));
+        }
         Ok((yes, unknown))
     }
 
@@ -293,7 +303,15 @@ impl Warp<'_> {
                     }
                     first = false;
                     iterations += 1;
-                    if iterations > MAX_LOOP_ITERATIONS {
+                    let (one_loop, all_loops) = if self.host {
+                        (MAX_HOST_ITERATIONS, MAX_HOST_ITERATIONS)
+                    } else {
+                        (MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS)
+                    };
+                    if self.host && (iterations > one_loop || self.iterations >= all_loops) {
+                        return Err(self.host_budget(pos));
+                    }
+                    if iterations > one_loop {
                         return Err(self.fail(
                             pos,
                             alive,
@@ -302,7 +320,7 @@ impl Warp<'_> {
                     }
                     self.iterations += 1;
                     let budget = match self.sh.iteration_budget {
-                        0 => MAX_WARP_ITERATIONS,
+                        0 => all_loops,
                         n => n,
                     };
                     if self.iterations > budget {

@@ -33,6 +33,10 @@ impl Warp<'_> {
                 if let Ty::Array(e, _) = &ty {
                     return Ok(Value::new(Ty::Ptr(e.clone(), space), addr));
                 }
+                if self.host {
+                    let lanes = self.host_load(&addr, &ty, pos)?;
+                    return Ok(Value::new(ty, lanes));
+                }
                 self.access(SiteKind::Load, &addr, &ty, space, m, pos, false)?;
                 let lanes = match self.loaded(&addr, &ty, space, m, pos.line) {
                     Some(lanes) => lanes,
@@ -80,6 +84,7 @@ impl Warp<'_> {
     pub(super) fn store(&mut self, p: &Place, v: Value, m: u64, pos: Pos) -> R<()> {
         match p {
             Place::Var { slot, part, ty } => self.write_var(*slot, part, ty, v, m, pos),
+            Place::Mem { addr, ty, .. } if self.host => self.host_store(addr, ty, &v.lanes, pos),
             Place::Mem { addr, ty, space } => {
                 let same = v.lanes.is_same() && v.lanes.first_unknown(m).is_none();
                 self.access(SiteKind::Store, addr, ty, *space, m, pos, same)?;
@@ -98,7 +103,7 @@ impl Warp<'_> {
     }
 
     /// The memory of `space`, with its values.
-    fn memory_mut(&mut self, space: Space) -> &mut Memory {
+    pub(super) fn memory_mut(&mut self, space: Space) -> &mut Memory {
         match space {
             Space::Global => Rc::make_mut(&mut self.sh.global),
             Space::Shared => &mut self.sh.shared_memory,
@@ -295,7 +300,7 @@ impl Warp<'_> {
 
 /// Each scalar part of `ty` at `base`, in the order a value holds its parts: (byte offset,
 /// its type).
-fn scalar_parts(ty: &Ty, base: u64, out: &mut Vec<(u64, Ty)>) {
+pub(super) fn scalar_parts(ty: &Ty, base: u64, out: &mut Vec<(u64, Ty)>) {
     match ty {
         Ty::Struct(s) => {
             for f in &s.fields {

@@ -19,6 +19,7 @@ mod call;
 mod eval;
 mod exec;
 mod fill;
+mod host;
 mod math;
 mod memory;
 mod names;
@@ -35,6 +36,7 @@ use crate::model::machine::Space;
 use std::rc::Rc;
 
 pub(crate) use fill::fill_memory;
+pub(crate) use host::run_host;
 pub(crate) use park::Parked;
 pub(crate) use types::bind_launch_template;
 
@@ -155,6 +157,8 @@ pub(crate) struct Warp<'a> {
     designated: Option<Pos>,
     /// A resumed statement's call: its position and the value it returned.
     pending: Option<(Pos, Value)>,
+    /// Running host code (`main()` and its helpers): one lane, no thread, host memory.
+    host: bool,
 }
 
 /// How a warp's run ended: at the end of the kernel, or parked at a barrier.
@@ -235,6 +239,7 @@ pub(crate) fn run_warp(
         levels: Vec::new(),
         designated: None,
         pending: None,
+        host: false,
     };
     let out = match parked {
         Some(parked) => {
@@ -287,6 +292,7 @@ impl<'a> Warp<'a> {
             levels: Vec::new(),
             designated: None,
             pending: None,
+            host: false,
         }
     }
 
@@ -316,6 +322,9 @@ impl<'a> Warp<'a> {
     /// The kernel's parameters bound to the launch's arguments.
     fn arguments(&mut self) -> R<Vec<(String, Value)>> {
         let f = self.kernel_fn()?;
+        if let Some(given) = self.p.given.clone() {
+            return self.given_arguments(f, &given);
+        }
         let args = &self.p.launch.args;
         let arg_pos = |arg: &super::super::parse::launch::LaunchArg| match arg {
             super::super::parse::launch::LaunchArg::Buffer { pos, .. } => *pos,
@@ -438,6 +447,38 @@ impl<'a> Warp<'a> {
         Ok(out)
     }
 
+    /// The kernel's parameters bound to the values host code passed.
+    fn given_arguments(&mut self, f: &Function, given: &[Value]) -> R<Vec<(String, Value)>> {
+        if given.len() != f.params.len() {
+            return Err(RunError::at(
+                f.pos,
+                RunErrorKind::Launch(format!(
+                    "{} (line {}) takes {} argument{}, the launch gives {}",
+                    f.name,
+                    f.pos.line,
+                    f.params.len(),
+                    if f.params.len() == 1 { "" } else { "s" },
+                    given.len()
+                )),
+            ));
+        }
+        let bindings = self.p.bindings.clone();
+        let mut out = Vec::new();
+        for (param, v) in f.params.iter().zip(given) {
+            let ty = self.resolve(&param.ty, &bindings, param.pos)?;
+            let name = param.name.clone().unwrap_or_default();
+            let value = match (&ty, v.lanes.at(0)) {
+                (Ty::Ptr(pointee, _), S::P(a)) => Value::new(
+                    Ty::Ptr(pointee.clone(), Space::Global),
+                    Lanes::Same(S::P(a)),
+                ),
+                _ => self.convert(v.clone(), &ty, 1, param.pos)?,
+            };
+            out.push((name, value));
+        }
+        Ok(out)
+    }
+
     /// The launch's allocations, with their declared lengths and their element sizes from
     /// the kernel's parameters, and the `__device__` variables (of no declared length), for
     /// the bounds check.
@@ -463,6 +504,31 @@ impl<'a> Warp<'a> {
                 count: a.count,
                 elem: pointee.size().max(1),
             });
+        }
+        if let Some(given) = self.p.given.clone() {
+            // A program's launch: every live device allocation, its length in the elements of
+            // the first parameter that points into it (bytes when none does).
+            let tys: Vec<(u64, u64)> = f
+                .params
+                .iter()
+                .zip(given.iter())
+                .filter_map(|(param, v)| match (self.resolve(&param.ty, &bindings, param.pos), v.lanes.at(0)) {
+                    (Ok(Ty::Ptr(pointee, _)), S::P(a)) => Some((a, pointee.size().max(1))),
+                    _ => None,
+                })
+                .collect();
+            for (name, base, bytes) in &self.p.heap {
+                let elem = tys
+                    .iter()
+                    .find(|(a, _)| *a >= *base && *a < base + bytes.max(&1))
+                    .map_or(1, |(_, e)| *e);
+                extents.push(super::check::Extent {
+                    name: name.clone(),
+                    base: *base,
+                    count: Some(bytes / elem),
+                    elem,
+                });
+            }
         }
         for (name, &base) in &self.p.device_globals {
             extents.push(super::check::Extent {
@@ -580,6 +646,9 @@ impl<'a> Warp<'a> {
 
     /// Declares a local variable.
     fn declare_value(&mut self, name: &str, ty: Ty, lanes: Lanes) {
+        if self.host {
+            self.name_allocation(name, &ty, &lanes);
+        }
         let slot = self.vars.len();
         self.vars.push(Var::Value(ty, lanes));
         self.names.push((name.to_string(), slot));

@@ -42,6 +42,12 @@ impl Warp<'_> {
         let short = name.rsplit("::").next().unwrap_or(name);
         match short {
             "threadIdx" | "blockIdx" | "blockDim" | "gridDim" => {
+                if self.host {
+                    return Err(RunError::at(
+                        pos,
+                        RunErrorKind::Type(format!("{short} is device code: host code has no thread")),
+                    ));
+                }
                 if self.constant {
                     return Err(RunError::at(
                         pos,
@@ -89,6 +95,11 @@ impl Warp<'_> {
                 )))
             }
             _ => {}
+        }
+        if self.host {
+            if let Some(v) = super::host::host_constant(short) {
+                return Ok(Place::Temp(v));
+            }
         }
         // `x128::size` with no `x128` in the file is x128's absence, not size's.
         self.global(short, pos).map_err(|e| match &*e.kind {

@@ -1,0 +1,155 @@
+//! `run FILE.cu [-D NAME=VALUE]… [-- ARGS…]`: the file's `main()` run as a GPU would run the
+//! program, with every launch on the model's interpreter; what the program prints, then each
+//! launch's figures.
+
+use crate::cli::{bad, one, Args, Failure, Style};
+use crate::cuda::{lines_json, read_source, sites_json};
+use crate::out::{json_list, json_string, table};
+use coalescing_lab::model::cuda::run::program::{run_program, LaunchRun, ProgramOptions, Stream};
+use coalescing_lab::model::cuda::{parse_define, Defines};
+
+/// Each launch's columns, as the page's `cuda-launch` rows carry them.
+const HEADS: [&str; 14] = [
+    "index",
+    "kernel",
+    "line",
+    "grid",
+    "block",
+    "shared-bytes",
+    "requests",
+    "sectors",
+    "ideal-sectors",
+    "unique-sectors",
+    "dram-bytes",
+    "wavefronts",
+    "bank-conflicts",
+    "barriers",
+];
+
+fn triple(v: [u64; 3]) -> String {
+    format!("{},{},{}", v[0], v[1], v[2])
+}
+
+/// One launch's row, in [`HEADS`]' order.
+fn row(k: usize, l: &LaunchRun) -> Vec<String> {
+    let t = &l.analysis.total;
+    vec![
+        k.to_string(),
+        l.kernel.clone(),
+        l.line.to_string(),
+        triple(l.grid),
+        triple(l.block),
+        l.shared_bytes.to_string(),
+        t.requests.to_string(),
+        t.sectors.to_string(),
+        t.ideal_sectors.to_string(),
+        t.unique_sectors.to_string(),
+        t.dram_bytes().to_string(),
+        t.wavefronts.to_string(),
+        t.bank_conflicts().to_string(),
+        t.barriers.to_string(),
+    ]
+}
+
+/// What `run` prints on standard output and on standard error, and the program's exit status.
+pub(crate) struct Ran {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) code: i32,
+}
+
+/// Runs `run`.
+pub(crate) fn cmd_run(a: &Args) -> Result<Ran, Failure> {
+    let path = one(a, "CUDA source file (or - for standard input)")?;
+    let source = read_source(&path)?;
+    let defines = Defines(
+        a.cuda
+            .defines
+            .iter()
+            .map(|d| parse_define(d))
+            .collect::<Result<_, _>>()
+            .map_err(|e| bad(format!("-D {}", e.message())))?,
+    );
+    let options = ProgramOptions {
+        machine: a.cuda.machine,
+        cache_bytes: a.cuda.cache_bytes,
+        arch: a.cuda.arch,
+        argv: a.argv.clone(),
+        ..ProgramOptions::default()
+    };
+    let run = run_program(&source, &defines, &options).map_err(|e| bad(e.to_string()))?;
+    let stdout = run.text_of(Stream::Stdout);
+    let mut stderr = run.text_of(Stream::Stderr);
+    for note in &run.notes {
+        stderr.push_str(&format!("coalescing-lab-cli: note: {note}\n"));
+    }
+    if let Some(e) = &run.error {
+        stderr.push_str(&format!("coalescing-lab-cli: the program stopped: {e}\n"));
+    }
+    let code = match (run.exit_code, &run.error) {
+        (Some(c), _) => i32::from(c),
+        _ => 2,
+    };
+    let style = a.style.unwrap_or(Style::Text);
+    let out = match style {
+        Style::Json => {
+            let launches: Vec<String> = run
+                .launches
+                .iter()
+                .enumerate()
+                .map(|(k, l)| {
+                    let cells = row(k, l);
+                    let fields: Vec<String> = HEADS
+                        .iter()
+                        .zip(&cells)
+                        .map(|(h, c)| {
+                            let key = h.replace('-', "_");
+                            let value = match *h {
+                                "kernel" => json_string(c),
+                                "grid" | "block" => format!("[{c}]"),
+                                _ => c.clone(),
+                            };
+                            format!("\"{key}\":{value}")
+                        })
+                        .collect();
+                    format!(
+                        "{{{},\"sites\":[{}],\"lines\":[{}]}}",
+                        fields.join(","),
+                        sites_json(&l.analysis).join(","),
+                        lines_json(&l.analysis).join(",")
+                    )
+                })
+                .collect();
+            return Ok(Ran {
+                stdout: format!(
+                    "{{\"stdout\":{},\"stderr\":{},\"exit_code\":{},\"launches\":[{}],\"notes\":{},\"error\":{}}}\n",
+                    json_string(&stdout),
+                    json_string(&run.text_of(Stream::Stderr)),
+                    run.exit_code.map_or("null".into(), |c| c.to_string()),
+                    launches.join(","),
+                    json_list(&run.notes),
+                    run.error
+                        .as_ref()
+                        .map_or("null".into(), |e| json_string(&e.to_string()))
+                ),
+                stderr: String::new(),
+                code,
+            });
+        }
+        Style::Csv => table(
+            style,
+            &HEADS,
+            run.launches.iter().enumerate().map(|(k, l)| row(k, l)),
+        ),
+        _ if run.launches.is_empty() => stdout,
+        _ => format!(
+            "{stdout}{}",
+            table(
+                style,
+                &HEADS,
+                run.launches.iter().enumerate().map(|(k, l)| row(k, l)),
+            )
+        ),
+    };
+    Ok(Ran { stdout: out, stderr, code })
+}

@@ -1,0 +1,374 @@
+//! Whole programs: `main()` run on the host, its launches on the SIMT interpreter, what it
+//! prints, and how it ends. Each expected output and figure is derived by hand in a comment.
+
+use coalescing_lab::model::cuda::run::analyse;
+use coalescing_lab::model::cuda::run::program::{
+    run_program, ProgramOptions, ProgramRun, Stream,
+};
+use coalescing_lab::model::cuda::Defines;
+use coalescing_lab::model::Machine;
+use proptest::prelude::*;
+
+fn run_with(src: &str, options: &ProgramOptions) -> ProgramRun {
+    run_program(src, &Defines::default(), options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs a program that must reach its end.
+fn run(src: &str) -> ProgramRun {
+    let run = run_with(src, &ProgramOptions::default());
+    if let Some(e) = &run.error {
+        panic!("stopped: {e}\nprinted: {}", run.text());
+    }
+    run
+}
+
+/// Runs a program that must stop on an error; returns the error's words and what it printed.
+fn stops(src: &str) -> (String, String) {
+    let run = run_with(src, &ProgramOptions::default());
+    match &run.error {
+        Some(e) => (e.to_string(), run.text()),
+        None => panic!("ran to its end: {}", run.text()),
+    }
+}
+
+const VADD: &str = r#"#include <cstdio>
+#include <cstdlib>
+__global__ void vadd(const float* A, const float* B, float* C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) C[i] = A[i] + B[i];
+}
+int main() {
+  const int N = 1000;
+  float *h_A = new float[N], *h_B = new float[N], *h_C = new float[N];
+  for (int i = 0; i < N; i++) {
+    h_A[i] = rand() / (float)RAND_MAX;
+    h_B[i] = rand() / (float)RAND_MAX;
+  }
+  float *d_A, *d_B, *d_C;
+  cudaMalloc(&d_A, N * sizeof(float));
+  cudaMalloc(&d_B, N * sizeof(float));
+  cudaMalloc(&d_C, N * sizeof(float));
+  cudaMemcpy(d_A, h_A, N * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(d_B, h_B, N * sizeof(float), cudaMemcpyHostToDevice);
+  vadd<<<(N + 255) / 256, 256>>>(d_A, d_B, d_C, N);
+  cudaMemcpy(h_C, d_C, N * sizeof(float), cudaMemcpyDeviceToHost);
+  int wrong = 0;
+  for (int i = 0; i < N; i++)
+    if (h_C[i] != h_A[i] + h_B[i]) wrong++;
+  printf("A[0] = %f\nB[0] = %f\nC[0] = %f\n", h_A[0], h_B[0], h_C[0]);
+  printf("%s\n", wrong == 0 ? "PASSED" : "FAILED");
+  cudaFree(d_A); cudaFree(d_B); cudaFree(d_C);
+  delete[] h_A; delete[] h_B; delete[] h_C;
+  return 0;
+}
+"#;
+
+#[test]
+fn a_vector_add_prints_glibc_s_values_and_checks_itself() {
+    let r = run(VADD);
+    // glibc's first two rand() after the default seed 1 are 1804289383 and 846930886:
+    // 1804289383 / 2147483647 = 0.8401877…, 846930886 / 2147483647 = 0.3943829…, and their
+    // float sum 1.2345706… prints as 1.234571.
+    assert_eq!(
+        r.text_of(Stream::Stdout),
+        "A[0] = 0.840188\nB[0] = 0.394383\nC[0] = 1.234571\nPASSED\n"
+    );
+    assert_eq!(r.text_of(Stream::Stderr), "");
+    assert_eq!(r.exit_code, Some(0));
+    assert_eq!(r.launches.len(), 1);
+    let l = &r.launches[0];
+    assert_eq!((l.kernel.as_str(), l.line), ("vadd", 20));
+    assert_eq!((l.grid, l.block, l.shared_bytes), ([4, 1, 1], [256, 1, 1], 0));
+    // 1000 threads are 32 warps, each with an active lane: 32 requests at each of 3 sites.
+    // 31 full warps read 128 bytes, 4 sectors, each; the last has 8 lanes, 32 bytes, 1
+    // sector: 125 sectors a site, all ideal, all distinct; 3 × 125 × 32 bytes of DRAM.
+    let t = &l.analysis.total;
+    assert_eq!((t.requests, t.sectors, t.ideal_sectors), (96, 375, 375));
+    assert_eq!((t.unique_sectors, t.dram_bytes()), (375, 12000));
+    assert!(l.analysis.out_of_bounds.is_empty());
+}
+
+const HISTOGRAM: &str = r#"#include <cstdio>
+#define BINS 7
+__global__ void histogram(const int* data, int* bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[data[i] % BINS], 1);
+}
+int main() {
+  int n = 1000;
+  int* h = (int*)malloc(n * sizeof(int));
+  for (int i = 0; i < n; i++) h[i] = i;
+  int *d_data, *d_bins;
+  cudaMalloc(&d_data, n * sizeof(int));
+  cudaMalloc(&d_bins, BINS * sizeof(int));
+  cudaMemset(d_bins, 0, BINS * sizeof(int));
+  cudaMemcpy(d_data, h, n * sizeof(int), cudaMemcpyHostToDevice);
+  histogram<<<(n + 127) / 128, 128>>>(d_data, d_bins, n);
+  int bins[BINS];
+  int* hb = (int*)malloc(BINS * sizeof(int));
+  cudaMemcpy(hb, d_bins, BINS * sizeof(int), cudaMemcpyDeviceToHost);
+  int total = 0;
+  for (int b = 0; b < BINS; b++) { printf("%d:%d ", b, hb[b]); total += hb[b]; }
+  printf("total %d\n", total);
+  free(h); free(hb);
+  return 0;
+}
+"#;
+
+#[test]
+fn a_histogram_counts_with_atomics_on_real_bins() {
+    let r = run(HISTOGRAM);
+    // 1000 = 7 × 142 + 6: the residues 0 to 5 occur 143 times, 6 occurs 142 times.
+    assert_eq!(
+        r.text(),
+        "0:143 1:143 2:143 3:143 4:143 5:143 6:142 total 1000\n"
+    );
+    assert_eq!(r.launches.len(), 1);
+    assert_eq!(r.launches[0].grid, [8, 1, 1]);
+}
+
+#[test]
+fn device_printf_appears_at_a_synchronising_call_and_is_lost_without_one() {
+    let src = r#"#include <cstdio>
+__global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x); }
+int main() {
+  hello<<<2, 2>>>();
+  printf("host before sync\n");
+  cudaDeviceSynchronize();
+  printf("host after sync\n");
+  hello<<<1, 1>>>();
+  return 0;
+}
+"#;
+    let r = run(src);
+    // The first launch's lines are buffered until cudaDeviceSynchronize; the second's are
+    // still buffered at exit, and lost, as CUDA documents.
+    assert_eq!(
+        r.text(),
+        "host before sync\nblock 0 thread 0\nblock 0 thread 1\nblock 1 thread 0\nblock 1 thread 1\nhost after sync\n"
+    );
+    assert!(r.notes.iter().any(|n| n.contains("was lost")), "{:?}", r.notes);
+}
+
+#[test]
+fn exit_ends_the_program_with_its_status_and_stderr_is_its_own_stream() {
+    let src = r#"#include <cstdio>
+#include <cstdlib>
+void fail(const char* why) {
+  fprintf(stderr, "error: %s\n", why);
+  exit(3);
+}
+int main() {
+  printf("start\n");
+  fail("bad input");
+  printf("never\n");
+  return 0;
+}
+"#;
+    let r = run(src);
+    assert_eq!(r.exit_code, Some(3));
+    assert_eq!(r.text_of(Stream::Stdout), "start\n");
+    assert_eq!(r.text_of(Stream::Stderr), "error: bad input\n");
+    assert_eq!(r.text(), "start\nerror: bad input\n");
+}
+
+#[test]
+fn main_s_return_value_is_the_exit_status_modulo_256() {
+    let r = run("int main() { return 258; }\n");
+    assert_eq!(r.exit_code, Some(2));
+    let r = run("int main() { }\n");
+    assert_eq!(r.exit_code, Some(0));
+}
+
+#[test]
+fn argv_holds_the_program_s_arguments() {
+    let src = r#"#include <cstdio>
+int main(int argc, char** argv) {
+  printf("%d", argc);
+  for (int i = 1; i < argc; i++) printf(" %s", argv[i]);
+  printf("\n");
+  return 0;
+}
+"#;
+    let options = ProgramOptions {
+        argv: vec!["16".into(), "hello".into()],
+        ..ProgramOptions::default()
+    };
+    let r = run_with(src, &options);
+    assert_eq!(r.text(), "3 16 hello\n");
+}
+
+#[test]
+fn srand_restarts_glibc_s_sequence() {
+    let src = r#"#include <cstdio>
+#include <cstdlib>
+int main() {
+  srand(1);
+  int a = rand();
+  srand(1);
+  int b = rand();
+  srand(42);
+  printf("%d %d %d\n", a, b, rand());
+  return 0;
+}
+"#;
+    // glibc: srand(1) gives 1804289383 first; srand(42) gives 71876166 first.
+    assert_eq!(run(src).text(), "1804289383 1804289383 71876166\n");
+}
+
+#[test]
+fn a_bad_launch_fails_and_the_program_goes_on_as_cuda_s_does() {
+    let src = r#"#include <cstdio>
+__global__ void k(int* a) { a[threadIdx.x] = 1; }
+int main() {
+  int* d;
+  cudaMalloc(&d, 4096);
+  k<<<1, 2048>>>(d);
+  cudaError_t e = cudaGetLastError();
+  printf("%d %s\n", e, cudaGetErrorString(e));
+  printf("%d\n", cudaGetLastError());
+  return 0;
+}
+"#;
+    let r = run(src);
+    // 2048 threads in a block is past CUDA's 1024: cudaErrorInvalidConfiguration (9), and
+    // cudaGetLastError resets the error to cudaSuccess.
+    assert_eq!(r.text(), "9 invalid configuration argument\n0\n");
+    assert!(r.launches.is_empty());
+}
+
+#[test]
+fn host_code_that_dereferences_device_memory_stops_with_its_line() {
+    let src = r#"int main() {
+  float* d;
+  cudaMalloc(&d, 16);
+  float x = d[0];
+  return 0;
+}
+"#;
+    let (why, _) = stops(src);
+    assert!(why.starts_with("line 4, column"), "{why}");
+    assert!(why.contains("d (cudaMalloc, line 3), which is device memory"), "{why}");
+}
+
+#[test]
+fn host_memory_errors_name_the_allocation() {
+    let (why, _) = stops(
+        "int main() {\n  int* h = (int*)malloc(8);\n  free(h);\n  free(h);\n  return 0;\n}\n",
+    );
+    assert!(why.contains("free of h (malloc, line 2), already freed at line 3"), "{why}");
+    let (why, _) = stops("int main() {\n  int* h = new int[4];\n  h[4] = 1;\n  return 0;\n}\n");
+    assert!(
+        why.contains("host code writes 4 bytes at offset 16 of h (new[], line 2), which holds 16 bytes"),
+        "{why}"
+    );
+    let (why, _) = stops(
+        "int main() {\n  int* h = (int*)malloc(8);\n  int* d;\n  cudaMalloc(&d, 8);\n  \
+         cudaMemcpy(h, d, 8, cudaMemcpyHostToDevice);\n  return 0;\n}\n",
+    );
+    assert!(why.contains("but its kind says host to device"), "{why}");
+    let (why, _) = stops("int main() {\n  int* h = (int*)malloc(8);\n  if (h[1] > 0) return 1;\n  return 0;\n}\n");
+    assert!(why.contains("branches on a value that nothing wrote (read at line 3)"), "{why}");
+}
+
+#[test]
+fn a_kernel_s_out_of_bounds_access_is_checked_against_the_real_allocation() {
+    let src = r#"__global__ void k(int* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  a[i] = i;
+}
+int main() {
+  int* d;
+  cudaMalloc(&d, 100 * sizeof(int));
+  k<<<1, 128>>>(d, 100);
+  cudaDeviceSynchronize();
+  return 0;
+}
+"#;
+    let r = run(src);
+    let oob = &r.launches[0].analysis.out_of_bounds;
+    assert_eq!(oob.len(), 1);
+    assert_eq!(oob[0].array.as_deref(), Some("d"));
+    // Threads 100 to 127 write past the 100 ints: the first is thread 100, index 100.
+    assert_eq!((oob[0].index, oob[0].count, oob[0].thread), (100, Some(100), [100, 0, 0]));
+}
+
+#[test]
+fn a_program_without_main_is_refused_with_the_way_on() {
+    let e = run_program(
+        "__global__ void k(int* a) { a[0] = 1; }\n",
+        &Defines::default(),
+        &ProgramOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no main()"), "{e}");
+}
+
+#[test]
+fn device_memory_lasts_from_launch_to_launch() {
+    let src = r#"#include <cstdio>
+__global__ void add(int* a, int k) { a[threadIdx.x] += k * threadIdx.x; }
+int main() {
+  int* d;
+  cudaMalloc(&d, 32 * sizeof(int));
+  cudaMemset(d, 0, 32 * sizeof(int));
+  for (int k = 1; k <= 3; k++) add<<<1, 32>>>(d, k);
+  int h[32];
+  int* hp = (int*)malloc(32 * sizeof(int));
+  cudaMemcpy(hp, d, 32 * sizeof(int), cudaMemcpyDeviceToHost);
+  printf("%d %d\n", hp[1], hp[31]);
+  return 0;
+}
+"#;
+    // (1 + 2 + 3) × t: 6 and 186.
+    let r = run(src);
+    assert_eq!(r.text(), "6 186\n");
+    assert_eq!(r.launches.len(), 3);
+}
+
+/// A gather kernel as a program, sized `n`, with a block of `block` threads.
+fn gather_program(n: u32, block: u32, stride: u32) -> String {
+    format!(
+        r#"__global__ void gather(float* out, const float* in, int n, int stride) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[(i * stride) % n];
+}}
+int main() {{
+  int n = {n};
+  float* h = (float*)malloc(n * sizeof(float));
+  for (int i = 0; i < n; i++) h[i] = i;
+  float *d_out, *d_in;
+  cudaMalloc(&d_out, n * sizeof(float));
+  cudaMalloc(&d_in, n * sizeof(float));
+  cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice);
+  gather<<<(n + {block} - 1) / {block}, {block}>>>(d_out, d_in, n, {stride});
+  return 0;
+}}
+"#
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// A program's launch gives the figures that the launch field gives for the same kernel
+    /// with the same data: the allocations are placed alike (the first at 0x10000000, the
+    /// next at the following multiple of it), and `iota` is what the host loop writes.
+    #[test]
+    fn a_program_s_launch_is_the_launch_field_s(
+        n in 1u32..3000,
+        block in prop::sample::select(vec![32u32, 64, 96, 128, 256]),
+        stride in 1u32..40,
+    ) {
+        let src = gather_program(n, block, stride);
+        let program = run(&src);
+        prop_assert_eq!(program.launches.len(), 1);
+        let grid = n.div_ceil(block);
+        let launch = format!("gather<<<{grid}, {block}>>>(out[{n}], in[{n}]=iota, {n}, {stride})");
+        let field = analyse(&src, &launch, Machine::default(), 0, 700).unwrap();
+        let a = &program.launches[0].analysis;
+        prop_assert_eq!(&a.total, &field.total);
+        prop_assert_eq!(&a.lines, &field.lines);
+        prop_assert_eq!(a.out_of_bounds.len(), field.out_of_bounds.len());
+    }
+}
