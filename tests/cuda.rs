@@ -501,7 +501,7 @@ mod parse {
         );
         assert_eq!(
             unread(&k("  int* p = new int[4];"), "k"),
-            "line 2, column 12: the CUDA subset this page reads leaves out new and delete"
+            "line 2, column 12: the CUDA subset this page reads leaves out new and delete in device code"
         );
         assert_eq!(unread(&k("  k<<<1, 1>>>(a);"), "k"), "line 2, column 4: the CUDA subset this page reads leaves out dynamic parallelism (a launch inside a kernel)");
         assert_eq!(

@@ -2,9 +2,7 @@
 //! prints, and how it ends. Each expected output and figure is derived by hand in a comment.
 
 use coalescing_lab::model::cuda::run::analyse;
-use coalescing_lab::model::cuda::run::program::{
-    run_program, ProgramOptions, ProgramRun, Stream,
-};
+use coalescing_lab::model::cuda::run::program::{run_program, ProgramOptions, ProgramRun, Stream};
 use coalescing_lab::model::cuda::Defines;
 use coalescing_lab::model::Machine;
 use proptest::prelude::*;
@@ -78,7 +76,10 @@ fn a_vector_add_prints_glibc_s_values_and_checks_itself() {
     assert_eq!(r.launches.len(), 1);
     let l = &r.launches[0];
     assert_eq!((l.kernel.as_str(), l.line), ("vadd", 20));
-    assert_eq!((l.grid, l.block, l.shared_bytes), ([4, 1, 1], [256, 1, 1], 0));
+    assert_eq!(
+        (l.grid, l.block, l.shared_bytes),
+        ([4, 1, 1], [256, 1, 1], 0)
+    );
     // 1000 threads are 32 warps, each with an active lane: 32 requests at each of 3 sites.
     // 31 full warps read 128 bytes, 4 sectors, each; the last has 8 lanes, 32 bytes, 1
     // sector: 125 sectors a site, all ideal, all distinct; 3 × 125 × 32 bytes of DRAM.
@@ -147,7 +148,11 @@ int main() {
         r.text(),
         "host before sync\nblock 0 thread 0\nblock 0 thread 1\nblock 1 thread 0\nblock 1 thread 1\nhost after sync\n"
     );
-    assert!(r.notes.iter().any(|n| n.contains("was lost")), "{:?}", r.notes);
+    assert!(
+        r.notes.iter().any(|n| n.contains("was lost")),
+        "{:?}",
+        r.notes
+    );
 }
 
 #[test]
@@ -248,7 +253,10 @@ fn host_code_that_dereferences_device_memory_stops_with_its_line() {
 "#;
     let (why, _) = stops(src);
     assert!(why.starts_with("line 4, column"), "{why}");
-    assert!(why.contains("d (cudaMalloc, line 3), which is device memory"), "{why}");
+    assert!(
+        why.contains("d (cudaMalloc, line 3), which is device memory"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -256,10 +264,15 @@ fn host_memory_errors_name_the_allocation() {
     let (why, _) = stops(
         "int main() {\n  int* h = (int*)malloc(8);\n  free(h);\n  free(h);\n  return 0;\n}\n",
     );
-    assert!(why.contains("free of h (malloc, line 2), already freed at line 3"), "{why}");
+    assert!(
+        why.contains("free of h (malloc, line 2), already freed at line 3"),
+        "{why}"
+    );
     let (why, _) = stops("int main() {\n  int* h = new int[4];\n  h[4] = 1;\n  return 0;\n}\n");
     assert!(
-        why.contains("host code writes 4 bytes at offset 16 of h (new[], line 2), which holds 16 bytes"),
+        why.contains(
+            "host code writes 4 bytes at offset 16 of h (new[], line 2), which holds 16 bytes"
+        ),
         "{why}"
     );
     let (why, _) = stops(
@@ -267,8 +280,13 @@ fn host_memory_errors_name_the_allocation() {
          cudaMemcpy(h, d, 8, cudaMemcpyHostToDevice);\n  return 0;\n}\n",
     );
     assert!(why.contains("but its kind says host to device"), "{why}");
-    let (why, _) = stops("int main() {\n  int* h = (int*)malloc(8);\n  if (h[1] > 0) return 1;\n  return 0;\n}\n");
-    assert!(why.contains("branches on a value that nothing wrote (read at line 3)"), "{why}");
+    let (why, _) = stops(
+        "int main() {\n  int* h = (int*)malloc(8);\n  if (h[1] > 0) return 1;\n  return 0;\n}\n",
+    );
+    assert!(
+        why.contains("branches on a value that nothing wrote (read at line 3)"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -290,7 +308,10 @@ int main() {
     assert_eq!(oob.len(), 1);
     assert_eq!(oob[0].array.as_deref(), Some("d"));
     // Threads 100 to 127 write past the 100 ints: the first is thread 100, index 100.
-    assert_eq!((oob[0].index, oob[0].count, oob[0].thread), (100, Some(100), [100, 0, 0]));
+    assert_eq!(
+        (oob[0].index, oob[0].count, oob[0].thread),
+        (100, Some(100), [100, 0, 0])
+    );
 }
 
 #[test]
@@ -371,4 +392,28 @@ proptest! {
         prop_assert_eq!(&a.lines, &field.lines);
         prop_assert_eq!(a.out_of_bounds.len(), field.out_of_bounds.len());
     }
+}
+
+#[test]
+fn the_samples_error_checks_exit_on_a_failed_call() {
+    let src = r#"#include <cstdio>
+#include <helper_cuda.h>
+__global__ void k(int* a) { a[threadIdx.x] = 1; }
+int main() {
+  int* d;
+  checkCudaErrors(cudaMalloc(&d, 16));
+  printf("ok\n");
+  k<<<1, 2048>>>(d);
+  getLastCudaError("launch");
+  printf("never\n");
+  return 0;
+}
+"#;
+    let r = run(src);
+    assert_eq!(r.text_of(Stream::Stdout), "ok\n");
+    assert_eq!(
+        r.text_of(Stream::Stderr),
+        "line 9: getLastCudaError() CUDA error : launch : (9) invalid configuration argument.\n"
+    );
+    assert_eq!(r.exit_code, Some(1));
 }

@@ -133,18 +133,54 @@ fn bytes_nothing_wrote_still_load_as_unknown() {
 ";
     let e = stops(src, "g<<<1, 32>>>(out, idx, in)", false);
     assert!(e.contains("line 3"), "{e}");
-    // An atomic's target becomes unknown: its new value is not computed.
+    // An atomic on bytes nothing wrote returns an unknown old value, and leaves its target
+    // unknown.
     let src = "__global__ void a(float* out, int* n) {
+  int old = atomicAdd(n, 1);
+  out[old] = 1;
+}
+";
+    let e = stops(src, "a<<<1, 32>>>(out, n)", false);
+    assert!(e.contains("line 3"), "{e}");
+}
+
+#[test]
+fn atomics_compute_their_values_lane_by_lane() {
+    // Lane t's atomicAdd returns 3 + t: the lanes apply it one after another in lane order,
+    // each seeing the previous one's sum. The shared counter ends at 3 + 32 = 35, so the last
+    // store writes out[35]: in bounds of 36 floats, one past the end of 35.
+    let src = "__global__ void a(float* out, int* slot) {
   __shared__ int k;
   if (threadIdx.x == 0) k = 3;
   __syncthreads();
-  if (threadIdx.x == 0) atomicAdd(&k, 1);
+  int mine = atomicAdd(&k, 1);
+  slot[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) out[k] = 1;
+}
+";
+    let (_, a) = run(src, "a<<<1, 32>>>(out[36], slot[32])");
+    assert!(a.out_of_bounds.is_empty(), "{:?}", a.out_of_bounds);
+    assert_eq!(site(&a, 8, SiteKind::Store, Space::Global), (1, 1, 1));
+    let (_, a) = run(src, "a<<<1, 32>>>(out[35], slot[32])");
+    assert_eq!(a.out_of_bounds.len(), 1);
+    assert_eq!(a.out_of_bounds[0].index, 35);
+    // atomicCAS swaps only where the old value matches; atomicInc wraps at its bound.
+    let src = "__global__ void c(float* out) {
+  __shared__ unsigned int k;
+  if (threadIdx.x == 0) k = 0;
+  __syncthreads();
+  atomicInc(&k, 4);
   __syncthreads();
   out[k] = 1;
 }
 ";
-    let e = stops(src, "a<<<1, 32>>>(out, n)", false);
-    assert!(e.contains("depends on the value loaded at line 7"), "{e}");
+    // 32 increments modulo 5 (0, 1, 2, 3, 4, 0, …) leave 32 mod 5 = 2: out[2] is in bounds.
+    let (_, a) = run(src, "c<<<1, 32>>>(out[3])");
+    assert!(a.out_of_bounds.is_empty(), "{:?}", a.out_of_bounds);
+    let (_, a) = run(src, "c<<<1, 32>>>(out[2])");
+    assert_eq!(a.out_of_bounds.len(), 1);
+    assert_eq!(a.out_of_bounds[0].index, 2);
 }
 
 #[test]

@@ -219,7 +219,10 @@ impl Cursor<'_> {
                 } else {
                     None
                 };
-                return Ok(Expr { kind: ExprKind::New { ty, count, init }, pos });
+                return Ok(Expr {
+                    kind: ExprKind::New { ty, count, init },
+                    pos,
+                });
             }
             Some("delete") if self.host => {
                 self.advance();

@@ -305,9 +305,7 @@ fn host_function(tokens: &[Token], names: &Names, unit: &mut Unit, name: &str) {
     let mut c = Cursor::new(tokens, names);
     c.host = true;
     match c.item() {
-        Ok(Some(Item::Function(f))) if !f.body.is_empty() || f.name == "main" => {
-            unit.host.push(f)
-        }
+        Ok(Some(Item::Function(f))) if !f.body.is_empty() || f.name == "main" => unit.host.push(f),
         Ok(_) => {}
         Err(error) => unit.host_unread.push((name.to_string(), error)),
     }

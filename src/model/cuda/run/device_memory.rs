@@ -78,10 +78,7 @@ impl Default for Memory {
 impl Memory {
     /// Memory that holds at most `limit` bytes of values.
     pub(crate) fn with_limit(limit: u64) -> Memory {
-        Memory {
-            pages: HashMap::default(),
-            limit,
-        }
+        Memory { pages: HashMap::default(), limit }
     }
 
     /// Whether no byte is known: every load gives an unknown value.

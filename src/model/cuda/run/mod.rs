@@ -424,11 +424,7 @@ impl CudaJob {
         machine: Machine,
         cache_bytes: u64,
     ) -> Result<CudaJob, CudaFailure> {
-        let given = Given {
-            args: Some(Rc::new(args)),
-            heap,
-            global,
-        };
+        let given = Given { args: Some(Rc::new(args)), heap, global };
         let mut job = CudaJob::of_launch(unit, launch, Vec::new(), given, machine, cache_bytes)?;
         // Memory as the launch found it is not kept: a copy of device memory per launch, made
         // at the launch's first store, would double what a program holds.

@@ -184,6 +184,7 @@ pub(crate) struct HostState {
     pub(crate) strings: Vec<(String, u64)>,
     /// The program's arguments after its name.
     pub(crate) argv: Vec<String>,
+    pub(crate) limits: Limits,
 }
 
 impl HostState {
@@ -212,6 +213,7 @@ impl HostState {
             notes: Vec::new(),
             strings: Vec::new(),
             argv: options.argv.clone(),
+            limits: options.limits,
         }
     }
 
@@ -227,7 +229,9 @@ impl HostState {
         self.console_bytes += text.len();
         match self.console.last_mut() {
             Some(last) if last.stream == stream => last.text.push_str(text),
-            _ => self.console.push(Printed { stream, text: text.to_string() }),
+            _ => self
+                .console
+                .push(Printed { stream, text: text.to_string() }),
         }
     }
 
@@ -247,11 +251,12 @@ impl HostState {
         made_by: &'static str,
         line: u32,
     ) -> Option<u64> {
-        let (held, limit) = if device {
-            (self.device_bytes, MAX_DEVICE_BYTES)
+        let held = if device {
+            self.device_bytes
         } else {
-            (self.host_bytes, MAX_HOST_BYTES)
+            self.host_bytes
         };
+        let limit = self.limits.memory_bytes;
         if held.checked_add(bytes)? > limit {
             return None;
         }
@@ -271,16 +276,19 @@ impl HostState {
             base
         };
         let at = self.blocks.partition_point(|b| b.base < base);
-        self.blocks.insert(at, Block {
-            name: made_by.to_string(),
-            base,
-            bytes,
-            device,
-            managed,
-            line,
-            freed: None,
-            made_by,
-        });
+        self.blocks.insert(
+            at,
+            Block {
+                name: made_by.to_string(),
+                base,
+                bytes,
+                device,
+                managed,
+                line,
+                freed: None,
+                made_by,
+            },
+        );
         Some(base)
     }
 
@@ -334,6 +342,32 @@ pub struct ProgramOptions {
     pub bandwidth_gb_s: f64,
     /// The program's arguments after its name (`argv[1]` on).
     pub argv: Vec<String>,
+    /// The budgets, lower than the defaults for fuzzing.
+    pub limits: Limits,
+}
+
+/// How much a program may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Loop iterations host code runs in all.
+    pub host_iterations: u64,
+    /// Bytes of allocations each side holds at once.
+    pub memory_bytes: u64,
+    /// Threads in one launch.
+    pub launch_threads: u64,
+    /// Loop iterations one warp of a launch runs in all.
+    pub warp_iterations: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            host_iterations: MAX_HOST_ITERATIONS,
+            memory_bytes: MAX_DEVICE_BYTES,
+            launch_threads: super::MAX_LANE_ACCESSES,
+            warp_iterations: super::MAX_WARP_ITERATIONS,
+        }
+    }
 }
 
 impl Default for ProgramOptions {
@@ -344,6 +378,7 @@ impl Default for ProgramOptions {
             arch: 700,
             bandwidth_gb_s: 900.0,
             argv: Vec::new(),
+            limits: Limits::default(),
         }
     }
 }

@@ -76,7 +76,14 @@ impl Warp<'_> {
             }
             _ => {}
         }
-        if self.host && !self.p.unit.items.iter().any(|i| matches!(i, Item::Function(f) if f.name == name)) {
+        if self.host
+            && !self
+                .p
+                .unit
+                .items
+                .iter()
+                .any(|i| matches!(i, Item::Function(f) if f.name == name))
+        {
             if let Some(v) = self.host_call(name, args, pos)? {
                 return Ok(v);
             }

@@ -57,7 +57,10 @@ impl Warp<'_> {
                 let a = self.intern(text);
                 let char_ty = Ty::Int(IntType { bytes: 1, signed: true });
                 Ok(Value::new(
-                    Ty::Ptr(std::rc::Rc::new(char_ty), crate::model::machine::Space::Global),
+                    Ty::Ptr(
+                        std::rc::Rc::new(char_ty),
+                        crate::model::machine::Space::Global,
+                    ),
                     Lanes::Same(S::P(a)),
                 ))
             }

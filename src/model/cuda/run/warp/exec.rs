@@ -8,9 +8,9 @@
 use super::super::super::ast::{Decl, Expr, Init, Stmt, StmtKind};
 use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
+use super::super::program::MAX_HOST_ITERATIONS;
 use super::super::ty::Ty;
 use super::super::value::{each_lane, Lanes, S};
-use super::super::program::MAX_HOST_ITERATIONS;
 use super::super::{MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS};
 use super::park::{Level, Scope};
 use super::{Flow, Place, Value, Warp, R};
@@ -304,7 +304,12 @@ impl Warp<'_> {
                     first = false;
                     iterations += 1;
                     let (one_loop, all_loops) = if self.host {
-                        (MAX_HOST_ITERATIONS, MAX_HOST_ITERATIONS)
+                        let n = self
+                            .sh
+                            .host
+                            .as_ref()
+                            .map_or(MAX_HOST_ITERATIONS, |h| h.limits.host_iterations);
+                        (n, n)
                     } else {
                         (MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS)
                     };

@@ -40,7 +40,11 @@ const ERRORS: [(i32, &str, &str); 4] = [
     (0, "cudaSuccess", "no error"),
     (1, "cudaErrorInvalidValue", "invalid argument"),
     (2, "cudaErrorMemoryAllocation", "out of memory"),
-    (9, "cudaErrorInvalidConfiguration", "invalid configuration argument"),
+    (
+        9,
+        "cudaErrorInvalidConfiguration",
+        "invalid configuration argument",
+    ),
 ];
 
 /// Names host code may use for constants of the C library and the runtime.
@@ -127,19 +131,32 @@ impl Warp<'_> {
             for a in &args {
                 pointers.push(self.intern(a));
             }
-            let char_ptr = Ty::Ptr(Rc::new(Ty::Int(IntType { bytes: 1, signed: true })), Space::Global);
+            let char_ptr = Ty::Ptr(
+                Rc::new(Ty::Int(IntType { bytes: 1, signed: true })),
+                Space::Global,
+            );
             let bytes = 8 * (pointers.len() as u64 + 1);
             let argv = self
                 .hs()?
                 .allocate(bytes, false, false, "argv", f.pos.line)
                 .ok_or_else(|| self.host_error(f.pos, "no room for argv".into()))?;
             for (k, p) in pointers.iter().chain([&0]).enumerate() {
-                self.hs()?.memory.store(argv + 8 * k as u64, &char_ptr, S::P(*p));
+                self.hs()?
+                    .memory
+                    .store(argv + 8 * k as u64, &char_ptr, S::P(*p));
             }
-            let names: Vec<String> = f.params.iter().map(|p| p.name.clone().unwrap_or_default()).collect();
+            let names: Vec<String> = f
+                .params
+                .iter()
+                .map(|p| p.name.clone().unwrap_or_default())
+                .collect();
             let argc = args.len() as i128;
             self.declare_value(&names[0], Ty::Int(INT), Lanes::Same(S::I(argc)));
-            self.declare_value(&names[1], Ty::Ptr(Rc::new(char_ptr), Space::Global), Lanes::Same(S::P(argv)));
+            self.declare_value(
+                &names[1],
+                Ty::Ptr(Rc::new(char_ptr), Space::Global),
+                Lanes::Same(S::P(argv)),
+            );
         }
         let out = self.seq(&f.body, 1, false);
         let ret = self.frames.pop().and_then(|fr| fr.ret);
@@ -175,15 +192,20 @@ impl Warp<'_> {
             .constants
             .iter()
             .filter_map(|(name, (_, lanes))| match lanes {
-                Lanes::Same(S::I(v)) if *v >= 1 << 16 => Some(format!("{name}={v}")),
+                Lanes::Same(S::I(v)) if *v >= 1 << 10 => Some(format!("{name}={v}")),
                 _ => None,
             })
             .collect();
+        let limit = self
+            .sh
+            .host
+            .as_ref()
+            .map_or(super::super::program::MAX_HOST_ITERATIONS, |h| {
+                h.limits.host_iterations
+            });
         let mut why = format!(
-            "host code's loops ran {} iterations in all (2^{}), the most this model runs; the \
-             program stops at this loop",
-            super::super::program::MAX_HOST_ITERATIONS,
-            super::super::program::MAX_HOST_ITERATIONS.trailing_zeros()
+            "host code's loops ran {limit} iterations in all, the most this run allows; the \
+             program stops at this loop"
         );
         if !sizes.is_empty() {
             let mut sizes = sizes;
@@ -285,7 +307,9 @@ impl Warp<'_> {
         let ty = self.place_ty(&place);
         let v = match (&ty, value) {
             (Ty::Ptr(..), S::P(_)) => Value::new(ty.clone(), Lanes::Same(value)),
-            (_, S::F(x)) => self.convert(Value::new(Ty::Float, Lanes::Same(S::F(x))), &ty, 1, e.pos)?,
+            (_, S::F(x)) => {
+                self.convert(Value::new(Ty::Float, Lanes::Same(S::F(x))), &ty, 1, e.pos)?
+            }
             _ => self.convert(Value::new(Ty::Int(INT), Lanes::Same(value)), &ty, 1, e.pos)?,
         };
         self.store(&place, v, 1, e.pos)?;
@@ -300,7 +324,7 @@ impl Warp<'_> {
         }
         let hs = self.hs()?;
         if let Some(b) = hs.block_at(addr) {
-            let end = addr.checked_add(bytes).unwrap_or(u64::MAX);
+            let end = addr.saturating_add(bytes);
             // The common case, with no name to copy; a message needs the name.
             if b.freed.is_none() && end <= b.base + b.bytes && (!b.device || b.managed) {
                 return Ok(b.clone_plain());
@@ -318,7 +342,7 @@ impl Warp<'_> {
                 format!("{what} {}, freed at line {line}", b.described()),
             ));
         }
-        let end = addr.checked_add(bytes).unwrap_or(u64::MAX);
+        let end = addr.saturating_add(bytes);
         if end > b.base + b.bytes {
             return Err(self.host_error(
                 pos,
@@ -354,11 +378,17 @@ impl Warp<'_> {
         let values: Vec<Lanes> = parts
             .iter()
             .map(|(offset, part)| {
-                Lanes::Same(mem.load(a.wrapping_add(*offset), part).unwrap_or(S::U(pos.line)))
+                Lanes::Same(
+                    mem.load(a.wrapping_add(*offset), part)
+                        .unwrap_or(S::U(pos.line)),
+                )
             })
             .collect();
         Ok(if values.len() == 1 && !super::exec::is_agg(ty) {
-            values.into_iter().next().unwrap_or(Lanes::Same(S::U(pos.line)))
+            values
+                .into_iter()
+                .next()
+                .unwrap_or(Lanes::Same(S::U(pos.line)))
         } else {
             Lanes::Agg(values)
         })
@@ -426,12 +456,18 @@ impl Warp<'_> {
                 None => {
                     return Err(self.host_error(
                         pos,
-                        format!("a string in {} has a byte that nothing wrote", b.described()),
+                        format!(
+                            "a string in {} has a byte that nothing wrote",
+                            b.described()
+                        ),
                     ))
                 }
             }
         }
-        Err(self.host_error(pos, format!("a string in {} has no terminating zero", b.described())))
+        Err(self.host_error(
+            pos,
+            format!("a string in {} has no terminating zero", b.described()),
+        ))
     }
 
     /// A `printf`-family call's text: `format` and the values of `args`.
@@ -463,7 +499,8 @@ impl Warp<'_> {
                 (_, S::U(line)) => return Err(self.unwritten(a.pos, "a value printed", line)),
             });
         }
-        let text = sprintf(&fmt, &values).map_err(|e| RunError::at(pos, RunErrorKind::Printf(e)))?;
+        let text =
+            sprintf(&fmt, &values).map_err(|e| RunError::at(pos, RunErrorKind::Printf(e)))?;
         Ok(String::from_utf8_lossy(&text).into_owned())
     }
 
@@ -478,9 +515,17 @@ impl Warp<'_> {
                 )
             })
         };
-        let void_ptr = |a: u64| Ok(Some(Value::new(Ty::Ptr(Rc::new(Ty::Void), Space::Global), Lanes::Same(S::P(a)))));
+        let void_ptr = |a: u64| {
+            Ok(Some(Value::new(
+                Ty::Ptr(Rc::new(Ty::Void), Space::Global),
+                Lanes::Same(S::P(a)),
+            )))
+        };
         if device_only(name) {
-            return Err(self.host_error(pos, format!("{name} is device code: host code cannot call it")));
+            return Err(self.host_error(
+                pos,
+                format!("{name} is device code: host code cannot call it"),
+            ));
         }
         match name {
             "printf" => {
@@ -490,17 +535,16 @@ impl Warp<'_> {
                 int(n)
             }
             "fprintf" => {
-                let stream = match &arg(0)?.kind {
-                    ExprKind::Name(n) if n == "stderr" || n == "std::stderr" => Stream::Stderr,
-                    ExprKind::Name(n) if n == "stdout" || n == "std::stdout" => Stream::Stdout,
-                    _ => {
-                        return Err(self.host_error(
+                let stream =
+                    match &arg(0)?.kind {
+                        ExprKind::Name(n) if n == "stderr" || n == "std::stderr" => Stream::Stderr,
+                        ExprKind::Name(n) if n == "stdout" || n == "std::stdout" => Stream::Stdout,
+                        _ => return Err(self.host_error(
                             pos,
                             "fprintf prints to stdout or stderr here; files are outside the model"
                                 .into(),
-                        ))
-                    }
-                };
+                        )),
+                    };
                 let text = self.format(arg(1)?, &args[2..], pos)?;
                 let n = text.len() as i128;
                 self.hs()?.print(stream, &text);
@@ -515,10 +559,16 @@ impl Warp<'_> {
             }
             "putchar" => {
                 let c = self.int_arg(arg(0)?, "putchar's character")? as u8;
-                self.hs()?.print(Stream::Stdout, &String::from_utf8_lossy(&[c]));
+                self.hs()?
+                    .print(Stream::Stdout, &String::from_utf8_lossy(&[c]));
                 int(i128::from(c))
             }
-            "fflush" | "cudaSetDevice" | "cudaMemPrefetchAsync" | "cudaMemAdvise" | "cudaFuncSetCacheConfig" | "cudaDeviceSetCacheConfig" => {
+            "fflush"
+            | "cudaSetDevice"
+            | "cudaMemPrefetchAsync"
+            | "cudaMemAdvise"
+            | "cudaFuncSetCacheConfig"
+            | "cudaDeviceSetCacheConfig" => {
                 for a in args {
                     if !matches!(&a.kind, ExprKind::Name(n) if n == "stdout" || n == "stderr") {
                         self.eval(a, 1)?;
@@ -546,7 +596,10 @@ impl Warp<'_> {
                     };
                     self.store(&place, v.clone(), 1, pos)?;
                 }
-                Ok(Some(Value::new(p.ty.clone(), Lanes::Same(S::P(base + n * size)))))
+                Ok(Some(Value::new(
+                    p.ty.clone(),
+                    Lanes::Same(S::P(base + n * size)),
+                )))
             }
             "rand" => {
                 let v = self.hs()?.rand.rand();
@@ -562,7 +615,9 @@ impl Warp<'_> {
                     self.eval(a, 1)?;
                 }
                 let hs = self.hs()?;
-                let note = format!("{name}() returns 0 here, so that a run gives the same output each time");
+                let note = format!(
+                    "{name}() returns 0 here, so that a run gives the same output each time"
+                );
                 if !hs.notes.contains(&note) {
                     hs.notes.push(note);
                 }
@@ -572,7 +627,8 @@ impl Warp<'_> {
                 let code = self.int_arg(arg(0)?, "exit's status")?;
                 Err(RunError::at(pos, RunErrorKind::Exit(code as i32)))
             }
-            "malloc" | "cudaMallocHost" | "cudaHostAlloc" | "cudaMalloc" | "cudaMallocManaged" | "calloc" => {
+            "malloc" | "cudaMallocHost" | "cudaHostAlloc" | "cudaMalloc" | "cudaMallocManaged"
+            | "calloc" => {
                 let host_api = matches!(name, "malloc" | "calloc");
                 let size_at = usize::from(!host_api);
                 let mut bytes = self.int_arg(arg(size_at)?, "the size")?;
@@ -584,13 +640,19 @@ impl Warp<'_> {
                 }
                 let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
                 let device = matches!(name, "cudaMalloc" | "cudaMallocManaged");
-                let base = self.hs()?.allocate(bytes, device, name == "cudaMallocManaged", match name {
-                    "malloc" => "malloc",
-                    "calloc" => "calloc",
-                    "cudaMalloc" => "cudaMalloc",
-                    "cudaMallocManaged" => "cudaMallocManaged",
-                    _ => "cudaMallocHost",
-                }, pos.line);
+                let base = self.hs()?.allocate(
+                    bytes,
+                    device,
+                    name == "cudaMallocManaged",
+                    match name {
+                        "malloc" => "malloc",
+                        "calloc" => "calloc",
+                        "cudaMalloc" => "cudaMalloc",
+                        "cudaMallocManaged" => "cudaMallocManaged",
+                        _ => "cudaMallocHost",
+                    },
+                    pos.line,
+                );
                 if name == "calloc" {
                     if let Some(b) = base {
                         let zeros = vec![0u8; bytes as usize];
@@ -626,19 +688,38 @@ impl Warp<'_> {
                 let found = hs.block_index(a);
                 let block = found.and_then(|k| hs.blocks.get(k).cloned());
                 match (found, block) {
-                    (Some(k), Some(b)) if b.freed.is_none() && b.device == device && b.made_by != "a string literal" => {
+                    (Some(k), Some(b))
+                        if b.freed.is_none()
+                            && b.device == device
+                            && b.made_by != "a string literal" =>
+                    {
                         hs.free(k, pos.line);
                         int(0)
                     }
                     (_, Some(b)) if b.freed.is_some() => Err(self.host_error(
                         pos,
-                        format!("{name} of {}, already freed at line {}", b.described(), b.freed.unwrap_or(0)),
+                        format!(
+                            "{name} of {}, already freed at line {}",
+                            b.described(),
+                            b.freed.unwrap_or(0)
+                        ),
                     )),
                     (_, Some(b)) => Err(self.host_error(
                         pos,
-                        format!("{name} of {}: {}", b.described(), if b.device { "device memory is freed with cudaFree" } else { "host memory is freed with free" }),
+                        format!(
+                            "{name} of {}: {}",
+                            b.described(),
+                            if b.device {
+                                "device memory is freed with cudaFree"
+                            } else {
+                                "host memory is freed with free"
+                            }
+                        ),
                     )),
-                    _ => Err(self.host_error(pos, format!("{name} of address {a:#x}, which no allocation starts at"))),
+                    _ => Err(self.host_error(
+                        pos,
+                        format!("{name} of address {a:#x}, which no allocation starts at"),
+                    )),
                 }
             }
             "memset" | "cudaMemset" | "cudaMemsetAsync" => {
@@ -651,7 +732,18 @@ impl Warp<'_> {
                 let device = name != "memset";
                 let b = self.checked_block(a, n, pos, &format!("{name} writes"))?;
                 if b.device != device && !b.managed {
-                    return Err(self.host_error(pos, format!("{name} of {}: {}", b.described(), if device { "cudaMemset sets device memory" } else { "memset sets host memory" })));
+                    return Err(self.host_error(
+                        pos,
+                        format!(
+                            "{name} of {}: {}",
+                            b.described(),
+                            if device {
+                                "cudaMemset sets device memory"
+                            } else {
+                                "memset sets host memory"
+                            }
+                        ),
+                    ));
                 }
                 let bytes = vec![v; n as usize];
                 self.memory_of(&b)?.write(a, &bytes);
@@ -665,7 +757,11 @@ impl Warp<'_> {
                 let dst = self.ptr_arg(arg(0)?, "the destination")?;
                 let src = self.ptr_arg(arg(1)?, "the source")?;
                 let n = u64::try_from(self.int_arg(arg(2)?, "the size")?).unwrap_or(u64::MAX);
-                let kind = if name == "memcpy" { 0 } else { self.int_arg(arg(3)?, "the copy's kind")? };
+                let kind = if name == "memcpy" {
+                    0
+                } else {
+                    self.int_arg(arg(3)?, "the copy's kind")?
+                };
                 for e in args.iter().skip(4) {
                     self.eval(e, 1)?;
                 }
@@ -673,7 +769,11 @@ impl Warp<'_> {
                     self.hs()?.flush_device();
                 }
                 if n == 0 {
-                    return if name == "memcpy" { void_ptr(dst) } else { int(0) };
+                    return if name == "memcpy" {
+                        void_ptr(dst)
+                    } else {
+                        int(0)
+                    };
                 }
                 let to = self.checked_block(dst, n, pos, &format!("{name} writes"))?;
                 let from = self.checked_block(src, n, pos, &format!("{name} reads"))?;
@@ -705,7 +805,11 @@ impl Warp<'_> {
                     int(0)
                 }
             }
-            "cudaDeviceSynchronize" | "cudaThreadSynchronize" | "cudaStreamSynchronize" | "cudaEventSynchronize" | "cudaDeviceReset" => {
+            "cudaDeviceSynchronize"
+            | "cudaThreadSynchronize"
+            | "cudaStreamSynchronize"
+            | "cudaEventSynchronize"
+            | "cudaDeviceReset" => {
                 for a in args {
                     self.eval(a, 1)?;
                 }
@@ -728,14 +832,62 @@ impl Warp<'_> {
                 }
                 int(i128::from(e))
             }
+            // The samples' `helper_cuda.h`: a failed call prints its code and name and exits
+            // with EXIT_FAILURE (the macro's file name and expression text are not kept here).
+            "checkCudaErrors" => {
+                let code = self.int_arg(arg(0)?, "the checked call")?;
+                if code != 0 {
+                    let name = ERRORS
+                        .iter()
+                        .find(|(c, _, _)| i128::from(*c) == code)
+                        .map_or("cudaErrorUnknown", |(_, n, _)| *n);
+                    let text = format!("CUDA error at line {} code={code}({name})\n", pos.line);
+                    self.hs()?.print(Stream::Stderr, &text);
+                    return Err(RunError::at(pos, RunErrorKind::Exit(1)));
+                }
+                Ok(Some(Value::new(Ty::Void, Lanes::Same(S::I(0)))))
+            }
+            "getLastCudaError" => {
+                let message = match &arg(0)?.kind {
+                    ExprKind::Str(s) => s.clone(),
+                    _ => {
+                        let a = self.ptr_arg(arg(0)?, "the message")?;
+                        String::from_utf8_lossy(&self.c_string(a, pos)?).into_owned()
+                    }
+                };
+                let hs = self.hs()?;
+                let code = std::mem::take(&mut hs.last_error);
+                if code != 0 {
+                    let words = ERRORS
+                        .iter()
+                        .find(|(c, _, _)| *c == code)
+                        .map_or("unrecognized error code", |(_, _, s)| *s);
+                    let text = format!(
+                        "line {}: getLastCudaError() CUDA error : {message} : ({code}) {words}.\n",
+                        pos.line
+                    );
+                    hs.print(Stream::Stderr, &text);
+                    return Err(RunError::at(pos, RunErrorKind::Exit(1)));
+                }
+                Ok(Some(Value::new(Ty::Void, Lanes::Same(S::I(0)))))
+            }
             "cudaGetErrorString" | "cudaGetErrorName" => {
                 let code = self.int_arg(arg(0)?, "the error")?;
                 let text = match ERRORS.iter().find(|(c, _, _)| i128::from(*c) == code) {
-                    Some((_, n, s)) => if name == "cudaGetErrorName" { *n } else { *s },
+                    Some((_, n, s)) => {
+                        if name == "cudaGetErrorName" {
+                            *n
+                        } else {
+                            *s
+                        }
+                    }
                     None => "unrecognized error code",
                 };
                 let a = self.intern(text);
-                let char_ptr = Ty::Ptr(Rc::new(Ty::Int(IntType { bytes: 1, signed: true })), Space::Global);
+                let char_ptr = Ty::Ptr(
+                    Rc::new(Ty::Int(IntType { bytes: 1, signed: true })),
+                    Space::Global,
+                );
                 Ok(Some(Value::new(char_ptr, Lanes::Same(S::P(a)))))
             }
             "cudaGetDeviceCount" | "cudaGetDevice" => {
@@ -743,7 +895,10 @@ impl Warp<'_> {
                 self.store_out(arg(0)?, S::I(v))?;
                 int(0)
             }
-            "cudaEventCreate" | "cudaStreamCreate" | "cudaEventCreateWithFlags" | "cudaStreamCreateWithFlags" => {
+            "cudaEventCreate"
+            | "cudaStreamCreate"
+            | "cudaEventCreateWithFlags"
+            | "cudaStreamCreateWithFlags" => {
                 for a in args.iter().skip(1) {
                     self.eval(a, 1)?;
                 }
@@ -808,8 +963,11 @@ impl Warp<'_> {
             Some(e) => self.int_arg(e, "new[]'s count")?,
             None => 1,
         };
-        let n = u64::try_from(n).map_err(|_| self.host_error(pos, format!("new[] of {n} elements")))?;
-        let bytes = n.checked_mul(elem.size()).ok_or_else(|| self.host_error(pos, "new[] of more bytes than memory holds".into()))?;
+        let n =
+            u64::try_from(n).map_err(|_| self.host_error(pos, format!("new[] of {n} elements")))?;
+        let bytes = n
+            .checked_mul(elem.size())
+            .ok_or_else(|| self.host_error(pos, "new[] of more bytes than memory holds".into()))?;
         let made_by = if count.is_some() { "new[]" } else { "new" };
         let Some(base) = self.hs()?.allocate(bytes, false, false, made_by, pos.line) else {
             return Err(self.host_error(
@@ -827,7 +985,11 @@ impl Warp<'_> {
             Some([x]) if count.is_none() => {
                 let v = self.eval(x, 1)?;
                 let v = self.convert(v, &elem, 1, x.pos)?;
-                let place = Place::Mem { addr: Lanes::Same(S::P(base)), ty: elem, space: Space::Global };
+                let place = Place::Mem {
+                    addr: Lanes::Same(S::P(base)),
+                    ty: elem,
+                    space: Space::Global,
+                };
                 self.store(&place, v, 1, pos)?;
             }
             Some(_) => {
@@ -859,7 +1021,11 @@ impl Warp<'_> {
             }
             (_, Some(b)) if b.freed.is_some() => Err(self.host_error(
                 pos,
-                format!("delete of {}, already freed at line {}", b.described(), b.freed.unwrap_or(0)),
+                format!(
+                    "delete of {}, already freed at line {}",
+                    b.described(),
+                    b.freed.unwrap_or(0)
+                ),
             )),
             (_, Some(b)) => Err(self.host_error(
                 pos,
@@ -877,7 +1043,10 @@ impl Warp<'_> {
                     }
                 ),
             )),
-            _ => Err(self.host_error(pos, format!("delete of address {a:#x}, which no allocation starts at"))),
+            _ => Err(self.host_error(
+                pos,
+                format!("delete of address {a:#x}, which no allocation starts at"),
+            )),
         }
     }
 
@@ -898,7 +1067,9 @@ impl Warp<'_> {
             let len = CHUNK.min(n - done);
             let chunk: Vec<Option<u8>> = {
                 let mem = self.memory_of(from)?;
-                (0..len).map(|k| mem.read::<1>(src + done + k).map(|[b]| b)).collect()
+                (0..len)
+                    .map(|k| mem.read::<1>(src + done + k).map(|[b]| b))
+                    .collect()
             };
             let mem = self.memory_of(to)?;
             let mut k = 0usize;
@@ -937,19 +1108,26 @@ impl Warp<'_> {
             let one = |s: S, w: &Self| match s {
                 S::I(x) => Ok(u64::try_from(x).unwrap_or(0)),
                 S::U(line) => Err(w.unwritten(e.pos, "the launch's configuration", line)),
-                _ => Err(w.host_error(e.pos, "a launch's grid and block are integers or dim3".into())),
+                _ => Err(w.host_error(
+                    e.pos,
+                    "a launch's grid and block are integers or dim3".into(),
+                )),
             };
             match &v.lanes {
-                Lanes::Agg(parts) if parts.len() == 3 => {
-                    Ok([one(parts[0].at(0), w)?, one(parts[1].at(0), w)?, one(parts[2].at(0), w)?])
-                }
+                Lanes::Agg(parts) if parts.len() == 3 => Ok([
+                    one(parts[0].at(0), w)?,
+                    one(parts[1].at(0), w)?,
+                    one(parts[2].at(0), w)?,
+                ]),
                 l => Ok([one(l.at(0), w)?, 1, 1]),
             }
         };
         let grid = dims(self, &config[0])?;
         let block = dims(self, &config[1])?;
         let shared_bytes = match config.get(2) {
-            Some(e) => u64::try_from(self.int_arg(e, "the launch's shared bytes")?).unwrap_or(u64::MAX),
+            Some(e) => {
+                u64::try_from(self.int_arg(e, "the launch's shared bytes")?).unwrap_or(u64::MAX)
+            }
             None => 0,
         };
         if let Some(e) = config.get(3) {
@@ -982,6 +1160,20 @@ impl Warp<'_> {
             .map(|b| (b.name.clone(), b.base, b.bytes))
             .collect();
         let (unit, machine, cache) = (hs.kernel_unit.clone(), hs.machine, hs.cache_bytes);
+        let limits = hs.limits;
+        let threads = grid
+            .iter()
+            .chain(&block)
+            .fold(1u64, |n, d| n.saturating_mul(*d));
+        if threads > limits.launch_threads {
+            return Err(self.host_error(
+                pos,
+                format!(
+                    "the launch has {threads} threads; this run allows at most {}",
+                    limits.launch_threads
+                ),
+            ));
+        }
         let global = std::mem::take(&mut self.sh.global);
         let job = CudaJob::of_host(unit, launch, given, heap, global, machine, cache);
         let mut job = match job {
@@ -990,12 +1182,16 @@ impl Warp<'_> {
                 // The launch fails, and the program goes on: `cudaGetLastError` says so.
                 let hs = self.hs()?;
                 hs.last_error = 9;
-                hs.notes.push(format!("the launch at line {} failed: {}", pos.line, e.kind));
+                hs.notes.push(format!(
+                    "the launch at line {} failed: {}",
+                    pos.line, e.kind
+                ));
                 return Ok(Value::new(Ty::Void, Lanes::Same(S::I(0))));
             }
             Err(CudaFailure::Run(e)) => return Err(e),
             Err(e) => return Err(self.host_error(pos, format!("the launch of {kernel}: {e}"))),
         };
+        job.iteration_budget(limits.warp_iterations);
         let ran = loop {
             match job.step(1 << 12) {
                 Ok(true) => break Ok(()),

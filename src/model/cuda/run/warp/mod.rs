@@ -512,9 +512,11 @@ impl<'a> Warp<'a> {
                 .params
                 .iter()
                 .zip(given.iter())
-                .filter_map(|(param, v)| match (self.resolve(&param.ty, &bindings, param.pos), v.lanes.at(0)) {
-                    (Ok(Ty::Ptr(pointee, _)), S::P(a)) => Some((a, pointee.size().max(1))),
-                    _ => None,
+                .filter_map(|(param, v)| {
+                    match (self.resolve(&param.ty, &bindings, param.pos), v.lanes.at(0)) {
+                        (Ok(Ty::Ptr(pointee, _)), S::P(a)) => Some((a, pointee.size().max(1))),
+                        _ => None,
+                    }
                 })
                 .collect();
             for (name, base, bytes) in &self.p.heap {

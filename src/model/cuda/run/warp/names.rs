@@ -45,7 +45,9 @@ impl Warp<'_> {
                 if self.host {
                     return Err(RunError::at(
                         pos,
-                        RunErrorKind::Type(format!("{short} is device code: host code has no thread")),
+                        RunErrorKind::Type(format!(
+                            "{short} is device code: host code has no thread"
+                        )),
                     ));
                 }
                 if self.constant {
