@@ -417,3 +417,41 @@ int main() {
     );
     assert_eq!(r.exit_code, Some(1));
 }
+
+#[test]
+fn the_samples_helpers_read_the_program_s_arguments_and_name_the_device() {
+    let src = r#"#include <cstdio>
+#include <helper_cuda.h>
+#include <helper_string.h>
+int main(int argc, char** argv) {
+  int dev = findCudaDevice(argc, (const char**)argv);
+  int n = getCmdLineArgumentInt(argc, (const char**)argv, "n");
+  int wa = getCmdLineArgumentInt(argc, (const char**)argv, "wA");
+  printf("%d %d %d %d %d\n", dev, checkCmdLineFlag(argc, (const char**)argv, "quiet"),
+         checkCmdLineFlag(argc, (const char**)argv, "help"), n, wa);
+  int major;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  printf("%d\n", major);
+  return 0;
+}
+"#;
+    let options = ProgramOptions {
+        argv: vec!["--quiet".into(), "-n=64".into(), "-WA=12".into()],
+        arch: 800,
+        ..ProgramOptions::default()
+    };
+    let r = run_with(src, &options);
+    assert!(r.error.is_none(), "{:?}", r.error);
+    // helper_cuda.h's line for compute capability 8.0, then the flags: `--quiet` given,
+    // `help` not, `n=64`, and `wA` matched case-insensitively as helper_string.h does.
+    assert_eq!(
+        r.text(),
+        "GPU Device 0: \"Ampere\" with compute capability 8.0\n\n0 1 0 64 12\n8\n"
+    );
+}
+
+#[test]
+fn adjacent_string_literals_are_one_string() {
+    let src = "#include <cstdio>\nint main() {\n  printf(\"a\" \"b\"\n         \"c%d\\n\", 1);\n  return 0;\n}\n";
+    assert_eq!(run(src).text(), "abc1\n");
+}

@@ -354,7 +354,16 @@ impl Cursor<'_> {
             },
             Tok::Float { value, single } => ExprKind::Float { value: *value, single: *single },
             Tok::Char(c) => ExprKind::Char(*c),
-            Tok::Str(s) => ExprKind::Str(s.clone()),
+            Tok::Str(s) => {
+                // Adjacent literals are one string (C's translation phase 6).
+                let mut text = s.clone();
+                self.advance();
+                while let Some(Tok::Str(next)) = self.peek() {
+                    text.push_str(next);
+                    self.advance();
+                }
+                return Ok(Expr { kind: ExprKind::Str(text), pos });
+            }
             Tok::Punct(Punct::LParen) => {
                 self.advance();
                 let e = self.expr()?;

@@ -185,6 +185,8 @@ pub(crate) struct HostState {
     /// The program's arguments after its name.
     pub(crate) argv: Vec<String>,
     pub(crate) limits: Limits,
+    /// `__CUDA_ARCH__`: the device's compute capability × 100.
+    pub(crate) arch: u32,
 }
 
 impl HostState {
@@ -214,6 +216,7 @@ impl HostState {
             strings: Vec::new(),
             argv: options.argv.clone(),
             limits: options.limits,
+            arch: options.arch,
         }
     }
 

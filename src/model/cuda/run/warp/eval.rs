@@ -53,7 +53,8 @@ impl Warp<'_> {
                 IntType { bytes: 1, signed: true },
                 IntType { bytes: 1, signed: true }.wrap(i128::from(*c)),
             )),
-            ExprKind::Str(text) if self.host => {
+            // Host code's, and a file-scope constant's that host code reads.
+            ExprKind::Str(text) if self.sh.host.is_some() => {
                 let a = self.intern(text);
                 let char_ty = Ty::Int(IntType { bytes: 1, signed: true });
                 Ok(Value::new(

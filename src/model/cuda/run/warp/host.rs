@@ -62,9 +62,58 @@ pub(super) fn host_constant(name: &str) -> Option<Value> {
         "EXIT_FAILURE" => int(1),
         "RAND_MAX" => int(i128::from(crate::model::clib::rand::RAND_MAX)),
         "cudaMemAttachGlobal" => int(1),
+        "cudaStreamDefault" | "cudaEventDefault" => int(0),
+        "cudaStreamNonBlocking" | "cudaEventBlockingSync" => int(1),
+        // `cudaDeviceAttr` (driver_types.h).
+        "cudaDevAttrMaxThreadsPerBlock" => int(1),
+        "cudaDevAttrWarpSize" => int(10),
+        "cudaDevAttrComputeCapabilityMajor" => int(75),
+        "cudaDevAttrComputeCapabilityMinor" => int(76),
         "cudaHostAllocDefault" => int(0),
         _ => None,
     }
+}
+
+/// The architecture's name `helper_cuda.h`'s `_ConvertSMVer2ArchName` gives compute
+/// capability `major.minor` (cuda-samples, Common/helper_cuda.h).
+fn arch_name(major: u32, minor: u32) -> &'static str {
+    match (major, minor) {
+        (3, _) => "Kepler",
+        (5, _) => "Maxwell",
+        (6, _) => "Pascal",
+        (7, 0) => "Volta",
+        (7, 2) => "Xavier",
+        (7, 5) => "Turing",
+        (8, 9) => "Ada",
+        (8, _) => "Ampere",
+        (9, 0) => "Hopper",
+        (10 | 11 | 12, _) => "Blackwell",
+        _ => "Graphics Device",
+    }
+}
+
+/// `helper_string.h`'s reading of a command-line argument: the text after its leading `-`s
+/// (none stripped when that would leave at most one character).
+fn without_dashes(arg: &str) -> &str {
+    let start = arg.bytes().take_while(|b| *b == b'-').count();
+    if start + 1 >= arg.len() {
+        arg
+    } else {
+        &arg[start..]
+    }
+}
+
+/// C's `atoi`: leading blanks, a sign, then digits, wrapping as glibc's `strtol` cast to `int`
+/// does not matter for the small values arguments hold.
+fn atoi(s: &str) -> i128 {
+    let s = s.trim_start();
+    let (sign, rest) = match s.as_bytes().first() {
+        Some(b'-') => (-1, &s[1..]),
+        Some(b'+') => (1, &s[1..]),
+        _ => (1, s),
+    };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).take(18).collect();
+    sign * digits.parse::<i128>().unwrap_or(0)
 }
 
 /// Device-only built-ins, refused in host code by name.
@@ -565,6 +614,8 @@ impl Warp<'_> {
             }
             "fflush"
             | "cudaSetDevice"
+            | "cudaProfilerStart"
+            | "cudaProfilerStop"
             | "cudaMemPrefetchAsync"
             | "cudaMemAdvise"
             | "cudaFuncSetCacheConfig"
@@ -870,6 +921,76 @@ impl Warp<'_> {
                     return Err(RunError::at(pos, RunErrorKind::Exit(1)));
                 }
                 Ok(Some(Value::new(Ty::Void, Lanes::Same(S::I(0)))))
+            }
+            // `helper_string.h`'s command-line readers, over the program's real arguments.
+            "checkCmdLineFlag" | "getCmdLineArgumentInt" => {
+                let want = match &arg(2)?.kind {
+                    ExprKind::Str(s) => s.clone(),
+                    _ => {
+                        let a = self.ptr_arg(arg(2)?, "the flag")?;
+                        String::from_utf8_lossy(&self.c_string(a, pos)?).into_owned()
+                    }
+                };
+                self.eval(arg(0)?, 1)?;
+                let argv = self.hs()?.argv.clone();
+                let mut found = None;
+                for a in &argv {
+                    let text = without_dashes(a);
+                    if name == "checkCmdLineFlag" {
+                        let key = text.split('=').next().unwrap_or("");
+                        if key.eq_ignore_ascii_case(&want) {
+                            found = Some(1);
+                        }
+                    } else if text.len() >= want.len()
+                        && text.is_char_boundary(want.len())
+                        && text[..want.len()].eq_ignore_ascii_case(&want)
+                    {
+                        let rest = &text[want.len()..];
+                        found = Some(if rest.is_empty() {
+                            0
+                        } else {
+                            atoi(rest.strip_prefix('=').unwrap_or(rest))
+                        });
+                    }
+                }
+                int(found.unwrap_or(0))
+            }
+            "findCudaDevice" | "gpuGetMaxGflopsDeviceId" => {
+                for a in args {
+                    self.eval(a, 1)?;
+                }
+                if name == "findCudaDevice" {
+                    let hs = self.hs()?;
+                    if hs.argv.iter().any(|a| without_dashes(a).to_ascii_lowercase().starts_with("device")) {
+                        return Err(self.host_error(pos, "findCudaDevice with -device=N: this model has one device, 0".into()));
+                    }
+                    let (major, minor) = (hs.arch / 100, hs.arch % 100 / 10);
+                    let text = format!(
+                        "GPU Device 0: \"{}\" with compute capability {major}.{minor}\n\n",
+                        arch_name(major, minor)
+                    );
+                    hs.print(Stream::Stdout, &text);
+                }
+                int(0)
+            }
+            "cudaDeviceGetAttribute" => {
+                let attr = self.int_arg(arg(1)?, "the attribute")?;
+                self.eval(arg(2)?, 1)?;
+                let hs = self.hs()?;
+                let value = match attr {
+                    1 => 1024,
+                    10 => i128::from(hs.machine.warp),
+                    75 => i128::from(hs.arch / 100),
+                    76 => i128::from(hs.arch % 100 / 10),
+                    _ => {
+                        return Err(self.host_error(
+                            pos,
+                            format!("cudaDeviceGetAttribute of attribute {attr}: this model knows the compute capability, the warp size and the threads per block"),
+                        ))
+                    }
+                };
+                self.store_out(arg(0)?, S::I(value))?;
+                int(0)
             }
             "cudaGetErrorString" | "cudaGetErrorName" => {
                 let code = self.int_arg(arg(0)?, "the error")?;
