@@ -455,3 +455,19 @@ fn adjacent_string_literals_are_one_string() {
     let src = "#include <cstdio>\nint main() {\n  printf(\"a\" \"b\"\n         \"c%d\\n\", 1);\n  return 0;\n}\n";
     assert_eq!(run(src).text(), "abc1\n");
 }
+
+#[test]
+fn a_side_not_taken_calls_nothing_and_reads_nothing() {
+    let src = r#"#include <cstdio>
+int main(int argc, char** argv) {
+  int* p = NULL;
+  int n = argc > 1 ? atoi(argv[1]) : 7;
+  if (p != NULL && p[0] > 0) n = 0;
+  double x = n > 100 ? 1 : 2.5;
+  printf("%d %.1f\n", n, x);
+  return 0;
+}
+"#;
+    // argv[1] does not exist and p is null: neither is touched. `?:`'s type is double.
+    assert_eq!(run(src).text(), "7 2.5\n");
+}

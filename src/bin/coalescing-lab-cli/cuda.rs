@@ -77,18 +77,23 @@ pub(crate) fn read_source(path: &str) -> Result<String, Failure> {
     })
 }
 
-/// Runs `cuda`: the report, or with `--check` the failed checks; and how many failed.
-pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
-    let path = one(a, "CUDA source file (or - for standard input)")?;
-    let source = read_source(&path);
-    let defines = Defines(
+/// The `-D` defines given, read as nvcc reads them.
+pub(crate) fn defines_of(a: &Args) -> Result<Defines, Failure> {
+    Ok(Defines(
         a.cuda
             .defines
             .iter()
             .map(|d| parse_define(d))
             .collect::<Result<_, _>>()
             .map_err(|e| bad(format!("-D {}", e.message())))?,
-    );
+    ))
+}
+
+/// Runs `cuda`: the report, or with `--check` the failed checks; and how many failed.
+pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
+    let path = one(a, "CUDA source file (or - for standard input)")?;
+    let source = read_source(&path);
+    let defines = defines_of(a)?;
     let launch = match &a.cuda.launch {
         Some(launch) => launch.clone(),
         None => {

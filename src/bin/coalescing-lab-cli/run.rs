@@ -3,10 +3,9 @@
 //! launch's figures.
 
 use crate::cli::{bad, one, Args, Failure, Style};
-use crate::cuda::{lines_json, read_source, sites_json};
+use crate::cuda::{defines_of, lines_json, read_source, sites_json};
 use crate::out::{json_list, json_string, table};
 use coalescing_lab::model::cuda::run::program::{run_program, LaunchRun, ProgramOptions, Stream};
-use coalescing_lab::model::cuda::{parse_define, Defines};
 
 /// Each launch's columns, as the page's `cuda-launch` rows carry them.
 const HEADS: [&str; 14] = [
@@ -62,14 +61,7 @@ pub(crate) struct Ran {
 pub(crate) fn cmd_run(a: &Args) -> Result<Ran, Failure> {
     let path = one(a, "CUDA source file (or - for standard input)")?;
     let source = read_source(&path)?;
-    let defines = Defines(
-        a.cuda
-            .defines
-            .iter()
-            .map(|d| parse_define(d))
-            .collect::<Result<_, _>>()
-            .map_err(|e| bad(format!("-D {}", e.message())))?,
-    );
+    let defines = defines_of(a)?;
     let options = ProgramOptions {
         machine: a.cuda.machine,
         cache_bytes: a.cuda.cache_bytes,

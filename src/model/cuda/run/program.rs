@@ -187,6 +187,8 @@ pub(crate) struct HostState {
     pub(crate) limits: Limits,
     /// `__CUDA_ARCH__`: the device's compute capability × 100.
     pub(crate) arch: u32,
+    /// Host code's entry points.
+    pub(crate) hooks: &'static super::warp::Hooks,
 }
 
 impl HostState {
@@ -217,6 +219,7 @@ impl HostState {
             argv: options.argv.clone(),
             limits: options.limits,
             arch: options.arch,
+            hooks: super::warp::hooks(),
         }
     }
 

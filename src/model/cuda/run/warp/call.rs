@@ -84,7 +84,7 @@ impl Warp<'_> {
                 .iter()
                 .any(|i| matches!(i, Item::Function(f) if f.name == name))
         {
-            if let Some(v) = self.host_call(name, args, pos)? {
+            if let Some(v) = (self.host_hooks(pos)?.call)(self, name, args, m, pos)? {
                 return Ok(v);
             }
         }

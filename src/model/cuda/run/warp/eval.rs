@@ -55,7 +55,7 @@ impl Warp<'_> {
             )),
             // Host code's, and a file-scope constant's that host code reads.
             ExprKind::Str(text) if self.sh.host.is_some() => {
-                let a = self.intern(text);
+                let a = (self.host_hooks(e.pos)?.intern)(self, text);
                 let char_ty = Ty::Int(IntType { bytes: 1, signed: true });
                 Ok(Value::new(
                     Ty::Ptr(
@@ -69,14 +69,25 @@ impl Warp<'_> {
                 e.pos,
                 RunErrorKind::Unsupported("string literals outside printf".into()),
             )),
+            ExprKind::Launch { .. } | ExprKind::Delete { .. } if self.host && m == 0 => {
+                Ok(Value::new(Ty::Void, Lanes::Same(S::I(0))))
+            }
+            ExprKind::New { ty, .. } if self.host && m == 0 => {
+                let b = self.frame()?.bindings.clone();
+                let to = self.resolve(ty, &b, e.pos)?;
+                Ok(Value::new(
+                    Ty::Ptr(std::rc::Rc::new(to), crate::model::machine::Space::Global),
+                    Lanes::Same(S::P(0)),
+                ))
+            }
             ExprKind::Launch { kernel, template_args, config, args } if self.host => {
-                self.host_launch(kernel, template_args, config, args, e.pos)
+                (self.host_hooks(e.pos)?.launch)(self, kernel, template_args, config, args, e.pos)
             }
             ExprKind::New { ty, count, init } if self.host => {
-                self.host_new(ty, count.as_deref(), init.as_deref(), e.pos)
+                (self.host_hooks(e.pos)?.new)(self, ty, count.as_deref(), init.as_deref(), e.pos)
             }
             ExprKind::Delete { operand, array } if self.host => {
-                self.host_delete(operand, *array, e.pos)
+                (self.host_hooks(e.pos)?.delete)(self, operand, *array, e.pos)
             }
             ExprKind::New { .. } | ExprKind::Delete { .. } => Err(RunError::at(
                 e.pos,
@@ -130,8 +141,8 @@ impl Warp<'_> {
             }
             ExprKind::Assign { op, lhs, rhs } => {
                 let r = self.eval(rhs, m)?;
-                if let (true, ExprKind::Name(name)) = (self.host, &lhs.kind) {
-                    self.name_allocation(name, &r.ty, &r.lanes);
+                if let (Some(h), ExprKind::Name(name)) = (self.hooks(), &lhs.kind) {
+                    (h.name_allocation)(self, name, &r.ty, &r.lanes);
                 }
                 let p = self.place(lhs, m)?;
                 let v = match op {

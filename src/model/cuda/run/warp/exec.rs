@@ -314,7 +314,10 @@ impl Warp<'_> {
                         (MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS)
                     };
                     if self.host && (iterations > one_loop || self.iterations >= all_loops) {
-                        return Err(self.host_budget(pos));
+                        return Err(match self.hooks() {
+                            Some(h) => (h.budget)(self, pos),
+                            None => RunError::at(pos, RunErrorKind::Internal("host budget")),
+                        });
                     }
                     if iterations > one_loop {
                         return Err(self.fail(

@@ -47,8 +47,94 @@ const ERRORS: [(i32, &str, &str); 4] = [
     ),
 ];
 
+/// Host code's entry points from the warp's shared code. They are reached only through the
+/// program's state ([`hooks`], which only a program's run asks for), so that a page that never
+/// runs a program links none of host code.
+#[allow(
+    clippy::type_complexity,
+    reason = "each field is one method's signature"
+)]
+pub(crate) struct Hooks {
+    pub(super) call: for<'w> fn(&mut Warp<'w>, &str, &[Expr], u64, Pos) -> R<Option<Value>>,
+    pub(super) launch:
+        for<'w> fn(&mut Warp<'w>, &str, &[TemplateArg], &[Expr], &[Expr], Pos) -> R<Value>,
+    pub(super) new: for<'w> fn(
+        &mut Warp<'w>,
+        &super::super::super::ast::Type,
+        Option<&Expr>,
+        Option<&[Expr]>,
+        Pos,
+    ) -> R<Value>,
+    pub(super) delete: for<'w> fn(&mut Warp<'w>, &Expr, bool, Pos) -> R<Value>,
+    pub(super) load: for<'w> fn(&mut Warp<'w>, &Lanes, &Ty, Pos) -> R<Lanes>,
+    pub(super) store: for<'w> fn(&mut Warp<'w>, &Lanes, &Ty, &Lanes, Pos) -> R<()>,
+    pub(super) intern: for<'w> fn(&mut Warp<'w>, &str) -> u64,
+    pub(super) name_allocation: for<'w> fn(&mut Warp<'w>, &str, &Ty, &Lanes),
+    pub(super) budget: for<'w> fn(&Warp<'w>, Pos) -> RunError,
+    pub(super) constant: fn(&str) -> Option<Value>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Hooks")
+    }
+}
+
+static HOOKS: Hooks = Hooks {
+    call: |w, name, args, m, pos| {
+        if m == 0 {
+            Ok(result_of(name))
+        } else {
+            w.host_call(name, args, pos)
+        }
+    },
+    launch: |w, kernel, targs, config, args, pos| w.host_launch(kernel, targs, config, args, pos),
+    new: |w, ty, count, init, pos| w.host_new(ty, count, init, pos),
+    delete: |w, operand, array, pos| w.host_delete(operand, array, pos),
+    load: |w, addr, ty, pos| w.host_load(addr, ty, pos),
+    store: |w, addr, ty, lanes, pos| w.host_store(addr, ty, lanes, pos),
+    intern: |w, text| w.intern(text),
+    name_allocation: |w, name, ty, lanes| w.name_allocation(name, ty, lanes),
+    budget: |w, pos| w.host_budget(pos),
+    constant: host_constant,
+};
+
+/// What a call of the C library or the runtime gives, when no lane makes it (the side of a
+/// `?:` or an `&&` not taken, read for its type alone); `None` when `name` is not one.
+fn result_of(name: &str) -> Option<Value> {
+    let ptr = |to: Ty| Value::new(Ty::Ptr(Rc::new(to), Space::Global), Lanes::Same(S::P(0)));
+    let char_ty = Ty::Int(IntType { bytes: 1, signed: true });
+    Some(match name {
+        "malloc" | "calloc" | "memset" | "memcpy" => ptr(Ty::Void),
+        "cudaGetErrorString" | "cudaGetErrorName" => ptr(char_ty),
+        "srand" | "exit" | "fill_n" | "checkCudaErrors" | "getLastCudaError" => {
+            Value::new(Ty::Void, Lanes::Same(S::I(0)))
+        }
+        "atol" | "atoll" | "time" | "clock" => Value::int(super::super::ty::LONG, 0),
+        "atoi"
+        | "checkCmdLineFlag"
+        | "getCmdLineArgumentInt"
+        | "findCudaDevice"
+        | "gpuGetMaxGflopsDeviceId"
+        | "printf"
+        | "fprintf"
+        | "puts"
+        | "putchar"
+        | "fflush"
+        | "rand"
+        | "free" => Value::int(INT, 0),
+        n if n.starts_with("cuda") => Value::int(INT, 0),
+        _ => return None,
+    })
+}
+
+/// Host code's entry points, for the program's state.
+pub(crate) fn hooks() -> &'static Hooks {
+    &HOOKS
+}
+
 /// Names host code may use for constants of the C library and the runtime.
-pub(super) fn host_constant(name: &str) -> Option<Value> {
+fn host_constant(name: &str) -> Option<Value> {
     let int = |v: i128| Some(Value::int(INT, v));
     if let Some((_, v)) = MEMCPY_KINDS.iter().find(|(n, _)| *n == name) {
         return int(*v);
@@ -87,7 +173,7 @@ fn arch_name(major: u32, minor: u32) -> &'static str {
         (8, 9) => "Ada",
         (8, _) => "Ampere",
         (9, 0) => "Hopper",
-        (10 | 11 | 12, _) => "Blackwell",
+        (10..=12, _) => "Blackwell",
         _ => "Graphics Device",
     }
 }
@@ -103,8 +189,7 @@ fn without_dashes(arg: &str) -> &str {
     }
 }
 
-/// C's `atoi`: leading blanks, a sign, then digits, wrapping as glibc's `strtol` cast to `int`
-/// does not matter for the small values arguments hold.
+/// C's `atoi`: leading blanks, a sign, then decimal digits (at most 18 read).
 fn atoi(s: &str) -> i128 {
     let s = s.trim_start();
     let (sign, rest) = match s.as_bytes().first() {
@@ -112,7 +197,11 @@ fn atoi(s: &str) -> i128 {
         Some(b'+') => (1, &s[1..]),
         _ => (1, s),
     };
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).take(18).collect();
+    let digits: String = rest
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(18)
+        .collect();
     sign * digits.parse::<i128>().unwrap_or(0)
 }
 
@@ -225,7 +314,7 @@ impl Warp<'_> {
 
     /// Names the allocation a pointer `lanes` starts, if it is one still unnamed, after the
     /// variable `name` it is stored in.
-    pub(super) fn name_allocation(&mut self, name: &str, ty: &Ty, lanes: &Lanes) {
+    fn name_allocation(&mut self, name: &str, ty: &Ty, lanes: &Lanes) {
         if let (Ty::Ptr(..), Lanes::Same(S::P(a))) = (ty, lanes) {
             if let Some(hs) = self.sh.host.as_deref_mut() {
                 hs.name_block(*a, name);
@@ -235,7 +324,7 @@ impl Warp<'_> {
 
     /// Why host code stops at the loop at `pos`: past its budget of iterations, with the
     /// file's constants a define could shrink.
-    pub(super) fn host_budget(&self, pos: Pos) -> RunError {
+    fn host_budget(&self, pos: Pos) -> RunError {
         let sizes: Vec<String> = self
             .sh
             .constants
@@ -282,7 +371,7 @@ impl Warp<'_> {
     }
 
     /// A string literal's address in host memory (each text stored once).
-    pub(super) fn intern(&mut self, text: &str) -> u64 {
+    fn intern(&mut self, text: &str) -> u64 {
         let Some(hs) = self.sh.host.as_deref_mut() else {
             return 0;
         };
@@ -408,7 +497,7 @@ impl Warp<'_> {
     }
 
     /// Host code's read of a `ty` at `addr`.
-    pub(super) fn host_load(&mut self, addr: &Lanes, ty: &Ty, pos: Pos) -> R<Lanes> {
+    fn host_load(&mut self, addr: &Lanes, ty: &Ty, pos: Pos) -> R<Lanes> {
         let a = super::address(addr.at(0));
         let b = self.checked_block(a, ty.size(), pos, "host code reads")?;
         if b.device && !b.managed {
@@ -444,7 +533,7 @@ impl Warp<'_> {
     }
 
     /// Host code's write of `lanes`, a `ty`, at `addr`.
-    pub(super) fn host_store(&mut self, addr: &Lanes, ty: &Ty, lanes: &Lanes, pos: Pos) -> R<()> {
+    fn host_store(&mut self, addr: &Lanes, ty: &Ty, lanes: &Lanes, pos: Pos) -> R<()> {
         let a = super::address(addr.at(0));
         let b = self.checked_block(a, ty.size(), pos, "host code writes")?;
         if b.device && !b.managed {
@@ -554,7 +643,7 @@ impl Warp<'_> {
     }
 
     /// A call of the C library or the CUDA runtime, if `name` is one.
-    pub(super) fn host_call(&mut self, name: &str, args: &[Expr], pos: Pos) -> R<Option<Value>> {
+    fn host_call(&mut self, name: &str, args: &[Expr], pos: Pos) -> R<Option<Value>> {
         let int = |v: i128| Ok(Some(Value::int(INT, v)));
         let arg = |k: usize| {
             args.get(k).ok_or_else(|| {
@@ -955,14 +1044,32 @@ impl Warp<'_> {
                 }
                 int(found.unwrap_or(0))
             }
+            "atoi" | "atol" | "atoll" => {
+                let a = self.ptr_arg(arg(0)?, "the string")?;
+                let s = String::from_utf8_lossy(&self.c_string(a, pos)?).into_owned();
+                let v = atoi(&s);
+                let ty = if name == "atoi" {
+                    INT
+                } else {
+                    super::super::ty::LONG
+                };
+                Ok(Some(Value::int(ty, ty.wrap(v))))
+            }
             "findCudaDevice" | "gpuGetMaxGflopsDeviceId" => {
                 for a in args {
                     self.eval(a, 1)?;
                 }
                 if name == "findCudaDevice" {
                     let hs = self.hs()?;
-                    if hs.argv.iter().any(|a| without_dashes(a).to_ascii_lowercase().starts_with("device")) {
-                        return Err(self.host_error(pos, "findCudaDevice with -device=N: this model has one device, 0".into()));
+                    if hs
+                        .argv
+                        .iter()
+                        .any(|a| without_dashes(a).to_ascii_lowercase().starts_with("device"))
+                    {
+                        return Err(self.host_error(
+                            pos,
+                            "findCudaDevice with -device=N: this model has one device, 0".into(),
+                        ));
                     }
                     let (major, minor) = (hs.arch / 100, hs.arch % 100 / 10);
                     let text = format!(
@@ -1071,7 +1178,7 @@ impl Warp<'_> {
     }
 
     /// `new T[count]` or `new T(init)`: host memory for it, its address as a `T*`.
-    pub(super) fn host_new(
+    fn host_new(
         &mut self,
         ty: &super::super::super::ast::Type,
         count: Option<&Expr>,
@@ -1125,7 +1232,7 @@ impl Warp<'_> {
     }
 
     /// `delete p` or `delete[] p`.
-    pub(super) fn host_delete(&mut self, operand: &Expr, array: bool, pos: Pos) -> R<Value> {
+    fn host_delete(&mut self, operand: &Expr, array: bool, pos: Pos) -> R<Value> {
         let a = self.ptr_arg(operand, "the pointer deleted")?;
         let void = Value::new(Ty::Void, Lanes::Same(S::I(0)));
         if a == 0 {
@@ -1216,7 +1323,7 @@ impl Warp<'_> {
 
     /// `kernel<<<config>>>(args)`: the launch run to its end on the SIMT interpreter, with
     /// device memory as host code left it.
-    pub(super) fn host_launch(
+    fn host_launch(
         &mut self,
         kernel: &str,
         template_args: &[TemplateArg],

@@ -34,7 +34,11 @@ impl Warp<'_> {
                     return Ok(Value::new(Ty::Ptr(e.clone(), space), addr));
                 }
                 if self.host {
-                    let lanes = self.host_load(&addr, &ty, pos)?;
+                    // A side not taken is read for its type alone.
+                    if m == 0 {
+                        return Ok(Value::new(ty.clone(), Lanes::unknown(ty.parts(), pos.line)));
+                    }
+                    let lanes = (self.host_hooks(pos)?.load)(self, &addr, &ty, pos)?;
                     return Ok(Value::new(ty, lanes));
                 }
                 self.access(SiteKind::Load, &addr, &ty, space, m, pos, false)?;
@@ -84,7 +88,10 @@ impl Warp<'_> {
     pub(super) fn store(&mut self, p: &Place, v: Value, m: u64, pos: Pos) -> R<()> {
         match p {
             Place::Var { slot, part, ty } => self.write_var(*slot, part, ty, v, m, pos),
-            Place::Mem { addr, ty, .. } if self.host => self.host_store(addr, ty, &v.lanes, pos),
+            Place::Mem { .. } if self.host && m == 0 => Ok(()),
+            Place::Mem { addr, ty, .. } if self.host => {
+                (self.host_hooks(pos)?.store)(self, addr, ty, &v.lanes, pos)
+            }
             Place::Mem { addr, ty, space } => {
                 let same = v.lanes.is_same() && v.lanes.first_unknown(m).is_none();
                 self.access(SiteKind::Store, addr, ty, *space, m, pos, same)?;

@@ -36,7 +36,7 @@ use crate::model::machine::Space;
 use std::rc::Rc;
 
 pub(crate) use fill::fill_memory;
-pub(crate) use host::run_host;
+pub(crate) use host::{hooks, run_host, Hooks};
 pub(crate) use park::Parked;
 pub(crate) use types::bind_launch_template;
 
@@ -167,6 +167,20 @@ pub(crate) enum Ran {
     Done,
     /// The warp waits at a barrier for the block's other warps.
     Parked(Parked),
+}
+
+/// A launch that gives kernel `f` `given` arguments, not as many as it takes.
+fn arity(f: &Function, given: usize, at: Pos) -> RunError {
+    RunError::at(
+        at,
+        RunErrorKind::Launch(format!(
+            "{} (line {}) takes {} argument{}, the launch gives {given}",
+            f.name,
+            f.pos.line,
+            f.params.len(),
+            if f.params.len() == 1 { "" } else { "s" },
+        )),
+    )
 }
 
 /// Block `linear`'s `(x, y, z)`.
@@ -334,17 +348,7 @@ impl<'a> Warp<'a> {
             let at = args
                 .get(f.params.len())
                 .map_or(Pos { line: 1, column: 1 }, arg_pos);
-            return Err(RunError::at(
-                at,
-                RunErrorKind::Launch(format!(
-                    "{} (line {}) takes {} argument{}, the launch gives {}",
-                    f.name,
-                    f.pos.line,
-                    f.params.len(),
-                    if f.params.len() == 1 { "" } else { "s" },
-                    args.len()
-                )),
-            ));
+            return Err(arity(f, args.len(), at));
         }
         let bindings = self.p.bindings.clone();
         let mut out = Vec::new();
@@ -450,17 +454,7 @@ impl<'a> Warp<'a> {
     /// The kernel's parameters bound to the values host code passed.
     fn given_arguments(&mut self, f: &Function, given: &[Value]) -> R<Vec<(String, Value)>> {
         if given.len() != f.params.len() {
-            return Err(RunError::at(
-                f.pos,
-                RunErrorKind::Launch(format!(
-                    "{} (line {}) takes {} argument{}, the launch gives {}",
-                    f.name,
-                    f.pos.line,
-                    f.params.len(),
-                    if f.params.len() == 1 { "" } else { "s" },
-                    given.len()
-                )),
-            ));
+            return Err(arity(f, given.len(), f.pos));
         }
         let bindings = self.p.bindings.clone();
         let mut out = Vec::new();
@@ -647,9 +641,20 @@ impl<'a> Warp<'a> {
     }
 
     /// Declares a local variable.
+    /// Host code's entry points, when a program runs.
+    fn hooks(&self) -> Option<&'static Hooks> {
+        self.sh.host.as_ref().map(|h| h.hooks)
+    }
+
+    /// Host code's entry points, which host code needs.
+    fn host_hooks(&self, pos: Pos) -> R<&'static Hooks> {
+        self.hooks()
+            .ok_or_else(|| RunError::at(pos, RunErrorKind::Internal("host code outside a program")))
+    }
+
     fn declare_value(&mut self, name: &str, ty: Ty, lanes: Lanes) {
-        if self.host {
-            self.name_allocation(name, &ty, &lanes);
+        if let Some(h) = self.hooks() {
+            (h.name_allocation)(self, name, &ty, &lanes);
         }
         let slot = self.vars.len();
         self.vars.push(Var::Value(ty, lanes));

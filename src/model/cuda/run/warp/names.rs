@@ -99,7 +99,7 @@ impl Warp<'_> {
             _ => {}
         }
         if self.host {
-            if let Some(v) = super::host::host_constant(short) {
+            if let Some(v) = self.hooks().and_then(|h| (h.constant)(short)) {
                 return Ok(Place::Temp(v));
             }
         }
