@@ -471,3 +471,20 @@ int main(int argc, char** argv) {
     // argv[1] does not exist and p is null: neither is touched. `?:`'s type is double.
     assert_eq!(run(src).text(), "7 2.5\n");
 }
+
+#[test]
+fn hostile_host_code_reads_in_one_pass() {
+    // `a<a<a<…` in host code: every `<` could open template arguments or a launch. Only a
+    // template the file declares is tried as a template kernel's launch, and the answer at
+    // each token is found once: without both, each `<` was tried both ways, and `k<k<` 300
+    // times did not end.
+    let src = format!("int main() {{ {} }}\n", "a<".repeat(1000));
+    let e = run_program(&src, &Defines::default(), &ProgramOptions::default()).unwrap_err();
+    assert!(e.to_string().starts_with("source, line 1"), "{e}");
+    let src = format!(
+        "template <typename T> __global__ void k(T* a) {{ }}\nint main() {{ {} }}\n",
+        "k<k<".repeat(300)
+    );
+    let e = run_program(&src, &Defines::default(), &ProgramOptions::default()).unwrap_err();
+    assert!(e.to_string().starts_with("source, line 2"), "{e}");
+}

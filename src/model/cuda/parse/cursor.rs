@@ -129,6 +129,9 @@ pub(super) struct Cursor<'a> {
     pub(super) constants: Option<&'a super::launch::Constants>,
     /// Reading host code: a launch `k<<<…>>>(…)` is an expression.
     pub(super) host: bool,
+    /// Whether `<…><<<` (a template kernel's launch) comes next at a token, found once and
+    /// shared as `template_calls` is.
+    pub(super) launch_calls: Rc<RefCell<TemplateCalls>>,
 }
 
 /// Look-ahead answers by token.
@@ -162,6 +165,7 @@ impl<'a> Cursor<'a> {
             end_word: "the end of the declaration",
             constants: None,
             host: false,
+            launch_calls: Rc::default(),
         }
     }
 
@@ -202,6 +206,7 @@ impl<'a> Cursor<'a> {
             end_word: other.end_word,
             constants: other.constants,
             host: other.host,
+            launch_calls: other.launch_calls.clone(),
         }
     }
 

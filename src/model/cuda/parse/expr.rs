@@ -449,7 +449,13 @@ impl Cursor<'_> {
             }
             return Err(self.unsupported("dynamic parallelism (a launch inside a kernel)"));
         }
-        if self.host && self.peek_is(Punct::Lt) && self.launch_ahead() {
+        // Only a template the file declares may be a template kernel: the look-ahead is not
+        // tried at every `<` of host code.
+        if self.host
+            && self.peek_is(Punct::Lt)
+            && self.is_template_name(&name)
+            && self.launch_ahead()
+        {
             let template_args = self.template_args()?;
             return self.launch_expr(name, template_args, pos);
         }
@@ -477,11 +483,28 @@ impl Cursor<'_> {
 
     /// Whether `<…><<<` comes next: a template kernel's launch.
     fn launch_ahead(&self) -> bool {
+        use super::cursor::Ahead;
+        match self.launch_calls.borrow().get(&self.at) {
+            Some(Ahead::Is(known)) => return *known,
+            Some(Ahead::TooDeepFrom(depth)) if self.depth >= *depth => return false,
+            _ => {}
+        }
         let mut probe = Cursor::new_at(self, self.at);
-        probe.template_args().is_ok()
+        let read = probe.template_args();
+        let launch = read.is_ok()
             && !probe.pending_gt
             && probe.peek_is(Punct::Shl)
-            && probe.peek_at_is(1, Punct::Lt)
+            && probe.peek_at_is(1, Punct::Lt);
+        // As `template_call_ahead`'s answer: the same at any depth unless the look-ahead ran
+        // into the nesting limit.
+        let too_deep = matches!(&read, Err(e) if matches!(e.kind, ErrorKind::TooDeep { .. }));
+        let answer = if too_deep {
+            Ahead::TooDeepFrom(self.depth)
+        } else {
+            Ahead::Is(launch)
+        };
+        self.launch_calls.borrow_mut().insert(self.at, answer);
+        launch
     }
 
     /// The rest of a launch in host code, after the kernel's name and template arguments:
