@@ -4,7 +4,8 @@
 use super::super::ast::{BinaryOp, CastKind, Expr, ExprKind, TemplateArg, Type, UnaryOp};
 use super::super::error::{CudaError, ErrorKind};
 use super::super::lex::{Punct, Tok};
-use super::cursor::{builtin, Cursor};
+use super::cursor::{builtin, Cursor, TemplateCalls};
+use std::cell::RefCell;
 
 /// The binary operator a punctuator spells, with C's binding strength (larger binds tighter).
 fn binary_op(p: Punct) -> Option<(BinaryOp, u8)> {
@@ -483,28 +484,9 @@ impl Cursor<'_> {
 
     /// Whether `<…><<<` comes next: a template kernel's launch.
     fn launch_ahead(&self) -> bool {
-        use super::cursor::Ahead;
-        match self.launch_calls.borrow().get(&self.at) {
-            Some(Ahead::Is(known)) => return *known,
-            Some(Ahead::TooDeepFrom(depth)) if self.depth >= *depth => return false,
-            _ => {}
-        }
-        let mut probe = Cursor::new_at(self, self.at);
-        let read = probe.template_args();
-        let launch = read.is_ok()
-            && !probe.pending_gt
-            && probe.peek_is(Punct::Shl)
-            && probe.peek_at_is(1, Punct::Lt);
-        // As `template_call_ahead`'s answer: the same at any depth unless the look-ahead ran
-        // into the nesting limit.
-        let too_deep = matches!(&read, Err(e) if matches!(e.kind, ErrorKind::TooDeep { .. }));
-        let answer = if too_deep {
-            Ahead::TooDeepFrom(self.depth)
-        } else {
-            Ahead::Is(launch)
-        };
-        self.launch_calls.borrow_mut().insert(self.at, answer);
-        launch
+        self.args_ahead(&self.launch_calls, |probe| {
+            probe.peek_is(Punct::Shl) && probe.peek_at_is(1, Punct::Lt)
+        })
     }
 
     /// The rest of a launch in host code, after the kernel's name and template arguments:
@@ -543,8 +525,18 @@ impl Cursor<'_> {
 
     /// Whether `<…>(` comes next, read as template arguments.
     fn template_call_ahead(&self) -> bool {
+        self.args_ahead(&self.template_calls, |probe| probe.peek_is(Punct::LParen))
+    }
+
+    /// Whether template arguments come next and `then` holds after them, found once per token
+    /// in `memo`: without it, `a<b<c<…` tries each `<` both ways.
+    fn args_ahead(
+        &self,
+        memo: &RefCell<TemplateCalls>,
+        then: impl FnOnce(&Cursor<'_>) -> bool,
+    ) -> bool {
         use super::cursor::Ahead;
-        match self.template_calls.borrow().get(&self.at) {
+        match memo.borrow().get(&self.at) {
             Some(Ahead::Is(known)) => return *known,
             // It ran into the nesting limit from this deep or shallower: from here too.
             Some(Ahead::TooDeepFrom(depth)) if self.depth >= *depth => return false,
@@ -552,7 +544,7 @@ impl Cursor<'_> {
         }
         let mut probe = Cursor::new_at(self, self.at);
         let read = probe.template_args();
-        let call = read.is_ok() && !probe.pending_gt && probe.peek_is(Punct::LParen);
+        let found = read.is_ok() && !probe.pending_gt && then(&probe);
         // Inside the arguments, a `>` closes them whatever encloses this `<`, so the answer
         // holds at any depth of template arguments, and at any nesting depth unless the look-
         // ahead ran into the nesting limit: then it holds from this depth down.
@@ -560,10 +552,10 @@ impl Cursor<'_> {
         let answer = if too_deep {
             Ahead::TooDeepFrom(self.depth)
         } else {
-            Ahead::Is(call)
+            Ahead::Is(found)
         };
-        self.template_calls.borrow_mut().insert(self.at, answer);
-        call
+        memo.borrow_mut().insert(self.at, answer);
+        found
     }
 
     /// A braced list `{…}` where one may stand (an assigned value, an argument, an
