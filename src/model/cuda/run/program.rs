@@ -277,7 +277,10 @@ impl HostState {
             let base = self.next_host;
             // 16-byte aligned, as glibc's malloc, with a gap so that running off one block
             // never lands in the next.
-            self.next_host = base.checked_add(bytes)?.checked_next_multiple_of(16)? + 16;
+            self.next_host = base
+                .checked_add(bytes)?
+                .checked_next_multiple_of(16)?
+                .checked_add(16)?;
             self.host_bytes += bytes;
             base
         };
