@@ -22,6 +22,7 @@
 //! - `replay`: a block's held accesses into the tally, round robin between barriers, and
 //!   the barrier rule;
 //! - `propose`: the launch to propose for a file's one kernel;
+//! - `program`: a whole program: `main()` on the host, each launch it makes, its console;
 //! - `error`: why a run stops.
 //!
 //! This file is the launch as a resumable job: preparing it and running its warps.
