@@ -1,5 +1,9 @@
 //! Expressions, with C++'s precedence and associativity. An expression's position is where
 //! it begins: `a[i]` at `a`, `*p` at the `*`, `x = y` at `x`.
+//!
+//! One idea, an expression read from tokens: its operators, primaries, names, casts and the
+//! look-ahead that tells template arguments from comparisons (host code's launches, `new` and
+//! `delete` are expressions too, read only where host code is).
 
 use super::super::ast::{BinaryOp, CastKind, Expr, ExprKind, TemplateArg, Type, UnaryOp};
 use super::super::error::{CudaError, ErrorKind};

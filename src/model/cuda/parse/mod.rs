@@ -1,6 +1,8 @@
-//! Device code from a whole `.cu` file: the preprocessed tokens are cut into top-level items
-//! by their braces, host items are listed and skipped unread, and each device item is parsed
-//! on its own, so that one outside the subset is noted, not fatal.
+//! A whole `.cu` file: the preprocessed tokens are cut into top-level items by their braces,
+//! and each item is parsed on its own, so that one outside the subset is noted, not fatal.
+//! Device items become the kernels' unit; host functions are read apart, for a program's run
+//! (their errors kept until it asks), and other host items are listed and skipped. One idea:
+//! the file cut into items, each read as what it is.
 //!
 //! - `cursor`: the token cursor and the names known to be types or templates;
 //! - `types`: declaration specifiers, declarators and template arguments;
