@@ -1,15 +1,16 @@
 //! The page's Web Worker: the CUDA interpreter, the kernel view's engine and the trace reader
 //! off the page's thread, so that a warp that loops for seconds, a launch that takes seconds or
 //! a 200 MB trace never holds the page. Each message is a run (`model::cuda_view::wire::Request`,
-//! a kernel view's `model::kernel::wire::Request`) or a trace panel's ask
-//! (`model::trace::wire::Ask`, a read with its `File` or address beside it); the worker answers
-//! with progress, then the figures or the failure, and keeps the trace it read last for the
-//! page's asks for rows and the CSV. The page cancels a run by terminating the worker.
+//! a whole program's `ProgramRequest`, a kernel view's `model::kernel::wire::Request`) or a
+//! trace panel's ask (`model::trace::wire::Ask`, a read with its `File` or address beside it);
+//! the worker answers with progress, then the figures or the failure, and keeps the trace it
+//! read last for the page's asks for rows and the CSV, and the program it ran last for the
+//! page's asks for another launch's figures. The page cancels a run by terminating the worker.
 //!
 //! The worker is its own small wasm (`src/bin/cuda-worker.rs`, built without the `ui`
 //! feature): it never touches the DOM, and a trap inside it ends the worker, not the page.
 
-use crate::model::cuda_view::wire::answer;
+use crate::model::cuda_view::wire::{answer, ProgramServer};
 use crate::model::kernel::wire as kernel;
 use crate::model::trace::wire::{Ask, Reply, Served};
 use crate::model::trace::Importer;
@@ -39,6 +40,8 @@ thread_local! {
     static WAITING: RefCell<Option<kernel::Waiting>> = const { RefCell::new(None) };
     /// As a cache worker: the cache model it keeps for another worker.
     static CACHE: RefCell<CacheServer> = RefCell::new(CacheServer::default());
+    /// The program run last, for the page's asks for another of its launches.
+    static PROGRAMS: RefCell<ProgramServer> = RefCell::new(ProgramServer::default());
 }
 
 /// Answers the page's messages for as long as the worker lives.
@@ -92,7 +95,17 @@ pub fn listen() {
                 None => kernel::answer(&text, &mut js_sys::Date::now, &mut memory_bytes, &mut post),
             }
         } else {
-            answer(&text, &mut js_sys::Date::now, &mut post);
+            let scope = replies.clone();
+            let post_program = std::rc::Rc::new(move |reply: String| {
+                let _ = scope.post_message(&JsValue::from_str(&reply));
+            });
+            let program = PROGRAMS.with(|p| {
+                p.borrow_mut()
+                    .answer(&text, js_sys::Date::now, post_program)
+            });
+            if !program {
+                answer(&text, &mut js_sys::Date::now, &mut post);
+            }
         }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

@@ -189,3 +189,26 @@ fn the_cuda_measure_travels_with_the_link() {
     );
     assert!(!encode(&decode("?v=1&tab=cuda")).contains("cmeasure"));
 }
+
+/// `argv` and `pick`: a whole program's arguments and the launch on show travel as typed; a
+/// pick that is neither an index nor `all` is dropped and named.
+#[test]
+fn a_programs_arguments_and_pick_travel_with_the_link() {
+    use coalescing_lab::model::permalink::{decode, encode, warnings};
+    let state = decode("?v=1&tab=cuda&argv=-n%201024&pick=2");
+    assert_eq!(state.cuda_argv, "-n 1024");
+    assert_eq!(state.cuda_pick, "2");
+    assert_eq!(decode(&encode(&state)), state);
+    assert_eq!(decode("?v=1&tab=cuda&pick=all").cuda_pick, "all");
+    let bad = "?v=1&tab=cuda&pick=first";
+    assert_eq!(decode(bad).cuda_pick, "");
+    assert_eq!(
+        warnings(bad),
+        ["`pick=first` is not a launch of the program (its index from 0, or all); it was ignored."]
+    );
+    let plain = encode(&decode("?v=1&tab=cuda"));
+    assert!(
+        !plain.contains("pick") && !plain.contains("argv"),
+        "{plain}"
+    );
+}

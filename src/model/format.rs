@@ -306,3 +306,25 @@ pub fn clip_long_words(text: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// `text` as HTML text or attribute value, appended to `html`: `&`, `<`, `>`, `"` and `'`
+/// escaped, so that no text can become markup.
+///
+/// ```
+/// use coalescing_lab::model::format::html_escape_into;
+/// let mut html = String::new();
+/// html_escape_into(&mut html, "<b a='1'>&\"");
+/// assert_eq!(html, "&lt;b a=&#39;1&#39;&gt;&amp;&quot;");
+/// ```
+pub fn html_escape_into(html: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => html.push_str("&amp;"),
+            '<' => html.push_str("&lt;"),
+            '>' => html.push_str("&gt;"),
+            '"' => html.push_str("&quot;"),
+            '\'' => html.push_str("&#39;"),
+            c => html.push(c),
+        }
+    }
+}

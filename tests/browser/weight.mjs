@@ -59,7 +59,10 @@ export const GUARDS = {
   // measured at 366_295 B from 365_600 B: the stylesheet's link-styled buttons, the skip link
   // and the source view's compact gutter under 600 px (one stylesheet, on the first load),
   // and the introduction's sentence that names the CUDA tab.
-  first: 367_000,
+  // first 367_000 → 368_000: whole programs' link parameters (`argv`, `pick`, and a bad
+  // pick's notice, read with the link on the first load) and the stylesheet's console and
+  // picked launch row, measured at 367_467 B from 366_733 B built before the change.
+  first: 368_000,
   // kernel_trace 165_000 → 176_000: the hostile-pass fixes add 12.2 KB gzip to that chunk
   // (a paged trace table, the label on stale figures, sparse distinct-sector pages: 6.3 KB;
   // the heat map and worst lists by sectors, excess, wavefronts or conflicts: 5.9 KB).
@@ -159,7 +162,15 @@ export const GUARDS = {
   // them: 460_333 B). What is: host functions and launches read by the parser, atomics that
   // compute their values, a launch's arguments as host code passes them and its allocations'
   // real sizes, and the interpreter's host branches.
-  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 443_000, cuda_worker: 468_000, first_result: 48_000 },
+  // cuda 443_000 → 472_500, cuda_worker 468_000 → 518_500: whole programs on the page,
+  // measured at 471_455 B (from 441_972 built from the same tree before the change) and
+  // 517_240 B (from 466_732). The worker now links host code's runtime, which only it runs.
+  // The page's 29.5 KB, by name in the unsplit module (twiggy, 102 KB raw in all): Leptos's
+  // view and reactive code for Run, the arguments, the console and the launch picker (about
+  // two thirds), serde for the program's replies, the launch rows and the worker handle. The
+  // console, the rows and the picker's options are written as escaped markup by one effect
+  // each: with a view per row and per piece the chunk measured 482_448 B.
+  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 472_500, cuda_worker: 518_500, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -190,7 +201,8 @@ export const GUARDS = {
   // (1_592_525 B measured).
   // whole 1_593_000 → 1_613_000: device `printf` above (1_612_274 B measured).
   // whole 1_613_000 → 1_635_000: whole programs above (1_633_707 B measured).
-  whole: 1_635_000,
+  // whole 1_635_000 → 1_716_000: whole programs on the page above (1_714_052 B measured).
+  whole: 1_716_000,
 };
 
 /**

@@ -6,48 +6,11 @@ use crate::cli::{bad, one, Args, Failure, Style};
 use crate::cuda::{defines_of, lines_json, read_source, sites_json};
 use crate::out::{json_list, json_string, table};
 use coalescing_lab::model::cuda::run::program::{run_program, LaunchRun, ProgramOptions, Stream};
-
-/// Each launch's columns, as the page's `cuda-launch` rows carry them.
-const HEADS: [&str; 14] = [
-    "index",
-    "kernel",
-    "line",
-    "grid",
-    "block",
-    "shared-bytes",
-    "requests",
-    "sectors",
-    "ideal-sectors",
-    "unique-sectors",
-    "dram-bytes",
-    "wavefronts",
-    "bank-conflicts",
-    "barriers",
-];
-
-fn triple(v: [u64; 3]) -> String {
-    format!("{},{},{}", v[0], v[1], v[2])
-}
+use coalescing_lab::model::cuda_view::{LaunchRow, LAUNCH_HEADS as HEADS};
 
 /// One launch's row, in [`HEADS`]' order.
 fn row(k: usize, l: &LaunchRun) -> Vec<String> {
-    let t = &l.analysis.total;
-    vec![
-        k.to_string(),
-        l.kernel.clone(),
-        l.line.to_string(),
-        triple(l.grid),
-        triple(l.block),
-        l.shared_bytes.to_string(),
-        t.requests.to_string(),
-        t.sectors.to_string(),
-        t.ideal_sectors.to_string(),
-        t.unique_sectors.to_string(),
-        t.dram_bytes().to_string(),
-        t.wavefronts.to_string(),
-        t.bank_conflicts().to_string(),
-        t.barriers.to_string(),
-    ]
+    LaunchRow::of(l).cells(k)
 }
 
 /// What `run` prints on standard output and on standard error, and the program's exit status.

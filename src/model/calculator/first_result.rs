@@ -19,6 +19,7 @@
 
 use super::readouts::{alignment_note, broadcast_note, readouts};
 use super::sectors::{analyze, analyze_repaired, Analysis};
+use crate::model::format::html_escape_into;
 use crate::model::lessons::term_of_readout;
 use crate::model::permalink::{decode_calculator, Tab};
 
@@ -67,7 +68,7 @@ pub fn first_result(query: &str) -> String {
         shown.headline()
     };
     html.push_str(r#"<p class="headline-bar" aria-hidden="true">"#);
-    escape_into(&mut html, &headline);
+    html_escape_into(&mut html, &headline);
     html.push_str("</p>");
     html
 }
@@ -95,49 +96,35 @@ fn results(html: &mut String, a: &Analysis, in_error: bool) {
                 html.push_str(&format!(
                     r#"<span class="term" tabindex="0" aria-describedby="{tip}">"#
                 ));
-                escape_into(html, r.label);
+                html_escape_into(html, r.label);
                 html.push_str(&format!(
                     r#"</span><span class="tip" role="tooltip" id="{tip}">"#
                 ));
-                escape_into(html, term.definition);
+                html_escape_into(html, term.definition);
                 html.push_str("</span>");
             }
-            None => escape_into(html, r.label),
+            None => html_escape_into(html, r.label),
         }
         html.push_str(r#"</dt><dd data-value=""#);
-        escape_into(html, &r.value);
+        html_escape_into(html, &r.value);
         html.push_str(r#"">"#);
-        escape_into(html, &r.text);
+        html_escape_into(html, &r.text);
         html.push_str(r#"</dd><dd class="detail">"#);
-        escape_into(html, &r.detail);
+        html_escape_into(html, &r.detail);
         html.push_str("</dd></div>");
     }
     html.push_str("</dl>");
     if let Some(note) = broadcast_note(a) {
         html.push_str(r#"<p class="note broadcast"><strong>Why above 100 %? </strong>"#);
-        escape_into(html, &note);
+        html_escape_into(html, &note);
         html.push_str("</p>");
     }
     if let Some(note) = alignment_note(a) {
         html.push_str(r#"<p class="note warning" role="note"><strong>Misaligned: </strong>"#);
-        escape_into(html, &note);
+        html_escape_into(html, &note);
         html.push_str("</p>");
     }
     html.push_str("</div>");
-}
-
-/// `text` as HTML text or attribute value: `&`, `<`, `>`, `"` and `'` escaped.
-fn escape_into(html: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => html.push_str("&amp;"),
-            '<' => html.push_str("&lt;"),
-            '>' => html.push_str("&gt;"),
-            '"' => html.push_str("&quot;"),
-            '\'' => html.push_str("&#39;"),
-            c => html.push(c),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -149,7 +136,7 @@ mod tests {
         // The `idx` field's text reaches the notes and readouts only through the analysis,
         // but a value that did would still be escaped.
         let mut out = String::new();
-        escape_into(&mut out, r#"<img src=x onerror="alert('1')">&"#);
+        html_escape_into(&mut out, r#"<img src=x onerror="alert('1')">&"#);
         assert_eq!(
             out,
             "&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;"

@@ -1,6 +1,8 @@
 //! The CUDA source panel's inputs and words (issue #27): the source and the launch as typed
 //! (`src`, `launch`), the kernel a page without them shows, which field a failure names, and
 //! - `link`: the link's four parameters together, with a preset or a packed source;
+//! - `program`: a whole program's launches, one row each, which one is shown, and all of them
+//!   summed;
 //! - `rows`: the access and line tables, the source view's gutter and colour bands and the
 //!   whole-kernel readouts;
 //! - `checks`: the race and bounds reports and the lines they mark;
@@ -18,6 +20,7 @@
 mod checks;
 mod export;
 mod link;
+mod program;
 mod rows;
 mod warps;
 pub mod wire;
@@ -27,6 +30,10 @@ pub use checks::{
 };
 pub use export::{access_csv, figure_fields};
 pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
+pub use program::{
+    all_launches, console_html, figures_sum, launch_options_html, launch_rows_html, launches_csv,
+    LaunchRow, Pick, LAUNCH_HEADS, MAX_LAUNCH_ROWS,
+};
 pub use rows::{
     access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, first_missing,
     line_label, line_rows, notes, proposal_head, proposal_text, readouts, results_of, site_rows,

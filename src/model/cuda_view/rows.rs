@@ -530,6 +530,10 @@ pub fn notes(a: &CudaAnalysis) -> Vec<String> {
     let (blocks, warps, threads) = a.shape;
     let all = blocks * u64::from(warps);
     let mut out = a.notes.clone();
+    // A program's launches summed have no one shape.
+    if blocks == 0 {
+        return out;
+    }
     out.push(format!(
         "{blocks} block{} of {threads} thread{}, {warps} warp{} each: {all} warp{}.",
         plural(blocks),

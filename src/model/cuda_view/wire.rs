@@ -24,9 +24,12 @@
 //! assert_eq!(analysis.total.sectors, 8);
 //! ```
 
-use super::{failure_field, CudaField};
+use super::{failure_field, CudaField, LaunchRow, Pick};
 use crate::model::cuda::error::Pos;
 use crate::model::cuda::parse_defines;
+use crate::model::cuda::run::program::{
+    run_program, Observer, Printed, ProgramOptions, ProgramRun, Progress,
+};
 use crate::model::cuda::run::{
     read_source_with, CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind,
     WarpExecution,
@@ -81,11 +84,64 @@ impl Drill {
     }
 }
 
+/// A whole program the page asks the worker to run: its `main()`, with every launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramRequest {
+    /// The source, as given.
+    pub source: String,
+    /// The defines given beside the source, as typed (`NAME=VALUE …`).
+    pub defines: String,
+    /// The program's arguments after its name.
+    pub argv: Vec<String>,
+    /// The machine.
+    pub machine: Machine,
+    /// The cache's bytes (0 for none).
+    pub cache_bytes: u64,
+    /// `__CUDA_ARCH__`.
+    pub arch: u32,
+    /// The DRAM bandwidth `cudaEventElapsedTime` counts at, in GB/s.
+    pub bandwidth_gb_s: f64,
+    /// The launch whose analysis comes with the answer.
+    pub pick: Pick,
+}
+
+impl ProgramRequest {
+    /// As posted.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(&Message::Program(Box::new(self.clone()))).unwrap_or_default()
+    }
+}
+
+/// Another launch of the program run last, asked of the worker that ran it.
+pub fn encode_pick(pick: Pick) -> String {
+    serde_json::to_string(&Message::Pick(pick)).unwrap_or_default()
+}
+
 /// What the page posts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 enum Message {
     Run(Request),
     Drill(Box<Drill>),
+    Program(Box<ProgramRequest>),
+    Pick(Pick),
+}
+
+/// A program's end, as the worker answers it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramReply {
+    /// The console, in the order printed.
+    pub console: Vec<Printed>,
+    /// The exit status; `None` when the run stopped on an error.
+    pub exit_code: Option<u8>,
+    /// Each launch's row, in order.
+    pub launches: Vec<LaunchRow>,
+    /// Why the run stopped before the program's end, if it did.
+    pub error: Option<Reported>,
+    /// What the model could not do as a GPU would.
+    pub notes: Vec<String>,
+    /// The launch asked for: its analysis follows as a [`Reply::Done`] (with no placement),
+    /// or, when the program made no such launch, a [`Reply::Picked`].
+    pub pick: Pick,
 }
 
 /// What the worker answers, several times for one run: progress, then the figures or why not.
@@ -109,6 +165,24 @@ pub enum Reply {
     Failed(Reported),
     /// A [`Drill`]'s answer: the warp's executions in its order, or why not.
     Executions(Result<Vec<WarpExecution>, Reported>),
+    /// A running program's console since the last reply, and where it stands.
+    Console {
+        /// What was printed since the last reply, in order.
+        pieces: Vec<Printed>,
+        /// Launches finished.
+        launches: usize,
+        /// The running launch's warps run, and in all.
+        launch: Option<(u64, u64)>,
+    },
+    /// A [`ProgramRequest`]'s end (boxed: a reply is mostly progress). The picked launch's
+    /// analysis follows as a [`Reply::Done`], as a launch's run answers.
+    Program(Box<ProgramReply>),
+    /// The program made no launch `pick`: the answer to a [`ProgramRequest`] or an
+    /// [`encode_pick`] ask in place of a [`Reply::Done`].
+    Picked {
+        /// Which.
+        pick: Pick,
+    },
 }
 
 /// A failure as words and where they point.
@@ -175,6 +249,8 @@ pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut
             send(&Reply::Executions(drill(*d)));
             return;
         }
+        // A program's own worker answers it ([`ProgramServer`]).
+        Ok(Message::Program(_) | Message::Pick(_)) => return,
         Err(e) => {
             let kind = RunErrorKind::Internal("a request the worker cannot read");
             let mut failure = Reported::of(&CudaFailure::Run(RunError::at(Pos::default(), kind)));
@@ -227,4 +303,117 @@ fn drill(d: Drill) -> Result<Vec<WarpExecution>, Reported> {
     job.adopt(d.placement);
     job.warp_executions(d.block, d.warp)
         .map_err(|e| Reported::of(&CudaFailure::Run(e)))
+}
+
+/// A worker that runs whole programs: it answers a [`ProgramRequest`] with the console as it
+/// is printed, then the program's end, and keeps the run for the page's asks for another
+/// launch's analysis.
+#[derive(Default)]
+pub struct ProgramServer {
+    run: Option<ProgramRun>,
+}
+
+impl ProgramServer {
+    /// Answers `text` if it is a program's request or an ask for a launch of the last one
+    /// (else returns false, and posts nothing). The console streams through `post` as the
+    /// program prints, a reply every [`WORKER_PROGRESS_MS`] at most on `clock` (ms).
+    pub fn answer(
+        &mut self,
+        text: &str,
+        clock: impl FnMut() -> f64 + 'static,
+        post: std::rc::Rc<dyn Fn(String)>,
+    ) -> bool {
+        let send = |reply: &Reply| post(serde_json::to_string(reply).unwrap_or_default());
+        let request = match serde_json::from_str(text) {
+            Ok(Message::Program(r)) => r,
+            Ok(Message::Pick(pick)) => {
+                let analysis = self.run.as_ref().and_then(|r| pick.of(&r.launches));
+                send(&picked(pick, analysis));
+                return true;
+            }
+            _ => return false,
+        };
+        self.run = None;
+        let defines = match parse_defines(&request.defines) {
+            Ok(d) => d,
+            Err(e) => {
+                send(&Reply::Failed(Reported::of(&CudaFailure::Defines(e))));
+                return true;
+            }
+        };
+        let options = ProgramOptions {
+            machine: request.machine,
+            cache_bytes: request.cache_bytes,
+            arch: request.arch,
+            bandwidth_gb_s: request.bandwidth_gb_s,
+            argv: request.argv.clone(),
+            observer: streamer(clock, post.clone()),
+            ..ProgramOptions::default()
+        };
+        match run_program(&request.source, &defines, &options) {
+            Ok(run) => {
+                send(&Reply::Program(Box::new(ProgramReply {
+                    console: run.console.clone(),
+                    exit_code: run.exit_code,
+                    launches: run.launches.iter().map(LaunchRow::of).collect(),
+                    error: run.error.as_ref().map(Reported::of),
+                    notes: run.notes.clone(),
+                    pick: request.pick,
+                })));
+                send(&picked(request.pick, request.pick.of(&run.launches)));
+                self.run = Some(run);
+            }
+            Err(e) => send(&Reply::Failed(Reported::of(&e))),
+        }
+        true
+    }
+}
+
+/// The answer for launch `pick` of a program: its analysis as a launch's run answers it
+/// (no placement: a program's launch is not drilled into), or that there is no such launch.
+fn picked(pick: Pick, analysis: Option<CudaAnalysis>) -> Reply {
+    match analysis {
+        Some(analysis) => Reply::Done {
+            analysis: Box::new(analysis),
+            placement: Placement::default(),
+        },
+        None => Reply::Picked { pick },
+    }
+}
+
+/// An observer that posts what the program printed since its last post, and where the run
+/// stands, every [`WORKER_PROGRESS_MS`] at most.
+fn streamer(
+    mut clock: impl FnMut() -> f64 + 'static,
+    post: std::rc::Rc<dyn Fn(String)>,
+) -> Observer {
+    let mut last = clock();
+    // The pieces sent: how many whole, and the bytes of the last one sent.
+    let (mut pieces_sent, mut bytes_sent) = (0usize, 0usize);
+    Observer::new(move |p: &Progress| {
+        let now = clock();
+        if now - last < WORKER_PROGRESS_MS {
+            return;
+        }
+        last = now;
+        let mut pieces = Vec::new();
+        for (k, piece) in p.console.iter().enumerate().skip(pieces_sent) {
+            let from = if k == pieces_sent { bytes_sent } else { 0 };
+            if let Some(text) = piece.text.get(from..).filter(|t| !t.is_empty()) {
+                pieces.push(Printed {
+                    stream: piece.stream,
+                    text: text.to_string(),
+                });
+            }
+        }
+        if let Some(piece) = p.console.last() {
+            (pieces_sent, bytes_sent) = (p.console.len() - 1, piece.text.len());
+        }
+        let reply = Reply::Console {
+            pieces,
+            launches: p.launches,
+            launch: p.launch,
+        };
+        post(serde_json::to_string(&reply).unwrap_or_default());
+    })
 }

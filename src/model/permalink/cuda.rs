@@ -1,8 +1,10 @@
 //! The CUDA source panel's parameters: `cpreset`, a preset's id; `src`, the source text, or
 //! `srcz`, the same packed (`model::cuda::link`); `launch`, the launch as host code writes
 //! it; `defines`, the defines given beside the source, as nvcc's `-D` (`N=4096 B=256`);
-//! `cflops`, the FLOPs per thread for the Roofline lab; and `cmeasure`, what the heat map
-//! and the worst warps rank by (as the kernel view's `kmeasure`). Its cache is the kernel view's
+//! `cflops`, the FLOPs per thread for the Roofline lab; `cmeasure`, what the heat map
+//! and the worst warps rank by (as the kernel view's `kmeasure`); and for a whole program,
+//! `argv`, its arguments, and `pick`, the launch on show (an index or `all`), whose presence
+//! runs the program. Its cache is the kernel view's
 //! `cache` and its machine the calculator's `arch`, `warp`, `sector` and `line`, read by their
 //! own panels.
 //!
@@ -21,7 +23,7 @@ use crate::model::cuda::presets::CUDA_PRESET_IDS;
 use crate::model::flops::CUDA_FLOPS;
 use crate::model::warp::Measure;
 
-/// `cpreset`, `src`, `srcz`, `launch`, `defines`, `cflops` and `cmeasure`.
+/// `cpreset`, `src`, `srcz`, `launch`, `defines`, `cflops`, `cmeasure`, `argv` and `pick`.
 pub(super) struct Cuda;
 
 /// Whether `id` names a CUDA preset.
@@ -29,11 +31,26 @@ fn is_preset(id: &str) -> bool {
     CUDA_PRESET_IDS.contains(&id)
 }
 
+/// Whether `value` names a launch of a program: its index, or `all` (as the panel's
+/// `model::cuda_view::Pick` reads it; that module travels in the panel's chunk).
+fn is_pick(value: &str) -> bool {
+    let value = value.trim();
+    value == "all" || value.parse::<usize>().is_ok()
+}
+
 impl Params for Cuda {
     fn is_param(&self, key: &str) -> bool {
         matches!(
             key,
-            "cpreset" | "src" | "srcz" | "launch" | "defines" | "cflops" | "cmeasure"
+            "cpreset"
+                | "src"
+                | "srcz"
+                | "launch"
+                | "defines"
+                | "cflops"
+                | "cmeasure"
+                | "argv"
+                | "pick"
         )
     }
 
@@ -50,6 +67,12 @@ impl Params for Cuda {
         state.cuda_defines = link.shown("defines").unwrap_or_default();
         state.cuda_flops = link.shown("cflops").unwrap_or_default();
         state.cuda_measure = link.shown("cmeasure").and_then(|m| Measure::parse(&m));
+        state.cuda_argv = link.shown("argv").unwrap_or_default();
+        state.cuda_pick = link
+            .shown("pick")
+            .filter(|p| is_pick(p))
+            .map(|p| p.trim().to_string())
+            .unwrap_or_default();
     }
 
     fn encode(&self, state: &State, out: &mut Vec<(String, String)>) {
@@ -60,6 +83,8 @@ impl Params for Cuda {
             ("launch", &state.cuda_launch),
             ("defines", &state.cuda_defines),
             ("cflops", &state.cuda_flops),
+            ("argv", &state.cuda_argv),
+            ("pick", &state.cuda_pick),
         ] {
             if !value.is_empty() {
                 out.push((key.into(), value.clone()));
@@ -77,6 +102,10 @@ impl Params for Cuda {
                 CUDA_PRESET_IDS.join(", ")
             )),
             "cmeasure" => measure_warning(key, value),
+            "pick" if !is_pick(value) => Some(format!(
+                "`pick={value}` is not a launch of the program (its index from 0, or all); it \
+                 was ignored."
+            )),
             _ => None,
         }
     }

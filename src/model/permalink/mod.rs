@@ -89,6 +89,12 @@ macro_rules! state_parts {
             /// `cmeasure`: what the CUDA panel's heat map and worst warps rank by; `None`: the
             /// analysis's own default, as for `kmeasure`.
             cuda_measure: Option<$crate::model::warp::Measure>,
+            /// `argv`: the arguments the CUDA panel's program runs with after its name,
+            /// separated by spaces, as typed; empty for none.
+            cuda_argv: String,
+            /// `pick`: the launch of the CUDA panel's program on show, its index or `all`; empty
+            /// when the panel runs its launch field rather than the program.
+            cuda_pick: String,
         }
     };
 }

@@ -177,6 +177,8 @@ pub(super) fn Inputs(
     file_error: RwSignal<Option<String>>,
     /// Why the link's `srcz` did not unpack, until the next edit.
     link_notice: RwSignal<Option<String>>,
+    /// What follows the source file: Run, for a file with a `main()` (`super::program`).
+    children: Children,
 ) -> impl IntoView {
     // Text areas show a last, empty line after a final line end: number it too.
     let lines = Memo::new(move |_| {
@@ -267,7 +269,7 @@ pub(super) fn Inputs(
             </div>
             <p class="hint" id="input-src-hint">
                 "CUDA C++ as you would compile it: kernels, " <code>"__device__"</code> " functions, structs, templates, " <code>"#define"</code>
-                ". Host code (" <code>"main"</code> ", " <code>"#include"</code> ") is listed and skipped. Type or paste it, pick a file, or drop one on the text area. The file is read here and never leaves your machine."
+    ". A file with a " <code>"main()"</code> " runs whole with Run; otherwise one launch runs, and host code is listed and skipped. Type or paste it, pick a file, or drop one on the text area. The file is read here and never leaves your machine."
             </p>
             {error_note(error, CudaField::Source)}
             {move || link_notice.get().map(|m| view! { <p class="note warning" role="status" data-testid="cuda-link-notice" data-param="srcz">{m}</p> })}
@@ -279,6 +281,7 @@ pub(super) fn Inputs(
             {move || file_read.get().map(|m| view! { <p class="hint" role="status" data-testid="cuda-file-read">{m}</p> })}
             {file_note}
         </div>
+        {children()}
         <CodeField
             field=CudaField::Launch label="Launch " placeholder="kernel<<<grid, block>>>(args)" error=error
             value=Signal::derive(move || inputs.with(|i| i.launch.clone()))

@@ -9,11 +9,14 @@
 //! - `editor`: the source (line numbers, a file picker, drop), the launch, the cache and the
 //!   FLOPs per thread;
 //! - `results`: the readouts, the notes, the Roofline hand-off, the source view and the tables;
+//! - `program`: a whole program (a file with a `main()`): Run, its arguments, the console, a
+//!   row per launch and the launch picked, whose figures the results show;
 //! - `warps`: the launch per warp: the measure picker, the heat map, the worst warp executions
 //!   and every execution of one warp.
 
 mod editor;
 mod jobs;
+mod program;
 mod results;
 mod warps;
 
@@ -200,9 +203,22 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         defines: state.cuda_defines.get(),
     });
     let jobs = Jobs::new();
+    let program = program::Program::new();
+    // Whether a program's launch was on show at the last run: its figures then go.
+    let was_program = StoredValue::new(false);
     // A new run cancels the running job and starts its own; an empty launch waits for one.
     Effect::new(move |_| {
         let run = target.get();
+        // A whole program's launches are on show: the program runs them (`program`).
+        if state.cuda_pick.with(|p| !p.is_empty()) {
+            was_program.set_value(true);
+            return;
+        }
+        if was_program.get_value() {
+            was_program.set_value(false);
+            jobs.halt();
+            jobs.analysis.set(None);
+        }
         let shown = jobs
             .analysis
             .with_untracked(|a| a.as_ref().is_some_and(|(r, _)| *r == run));
@@ -231,6 +247,15 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
             return;
         }
         jobs.start(run, false);
+    });
+    program::drive(program, program::Sources { state, inputs, target, jobs });
+    // Whether the source has a main() to run, as the jobs last read it.
+    let runnable = Memo::new(move |_| {
+        let arch = arch.get();
+        inputs.with(|i| {
+            let read = jobs.read(&i.source, arch, &state.cuda_defines.get());
+            program::has_main(read, &i.source)
+        })
     });
     // The failure of the inputs on show, with the field it names.
     let failure = Memo::new(move |_| {
@@ -332,14 +357,28 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                             cache_error=Signal::derive(move || cache_checked.with(|c| c.as_ref().err().map(ToString::to_string)))
                             file_error=file_error
                             link_notice=link_notice
-                        />
-                        <Proposed inputs=inputs proposal=proposal />
+                        >
+                            <program::ProgramFields state=state program=program runnable=runnable />
+                        </Inputs>
+                        // A program runs its own launches: no launch to propose.
+                        <Show when=move || state.cuda_pick.with(String::is_empty)>
+                            <Proposed inputs=inputs proposal=proposal />
+                        </Show>
                     </form>
                 </Show>
                 <div class="outputs">
+                    <Show when=move || outputs.get()>
+                        <program::ProgramOutput state=state program=program />
+                    </Show>
                     <div class="results" aria-labelledby="cuda-results-title">
                         <Show when=move || outputs.get()>
-                            <h3 id="cuda-results-title">"Whole kernel"</h3>
+                            <h3 id="cuda-results-title">
+                                {move || state.cuda_pick.with(|p| match p.as_str() {
+                                    "" => "Whole kernel".to_string(),
+                                    "all" => "All launches".to_string(),
+                                    k => format!("Launch {k}"),
+                                })}
+                            </h3>
                             // The readouts are a dozen tab stops: the source view is one away.
                             <button type="button" class="link skip" data-testid="cuda-skip-source" on:click=|_| focus_source_view()>
                                 "Skip to the source view"

@@ -131,9 +131,11 @@ pub(super) fn Results(
             .into_iter()
             .map(|note| view! { <p class="note" data-testid="cuda-note">{note}</p> })
             .collect_view()}
+        // A program's console shows what its launches printed, where the program flushed it.
         {move || analysis.with(|a| {
             let (_, a) = a.as_ref()?;
-            (!a.output.is_empty()).then(|| {
+            let program = state.cuda_pick.with(|p| !p.is_empty());
+            (!a.output.is_empty() && !program).then(|| {
                 let state = move || jobs.status.with(|s| match s {
                     Status::Running { .. } => "running",
                     Status::Failed(()) => "failed",
@@ -173,7 +175,8 @@ pub(super) fn Results(
                 </div>
             </Show>
         </Show>
-        <Show when=move || { jobs.built.get() >= PER_WARP }>
+        // A program's launches summed have no figures per warp.
+        <Show when=move || { jobs.built.get() >= PER_WARP && analysis.with(|a| a.as_ref().is_some_and(|(_, a)| a.shape.0 > 0)) }>
             <PerWarp state=state analysis=analysis />
         </Show>
     }

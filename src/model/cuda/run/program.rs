@@ -18,7 +18,8 @@ use super::error::{RunError, RunErrorKind};
 use super::{read_source_with, CudaAnalysis, CudaFailure, Shared};
 use crate::model::clib::rand::Rand;
 use crate::model::machine::Machine;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Where the first device allocation starts; each next one starts at the first multiple of
@@ -38,7 +39,7 @@ pub const MAX_HOST_ITERATIONS: u64 = 1 << 24;
 pub const MAX_CONSOLE_BYTES: usize = 4 << 20;
 
 /// Which stream a piece of the console was printed on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
     /// Standard output (host `printf`, `puts`, and device `printf` when flushed).
@@ -48,7 +49,7 @@ pub enum Stream {
 }
 
 /// One piece of the console: consecutive text printed on one stream.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Printed {
     /// The stream.
     pub stream: Stream,
@@ -57,7 +58,7 @@ pub struct Printed {
 }
 
 /// A launch the program made, in order, with its figures.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LaunchRun {
     /// The kernel's name.
     pub kernel: String,
@@ -185,6 +186,8 @@ pub(crate) struct HostState {
     /// The program's arguments after its name.
     pub(crate) argv: Vec<String>,
     pub(crate) limits: Limits,
+    /// Who watches the run: the page's worker, which streams the console and the progress.
+    pub(crate) observer: Observer,
     /// `__CUDA_ARCH__`: the device's compute capability × 100.
     pub(crate) arch: u32,
     /// Host code's entry points.
@@ -218,6 +221,7 @@ impl HostState {
             strings: Vec::new(),
             argv: options.argv.clone(),
             limits: options.limits,
+            observer: options.observer.clone(),
             arch: options.arch,
             hooks: super::warp::hooks(),
         }
@@ -238,6 +242,21 @@ impl HostState {
             _ => self
                 .console
                 .push(Printed { stream, text: text.to_string() }),
+        }
+        self.observe(None);
+    }
+
+    /// Tells the observer, if there is one, where the run stands; `launch` is the running
+    /// launch's warps run and in all.
+    pub(crate) fn observe(&self, launch: Option<(u64, u64)>) {
+        if let Some(watch) = &self.observer.0 {
+            if let Ok(mut watch) = watch.try_borrow_mut() {
+                watch(&Progress {
+                    launches: self.launches.len(),
+                    console: &self.console,
+                    launch,
+                });
+            }
         }
     }
 
@@ -338,6 +357,44 @@ impl HostState {
     }
 }
 
+/// Where a running program stands, as its observer sees it.
+#[derive(Debug)]
+pub struct Progress<'a> {
+    /// Launches finished.
+    pub launches: usize,
+    /// The console so far.
+    pub console: &'a [Printed],
+    /// The running launch's warps run, and in all.
+    pub launch: Option<(u64, u64)>,
+}
+
+/// A watcher of a program's run, called as it prints, as each launch goes on and ends, and
+/// every 4096 iterations of host code's loops: the page's worker streams the console and the
+/// progress through one. It watches and changes nothing.
+#[derive(Clone, Default)]
+#[allow(
+    clippy::type_complexity,
+    reason = "a shared, mutable callback: what an observer is"
+)]
+pub struct Observer(pub Option<Rc<RefCell<dyn FnMut(&Progress)>>>);
+
+impl Observer {
+    /// An observer that calls `watch`.
+    pub fn new(watch: impl FnMut(&Progress) + 'static) -> Observer {
+        Observer(Some(Rc::new(RefCell::new(watch))))
+    }
+}
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Observer"
+        } else {
+            "no observer"
+        })
+    }
+}
+
 /// How a program is run.
 #[derive(Clone, Debug)]
 pub struct ProgramOptions {
@@ -353,6 +410,8 @@ pub struct ProgramOptions {
     pub argv: Vec<String>,
     /// The budgets, lower than the defaults for fuzzing.
     pub limits: Limits,
+    /// Who watches the run; none by default.
+    pub observer: Observer,
 }
 
 /// How much a program may do.
@@ -388,6 +447,7 @@ impl Default for ProgramOptions {
             bandwidth_gb_s: 900.0,
             argv: Vec::new(),
             limits: Limits::default(),
+            observer: Observer::default(),
         }
     }
 }

@@ -336,6 +336,15 @@ impl Jobs {
         );
     }
 
+    /// Shows `analysis`, a launch of a whole program (`super::program`), as the results of
+    /// `run`: no job is kept, so the drill-down into one warp is not offered for it.
+    pub(in crate::ui::cuda) fn show_program(self, run: Run, analysis: CudaAnalysis) {
+        self.halt();
+        self.failure.set(None);
+        let ticket = self.generation.get_value();
+        self.show(ticket, run, analysis, None);
+    }
+
     /// The job's progress on show.
     fn running(self) {
         if let Some((done, total)) = self.job.with_value(|j| j.as_ref().map(CudaJob::progress)) {

@@ -202,8 +202,12 @@ impl Jobs {
                 self.idle();
                 self.fail(run, reported.into_failure(), repair);
             }
-            // A drill-down's answer comes from its own worker, never this one.
-            Reply::Executions(_) => {}
+            // A drill-down's answer comes from its own worker, never this one, and a
+            // program's from the program's (`super::super::program`).
+            Reply::Executions(_)
+            | Reply::Console { .. }
+            | Reply::Program(_)
+            | Reply::Picked { .. } => {}
         }
     }
 

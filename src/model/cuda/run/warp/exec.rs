@@ -313,6 +313,11 @@ impl Warp<'_> {
                     } else {
                         (MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS)
                     };
+                    if self.host && self.iterations & 0xFFF == 0 {
+                        if let Some(h) = self.sh.host.as_deref() {
+                            h.observe(None);
+                        }
+                    }
                     if self.host && (iterations > one_loop || self.iterations >= all_loops) {
                         return Err(match self.hooks() {
                             Some(h) => (h.budget)(self, pos),

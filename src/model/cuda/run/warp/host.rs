@@ -1423,7 +1423,11 @@ impl Warp<'_> {
         let ran = loop {
             match job.step(1 << 12) {
                 Ok(true) => break Ok(()),
-                Ok(false) => {}
+                Ok(false) => {
+                    if let Some(hs) = self.sh.host.as_deref() {
+                        hs.observe(Some(job.progress()));
+                    }
+                }
                 Err(e) => break Err(e),
             }
         };
@@ -1433,7 +1437,11 @@ impl Warp<'_> {
             Err(CudaFailure::Run(e)) => return Err(e),
             Err(e) => return Err(self.host_error(pos, format!("the launch of {kernel}: {e}"))),
         }
-        let analysis = job.finish();
+        let mut analysis = job.finish();
+        // Host code ran: the launch field's note that it is skipped is not this launch's.
+        analysis
+            .notes
+            .retain(|n| !n.starts_with("Host code is skipped"));
         let hs = self.hs()?;
         hs.pending.push_str(&analysis.output);
         hs.clock_ms += analysis.total.dram_bytes() as f64 / hs.bytes_per_ms;
@@ -1445,6 +1453,7 @@ impl Warp<'_> {
             shared_bytes,
             analysis,
         });
+        hs.observe(None);
         Ok(Value::new(Ty::Void, Lanes::Same(S::I(0))))
     }
 }
