@@ -130,3 +130,89 @@ fn run_refuses_a_file_without_main_as_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("no main()"), "{}", text(&o.stderr));
 }
+
+/// A program that launches a coalesced kernel, then one whose lanes stride 32 floats apart,
+/// then one that reads one float past its array; it exits with `argv[1]`.
+const GATED: &str = r#"#include <cstdlib>
+__global__ void copy(float* o, const float* a) { o[threadIdx.x] = a[threadIdx.x]; }
+__global__ void strided(float* o, const float* a) { o[threadIdx.x] = a[threadIdx.x * 32]; }
+__global__ void past(float* o, const float* a) { o[threadIdx.x] = a[threadIdx.x + 1]; }
+int main(int argc, char** argv) {
+  float *a, *o;
+  cudaMalloc(&a, 1024 * sizeof(float));
+  cudaMalloc(&o, 32 * sizeof(float));
+  cudaMemset(a, 0, 1024 * sizeof(float));
+  copy<<<1, 32>>>(o, a);
+  strided<<<1, 32>>>(o, a);
+  if (argc > 2) past<<<1, 1024>>>(a, a);
+  cudaDeviceSynchronize();
+  return argc > 1 ? atoi(argv[1]) : 0;
+}
+"#;
+
+#[test]
+fn run_check_gates_every_launch_and_names_it() {
+    // copy: a warp's 32 floats load as 4 sectors; strided: 32 lanes 128 bytes apart, 32
+    // sectors for the load (the store is copy's 4). The load `a[…]` starts at line 3's
+    // column 70 (after the 52 characters of the signature and brace, and `o[threadIdx.x] = `).
+    let o = run(
+        "gate",
+        GATED,
+        &["--check", "--max-sectors-per-request", "4"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].ends_with(":3:70: error: 32.00 sectors per request, more than --max-sectors-per-request 4 (load, 1 requests) (launch 1, strided)"), "{out}");
+    assert!(lines[1].ends_with(": 1 failed"), "{out}");
+    assert!(
+        text(&o.stderr).contains("1 check failed"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A looser limit passes: two launches, two global sites each, one check a site.
+    let o = run(
+        "gate-pass",
+        GATED,
+        &["--check", "--max-sectors-per-request", "32"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).ends_with(": every check passed (4 checked over 2 launches)\n"),
+        "{}",
+        text(&o.stdout)
+    );
+    // The program's own failure status stands over the gate's.
+    let o = run(
+        "gate-status",
+        GATED,
+        &["--check", "--max-sectors-per-request", "4", "--", "3"],
+    );
+    assert_eq!(o.status.code(), Some(3));
+}
+
+#[test]
+fn run_check_fails_an_access_out_of_bounds_without_limits() {
+    // past: 1024 lanes read a[1..=1024] of a 1024-float allocation: lane 1023 reads one past,
+    // at line 4's column 67.
+    let o = run("gate-oob", GATED, &["--check", "--", "0", "past"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains(":4:67: error: out of bounds:"), "{out}");
+    assert!(out.contains("(launch 2, past)"), "{out}");
+}
+
+#[test]
+fn run_check_fails_a_load_of_memory_nothing_wrote() {
+    // The kernel reads 32 floats of an allocation nothing wrote: initcheck's finding, which
+    // fails the gate with no limit given.
+    let src = "__global__ void k(float* o, const float* a) { o[threadIdx.x] = a[threadIdx.x]; }\n\
+               int main() { float *a, *o; cudaMalloc(&a, 128); cudaMalloc(&o, 128);\n\
+               k<<<1, 32>>>(o, a); cudaDeviceSynchronize(); return 0; }\n";
+    let o = run("gate-init", src, &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains(":1:64: error: uninitialised: line 1, block (0,0,0), thread (0,0,0): reads index 0 of a"), "{out}");
+    assert!(out.contains("(launch 0, k)"), "{out}");
+}

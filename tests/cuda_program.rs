@@ -488,3 +488,100 @@ fn hostile_host_code_reads_in_one_pass() {
     let e = run_program(&src, &Defines::default(), &ProgramOptions::default()).unwrap_err();
     assert!(e.to_string().starts_with("source, line 2"), "{e}");
 }
+
+/// initcheck: a program whose kernel reads `n` floats of which host code copied the first
+/// `written` (and, with `memset`, cudaMemset all of them first).
+fn initcheck_program(n: u32, written: u32, memset: bool) -> String {
+    format!(
+        r#"#include <cstdlib>
+__global__ void sum(float* out, const float* a, int n) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + 1.0f;
+}}
+int main() {{
+  const int N = {n};
+  float* h = (float*)calloc(N, sizeof(float));
+  float *a, *out;
+  cudaMalloc(&a, N * sizeof(float));
+  cudaMalloc(&out, N * sizeof(float));
+  if ({memset}) cudaMemset(a, 0, N * sizeof(float));
+  cudaMemcpy(a, h, {written} * sizeof(float), cudaMemcpyHostToDevice);
+  sum<<<(N + 63) / 64, 64>>>(out, a, N);
+  sum<<<(N + 63) / 64, 64>>>(a, out, N);
+  cudaDeviceSynchronize();
+  return 0;
+}}
+"#,
+        memset = i32::from(memset)
+    )
+}
+
+#[test]
+fn initcheck_names_the_first_unwritten_element_and_counts_every_lane() {
+    // 100 floats, the first 40 copied: lanes 40..99 of the first launch read bytes nothing
+    // wrote, 60 lane-accesses; the first of them is element 40 of a, thread 40 of block 0.
+    let run = run(&initcheck_program(100, 40, false));
+    let first = &run.launches[0].analysis;
+    assert_eq!(first.uninitialized.len(), 1);
+    let u = &first.uninitialized[0];
+    assert_eq!(
+        (
+            u.array.as_deref(),
+            u.index,
+            u.block,
+            u.thread,
+            u.occurrences
+        ),
+        (Some("a"), 40, [0, 0, 0], [40, 0, 0], 60)
+    );
+    assert_eq!(
+        u.sentence(4),
+        "line 4, block (0,0,0), thread (40,0,0): reads index 40 of a, which no copy, memset or \
+         store has written; on a GPU the value is whatever the memory held (60 lane-accesses \
+         read unwritten bytes at this line in all)"
+    );
+    // The second launch reads what the first stored (every element of out): nothing to report.
+    assert!(run.launches[1].analysis.uninitialized.is_empty());
+}
+
+#[test]
+fn memory_set_or_stored_is_written_whatever_its_value() {
+    // cudaMemset writes every byte; the copy of calloc'd zeros after it changes nothing.
+    let run = run(&initcheck_program(100, 40, true));
+    assert!(run
+        .launches
+        .iter()
+        .all(|l| l.analysis.uninitialized.is_empty()));
+    // A launch field's buffers without data hold none, and are not initcheck's: nothing is
+    // reported there.
+    let a = analyse(
+        "__global__ void k(float* o, const float* a) { o[threadIdx.x] = a[threadIdx.x]; }",
+        "k<<<1, 32>>>(o, a)",
+        Machine::default(),
+        0,
+        700,
+    )
+    .unwrap();
+    assert!(a.uninitialized.is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// Against a brute-force count: with the first `written` of `n` elements copied, the
+    /// lanes that read an unwritten element are exactly `n - written`, the first at index
+    /// `written`.
+    #[test]
+    fn initcheck_counts_what_nothing_wrote(n in 1u32..300, cut in 0u32..300) {
+        let written = cut.min(n);
+        let run = run(&initcheck_program(n, written, false));
+        let found = &run.launches[0].analysis.uninitialized;
+        let unwritten = (written..n).count() as u64;
+        if unwritten == 0 {
+            prop_assert!(found.is_empty());
+        } else {
+            prop_assert_eq!(found.len(), 1);
+            prop_assert_eq!(found[0].occurrences, unwritten);
+            prop_assert_eq!(found[0].index, i128::from(written));
+        }
+    }
+}

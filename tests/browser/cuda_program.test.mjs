@@ -168,3 +168,31 @@ test('at 320 px the program fits the screen', async () => {
     await s.driver.manage().window().setRect({ width: 1280, height: 900 });
   }
 });
+
+test("a launch's load of device memory that nothing wrote is initcheck's finding, with its line and allocation", async () => {
+  // 100 floats allocated, the first 40 copied: lanes 40..99 read bytes nothing wrote.
+  const src = `#include <cstdlib>
+__global__ void sum(float* out, const float* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + 1.0f;
+}
+int main() {
+  float* h = (float*)calloc(100, sizeof(float));
+  float *a, *out;
+  cudaMalloc(&a, 100 * sizeof(float));
+  cudaMalloc(&out, 100 * sizeof(float));
+  cudaMemcpy(a, h, 40 * sizeof(float), cudaMemcpyHostToDevice);
+  sum<<<2, 64>>>(out, a, 100);
+  cudaDeviceSynchronize();
+  return 0;
+}
+`;
+  await openApp(s.driver, s.site.url, `${cudaLink(src)}&pick=0`);
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-uninit"]')), 30000);
+  const found = await rows('[data-testid="cuda-uninit"]');
+  assert.deepEqual(found.map((u) => [u.line, u.array, u.index, u.thread, u.block, u.occurrences]), [['4', 'a', '40', '40,0,0', '0,0,0', '60']]);
+  assert.equal(await byId('cuda-checks-summary').getText(), 'No race and no access out of bounds. 1 load reads device memory that no copy, memset or store has written (initcheck).');
+  assert.equal(await byId('cuda-checks').getAttribute('data-uninit'), '1');
+  assert.deepEqual(await axe(s.driver), []);
+  assert.deepEqual(await pageErrors(s.driver), []);
+});

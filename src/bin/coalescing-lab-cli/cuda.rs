@@ -167,6 +167,24 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
 /// error: …`, so editors and CI logs link to it), then a summary line. Out-of-bounds
 /// accesses always fail; races fail with `--no-races`.
 fn gate(g: &crate::cli::Gate, an: &CudaAnalysis, file: &str) -> (String, usize) {
+    let (mut out, checked) = failed_checks(g, an, file, "");
+    let failed = out.len();
+    out.push(if failed == 0 {
+        format!("{file}: every check passed ({checked} checked)")
+    } else {
+        format!("{file}: {failed} failed")
+    });
+    (out.join("\n") + "\n", failed)
+}
+
+/// Each check of `an` that fails, as a diagnostic ending in `suffix` (which launch, for a
+/// program's), and how many checks were made.
+pub(crate) fn failed_checks(
+    g: &crate::cli::Gate,
+    an: &CudaAnalysis,
+    file: &str,
+    suffix: &str,
+) -> (Vec<String>, usize) {
     let mut out = Vec::new();
     let mut checked = 0usize;
     let at = |s: &Site| format!("{file}:{}:{}: error:", s.pos.line, s.pos.column);
@@ -237,13 +255,21 @@ fn gate(g: &crate::cli::Gate, an: &CudaAnalysis, file: &str) -> (String, usize) 
             ));
         }
     }
-    let failed = out.len();
-    out.push(if failed == 0 {
-        format!("{file}: every check passed ({checked} checked)")
-    } else {
-        format!("{file}: {failed} failed")
-    });
-    (out.join("\n") + "\n", failed)
+    // A program's loads of device memory nothing wrote fail every gate, as compute-sanitizer's
+    // initcheck fails a run.
+    for u in &an.uninitialized {
+        if let Some((s, _)) = an.sites.get(u.site) {
+            out.push(format!(
+                "{} uninitialised: {}",
+                at(s),
+                u.sentence(s.pos.line)
+            ));
+        }
+    }
+    for line in &mut out {
+        line.push_str(suffix);
+    }
+    (out, checked)
 }
 
 /// Totals keyed by the page's `k-…` ids, the launch's shape, the rows, the notes.

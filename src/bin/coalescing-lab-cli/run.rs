@@ -1,9 +1,9 @@
-//! `run FILE.cu [-D NAME=VALUE]… [-- ARGS…]`: the file's `main()` run as a GPU would run the
-//! program, with every launch on the model's interpreter; what the program prints, then each
-//! launch's figures.
+//! `run FILE.cu [-D NAME=VALUE]… [--check …] [-- ARGS…]`: the file's `main()` run as a GPU
+//! would run the program, with every launch on the model's interpreter; what the program
+//! prints, then each launch's figures, or with `--check` the CI gate over every launch.
 
 use crate::cli::{bad, one, Args, Failure, Style};
-use crate::cuda::{defines_of, lines_json, read_source, sites_json};
+use crate::cuda::{defines_of, failed_checks, lines_json, read_source, sites_json};
 use crate::out::{json_list, json_string, table};
 use coalescing_lab::model::cuda::run::program::{run_program, LaunchRun, ProgramOptions, Stream};
 use coalescing_lab::model::cuda_view::{LaunchRow, LAUNCH_HEADS as HEADS};
@@ -41,10 +41,46 @@ pub(crate) fn cmd_run(a: &Args) -> Result<Ran, Failure> {
     if let Some(e) = &run.error {
         stderr.push_str(&format!("coalescing-lab-cli: the program stopped: {e}\n"));
     }
-    let code = match (run.exit_code, &run.error) {
+    let mut code = match (run.exit_code, &run.error) {
         (Some(c), _) => i32::from(c),
         _ => 2,
     };
+    if a.cuda.gate.on {
+        // The CI gate over every launch, as `cuda --check` applies it to one; the program's
+        // own failure status stands, else 1 when a check failed.
+        let mut lines = Vec::new();
+        let mut checked = 0;
+        for (k, l) in run.launches.iter().enumerate() {
+            let suffix = format!(" (launch {k}, {})", l.kernel);
+            let (failed, made) = failed_checks(&a.cuda.gate, &l.analysis, &path, &suffix);
+            lines.extend(failed);
+            checked += made;
+        }
+        let failed = lines.len();
+        let launches = run.launches.len();
+        lines.push(if failed == 0 {
+            format!(
+                "{path}: every check passed ({checked} checked over {launches} launch{})",
+                if launches == 1 { "" } else { "es" }
+            )
+        } else {
+            format!("{path}: {failed} failed")
+        });
+        if failed > 0 {
+            stderr.push_str(&format!(
+                "coalescing-lab-cli: {failed} check{} failed\n",
+                if failed == 1 { "" } else { "s" }
+            ));
+            if code == 0 {
+                code = 1;
+            }
+        }
+        return Ok(Ran {
+            stdout: format!("{stdout}{}\n", lines.join("\n")),
+            stderr,
+            code,
+        });
+    }
     let style = a.style.unwrap_or(Style::Text);
     let out = match style {
         Style::Json => {

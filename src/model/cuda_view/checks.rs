@@ -2,8 +2,9 @@
 //! race (same-value stores within one instruction apart, as notes) and one per access outside
 //! its array, each with the model's sentence, and which lines to mark in the source view.
 
-use super::super::cuda::run::check::{OutOfBounds, Race, RaceScope};
+use super::super::cuda::run::check::{OutOfBounds, Race, RaceScope, Uninit};
 use super::super::cuda::run::{CudaAnalysis, SiteKind};
+use super::super::format::html_escape_into;
 use super::super::format::plural;
 
 /// One race (or, for lanes of one store that store the same known value, a note), worded.
@@ -152,6 +153,74 @@ pub fn problem_lines(a: &CudaAnalysis) -> (Vec<u32>, Vec<u32>) {
     oob.sort_unstable();
     oob.dedup();
     (races, oob)
+}
+
+/// A program's loads of device memory that nothing wrote (initcheck), as the checks' list
+/// items: `li.cuda-uninit` (`data-testid="cuda-uninit"`) with `data-line`, `data-block` and
+/// `data-thread` (`x,y,z`), `data-array` (absent outside every allocation), `data-index`,
+/// `data-address` (hex) and `data-occurrences`, and the model's sentence; written as markup,
+/// escaped.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::uninit_items_html;
+/// use coalescing_lab::model::cuda::run::program::{run_program, ProgramOptions};
+/// use coalescing_lab::model::cuda::Defines;
+/// let src = "__global__ void k(float* o, const float* a) { o[threadIdx.x] = a[threadIdx.x]; }\n\
+///   int main() { float *a, *o; cudaMalloc(&a, 128); cudaMalloc(&o, 128);\n\
+///   k<<<1, 32>>>(o, a); cudaDeviceSynchronize(); return 0; }\n";
+/// let run = run_program(src, &Defines::default(), &ProgramOptions::default()).unwrap();
+/// let html = uninit_items_html(&run.launches[0].analysis);
+/// assert!(html.starts_with(r#"<li class="cuda-uninit" data-testid="cuda-uninit" data-line="1" data-block="0,0,0" data-thread="0,0,0" data-array="a" data-index="0""#), "{html}");
+/// assert!(html.contains("32 lane-accesses read unwritten bytes"), "{html}");
+/// ```
+pub fn uninit_items_html(a: &CudaAnalysis) -> String {
+    let mut html = String::new();
+    for u in &a.uninitialized {
+        html.push_str(&uninit_item(a, u));
+    }
+    html
+}
+
+fn uninit_item(a: &CudaAnalysis, u: &Uninit) -> String {
+    let line = line_kind(a, u.site).0;
+    let xyz = |v: [u64; 3]| format!("{},{},{}", v[0], v[1], v[2]);
+    let mut html = format!(
+        r#"<li class="cuda-uninit" data-testid="cuda-uninit" data-line="{line}" data-block="{}" data-thread="{}""#,
+        xyz(u.block),
+        xyz(u.thread)
+    );
+    if let Some(array) = &u.array {
+        html.push_str(" data-array=\"");
+        html_escape_into(&mut html, array);
+        html.push('"');
+    }
+    html.push_str(&format!(
+        r#" data-index="{}" data-address="{:#x}" data-occurrences="{}"><strong>Uninitialised</strong>: <span class="sentence">"#,
+        u.index, u.address, u.occurrences
+    ));
+    html_escape_into(&mut html, &u.sentence(line));
+    html.push_str("</span></li>");
+    html
+}
+
+/// The checks' second sentence when a program's launch read device memory nothing wrote.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::uninit_summary;
+/// assert_eq!(uninit_summary(0), None);
+/// assert_eq!(uninit_summary(2).as_deref(), Some("2 loads read device memory that no copy, memset or store has written (initcheck)."));
+/// ```
+pub fn uninit_summary(sites: usize) -> Option<String> {
+    match sites {
+        0 => None,
+        1 => Some(
+            "1 load reads device memory that no copy, memset or store has written (initcheck)."
+                .into(),
+        ),
+        n => Some(format!(
+            "{n} loads read device memory that no copy, memset or store has written (initcheck)."
+        )),
+    }
 }
 
 /// How many times a report's pair or access met, for its row: "" once, else " (N times)".

@@ -26,7 +26,8 @@ mod warps;
 pub mod wire;
 
 pub use checks::{
-    checks_summary, oob_rows, problem_lines, race_rows, times, OobRow, RaceRow, COUNTED_ANYWAY,
+    checks_summary, oob_rows, problem_lines, race_rows, times, uninit_items_html, uninit_summary,
+    OobRow, RaceRow, COUNTED_ANYWAY,
 };
 pub use export::{access_csv, figure_fields};
 pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};

@@ -3,7 +3,7 @@
 //! (`pick`: an index or `all`), and every launch summed per site and per line for `all`.
 
 use super::super::csv::Csv;
-use super::super::cuda::run::check::OutOfBounds;
+use super::super::cuda::run::check::{OutOfBounds, Uninit};
 use super::super::cuda::run::program::LaunchRun;
 use super::super::cuda::run::program::{Printed, Stream};
 use super::super::cuda::run::{CudaAnalysis, Site};
@@ -267,7 +267,7 @@ pub fn all_launches(launches: &[LaunchRun]) -> CudaAnalysis {
     let mut total = Figures::default();
     let mut assumed = std::collections::BTreeSet::new();
     let mut notes: Vec<String> = Vec::new();
-    let (mut races, mut out_of_bounds) = (Vec::new(), Vec::new());
+    let (mut races, mut out_of_bounds, mut uninitialized) = (Vec::new(), Vec::new(), Vec::new());
     let mut output = String::new();
     for l in launches {
         let a = &l.analysis;
@@ -305,6 +305,13 @@ pub fn all_launches(launches: &[LaunchRun]) -> CudaAnalysis {
                 races.push(r);
             }
         }
+        for u in &a.uninitialized {
+            let mut u = u.clone();
+            u.site = moved(u.site);
+            if !uninitialized.iter().any(|p: &Uninit| p.site == u.site) {
+                uninitialized.push(u);
+            }
+        }
         for o in &a.out_of_bounds {
             let mut o = o.clone();
             o.site = moved(o.site);
@@ -329,6 +336,7 @@ pub fn all_launches(launches: &[LaunchRun]) -> CudaAnalysis {
         shape: (0, 0, 0),
         races,
         out_of_bounds,
+        uninitialized,
         worst: vec![Vec::new(); 4],
         heat: HeatMap::new(0, 0),
         kernel: "all launches".into(),

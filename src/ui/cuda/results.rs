@@ -13,8 +13,8 @@ use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
     access_csv, access_summary, assumed_note, checks_summary, failure_field, line_label,
     matching_preset, notes, oob_rows, race_rows, readouts, results_of, site_rows, source_lines,
-    source_view, stopped_note, times, work, Band, CudaInputs, OobRow, RaceRow, SiteRow, SourceLine,
-    SourceRow, COUNTED_ANYWAY, EXECUTION_ORDER,
+    source_view, stopped_note, times, uninit_items_html, uninit_summary, work, Band, CudaInputs,
+    OobRow, RaceRow, SiteRow, SourceLine, SourceRow, COUNTED_ANYWAY, EXECUTION_ORDER,
 };
 use crate::model::exact::Exact;
 use crate::model::flops::CUDA_FLOPS;
@@ -188,20 +188,38 @@ pub(super) fn Results(
 #[component]
 fn Checks(analysis: RwSignal<Option<(Run, CudaAnalysis)>>) -> impl IntoView {
     move || {
-        let reports = analysis.with(|a| a.as_ref().map(|(_, a)| (race_rows(a), oob_rows(a))));
-        reports.map(|(races, oob)| {
+        let reports = analysis.with(|a| {
+            a.as_ref().map(|(_, a)| {
+                (
+                    race_rows(a),
+                    oob_rows(a),
+                    a.uninitialized.len(),
+                    uninit_items_html(a),
+                )
+            })
+        });
+        reports.map(|(races, oob, n_uninit, uninit)| {
             let (notes, races): (Vec<RaceRow>, Vec<RaceRow>) =
                 races.into_iter().partition(|r| r.note);
-            let problems = !races.is_empty() || !oob.is_empty();
+            let problems = !races.is_empty() || !oob.is_empty() || n_uninit > 0;
             let (n_races, n_oob) = (races.len(), oob.len());
+            let summary = match uninit_summary(n_uninit) {
+                // A finding of initcheck's: the clean report's caveat does not apply.
+                Some(more) if n_races + n_oob + notes.len() == 0 => {
+                    format!("No race and no access out of bounds. {more}")
+                }
+                Some(more) => format!("{} {more}", checks_summary(n_races, n_oob, notes.len())),
+                None => checks_summary(n_races, n_oob, notes.len()),
+            };
             view! {
-                <section class="cuda-checks" aria-labelledby="cuda-checks-title" data-testid="cuda-checks" data-races=n_races data-oob=n_oob>
+                <section class="cuda-checks" aria-labelledby="cuda-checks-title" data-testid="cuda-checks" data-races=n_races data-oob=n_oob data-uninit=n_uninit>
                     <h3 id="cuda-checks-title">"Races and out-of-bounds accesses"</h3>
-                    <p class:stale=problems data-testid="cuda-checks-summary">{checks_summary(n_races, n_oob, notes.len())}</p>
+                    <p class:stale=problems data-testid="cuda-checks-summary">{summary}</p>
                     <ul class="cuda-reports">
                         {races.into_iter().chain(notes).map(race_item).collect_view()}
                         {oob.into_iter().map(oob_item).collect_view()}
                     </ul>
+                    <ul class="cuda-reports" inner_html=uninit hidden=n_uninit == 0></ul>
                     {problems.then(|| view! { <p class="note warning" data-testid="cuda-counted-anyway">{COUNTED_ANYWAY}</p> })}
                 </section>
             }

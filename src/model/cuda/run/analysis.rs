@@ -110,6 +110,9 @@ pub struct CudaAnalysis {
     pub races: Vec<check::Race>,
     /// Accesses outside a shared array or a declared allocation, one per site.
     pub out_of_bounds: Vec<check::OutOfBounds>,
+    /// A program's loads of device memory that nothing wrote (initcheck), one per site.
+    #[serde(default)]
+    pub uninitialized: Vec<check::Uninit>,
     /// The worst warp executions by each measure, in [`Measure::ALL`]'s order, most first.
     pub worst: Vec<Vec<WarpExecution>>,
     /// Each measure per (block, warp), summed over the warp's accesses, binned for big grids.
@@ -249,6 +252,7 @@ impl CudaJob {
             shape: (self.blocks, self.warps_per_block, threads),
             races: self.shared.checks.races.values().cloned().collect(),
             out_of_bounds: self.shared.checks.oob.values().cloned().collect(),
+            uninitialized: self.shared.checks.uninit.values().cloned().collect(),
             worst: Measure::ALL.iter().map(|m| self.tally.worst(*m)).collect(),
             heat: self
                 .tally

@@ -99,6 +99,28 @@ pub struct OutOfBounds {
     pub occurrences: u64,
 }
 
+/// A load of device memory that nothing has written (compute-sanitizer's initcheck): the first
+/// occurrence at a site in full, and how many there were. Only a program's launches have
+/// findings: there, every byte of device memory was written by a copy, a memset or a store,
+/// or by nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Uninit {
+    /// The access site (an index into the analysis's sites).
+    pub site: usize,
+    /// The first occurrence's block.
+    pub block: [u64; 3],
+    /// The first occurrence's thread.
+    pub thread: [u64; 3],
+    /// The first occurrence's byte address.
+    pub address: u64,
+    /// The allocation it lies in.
+    pub array: Option<String>,
+    /// The element index it reached in that allocation.
+    pub index: i128,
+    /// Lane-accesses at this site that read bytes nothing wrote.
+    pub occurrences: u64,
+}
+
 /// One array or allocation as the bounds check sees it: bytes `[start, end)`, signed, so that
 /// an address below the lowest one stays below it.
 #[derive(Clone, Copy, Debug)]
@@ -206,6 +228,8 @@ pub(crate) struct Checks {
     /// The shared arrays' regions, by start.
     shared: Vec<Region>,
     pub(crate) oob: BTreeMap<usize, OutOfBounds>,
+    /// Loads of device memory nothing wrote, by site.
+    pub(crate) uninit: BTreeMap<usize, Uninit>,
     pub(crate) races: BTreeMap<(RaceScope, usize, usize), Race>,
     /// Buffers reused from block to block.
     scratch: RaceScratch,
@@ -428,6 +452,62 @@ impl Checks {
                 array,
                 index,
                 count,
+                occurrences,
+            });
+    }
+
+    /// Checks one global load's lanes for bytes nothing wrote (`unwritten(address)`), and
+    /// records the first occurrence. A lane outside every allocation is the bounds check's,
+    /// not this one's.
+    #[allow(clippy::too_many_arguments, reason = "one access's fields")]
+    pub(crate) fn uninit(
+        &mut self,
+        site: usize,
+        elem: u64,
+        mask: u64,
+        addr: impl Fn(usize) -> u64,
+        unwritten: impl Fn(u64) -> bool,
+        block: [u64; 3],
+        thread: impl Fn(usize) -> [u64; 3],
+    ) {
+        let mut found = None;
+        let mut occurrences = 0;
+        let mut rest = mask;
+        while rest != 0 {
+            let t = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let a = addr(t);
+            if !unwritten(a) {
+                continue;
+            }
+            // Inside an allocation: the region whose span holds the access.
+            let s = i128::from(a);
+            let k = self.global.partition_point(|r| r.start <= s);
+            let Some(r) = k
+                .checked_sub(1)
+                .and_then(|k| self.global.get(k))
+                .filter(|r| s + i128::from(elem) <= r.end)
+            else {
+                continue;
+            };
+            occurrences += 1;
+            let index = (s - r.start).div_euclid(i128::from(r.elem.max(1)));
+            found.get_or_insert((t, a, r.owner, index));
+        }
+        let Some((t, address, owner, index)) = found else {
+            return;
+        };
+        let array = self.extents.get(owner).map(|e| e.name.clone());
+        self.uninit
+            .entry(site)
+            .and_modify(|u| u.occurrences += occurrences)
+            .or_insert(Uninit {
+                site,
+                block,
+                thread: thread(t),
+                address,
+                array,
+                index,
                 occurrences,
             });
     }

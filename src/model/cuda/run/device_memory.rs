@@ -1,5 +1,6 @@
 //! Device memory that holds values: bytes at device addresses, each with a bit that says
-//! whether its value is known. A store of a known value writes its bytes; a store of a value
+//! whether its value is known (and, in a program's device memory, one that says whether
+//! anything wrote it: initcheck's). A store of a known value writes its bytes; a store of a value
 //! computed from an unknown one, and an atomic, make them unknown again. A load of bytes that
 //! are all known gives their value; any other load gives an unknown value, as every load did
 //! before memory held values, so nothing here ever makes a value up.
@@ -59,11 +60,15 @@ impl Hasher for PageHasher {
     }
 }
 
-/// One space's memory: sparse pages, by page number, at most `limit` bytes of them.
+/// One space's memory: sparse pages, by page number, at most `limit` bytes of them; and, for
+/// a program's device memory, which bytes anything has written (initcheck).
 #[derive(Clone, Debug)]
 pub(crate) struct Memory {
     pages: HashMap<u64, Page, BuildHasherDefault<PageHasher>>,
     limit: u64,
+    /// One bit a byte for whether a copy, a memset or a store (of any value, known or not)
+    /// has written it, by page number; `None` where writes are not tracked.
+    written: Option<HashMap<u64, Box<[u64; PAGE / 64]>, BuildHasherDefault<PageHasher>>>,
 }
 
 impl Default for Memory {
@@ -71,6 +76,7 @@ impl Default for Memory {
         Memory {
             pages: HashMap::default(),
             limit: MAX_HELD_BYTES,
+            written: None,
         }
     }
 }
@@ -78,7 +84,59 @@ impl Default for Memory {
 impl Memory {
     /// Memory that holds at most `limit` bytes of values.
     pub(crate) fn with_limit(limit: u64) -> Memory {
-        Memory { pages: HashMap::default(), limit }
+        Memory {
+            pages: HashMap::default(),
+            limit,
+            written: None,
+        }
+    }
+
+    /// The same memory, tracking which bytes anything writes: a program's device memory,
+    /// whose loads of bytes nothing wrote are initcheck's findings. The bits are kept apart
+    /// from the values, so past the values' limit a write still counts as written.
+    pub(crate) fn tracking_writes(mut self) -> Memory {
+        self.written = Some(HashMap::default());
+        self
+    }
+
+    /// Whether this memory tracks which bytes are written.
+    pub(crate) fn tracks_writes(&self) -> bool {
+        self.written.is_some()
+    }
+
+    /// Marks `len` bytes at `addr` written, where writes are tracked.
+    fn mark_written(&mut self, addr: u64, len: u64) {
+        let Some(written) = self.written.as_mut() else {
+            return;
+        };
+        let mut done = 0u64;
+        while done < len {
+            let a = addr.wrapping_add(done);
+            let at = (a % PAGE as u64) as usize;
+            let n = ((PAGE - at) as u64).min(len - done) as usize;
+            let bits = written
+                .entry(a / PAGE as u64)
+                .or_insert_with(|| Box::new([0; PAGE / 64]));
+            for k in at..at + n {
+                bits[k / 64] |= 1 << (k % 64);
+            }
+            done += n as u64;
+        }
+    }
+
+    /// Whether any of `len` bytes at `addr` has never been written; false where writes are
+    /// not tracked.
+    pub(crate) fn unwritten(&self, addr: u64, len: u64) -> bool {
+        let Some(written) = self.written.as_ref() else {
+            return false;
+        };
+        (0..len).any(|k| {
+            let a = addr.wrapping_add(k);
+            let at = (a % PAGE as u64) as usize;
+            written
+                .get(&(a / PAGE as u64))
+                .is_none_or(|bits| bits[at / 64] >> (at % 64) & 1 == 0)
+        })
     }
 
     /// Whether no byte is known: every load gives an unknown value.
@@ -86,14 +144,18 @@ impl Memory {
         self.pages.is_empty()
     }
 
-    /// Forgets every byte.
+    /// Forgets every byte, and that any was written.
     pub(crate) fn clear(&mut self) {
         self.pages.clear();
+        if let Some(written) = self.written.as_mut() {
+            written.clear();
+        }
     }
 
     /// Writes known `bytes` at `addr`, page by page (the access's bounds were checked first,
     /// so the bytes never wrap past the top of the address space).
     pub(crate) fn write(&mut self, addr: u64, bytes: &[u8]) {
+        self.mark_written(addr, bytes.len() as u64);
         let mut done = 0usize;
         while done < bytes.len() {
             let a = addr.wrapping_add(done as u64);
@@ -117,6 +179,7 @@ impl Memory {
 
     /// Makes `len` bytes at `addr` unknown.
     pub(crate) fn forget(&mut self, addr: u64, len: u64) {
+        self.mark_written(addr, len);
         if self.pages.is_empty() {
             return;
         }

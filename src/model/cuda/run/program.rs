@@ -511,7 +511,8 @@ pub fn run_unit(unit: Rc<Unit>, options: &ProgramOptions) -> Result<ProgramRun, 
     let host_unit = Rc::new(host_unit);
     let mut shared = Shared {
         host: Some(Box::new(HostState::new(unit.clone(), options))),
-        global: Rc::new(Memory::with_limit(MAX_DEVICE_BYTES)),
+        // initcheck: a kernel's load of device bytes that nothing wrote is a finding.
+        global: Rc::new(Memory::with_limit(MAX_DEVICE_BYTES).tracking_writes()),
         ..Shared::default()
     };
     let out = super::warp::run_host(host_unit, &main, options.machine, &mut shared);

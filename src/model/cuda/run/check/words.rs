@@ -1,6 +1,6 @@
 //! The reports worded for people: what is wrong, and the usual fix.
 
-use super::{OutOfBounds, Race, RaceScope};
+use super::{OutOfBounds, Race, RaceScope, Uninit};
 use crate::model::cuda::run::SiteKind;
 use crate::model::machine::Space;
 
@@ -100,6 +100,31 @@ impl OutOfBounds {
         format!(
             "line {line}, block ({},{},{}), thread ({},{},{}): {wrong}; on a GPU this faults \
              or corrupts other data{more}",
+            b[0], b[1], b[2], t[0], t[1], t[2],
+        )
+    }
+}
+
+impl Uninit {
+    /// What is wrong, for people. `line` is the site's line.
+    pub fn sentence(&self, line: u32) -> String {
+        let t = self.thread;
+        let b = self.block;
+        let what = match &self.array {
+            Some(array) => format!("index {} of {array}", self.index),
+            None => format!("the address {:#x}", self.address),
+        };
+        let more = if self.occurrences > 1 {
+            format!(
+                " ({} lane-accesses read unwritten bytes at this line in all)",
+                self.occurrences
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "line {line}, block ({},{},{}), thread ({},{},{}): reads {what}, which no copy, \
+             memset or store has written; on a GPU the value is whatever the memory held{more}",
             b[0], b[1], b[2], t[0], t[1], t[2],
         )
     }

@@ -762,6 +762,23 @@ impl<'a> Warp<'a> {
             self.sh
                 .checks
                 .bounds(site as usize, space, elem, mask, lane_addr, block, thread);
+            // initcheck, where device memory tracks what was written (a program's).
+            if kind == super::SiteKind::Load
+                && space == Space::Global
+                && self.sh.global.tracks_writes()
+            {
+                let sh = &mut *self.sh;
+                let global = &sh.global;
+                sh.checks.uninit(
+                    site as usize,
+                    elem,
+                    mask,
+                    lane_addr,
+                    |a| global.unwritten(a, elem),
+                    block,
+                    thread,
+                );
+            }
         }
         Ok(())
     }
