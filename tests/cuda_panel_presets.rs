@@ -3,7 +3,9 @@
 //! writes its inputs back as the shortest of these that reads back the same.
 
 use coalescing_lab::model::cuda::link::pack;
-use coalescing_lab::model::cuda::presets::{cuda_preset, CUDA_PRESETS, CUDA_PRESET_IDS};
+use coalescing_lab::model::cuda::presets::{
+    cuda_preset, CUDA_PRESETS, CUDA_PRESET_IDS, PROGRAM_PRESET_IDS,
+};
 use coalescing_lab::model::cuda::run::analyse;
 use coalescing_lab::model::cuda_view::{
     matching_preset, preset_inputs, site_rows, CudaInputs, CudaLink, DEFAULT_SOURCE,
@@ -97,8 +99,9 @@ fn a_cpreset_that_names_no_preset_gets_the_link_notice_and_is_dropped() {
     assert_eq!(
         warnings("?tab=cuda&cpreset=transpose-fast"),
         [format!(
-            "`cpreset=transpose-fast` is not a CUDA preset ({}); it was ignored.",
-            CUDA_PRESET_IDS.join(", ")
+            "`cpreset=transpose-fast` is not a CUDA preset ({}, {}); it was ignored.",
+            CUDA_PRESET_IDS.join(", "),
+            PROGRAM_PRESET_IDS.join(", ")
         )]
     );
     assert_eq!(cuda_link(&state).inputs().0, CudaInputs::default());

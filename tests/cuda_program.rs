@@ -585,3 +585,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn host_locals_an_array_or_an_address_taken_live_in_host_memory() {
+    // A local array is copied to the device and back; a scalar and a struct field are written
+    // through their addresses; a loop's array is the same bytes each pass.
+    let run = run(r#"#include <cstdio>
+struct Pair { int a; float b; };
+__global__ void twice(int* v) { v[threadIdx.x] *= 2; }
+int main() {
+  int h[4] = {1, 2, 3, 4};
+  int* d;
+  cudaMalloc(&d, sizeof(h));
+  cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+  twice<<<1, 4>>>(d);
+  cudaMemcpy(h, d, 4 * sizeof(int), cudaMemcpyDeviceToHost);
+  int first;
+  cudaMemcpy(&first, d + 3, sizeof(int), cudaMemcpyDeviceToHost);
+  Pair p = {5, 1.5f};
+  float* pb = &p.b;
+  *pb = 2.5f;
+  int total = 0;
+  for (int k = 0; k < 3; k++) {
+    int tmp[2] = {k, k};
+    total += tmp[0] + tmp[1];
+  }
+  printf("%d %d %d %d, %d, %d %.1f, %d\n", h[0], h[1], h[2], h[3], first, p.a, p.b, total);
+  return 0;
+}
+"#);
+    assert_eq!(run.text(), "2 4 6 8, 8, 5 2.5, 6\n");
+}

@@ -76,7 +76,7 @@ test('a cpreset that names no preset gets the link notice, and the default kerne
   await openCuda('?tab=cuda&cpreset=transpose-fast');
   const notice = await rows('[data-testid="link-warning"]');
   assert.equal(notice.length, 1);
-  assert.match(notice[0].text, /^`cpreset=transpose-fast` is not a CUDA preset \(copy, copy-offset, .*bounds-partial\); it was ignored\.$/);
+  assert.match(notice[0].text, /^`cpreset=transpose-fast` is not a CUDA preset \(copy, copy-offset, .*bounds-partial, program-vadd, .*program-transpose\); it was ignored\.$/);
   assert.equal(await inPanel('k-requests'), '256');
   assert.equal(await query(), '?v=1&tab=cuda');
 });

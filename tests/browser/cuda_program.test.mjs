@@ -196,3 +196,23 @@ int main() {
   assert.deepEqual(await axe(s.driver), []);
   assert.deepEqual(await pageErrors(s.driver), []);
 });
+
+test('a whole-program preset picked from the list runs, and its link says so', async () => {
+  await openCuda('?tab=cuda');
+  const picker = byId('cuda-preset');
+  await picker.click();
+  await picker.sendKeys('Program: row');
+  await picker.sendKeys(Key.ENTER);
+  await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-console"]')), 15000);
+  await ended();
+  assert.equal(await consoleText(), 'row sums correct\ncolumn sums correct\n');
+  assert.equal(await byId('cuda-console').getAttribute('data-exit-code'), '0');
+  // Row sums: 32 sectors a load; column sums: 4 (tests/cuda_program_presets.rs derives both).
+  assert.deepEqual((await rows('[data-testid="cuda-launch"]')).map((l) => [l.kernel, l.sectors, l.idealSectors]), [
+    ['row_sums', '65568', '8224'],
+    ['column_sums', '8224', '8224'],
+  ]);
+  assert.match(await byId('cuda-lesson').getText(), /^The same sums two ways/);
+  await s.driver.wait(async () => (await param('cpreset')) === 'program-rowcol' && (await param('pick')) === 'all', 5000);
+  assert.deepEqual(await pageErrors(s.driver), []);
+});

@@ -1,5 +1,6 @@
 //! The CUDA panel's presets: kernels of this project's own writing, each with its launch and
-//! the lesson it teaches. Their figures are derived independently in `tests/cuda_presets.rs`.
+//! the lesson it teaches, and whole programs with a `main()`. The kernels' figures are derived
+//! independently in `tests/cuda_presets.rs`, the programs' in `tests/cuda_program_presets.rs`.
 
 /// One preset: a source, its launch, and what it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,7 +13,7 @@ pub struct CudaPreset {
     pub lesson: &'static str,
     /// The kernel, as a `.cu` file would hold it.
     pub source: &'static str,
-    /// The launch.
+    /// The launch; empty for a whole program, whose `main()` makes its launches.
     pub launch: &'static str,
 }
 
@@ -345,7 +346,80 @@ pub const CUDA_PRESET_IDS: [&str; 15] = [
     "bounds-partial",
 ];
 
-/// The preset with id `id`.
+/// The whole programs: files of this project's own writing with a `main()`, each run as a
+/// whole (its `launch` is empty). Their output and every launch's figures are derived by hand
+/// in `tests/cuda_program_presets.rs`.
+pub const PROGRAM_PRESETS: [CudaPreset; 6] = [
+    CudaPreset {
+        id: "program-vadd",
+        title: "Program: a vector add that checks itself",
+        lesson: "Consecutive threads add consecutive floats: each warp's two loads and its store \
+                 are 4 sectors each, the ideal. The program copies its inputs in, runs one \
+                 launch and checks every element on the host.",
+        source: include_str!("programs/vadd.cu"),
+        launch: "",
+    },
+    CudaPreset {
+        id: "program-histogram",
+        title: "Program: a histogram with atomics",
+        lesson: "The loads coalesce (4 sectors a warp), but a warp's 32 atomics land on bins \
+                 spread over 256 bytes: 8 sectors where the 128 bytes they update would fit in \
+                 4. The bins' values are real: the program checks every count.",
+        source: include_str!("programs/histogram.cu"),
+        launch: "",
+    },
+    CudaPreset {
+        id: "program-spmv",
+        title: "Program: CSR sparse matrix times vector",
+        lesson: "One thread per row walks its row's values: a warp's lanes read 12 bytes apart, \
+                 so each load of val and col takes 12 sectors for 4 sectors of data, and the \
+                 loop's bounds come from row_ptr, loaded. Compare the sites of line 15.",
+        source: include_str!("programs/spmv.cu"),
+        launch: "",
+    },
+    CudaPreset {
+        id: "program-reduce",
+        title: "Program: a shared-memory sum with a shuffle finish",
+        lesson: "Each block halves 256 values in shared memory, a barrier a step, down to one \
+                 warp, which finishes with __shfl_down_sync and one atomic. Shared memory is \
+                 read 32 consecutive floats at a time: no bank conflicts.",
+        source: include_str!("programs/reduce.cu"),
+        launch: "",
+    },
+    CudaPreset {
+        id: "program-rowcol",
+        title: "Program: row sums against column sums",
+        lesson: "The same sums two ways. A thread per row reads along its row, so a warp's \
+                 lanes are a row apart: 32 sectors a load. A thread per column reads down it, \
+                 lanes side by side: 4 sectors. Pick each launch and compare.",
+        source: include_str!("programs/rowcol.cu"),
+        launch: "",
+    },
+    CudaPreset {
+        id: "program-transpose",
+        title: "Program: the tiled transpose, checked",
+        lesson: "Reads by rows and writes by columns through a padded shared tile: every global \
+                 access is 4 sectors and no shared access conflicts. The program checks the \
+                 transpose element by element.",
+        source: include_str!("programs/transpose.cu"),
+        launch: "",
+    },
+];
+
+/// Every whole program's id, as [`CUDA_PRESET_IDS`] lists the kernels'.
+pub const PROGRAM_PRESET_IDS: [&str; 6] = [
+    "program-vadd",
+    "program-histogram",
+    "program-spmv",
+    "program-reduce",
+    "program-rowcol",
+    "program-transpose",
+];
+
+/// The preset with id `id`: a kernel's or a whole program's.
 pub fn cuda_preset(id: &str) -> Option<&'static CudaPreset> {
-    CUDA_PRESETS.iter().find(|p| p.id == id)
+    CUDA_PRESETS
+        .iter()
+        .chain(PROGRAM_PRESETS.iter())
+        .find(|p| p.id == id)
 }

@@ -6,7 +6,7 @@
 //! as plain text and never inflates.
 
 use super::super::cuda::link::{pack, unpack};
-use super::super::cuda::presets::{cuda_preset, CudaPreset, CUDA_PRESETS};
+use super::super::cuda::presets::{cuda_preset, CudaPreset, CUDA_PRESETS, PROGRAM_PRESETS};
 use super::super::format::clip_long_words;
 use super::{CudaInputs, DEFAULT_SOURCE};
 
@@ -137,7 +137,8 @@ impl CudaLink {
 /// none for an empty launch, which a preset would fill with its own.
 fn preset_of(inputs: &CudaInputs) -> Option<&'static CudaPreset> {
     if inputs.launch.is_empty() {
-        return None;
+        // A whole program's launch is empty: its main() makes them.
+        return PROGRAM_PRESETS.iter().find(|p| p.source == inputs.source);
     }
     let kernel = |launch: &str| {
         launch
@@ -168,6 +169,7 @@ fn preset_of(inputs: &CudaInputs) -> Option<&'static CudaPreset> {
 pub fn matching_preset(inputs: &CudaInputs) -> Option<&'static CudaPreset> {
     CUDA_PRESETS
         .iter()
+        .chain(PROGRAM_PRESETS.iter())
         .find(|p| p.source == inputs.source && p.launch == inputs.launch)
 }
 

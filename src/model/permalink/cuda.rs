@@ -19,7 +19,7 @@
 
 use super::kernel::measure_warning;
 use super::{fallback_notice, Link, Params, State};
-use crate::model::cuda::presets::CUDA_PRESET_IDS;
+use crate::model::cuda::presets::{CUDA_PRESET_IDS, PROGRAM_PRESET_IDS};
 use crate::model::flops::CUDA_FLOPS;
 use crate::model::warp::Measure;
 
@@ -28,7 +28,7 @@ pub(super) struct Cuda;
 
 /// Whether `id` names a CUDA preset.
 fn is_preset(id: &str) -> bool {
-    CUDA_PRESET_IDS.contains(&id)
+    CUDA_PRESET_IDS.contains(&id) || PROGRAM_PRESET_IDS.contains(&id)
 }
 
 /// Whether `value` names a launch of a program: its index, or `all` (as the panel's
@@ -99,7 +99,12 @@ impl Params for Cuda {
         match key {
             "cpreset" if !is_preset(value.trim()) => Some(format!(
                 "`cpreset={value}` is not a CUDA preset ({}); it was ignored.",
-                CUDA_PRESET_IDS.join(", ")
+                CUDA_PRESET_IDS
+                    .iter()
+                    .chain(PROGRAM_PRESET_IDS.iter())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
             "cmeasure" => measure_warning(key, value),
             "pick" if !is_pick(value) => Some(format!(

@@ -26,7 +26,7 @@ use results::Results;
 
 use super::widgets::Select;
 use super::{url, AppState};
-use crate::model::cuda::presets::CUDA_PRESETS;
+use crate::model::cuda::presets::{CUDA_PRESETS, PROGRAM_PRESETS};
 use crate::model::cuda::run::{CudaFailure, RunErrorKind};
 use crate::model::cuda_view::{
     caret, cuda_arch, failure_field, failure_pos, matching_preset, preset_inputs, CudaField,
@@ -179,7 +179,12 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
     });
     let pick_preset = Callback::new(move |id: String| {
         if let Some(picked) = preset_inputs(&id) {
+            // A whole program runs as a whole; a kernel's launch leaves the program.
+            let program = picked.launch.is_empty();
             inputs.set(picked);
+            if program {
+                state.cuda_pick.set("all".into());
+            }
         }
     });
     let lesson = move || inputs.with(matching_preset).map(|p| p.lesson);
@@ -337,7 +342,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                 <Select
                     id="cuda-preset"
                     none="Your own kernel"
-                    options={CUDA_PRESETS.iter().map(|p| (p.id, p.title)).collect::<Vec<_>>()}
+                    options={CUDA_PRESETS.iter().chain(PROGRAM_PRESETS.iter()).map(|p| (p.id, p.title)).collect::<Vec<_>>()}
                     value=preset
                     on_pick=pick_preset
                 />

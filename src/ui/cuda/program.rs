@@ -166,10 +166,12 @@ pub(in crate::ui::cuda) fn drive(program: Program, from: Sources) {
             _ => start(program, jobs, target, key, pick),
         }
     });
-    // A launch typed (or proposed and taken) leaves program mode: the launch runs.
+    // A launch typed (or proposed and taken, or a kernel's preset) leaves program mode: the
+    // launch runs. An emptied launch (a program's preset) does not.
     Effect::new(move |previous: Option<String>| {
         let launch = inputs.with(|i| i.launch.clone());
         if previous.is_some_and(|p| p != launch)
+            && !launch.trim().is_empty()
             && state.cuda_pick.with_untracked(|p| !p.is_empty())
         {
             state.cuda_pick.set(String::new());

@@ -188,6 +188,9 @@ pub(crate) struct HostState {
     pub(crate) limits: Limits,
     /// Who watches the run: the page's worker, which streams the console and the progress.
     pub(crate) observer: Observer,
+    /// Host code's locals that live in host memory (arrays, and those whose address is
+    /// taken), by slot and depth of calls: their base and bytes.
+    pub(crate) locals: std::collections::HashMap<(usize, usize), (u64, u64)>,
     /// `__CUDA_ARCH__`: the device's compute capability × 100.
     pub(crate) arch: u32,
     /// Host code's entry points.
@@ -222,6 +225,7 @@ impl HostState {
             argv: options.argv.clone(),
             limits: options.limits,
             observer: options.observer.clone(),
+            locals: std::collections::HashMap::new(),
             arch: options.arch,
             hooks: super::warp::hooks(),
         }

@@ -480,6 +480,15 @@ impl Warp<'_> {
                     Place::Mem { addr, ty, space } => {
                         Ok(Value::new(Ty::Ptr(Rc::new(ty), space), addr))
                     }
+                    // Host code's locals move to host memory when their address is taken.
+                    Place::Var { slot, part, ty } if self.host && m != 0 => {
+                        let h = self.host_hooks(pos)?;
+                        (h.address_of)(self, slot, &part, &ty, pos)
+                    }
+                    Place::Var { ty, .. } if self.host => Ok(Value::new(
+                        Ty::Ptr(Rc::new(ty), Space::Global),
+                        Lanes::Same(S::P(0)),
+                    )),
                     _ => Err(RunError::at(
                         pos,
                         RunErrorKind::Unsupported(

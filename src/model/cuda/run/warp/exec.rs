@@ -492,7 +492,9 @@ impl Warp<'_> {
                 self.declare_alias(&dec.name, place);
                 continue;
             }
-            if ty.parts() > super::super::MAX_LOCAL_PARTS {
+            // Host code's arrays live in memory, not registers: their bound is host memory's.
+            let in_memory = self.host && matches!(ty, Ty::Array(..));
+            if !in_memory && ty.parts() > super::super::MAX_LOCAL_PARTS {
                 return Err(RunError::at(
                     dec.pos,
                     RunErrorKind::Type(format!(
@@ -547,6 +549,12 @@ impl Warp<'_> {
             };
             let mut lanes = zero(&value.ty);
             lanes.merge(value.lanes, m, self.full, self.width);
+            // Host code's local arrays live in host memory, where a call can write them.
+            if self.host && m != 0 && matches!(value.ty, Ty::Array(..)) {
+                let h = self.host_hooks(dec.pos)?;
+                (h.local_array)(self, &dec.name, value.ty, lanes, dec.pos)?;
+                continue;
+            }
             self.declare_value(&dec.name, value.ty, lanes);
         }
         Ok(())

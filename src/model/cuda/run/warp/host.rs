@@ -72,6 +72,11 @@ pub(crate) struct Hooks {
     pub(super) name_allocation: for<'w> fn(&mut Warp<'w>, &str, &Ty, &Lanes),
     pub(super) budget: for<'w> fn(&Warp<'w>, Pos) -> RunError,
     pub(super) constant: fn(&str) -> Option<Value>,
+    /// A local array declared by host code, with its initial parts: it lives in host memory.
+    pub(super) local_array: for<'w> fn(&mut Warp<'w>, &str, Ty, Lanes, Pos) -> R<()>,
+    /// `&x` of host code's local `x` (the slot, and the part and type taken): the local moves
+    /// to host memory, and its address is the pointer.
+    pub(super) address_of: for<'w> fn(&mut Warp<'w>, usize, &Lanes, &Ty, Pos) -> R<Value>,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -97,6 +102,8 @@ static HOOKS: Hooks = Hooks {
     name_allocation: |w, name, ty, lanes| w.name_allocation(name, ty, lanes),
     budget: |w, pos| w.host_budget(pos),
     constant: host_constant,
+    local_array: |w, name, ty, lanes, pos| w.host_local_array(name, ty, lanes, pos),
+    address_of: |w, slot, part, ty, pos| w.host_address_of(slot, part, ty, pos),
 };
 
 /// What a call of the C library or the runtime gives, when no lane makes it (the side of a
@@ -530,6 +537,69 @@ impl Warp<'_> {
         } else {
             Lanes::Agg(values)
         })
+    }
+
+    /// Where host code's local in `slot` lives in host memory, as on a CPU's stack: the same
+    /// bytes each time the slot at this depth of calls is declared again (a loop's body), new
+    /// ones for a local of another size.
+    fn local_block(&mut self, slot: usize, ty: &Ty, name: &str, pos: Pos) -> R<u64> {
+        let key = (slot, self.frames.len());
+        let bytes = ty.size().max(1);
+        let hs = self.hs()?;
+        if let Some(&(base, n)) = hs.locals.get(&key) {
+            if n == bytes {
+                return Ok(base);
+            }
+        }
+        let Some(base) = hs.allocate(bytes, false, false, "a local variable", pos.line) else {
+            return Err(self.host_error(pos, format!("no room in host memory for {name}")));
+        };
+        hs.name_block(base, name);
+        hs.locals.insert(key, (base, bytes));
+        Ok(base)
+    }
+
+    /// A local array of host code: its parts stored in host memory, and its name the place
+    /// there, so that it decays to a pointer a call can write through (`cudaMemcpy(h, …)`).
+    fn host_local_array(&mut self, name: &str, ty: Ty, lanes: Lanes, pos: Pos) -> R<()> {
+        let slot = self.vars.len();
+        let base = self.local_block(slot, &ty, name, pos)?;
+        let at = Lanes::Same(S::P(base));
+        self.host_store(&at, &ty, &lanes, pos)?;
+        self.declare_alias(name, Place::Mem { addr: at, ty, space: Space::Global });
+        Ok(())
+    }
+
+    /// `&x` of host code's local `x`: the local moves to host memory with its value, from
+    /// then on its name is that place, and the address of the part taken is the pointer.
+    fn host_address_of(&mut self, slot: usize, part: &Lanes, ty: &Ty, pos: Pos) -> R<Value> {
+        let Some(super::Var::Value(root, lanes)) = self.vars.get(slot).cloned() else {
+            return Err(RunError::at(pos, RunErrorKind::Internal("variable slot")));
+        };
+        let name = self
+            .names
+            .iter()
+            .rev()
+            .find(|(_, s)| *s == slot)
+            .map(|(n, _)| n.clone())
+            .unwrap_or_default();
+        let base = self.local_block(slot, &root, &name, pos)?;
+        let at = Lanes::Same(S::P(base));
+        self.host_store(&at, &root, &lanes, pos)?;
+        let mut parts = Vec::new();
+        scalar_parts(&root, 0, &mut parts);
+        let k = match part.at(0) {
+            S::I(k) => usize::try_from(k).unwrap_or(0),
+            _ => 0,
+        };
+        let offset = parts.get(k).map_or(0, |(offset, _)| *offset);
+        if let Some(v) = self.vars.get_mut(slot) {
+            *v = super::Var::Alias(Place::Mem { addr: at, ty: root, space: Space::Global });
+        }
+        Ok(Value::new(
+            Ty::Ptr(Rc::new(ty.clone()), Space::Global),
+            Lanes::Same(S::P(base + offset)),
+        ))
     }
 
     /// Host code's write of `lanes`, a `ty`, at `addr`.
