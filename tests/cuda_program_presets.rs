@@ -20,11 +20,14 @@ fn run(id: &str) -> ProgramRun {
     run
 }
 
-/// Each launch as (kernel, grid, block, requests, sectors, ideal, unique, DRAM bytes,
-/// wavefronts, bank conflicts, barriers).
+/// Each launch as (kernel, grid, block, [requests, sectors, ideal, unique, DRAM bytes,
+/// wavefronts, bank conflicts, barriers]).
 type Row = (&'static str, [u64; 3], [u64; 3], [u64; 8]);
 
-fn rows(run: &ProgramRun) -> Vec<(String, [u64; 3], [u64; 3], [u64; 8])> {
+/// A launch's row as the run gives it: [`Row`] with the kernel's name owned.
+type Got = (String, [u64; 3], [u64; 3], [u64; 8]);
+
+fn rows(run: &ProgramRun) -> Vec<Got> {
     run.launches
         .iter()
         .map(LaunchRow::of)
@@ -53,7 +56,7 @@ fn expect(id: &str, printed: &str, want: &[Row]) {
     let run = run(id);
     assert_eq!(run.text(), printed, "{id}");
     let got = rows(&run);
-    let want: Vec<_> = want
+    let want: Vec<Got> = want
         .iter()
         .map(|(k, g, b, f)| (k.to_string(), *g, *b, *f))
         .collect();

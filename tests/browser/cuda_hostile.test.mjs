@@ -8,29 +8,16 @@ import assert from 'node:assert/strict';
 import { By, Key, until } from 'selenium-webdriver';
 import { session } from './session.mjs';
 import { pasteInto, pageErrors, axe } from './harness.mjs';
-import { cudaLink, cudaPage } from './cuda_page.mjs';
+import { cudaLink, cudaPage, copyToClipboard as copyFor } from './cuda_page.mjs';
 
 const s = session();
 
 const link = cudaLink;
+const copyToClipboard = (text) => copyFor(s, text);
 const { status, inPanel, rows, openCuda } = cudaPage(s);
 const reads = () => s.driver.executeScript("return Number(document.querySelector('section.cuda').dataset.sourceReads ?? 0)");
 const field = (param) => s.driver.findElement(By.css(`[data-testid="input-${param}"]`));
 
-/** Puts `text` on the clipboard with real keystrokes (select all, copy) from a scratch area. */
-async function copyToClipboard(text) {
-  const scratch = await s.driver.executeScript(
-    `const t = document.createElement('textarea');
-     t.id = 'scratch';
-     t.value = arguments[0];
-     document.body.append(t);
-     return t;`,
-    text,
-  );
-  await scratch.click();
-  await scratch.sendKeys(Key.chord(Key.CONTROL, 'a'), Key.chord(Key.CONTROL, 'c'));
-  await s.driver.executeScript("document.getElementById('scratch').remove()");
-}
 
 test('a halo read below the start of its array is reported with a negative index', async () => {
   const src = '__global__ void stencil(float *out, const float *in) {\n  int i = threadIdx.x;\n  out[i] = in[i - 3] + in[i];\n}\n';

@@ -1,6 +1,6 @@
 // What the CUDA panel's browser tests share: its link, and reading the panel of a session `s`
 // (session.mjs) by its automation ids.
-import { By, until } from 'selenium-webdriver';
+import { By, Key, until } from 'selenium-webdriver';
 import { openApp } from './harness.mjs';
 
 /** A `tab=cuda` link with `src` as typed and, when given, `launch`. */
@@ -25,4 +25,20 @@ export function cudaPage(s) {
       await s.driver.wait(async () => (await status()) === want, timeout);
     },
   };
+}
+
+/** Puts `text` on the clipboard of session `s`'s browser with real keystrokes (select all,
+ * copy) from a scratch text area that goes afterwards. */
+export async function copyToClipboard(s, text) {
+  const scratch = await s.driver.executeScript(
+    `const t = document.createElement('textarea');
+     t.id = 'scratch';
+     t.value = arguments[0];
+     document.body.append(t);
+     return t;`,
+    text,
+  );
+  await scratch.click();
+  await scratch.sendKeys(Key.chord(Key.CONTROL, 'a'), Key.chord(Key.CONTROL, 'c'));
+  await s.driver.executeScript("document.getElementById('scratch').remove()");
 }

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { By, Key, until } from 'selenium-webdriver';
 import { session } from './session.mjs';
 import { openApp, pageErrors, axe } from './harness.mjs';
-import { cudaLink, cudaPage } from './cuda_page.mjs';
+import { cudaLink, cudaPage, copyToClipboard as copyFor } from './cuda_page.mjs';
 
 const s = session();
+const copyToClipboard = (text) => copyFor(s, text);
 const { inPanel, rows, openCuda } = cudaPage(s);
 const byId = (testid) => s.driver.findElement(By.css(`[data-testid="${testid}"]`));
 const consoleState = () => s.driver.executeScript("return document.querySelector('[data-testid=\"cuda-console\"]')?.dataset.state ?? null");
@@ -49,20 +50,6 @@ int main(int argc, char** argv) {
 }
 `;
 
-/** Puts `text` on the clipboard with real keystrokes (select all, copy) from a scratch area. */
-async function copyToClipboard(text) {
-  const scratch = await s.driver.executeScript(
-    `const t = document.createElement('textarea');
-     t.id = 'scratch';
-     t.value = arguments[0];
-     document.body.append(t);
-     return t;`,
-    text,
-  );
-  await scratch.click();
-  await scratch.sendKeys(Key.chord(Key.CONTROL, 'a'), Key.chord(Key.CONTROL, 'c'));
-  await s.driver.executeScript("document.getElementById('scratch').remove()");
-}
 
 test('a pasted program runs with Run: its console, its exit status, a row per launch, and a launch picked', async () => {
   await openCuda('?tab=cuda');

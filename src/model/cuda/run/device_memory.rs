@@ -109,18 +109,13 @@ impl Memory {
         let Some(written) = self.written.as_mut() else {
             return;
         };
-        let mut done = 0u64;
-        while done < len {
-            let a = addr.wrapping_add(done);
-            let at = (a % PAGE as u64) as usize;
-            let n = ((PAGE - at) as u64).min(len - done) as usize;
+        for (number, at, n) in spans(addr, len) {
             let bits = written
-                .entry(a / PAGE as u64)
+                .entry(number)
                 .or_insert_with(|| Box::new([0; PAGE / 64]));
             for k in at..at + n {
                 bits[k / 64] |= 1 << (k % 64);
             }
-            done += n as u64;
         }
     }
 
@@ -183,17 +178,12 @@ impl Memory {
         if self.pages.is_empty() {
             return;
         }
-        let mut done = 0u64;
-        while done < len {
-            let a = addr.wrapping_add(done);
-            let at = (a % PAGE as u64) as usize;
-            let n = ((PAGE - at) as u64).min(len - done) as usize;
-            if let Some(page) = self.pages.get_mut(&(a / PAGE as u64)) {
+        for (number, at, n) in spans(addr, len) {
+            if let Some(page) = self.pages.get_mut(&number) {
                 for k in at..at + n {
                     page.known[k / 64] &= !(1 << (k % 64));
                 }
             }
-            done += n as u64;
         }
     }
 
@@ -244,6 +234,21 @@ impl Memory {
             _ => None,
         }
     }
+}
+
+/// The pages `len` bytes at `addr` cross, each as its number, the first byte's offset in it
+/// and the bytes in it.
+fn spans(addr: u64, len: u64) -> impl Iterator<Item = (u64, usize, usize)> {
+    let mut done = 0u64;
+    std::iter::from_fn(move || {
+        (done < len).then(|| {
+            let a = addr.wrapping_add(done);
+            let at = (a % PAGE as u64) as usize;
+            let n = ((PAGE - at) as u64).min(len - done) as usize;
+            done += n as u64;
+            (a / PAGE as u64, at, n)
+        })
+    })
 }
 
 /// The little-endian bytes of a scalar `value` of type `ty`, when it is known (8 bytes, of
