@@ -216,3 +216,26 @@ fn run_check_fails_a_load_of_memory_nothing_wrote() {
     assert!(out.contains(":1:64: error: uninitialised: line 1, block (0,0,0), thread (0,0,0): reads index 0 of a"), "{out}");
     assert!(out.contains("(launch 0, k)"), "{out}");
 }
+
+#[test]
+fn run_lists_what_the_checks_found_after_the_launches() {
+    // Without --check the run succeeds, and the findings follow the table, launch by launch;
+    // the JSON has them per launch.
+    let o = run("findings", GATED, &["--", "0", "past"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.ends_with(" (0 to 1023); on a GPU this faults or corrupts other data\n"),
+        "{out}"
+    );
+    assert!(out.contains("\nlaunch 2 (past): out of bounds: line 4, block (0,0,0), thread (1023,0,0): index 1024 is outside the allocation a of 1024 elements"), "{out}");
+    let o = run(
+        "findings-json",
+        GATED,
+        &["--format", "json", "--", "0", "past"],
+    );
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["launches"][0]["findings"], serde_json::json!([]));
+    let f = json["launches"][2]["findings"][0].as_str().unwrap();
+    assert!(f.starts_with("out of bounds: line 4,"), "{f}");
+}

@@ -616,3 +616,31 @@ int main() {
 "#);
     assert_eq!(run.text(), "2 4 6 8, 8, 5 2.5, 6\n");
 }
+
+#[test]
+fn cuda_get_device_properties_describes_the_model() {
+    // The page's model, stated: compute capability from the arch (7.0 by default), the
+    // machine's warp, V100's 80 multiprocessors, the cache as L2 (none by default) and the
+    // run's device memory limit; a char array member decays to a pointer for %s.
+    let run = run(r#"#include <cstdio>
+int main() {
+  cudaDeviceProp p;
+  cudaGetDeviceProperties(&p, 0);
+  printf("%s|%d.%d|%d|%d|%d|%d|%zu|%d\n", p.name, p.major, p.minor, p.warpSize,
+         p.multiProcessorCount, p.maxThreadsPerBlock, p.maxThreadsDim[2], p.totalGlobalMem,
+         p.l2CacheSize);
+  return 0;
+}
+"#);
+    assert_eq!(
+        run.text(),
+        "Coalescing Lab model of sm_70 (Volta)|7.0|32|80|1024|64|1073741824|0\n"
+    );
+    assert!(run.notes.iter().any(|n| n.starts_with(
+        "cudaGetDeviceProperties describes this page's model: compute capability 7.0"
+    )));
+    // Another device is refused: the model has one.
+    let (words, _) =
+        stops("int main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 1); return 0; }\n");
+    assert!(words.contains("this model has one device, 0"), "{words}");
+}

@@ -6,11 +6,38 @@ use crate::cli::{bad, one, Args, Failure, Style};
 use crate::cuda::{defines_of, failed_checks, lines_json, read_source, sites_json};
 use crate::out::{json_list, json_string, table};
 use coalescing_lab::model::cuda::run::program::{run_program, LaunchRun, ProgramOptions, Stream};
+use coalescing_lab::model::cuda::run::SiteKind;
 use coalescing_lab::model::cuda_view::{LaunchRow, LAUNCH_HEADS as HEADS};
 
 /// One launch's row, in [`HEADS`]' order.
 fn row(k: usize, l: &LaunchRun) -> Vec<String> {
     LaunchRow::of(l).cells(k)
+}
+
+/// What the checks found in launch `l`: each race (not a same-value note), access out of
+/// bounds and load of memory nothing wrote, worded as the page words it.
+fn findings(l: &LaunchRun) -> Vec<String> {
+    let a = &l.analysis;
+    let line_kind = |k: usize| {
+        a.sites
+            .get(k)
+            .map_or((0, SiteKind::Load), |(s, _)| (s.pos.line, s.kind))
+    };
+    let line = |k: usize| line_kind(k).0;
+    let races = a
+        .races
+        .iter()
+        .filter(|r| !r.same_value)
+        .map(|r| format!("{}-scope race: {}", r.scope.name(), r.sentence(line_kind)));
+    let oob = a
+        .out_of_bounds
+        .iter()
+        .map(|o| format!("out of bounds: {}", o.sentence(line(o.site))));
+    let uninit = a
+        .uninitialized
+        .iter()
+        .map(|u| format!("uninitialised: {}", u.sentence(line(u.site))));
+    races.chain(oob).chain(uninit).collect()
 }
 
 /// What `run` prints on standard output and on standard error, and the program's exit status.
@@ -104,10 +131,11 @@ pub(crate) fn cmd_run(a: &Args) -> Result<Ran, Failure> {
                         })
                         .collect();
                     format!(
-                        "{{{},\"sites\":[{}],\"lines\":[{}]}}",
+                        "{{{},\"sites\":[{}],\"lines\":[{}],\"findings\":{}}}",
                         fields.join(","),
                         sites_json(&l.analysis).join(","),
-                        lines_json(&l.analysis).join(",")
+                        lines_json(&l.analysis).join(","),
+                        json_list(&findings(l))
                     )
                 })
                 .collect();
@@ -133,14 +161,23 @@ pub(crate) fn cmd_run(a: &Args) -> Result<Ran, Failure> {
             run.launches.iter().enumerate().map(|(k, l)| row(k, l)),
         ),
         _ if run.launches.is_empty() => stdout,
-        _ => format!(
-            "{stdout}{}",
-            table(
-                style,
-                &HEADS,
-                run.launches.iter().enumerate().map(|(k, l)| row(k, l)),
-            )
-        ),
+        _ => {
+            let mut out = format!(
+                "{stdout}{}",
+                table(
+                    style,
+                    &HEADS,
+                    run.launches.iter().enumerate().map(|(k, l)| row(k, l)),
+                )
+            );
+            // What the checks found, launch by launch (`--check` makes them fail the run).
+            for (k, l) in run.launches.iter().enumerate() {
+                for f in findings(l) {
+                    out.push_str(&format!("launch {k} ({}): {f}\n", l.kernel));
+                }
+            }
+            out
+        }
     };
     Ok(Ran { stdout: out, stderr, code })
 }

@@ -435,6 +435,9 @@ pub(crate) fn builtin(name: &str) -> Option<Base> {
         // The CUDA runtime's handles and enums (`cuda_runtime_api.h`), as their widths.
         "cudaError_t" | "cudaMemcpyKind" => int(4, true),
         "cudaEvent_t" | "cudaStream_t" => int(8, false),
+        // The runtime's device description: a struct a program's run declares
+        // (`run::program::DEVICE_PROP`).
+        "cudaDeviceProp" => Base::Named { name: name.to_string(), args: Vec::new() },
         // The C library's clock and time (`<ctime>`), as glibc's x86-64 widths.
         "clock_t" | "time_t" => int(8, true),
         _ => {

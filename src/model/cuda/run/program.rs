@@ -38,6 +38,43 @@ pub const MAX_HOST_ITERATIONS: u64 = 1 << 24;
 /// The most bytes a program's console keeps: 4 MiB; later output is dropped, and said so.
 pub const MAX_CONSOLE_BYTES: usize = 4 << 20;
 
+/// The fields of `cudaDeviceProp` that a program sees (`cudaGetDeviceProperties`), in the
+/// order of the runtime's `driver_types.h`: a subset, so its `sizeof` is not the runtime's.
+pub const DEVICE_PROP: &str = "struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int regsPerBlock;
+    int warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate;
+    size_t totalConstMem;
+    int major;
+    int minor;
+    size_t textureAlignment;
+    size_t texturePitchAlignment;
+    int deviceOverlap;
+    int multiProcessorCount;
+    int kernelExecTimeoutEnabled;
+    int integrated;
+    int canMapHostMemory;
+    int computeMode;
+    int concurrentKernels;
+    int ECCEnabled;
+    int unifiedAddressing;
+    int memoryClockRate;
+    int memoryBusWidth;
+    int l2CacheSize;
+    int maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int managedMemory;
+    int concurrentManagedAccess;
+};
+";
+
 /// Which stream a piece of the console was printed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -512,6 +549,16 @@ pub fn run_unit(unit: Rc<Unit>, options: &ProgramOptions) -> Result<ProgramRun, 
     host_unit
         .items
         .extend(unit.host.iter().cloned().map(Item::Function));
+    // The runtime's `cudaDeviceProp`, unless the file declares its own.
+    let declared = unit
+        .items
+        .iter()
+        .any(|i| matches!(i, Item::Struct(s) if s.name == "cudaDeviceProp"));
+    if !declared {
+        if let Ok(prop) = read_source_with(DEVICE_PROP, options.arch, &Defines::default()) {
+            host_unit.items.extend(prop.items.iter().cloned());
+        }
+    }
     let host_unit = Rc::new(host_unit);
     let mut shared = Shared {
         host: Some(Box::new(HostState::new(unit.clone(), options))),

@@ -539,6 +539,90 @@ impl Warp<'_> {
         })
     }
 
+    /// The device a program's `cudaGetDeviceProperties` describes: this page's model (its
+    /// compute capability, warp, cache as L2 and device memory limit), with CUDA's limits per
+    /// block and grid; what the model does not model (clocks, the memory bus) is 0. The
+    /// console's notes say so once.
+    fn device_prop(&mut self, prop: Rc<super::super::ty::StructTy>) -> R<Value> {
+        let hs = self.hs()?;
+        let (major, minor) = (hs.arch / 100, hs.arch % 100 / 10);
+        // The multiprocessors of the GPU each compute capability is modelled on: V100, A100,
+        // RTX 4090 and H100 SXM5 (the Roofline lab's presets' data sheets).
+        let (sms, gpu) = match (major, minor) {
+            (8, 0) => (108, "A100"),
+            (8, 9) => (128, "RTX 4090"),
+            (9, 0) => (132, "H100 SXM5"),
+            _ => (80, "V100"),
+        };
+        let name = format!(
+            "Coalescing Lab model of sm_{major}{minor} ({})",
+            arch_name(major, minor)
+        );
+        let field = |f: &str| -> i128 {
+            match f {
+                "totalGlobalMem" => i128::from(hs.limits.memory_bytes),
+                "sharedMemPerBlock" => 49152,
+                "regsPerBlock" => 65536,
+                "warpSize" => i128::from(hs.machine.warp),
+                "memPitch" => 2_147_483_647,
+                "maxThreadsPerBlock" => 1024,
+                "totalConstMem" => 65536,
+                "major" => i128::from(major),
+                "minor" => i128::from(minor),
+                "textureAlignment" => 512,
+                "texturePitchAlignment" => 32,
+                "multiProcessorCount" => sms,
+                "l2CacheSize" => i128::from(hs.cache_bytes),
+                "maxThreadsPerMultiProcessor" => 2048,
+                "deviceOverlap"
+                | "canMapHostMemory"
+                | "concurrentKernels"
+                | "unifiedAddressing"
+                | "managedMemory"
+                | "concurrentManagedAccess" => 1,
+                _ => 0,
+            }
+        };
+        let mut parts = Vec::new();
+        for f in &prop.fields {
+            match (f.name.as_str(), &f.ty) {
+                ("name", Ty::Array(_, n)) => {
+                    let bytes = name.as_bytes();
+                    for k in 0..*n as usize {
+                        let b = bytes.get(k).copied().unwrap_or(0);
+                        parts.push(Lanes::Same(S::I(i128::from(b))));
+                    }
+                }
+                ("maxThreadsDim", Ty::Array(_, 3)) => {
+                    for v in [1024, 1024, 64] {
+                        parts.push(Lanes::Same(S::I(v)));
+                    }
+                }
+                ("maxGridSize", Ty::Array(_, 3)) => {
+                    for v in [2_147_483_647, 65535, 65535] {
+                        parts.push(Lanes::Same(S::I(v)));
+                    }
+                }
+                (n, t) => {
+                    for _ in 0..t.parts() {
+                        parts.push(Lanes::Same(S::I(field(n))));
+                    }
+                }
+            }
+        }
+        let note = format!(
+            "cudaGetDeviceProperties describes this page's model: compute capability \
+             {major}.{minor}, a warp of {}, {} multiprocessors (the {gpu}'s), the model's \
+             cache as its L2 ({} bytes) and {} bytes of device memory, this run's limit; clock \
+             rates and the memory bus are 0, not modelled",
+            hs.machine.warp, sms, hs.cache_bytes, hs.limits.memory_bytes
+        );
+        if !hs.notes.contains(&note) {
+            hs.notes.push(note);
+        }
+        Ok(Value::new(Ty::Struct(prop), Lanes::Agg(parts)))
+    }
+
     /// Where host code's local in `slot` lives in host memory, as on a CPU's stack: the same
     /// bytes each time the slot at this depth of calls is declared again (a loop's body), new
     /// ones for a local of another size.
@@ -1187,6 +1271,25 @@ impl Warp<'_> {
                     Space::Global,
                 );
                 Ok(Some(Value::new(char_ptr, Lanes::Same(S::P(a)))))
+            }
+            "cudaGetDeviceProperties" => {
+                let device = self.int_arg(arg(1)?, "the device")?;
+                if device != 0 {
+                    return Err(self.host_error(
+                        pos,
+                        format!("cudaGetDeviceProperties of device {device}: this model has one device, 0"),
+                    ));
+                }
+                let (place, _) = self.out_place(arg(0)?)?;
+                let Ty::Struct(prop) = self.place_ty(&place) else {
+                    return Err(self.host_error(
+                        pos,
+                        "cudaGetDeviceProperties writes a cudaDeviceProp".into(),
+                    ));
+                };
+                let value = self.device_prop(prop)?;
+                self.store(&place, value, 1, pos)?;
+                int(0)
             }
             "cudaGetDeviceCount" | "cudaGetDevice" => {
                 let v = i128::from(name == "cudaGetDeviceCount");

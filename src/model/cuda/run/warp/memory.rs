@@ -25,6 +25,13 @@ impl Warp<'_> {
                 let lanes = Lanes::unknown(ty.parts(), pos.line);
                 Ok(Value::new(ty, lanes))
             }
+            // Host code's array value (a struct's char array passed to printf): it moves to
+            // host memory and decays to a pointer to its first element, as in C.
+            Place::Var { slot, part, ty: Ty::Array(e, n) } if self.host && m != 0 => {
+                let h = self.host_hooks(pos)?;
+                let at = (h.address_of)(self, slot, &part, &Ty::Array(e.clone(), n), pos)?;
+                Ok(Value::new(Ty::Ptr(e, Space::Global), at.lanes))
+            }
             Place::Var { slot, part, ty } => {
                 let lanes = self.read_var(slot, &part, &ty, m, pos)?;
                 Ok(Value::new(ty, lanes))
