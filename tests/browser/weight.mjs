@@ -176,7 +176,9 @@ export const GUARDS = {
   // cuda 477_500 → 481_000, cuda_worker 522_000 → 525_000: the six whole-program presets'
   // sources in the panel's chunk (3.7 KB, measured at 480_229 B), and host code's locals in
   // host memory in the worker (measured at 524_113 B).
-  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 481_000, cuda_worker: 525_000, first_result: 48_000 },
+  // cuda_worker 525_000 → 528_000: cudaGetDeviceProperties (the model's device, the
+  // cudaDeviceProp read from its declaration) and a host array's decay, measured at 526_991 B.
+  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 481_000, cuda_worker: 528_000, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -210,7 +212,8 @@ export const GUARDS = {
   // whole 1_635_000 → 1_716_000: whole programs on the page above (1_714_052 B measured).
   // whole 1_716_000 → 1_724_000: initcheck above (1_723_019 B measured).
   // whole 1_724_000 → 1_731_000: the program presets above (1_730_013 B measured).
-  whole: 1_731_000,
+  // whole 1_731_000 → 1_735_000: cudaGetDeviceProperties above (1_733_426 B measured).
+  whole: 1_735_000,
 };
 
 /**
