@@ -203,3 +203,19 @@ test('a whole-program preset picked from the list runs, and its link says so', a
   await s.driver.wait(async () => (await param('cpreset')) === 'program-rowcol' && (await param('pick')) === 'all', 5000);
   assert.deepEqual(await pageErrors(s.driver), []);
 });
+
+test("a program fixed after a refusal runs, and the refusal goes", async () => {
+  // `$` does not read: named beside the source; the program fixed by typing runs.
+  await openApp(s.driver, s.site.url, `${cudaLink('#include <cstdio>\nint main() {\n  printf("ok\\n");\n  return $;\n}\n')}&pick=all`);
+  const error = await s.driver.wait(until.elementLocated(By.css('[data-testid="cuda-error"]')), 15000);
+  assert.equal(await error.getAttribute('data-field'), 'src');
+  assert.match(await error.getText(), /line 4/);
+  const area = byId('input-src');
+  await area.click();
+  await area.sendKeys(Key.chord(Key.CONTROL, Key.END), Key.ARROW_UP, Key.ARROW_UP, Key.END, Key.BACK_SPACE, Key.BACK_SPACE, '0;');
+  await s.driver.wait(async () => (await area.getAttribute('value')).includes('return 0;'), 5000);
+  await s.driver.wait(async () => (await consoleState()) === 'done', 30000);
+  assert.equal(await consoleText(), 'ok\n');
+  assert.equal((await rows('[data-testid="cuda-error"]')).length, 0);
+  assert.deepEqual(await pageErrors(s.driver), []);
+});

@@ -184,6 +184,8 @@ pub(in crate::ui::cuda) fn drive(program: Program, from: Sources) {
 fn start(program: Program, jobs: Jobs, target: Memo<Run>, key: Key, pick: Pick) {
     program.worker.set_value(None);
     jobs.halt();
+    // An earlier run's refusal is not this run's.
+    jobs.failure.set(None);
     program.ran.set_value(Some((key.clone(), None)));
     program.stage.set(Stage::Running(0, None));
     program.console.set(Vec::new());
