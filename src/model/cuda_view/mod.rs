@@ -33,7 +33,8 @@ pub use export::{access_csv, figure_fields};
 pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
 pub use program::{
     all_launches, console_html, figures_sum, launch_options_html, launch_rows_html, launches_csv,
-    LaunchRow, Pick, LAUNCH_HEADS, MAX_LAUNCH_ROWS,
+    program_notes_html, results_title, LaunchRow, Pick, ProgramStage, LAUNCH_HEADS,
+    MAX_LAUNCH_ROWS,
 };
 pub use rows::{
     access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, first_missing,

@@ -190,6 +190,115 @@ pub fn launch_options_html(rows: &[LaunchRow]) -> String {
     html
 }
 
+/// Where a program's run on the panel stands, worded for its console, its status and its
+/// progress.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProgramStage {
+    /// Not run.
+    Idle,
+    /// Launches finished, and the running launch's warps run of all.
+    Running(usize, Option<(u64, u64)>),
+    /// It ran to its end.
+    Done,
+    /// It stopped on an error of the program: its words.
+    Stopped(String),
+    /// Cancel stopped it.
+    Cancelled,
+}
+
+impl ProgramStage {
+    /// The console's `data-state`: `running`, `done`, or `failed` (stopped or cancelled).
+    pub fn data_state(&self) -> &'static str {
+        match self {
+            ProgramStage::Running(..) => "running",
+            ProgramStage::Done => "done",
+            _ => "failed",
+        }
+    }
+
+    /// What the program's end says: its status, why it stopped, or that it was cancelled.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda_view::ProgramStage;
+    /// assert_eq!(ProgramStage::Done.end_words(Some(3)), "The program exited with status 3.");
+    /// assert_eq!(ProgramStage::Stopped("line 4: x".into()).end_words(None), "The program stopped: line 4: x");
+    /// assert_eq!(ProgramStage::Running(0, None).end_words(None), "");
+    /// ```
+    pub fn end_words(&self, exit_code: Option<u8>) -> String {
+        match self {
+            ProgramStage::Done => exit_code
+                .map(|c| format!("The program exited with status {c}."))
+                .unwrap_or_default(),
+            ProgramStage::Stopped(words) => format!("The program stopped: {words}"),
+            ProgramStage::Cancelled => {
+                "Cancelled: the program did not finish. Press Run to run it again.".into()
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The screen reader's status: what became of the run, once it ended.
+    pub fn status_words(&self) -> &'static str {
+        match self {
+            ProgramStage::Done => "The program ran to its end.",
+            ProgramStage::Stopped(_) => "The program stopped.",
+            ProgramStage::Cancelled => "Cancelled.",
+            _ => "",
+        }
+    }
+
+    /// While it runs, the progress line beside the bar, and the running launch's warps.
+    ///
+    /// ```
+    /// use coalescing_lab::model::cuda_view::ProgramStage;
+    /// let (text, _) = ProgramStage::Running(1, Some((3, 8))).progress().unwrap();
+    /// assert_eq!(text, "Running: 1 launch finished; the next at 3 of 8 warps");
+    /// assert_eq!(ProgramStage::Done.progress(), None);
+    /// ```
+    pub fn progress(&self) -> Option<(String, Option<(u64, u64)>)> {
+        let ProgramStage::Running(done, launch) = self else {
+            return None;
+        };
+        let mut text = format!(
+            "Running: {done} launch{} finished",
+            if *done == 1 { "" } else { "es" }
+        );
+        if let Some((warps, all)) = launch {
+            text.push_str(&format!("; the next at {warps} of {all} warps"));
+        }
+        Some((text, *launch))
+    }
+}
+
+/// The model's notes on a program's run as the panel shows them: a `p.note`
+/// (`data-testid="cuda-program-note"`) each, escaped.
+pub fn program_notes_html(notes: &[String]) -> String {
+    let mut html = String::new();
+    for n in notes {
+        html.push_str(r#"<p class="note" data-testid="cuda-program-note">"#);
+        html_escape_into(&mut html, n);
+        html.push_str("</p>");
+    }
+    html
+}
+
+/// What the results under a program's console are of: the whole kernel (no program), all
+/// launches, or one launch, by the link's `pick`.
+///
+/// ```
+/// use coalescing_lab::model::cuda_view::results_title;
+/// assert_eq!(results_title(""), "Whole kernel");
+/// assert_eq!(results_title("all"), "All launches");
+/// assert_eq!(results_title("2"), "Launch 2");
+/// ```
+pub fn results_title(pick: &str) -> String {
+    match pick {
+        "" => "Whole kernel".into(),
+        "all" => "All launches".into(),
+        k => format!("Launch {k}"),
+    }
+}
+
 /// Which launch of a program is shown: `pick=` in the link, `cuda-launch-pick` on the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Pick {

@@ -29,8 +29,8 @@ use super::{url, AppState};
 use crate::model::cuda::presets::{CUDA_PRESETS, PROGRAM_PRESETS};
 use crate::model::cuda::run::{CudaFailure, RunErrorKind};
 use crate::model::cuda_view::{
-    caret, cuda_arch, failure_field, failure_pos, matching_preset, preset_inputs, CudaField,
-    CudaInputs, CudaLink,
+    caret, cuda_arch, failure_field, failure_pos, matching_preset, preset_inputs, results_title,
+    CudaField, CudaInputs, CudaLink,
 };
 use crate::model::kernel::Machine;
 use crate::model::DEFAULT_CACHE_BYTES;
@@ -378,11 +378,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
                     <div class="results" aria-labelledby="cuda-results-title">
                         <Show when=move || outputs.get()>
                             <h3 id="cuda-results-title">
-                                {move || state.cuda_pick.with(|p| match p.as_str() {
-                                    "" => "Whole kernel".to_string(),
-                                    "all" => "All launches".to_string(),
-                                    k => format!("Launch {k}"),
-                                })}
+                                {move || state.cuda_pick.with(|p| results_title(p))}
                             </h3>
                             // The readouts are a dozen tab stops: the source view is one away.
                             <button type="button" class="link skip" data-testid="cuda-skip-source" on:click=|_| focus_source_view()>

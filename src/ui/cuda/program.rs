@@ -19,10 +19,9 @@ use crate::model::cuda_view::wire::{
     decode_reply, encode_pick, ProgramReply, ProgramRequest, Reply,
 };
 use crate::model::cuda_view::{
-    console_html, launch_options_html, launch_rows_html, launches_csv, CudaInputs, LaunchRow, Pick,
-    MAX_LAUNCH_ROWS,
+    console_html, launch_options_html, launch_rows_html, launches_csv, program_notes_html,
+    CudaInputs, LaunchRow, Pick, ProgramStage, MAX_LAUNCH_ROWS,
 };
-use crate::model::format::html_escape_into;
 use crate::model::kernel::Machine;
 use crate::ui::worker::{self, Remote};
 use leptos::prelude::*;
@@ -60,17 +59,8 @@ struct Key {
     arch: u32,
 }
 
-/// Where the program's run stands.
-#[derive(Clone, Debug, PartialEq)]
-enum Stage {
-    Idle,
-    /// Launches finished, and the running launch's warps run of all.
-    Running(usize, Option<(u64, u64)>),
-    Done,
-    /// It stopped: on an error of the program (its words) or a cancel.
-    Stopped(String),
-    Cancelled,
-}
+/// Where the program's run stands (`model::cuda_view::ProgramStage`).
+type Stage = ProgramStage;
 
 /// The program's state on the panel.
 #[derive(Clone, Copy)]
@@ -401,20 +391,6 @@ fn console_text(console: &[Printed]) -> String {
     console.iter().map(|p| p.text.as_str()).collect()
 }
 
-/// What the program's end says: its status, why it stopped, or that it was cancelled.
-fn end_words(stage: &Stage, exit_code: Option<u8>) -> String {
-    match stage {
-        Stage::Done => exit_code
-            .map(|c| format!("The program exited with status {c}."))
-            .unwrap_or_default(),
-        Stage::Stopped(words) => format!("The program stopped: {words}"),
-        Stage::Cancelled => {
-            "Cancelled: the program did not finish. Press Run to run it again.".into()
-        }
-        _ => String::new(),
-    }
-}
-
 /// The console, each launch's row and the pick: shown in program mode. The console, the rows
 /// and the picker's options are written as markup (`model::cuda_view::console_html` and its
 /// siblings), each by one effect: a view per row and per piece weighed tens of KB in the
@@ -422,28 +398,8 @@ fn end_words(stage: &Stage, exit_code: Option<u8>) -> String {
 #[component]
 pub(in crate::ui::cuda) fn ProgramOutput(state: AppState, program: Program) -> impl IntoView {
     let mode = move || state.cuda_pick.with(|p| !p.is_empty());
-    let data_state = move || {
-        program.stage.with(|s| match s {
-            Stage::Running(..) => "running",
-            Stage::Done => "done",
-            _ => "failed",
-        })
-    };
-    let progress = move || {
-        program.stage.with(|s| match s {
-            Stage::Running(done, launch) => {
-                let mut text = format!(
-                    "Running: {done} launch{} finished",
-                    if *done == 1 { "" } else { "es" }
-                );
-                if let Some((warps, all)) = launch {
-                    text.push_str(&format!("; the next at {warps} of {all} warps"));
-                }
-                Some((text, *launch))
-            }
-            _ => None,
-        })
-    };
+    let data_state = move || program.stage.with(Stage::data_state);
+    let progress = move || program.stage.with(Stage::progress);
     let csv = move |_| {
         let text = program.launches.with_untracked(|r| launches_csv(r));
         download_text("coalescing-program-launches.csv", "text/csv", &text);
@@ -470,12 +426,7 @@ pub(in crate::ui::cuda) fn ProgramOutput(state: AppState, program: Program) -> i
                     </div>
                 })}
                 <p class="visually-hidden" role="status" data-testid="cuda-program-status">
-                    {move || program.stage.with(|s| match s {
-                        Stage::Done => "The program ran to its end.",
-                        Stage::Stopped(_) => "The program stopped.",
-                        Stage::Cancelled => "Cancelled.",
-                        _ => "",
-                    })}
+                    {move || program.stage.with(Stage::status_words)}
                 </p>
                 <h4 id="cuda-console-title">"Console"</h4>
                 <pre class="console" data-testid="cuda-console" data-state=data_state
@@ -484,17 +435,9 @@ pub(in crate::ui::cuda) fn ProgramOutput(state: AppState, program: Program) -> i
                     inner_html=move || program.console.with(|c| console_html(c))
                 ></pre>
                 <p class="program-end" data-testid="cuda-program-end">
-                    {move || program.stage.with(|s| end_words(s, program.exit_code.get()))}
+                    {move || program.stage.with(|s| s.end_words(program.exit_code.get()))}
                 </p>
-                <div inner_html=move || program.notes.with(|notes| {
-                    let mut html = String::new();
-                    for n in notes {
-                        html.push_str(r#"<p class="note" data-testid="cuda-program-note">"#);
-                        html_escape_into(&mut html, n);
-                        html.push_str("</p>");
-                    }
-                    html
-                })></div>
+                <div inner_html=move || program.notes.with(|n| program_notes_html(n))></div>
                 <div class="field" hidden=move || !has_launches()>
                     <label for="cuda-launch-pick">"Launch shown below"</label>
                     <select id="cuda-launch-pick" data-testid="cuda-launch-pick"
