@@ -118,14 +118,17 @@ fn the_fields_and_the_link_agree_both_ways() {
         CudaInputs {
             source: DEFAULT_SOURCE.into(),
             launch: "copy<<<1, 32>>>(out, in, 32)".into(),
+            ..CudaInputs::default()
         },
         CudaInputs {
             source: TRANSPOSE.into(),
             launch: String::new(),
+            ..CudaInputs::default()
         },
         CudaInputs {
             source: TRANSPOSE.into(),
             launch: TRANSPOSE_LAUNCH.into(),
+            ..CudaInputs::default()
         },
     ];
     for inputs in cases {
@@ -140,6 +143,7 @@ fn the_fields_and_the_link_agree_both_ways() {
     let emptied = CudaInputs {
         source: String::new(),
         launch: String::new(),
+        ..CudaInputs::default()
     };
     assert_eq!(
         CudaInputs::from_link(&emptied.to_link().0, &emptied.to_link().1),

@@ -22,6 +22,7 @@ fn cuda_link(state: &State) -> CudaLink {
         src: state.cuda_src.clone(),
         srcz: state.cuda_srcz.clone(),
         launch: state.cuda_launch.clone(),
+        hdrz: state.cuda_hdrz.clone(),
     }
 }
 
@@ -113,6 +114,7 @@ fn a_preset_with_another_launch_travels_as_the_preset_and_the_launch() {
     let inputs = CudaInputs {
         source: p.source.into(),
         launch: "copy<<<8, 128>>>(out, in)".into(),
+        ..CudaInputs::default()
     };
     let link = CudaLink::of(&inputs);
     assert_eq!(
@@ -155,6 +157,7 @@ fn an_emptied_launch_of_a_preset_s_source_is_kept_empty() {
     let inputs = CudaInputs {
         source: p.source.into(),
         launch: String::new(),
+        ..CudaInputs::default()
     };
     let link = CudaLink::of(&inputs);
     assert_eq!(link.preset, "");
@@ -168,6 +171,7 @@ fn a_long_source_travels_packed_and_a_short_one_as_typed() {
     let long = CudaInputs {
         source: long_source(),
         launch: "scale<<<4, 64>>>(a)".into(),
+        ..CudaInputs::default()
     };
     let link = CudaLink::of(&long);
     assert_eq!(link.src, "");
@@ -193,6 +197,7 @@ fn a_long_source_travels_packed_and_a_short_one_as_typed() {
     let short = CudaInputs {
         source: "__global__ void k(float *a) { a[threadIdx.x] = 0; }\n".into(),
         launch: "k<<<1, 32>>>(a)".into(),
+        ..CudaInputs::default()
     };
     assert_eq!(CudaLink::of(&short).src, short.source);
     assert_eq!(CudaLink::of(&short).srcz, "");
@@ -309,7 +314,7 @@ proptest! {
         ],
         launch in prop_oneof!["[ -~]{0,30}", Just(CUDA_PRESETS[3].launch.to_string())],
     ) {
-        let inputs = CudaInputs { source, launch };
+        let inputs = CudaInputs { source, launch, ..CudaInputs::default() };
         let link = CudaLink::of(&inputs);
         let (back, notice) = link.inputs();
         prop_assert_eq!(notice, None);

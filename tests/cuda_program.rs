@@ -644,3 +644,72 @@ int main() {
         stops("int main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 1); return 0; }\n");
     assert!(words.contains("this model has one device, 0"), "{words}");
 }
+
+/// A linked list, as the OLCF training series' unified-memory exercise builds one: a struct
+/// that points to its own type, walked on the host and in a kernel.
+const LIST: &str = r#"#include <cstdio>
+struct list_elem {
+  int key;
+  list_elem *next;
+};
+__global__ void walk(list_elem *list, int n, int *out) {
+  list_elem *e = list;
+  for (int i = 0; i < n; i++) e = e->next;
+  *out = e->key;
+}
+int main() {
+  list_elem *base, *list;
+  cudaMallocManaged(&base, sizeof(list_elem));
+  list = base;
+  for (int i = 0; i < 5; i++) {
+    list->key = i * 10;
+    cudaMallocManaged(&list->next, sizeof(list_elem));
+    list = list->next;
+  }
+  int *out;
+  cudaMallocManaged(&out, sizeof(int));
+  walk<<<1, 1>>>(base, 3, out);
+  cudaDeviceSynchronize();
+  printf("%d %d\n", (int)sizeof(list_elem), *out);
+  return 0;
+}
+"#;
+
+#[test]
+fn a_struct_that_points_to_its_own_type_is_read_and_walked() {
+    let r = run(LIST);
+    assert_eq!(r.error, None);
+    // key (4 bytes), padding to 8, next (8 bytes): 16; the fourth element's key, 30.
+    assert_eq!(r.text_of(Stream::Stdout), "16 30\n");
+    // Three 8-byte loads of next, one 4-byte load of key, one store: one request each.
+    assert_eq!(r.launches[0].analysis.total.requests, 5);
+}
+
+#[test]
+fn a_struct_that_holds_itself_is_refused_with_its_field() {
+    let src = "struct A { int x; A inner; };\n__global__ void k(A* a) { a[threadIdx.x].x = 1; }\n\
+               int main() { A* d; cudaMalloc(&d, 64); k<<<1, 1>>>(d); return 0; }\n";
+    let (e, _) = stops(src);
+    assert_eq!(
+        e,
+        "line 1, column 21: A holds itself (field inner); a struct can hold a pointer to its own \
+         type, not its own type"
+    );
+}
+
+#[test]
+fn a_kernel_that_dereferences_a_host_pointer_stops_there() {
+    let src = LIST
+        .replace(
+            "cudaMallocManaged(&base, sizeof(list_elem));",
+            "base = (list_elem*)malloc(sizeof(list_elem));",
+        )
+        .replace("#include <cstdio>", "#include <cstdio>\n#include <cstdlib>");
+    let (e, _) = stops(&src);
+    // The first `e->next`: the list's head is host memory.
+    assert!(
+        e.starts_with("line 9, column 35, block (0,0,0), thread (0,0,0): the kernel reads host memory at 0x5555"),
+        "{e}"
+    );
+    assert!(e.contains("faults on a GPU"), "{e}");
+}

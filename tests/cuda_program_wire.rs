@@ -59,6 +59,7 @@ fn request(source: &str, pick: Pick) -> ProgramRequest {
         arch: 700,
         bandwidth_gb_s: 900.0,
         pick,
+        headers: Default::default(),
     }
 }
 

@@ -576,8 +576,9 @@ fn a_name_from_an_unread_header_says_how_to_supply_it() {
 __global__ void k(int* out) { out[threadIdx.x % BIN_COUNT] = 0; }";
     assert_eq!(
         error(src, "k<<<1, 32>>>(out)"),
-        "line 2, column 49: 'BIN_COUNT' is not declared here; if it is a macro from a header, \
-         which this page does not read, add its #define to the source"
+        "line 2, column 49: 'BIN_COUNT' is not declared here; if it is a macro from a header, give \
+         the header beside the source (under Headers on the page, with -I DIR on the command line), or \
+         add its #define to the source"
     );
 }
 
@@ -923,8 +924,9 @@ fn a_qualified_name_whose_scope_is_missing_names_the_scope() {
     let message = error(src, "k<<<1, 32>>>(o)");
     assert!(
         message.ends_with(
-            "'x128' is not declared here (in x128::size); if it comes from a header, which this \
-             page does not read, add its definition to the source"
+            "'x128' is not declared here (in x128::size); if it comes from a header, give the \
+             header beside the source (under Headers on the page, with -I DIR on the command line), or \
+             add its definition to the source"
         ),
         "{message}"
     );

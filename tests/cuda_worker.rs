@@ -20,6 +20,7 @@ fn request(source: &str, launch: &str, cache_bytes: u64) -> Request {
         cache_bytes,
         arch: 700,
         defines: String::new(),
+        headers: Default::default(),
     }
 }
 

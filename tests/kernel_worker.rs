@@ -148,6 +148,7 @@ fn a_kernel_request_is_told_from_a_cuda_run() {
         cache_bytes: 0,
         arch: 700,
         defines: String::new(),
+        headers: Default::default(),
     }
     .encode();
     assert!(!Request::is_one(&cuda));

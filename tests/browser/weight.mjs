@@ -178,7 +178,15 @@ export const GUARDS = {
   // host memory in the worker (measured at 524_113 B).
   // cuda_worker 525_000 → 528_000: cudaGetDeviceProperties (the model's device, the
   // cudaDeviceProp read from its declaration) and a host array's decay, measured at 526_991 B.
-  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 481_000, cuda_worker: 528_000, first_result: 48_000 },
+  // cuda 481_000 → 496_500, cuda_worker 528_000 → 534_000: several files (measured at
+  // 495_923 B and 533_343 B). In both: `#include "…"` read from the headers (the files'
+  // search, each header's pass through the preprocessor, whose pass is no longer inlined),
+  // every line worded with its file, a struct that points to its own type, the kernel's
+  // check for host memory. In the panel: the headers' fields (written as markup by one
+  // effect: with a view per header the chunk measured 499_642 B, with a keyed list 503_217 B),
+  // several files picked or dropped, the link's packed headers, the headers' rows in the
+  // source view.
+  panels: { kernel_trace: 241_000, roofline: 96_000, probe: 82_000, cuda: 496_500, cuda_worker: 534_000, first_result: 48_000 },
   // whole 665_000 → 692_000: the kernel_trace chunk's 12.2 KB above and the first load's 12.3 KB.
   // whole 692_000 → 875_000: the CUDA source panel's 225 KB and the above.
   // whole 875_000 → 900_000: the CUDA chunk's 20 KB of the ninth session's checks and features.
@@ -213,7 +221,8 @@ export const GUARDS = {
   // whole 1_716_000 → 1_724_000: initcheck above (1_723_019 B measured).
   // whole 1_724_000 → 1_731_000: the program presets above (1_730_013 B measured).
   // whole 1_731_000 → 1_735_000: cudaGetDeviceProperties above (1_733_426 B measured).
-  whole: 1_735_000,
+  // whole 1_735_000 → 1_756_000: several files above (1_754_437 B measured).
+  whole: 1_756_000,
 };
 
 /**

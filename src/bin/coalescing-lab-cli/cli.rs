@@ -14,7 +14,7 @@ use coalescing_lab::model::sectors::{analyze, Analysis};
 use coalescing_lab::model::trace::{Format, TraceOptions};
 use std::io::Write;
 
-pub(crate) const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- [--launch LAUNCH] [-D NAME[=VALUE]]... | run FILE|- [-D NAME[=VALUE]]... [-- ARGS...] | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
+pub(crate) const USAGE: &str = "usage: coalescing-lab-cli <analyze LINK | kernel LINK | trace FILE|- | cuda FILE|- [--launch LAUNCH] [-I DIR]... [-D NAME[=VALUE]]... | run FILE|- [-I DIR]... [-D NAME[=VALUE]]... [-- ARGS...] | answers FILE|- | synth nvbit|accelsim LINK> [--format text|json|csv|markdown] [--trace-format nvbit|accelsim] [--width OPCODE=BYTES]... [--cache BYTES] [--arch N] [--warp LANES] [--sector BYTES] [--line BYTES] [--check [--max-sectors-per-request X] [--max-excess PCT] [--max-conflicts N] [--no-races]]";
 
 /// Why a run failed, and its exit status: 1 for I/O, 2 for bad input.
 #[derive(Debug)]
@@ -57,6 +57,9 @@ pub(crate) struct CudaOptions {
     pub(crate) arch: u32,
     /// `-D NAME[=VALUE]`, as nvcc takes them, in order.
     pub(crate) defines: Vec<String>,
+    /// `-I DIR`, as nvcc takes them: where `#include "…"` looks after the including file's
+    /// own folder, in order.
+    pub(crate) include_dirs: Vec<String>,
     /// The calculator's `warp`, `sector` and `line`, from `--warp`, `--sector` and `--line`.
     pub(crate) machine: Machine,
     /// 0 for no cache.
@@ -87,6 +90,7 @@ impl Default for CudaOptions {
             // Volta and newer, the machine's default (docs/cuda.md, "CUDA source").
             arch: 700,
             defines: Vec::new(),
+            include_dirs: Vec::new(),
             machine: Machine::default(),
             cache_bytes: coalescing_lab::model::DEFAULT_CACHE_BYTES,
             gate: Gate::default(),
@@ -168,6 +172,10 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
             "--launch" => out.cuda.launch = Some(value()?),
             "-D" | "--define" => out.cuda.defines.push(value()?),
             f if f.starts_with("-D") && f.len() > 2 => out.cuda.defines.push(f[2..].to_string()),
+            "-I" | "--include-path" => out.cuda.include_dirs.push(value()?),
+            f if f.starts_with("-I") && f.len() > 2 => {
+                out.cuda.include_dirs.push(f[2..].to_string())
+            }
             "--check" => out.cuda.gate.on = true,
             "--no-races" => {
                 out.cuda.gate.on = true;
@@ -224,6 +232,11 @@ fn parse_args(args: &[String]) -> Result<Args, Failure> {
     }
     if !out.cuda.defines.is_empty() && !matches!(out.command.as_str(), "cuda" | "run") {
         return Err(bad("-D is cuda's: a define given beside a CUDA source"));
+    }
+    if !out.cuda.include_dirs.is_empty() && !matches!(out.command.as_str(), "cuda" | "run") {
+        return Err(bad(
+            "-I is cuda's and run's: where a CUDA source's #include \"…\" looks",
+        ));
     }
     if let Some((field, _)) = machine.first() {
         if !matches!(out.command.as_str(), "cuda" | "run") {

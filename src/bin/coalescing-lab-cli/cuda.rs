@@ -4,10 +4,12 @@
 
 use crate::cli::{bad, io, one, Args, Failure, Style};
 use crate::out::{json_list, json_readouts, json_string, markdown_readouts, table, text_readouts};
+use coalescing_lab::model::cuda::ast::Unit;
 use coalescing_lab::model::cuda::error::{CudaError, ErrorKind, Pos};
+use coalescing_lab::model::cuda::files::{Reader, Sources};
 use coalescing_lab::model::cuda::lex::MAX_SOURCE_BYTES;
 use coalescing_lab::model::cuda::run::{
-    analyse_with, propose_for, read_source_with, CudaAnalysis, CudaFailure, Site, SiteKind,
+    analyse_unit, propose_for, read_files, CudaAnalysis, CudaFailure, Site, SiteKind,
 };
 use coalescing_lab::model::cuda::{parse_define, Defines};
 use coalescing_lab::model::cuda_view::{access_csv, figure_fields, proposal_text};
@@ -16,6 +18,7 @@ use coalescing_lab::model::kernel::view::figure_readouts;
 use coalescing_lab::model::readouts::Readout;
 use coalescing_lab::model::warp::Figures;
 use std::io::Read;
+use std::rc::Rc;
 
 /// The same columns for people, in text and Markdown.
 const FIGURE_HEADS: [&str; 10] = [
@@ -77,6 +80,35 @@ pub(crate) fn read_source(path: &str) -> Result<String, Failure> {
     })
 }
 
+/// The disk, as `#include "…"` reads it on the command line: a path relative to the working
+/// folder. A file that is not UTF-8 reads with U+FFFD in place of the bytes that are not, so
+/// the reader names the line and column where it stops being text.
+struct Disk;
+
+impl Reader for Disk {
+    fn read(&self, path: &str) -> Option<String> {
+        let bytes = std::fs::read(path).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// The source at `path` read with its headers, from the folder `path` is in and from each
+/// `-I` folder, as nvcc reads them.
+pub(crate) fn read_unit(
+    a: &Args,
+    path: &str,
+    source: &str,
+    defines: &Defines,
+) -> Result<Rc<Unit>, CudaFailure> {
+    let main = if path == "-" { "<stdin>" } else { path };
+    let sources = Sources {
+        main,
+        dirs: &a.cuda.include_dirs,
+        reader: &Disk,
+    };
+    read_files(source, a.cuda.arch, defines, sources)
+}
+
 /// The `-D` defines given, read as nvcc reads them.
 pub(crate) fn defines_of(a: &Args) -> Result<Defines, Failure> {
     Ok(Defines(
@@ -102,7 +134,7 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
             let proposal = source
                 .as_ref()
                 .ok()
-                .and_then(|s| read_source_with(s, a.cuda.arch, &defines).ok())
+                .and_then(|s| read_unit(a, &path, s, &defines).ok())
                 .and_then(|unit| propose_for(&unit));
             match proposal {
                 Some(p) if p.line.is_some() && p.missing.is_empty() => {
@@ -141,7 +173,8 @@ pub(crate) fn cmd_cuda(a: &Args) -> Result<(String, usize), Failure> {
     };
     let source = source?;
     let o = &a.cuda;
-    let an = analyse_with(&source, &defines, &launch, o.machine, o.cache_bytes, o.arch)
+    let an = read_unit(a, &path, &source, &defines)
+        .and_then(|unit| analyse_unit(unit, &launch, o.machine, o.cache_bytes))
         .map_err(|e| bad(e.to_string()))?;
     if o.gate.on {
         let file = if path == "-" {
@@ -187,7 +220,10 @@ pub(crate) fn failed_checks(
 ) -> (Vec<String>, usize) {
     let mut out = Vec::new();
     let mut checked = 0usize;
-    let at = |s: &Site| format!("{file}:{}:{}: error:", s.pos.line, s.pos.column);
+    let at = |s: &Site| {
+        let (header, line) = an.place(s.pos.line);
+        format!("{}:{line}:{}: error:", header.unwrap_or(file), s.pos.column)
+    };
     for (s, f) in accesses(an) {
         let global = s.space == coalescing_lab::model::Space::Global;
         if global && f.requests > 0 {
@@ -278,8 +314,8 @@ pub(crate) fn sites_json(an: &CudaAnalysis) -> Vec<String> {
     accesses(an)
         .map(|(s, f)| {
             format!(
-                "{{\"line\":{},\"column\":{},\"kind\":{},\"space\":{},\"elem\":{},\"part\":{},{}}}",
-                s.pos.line,
+                "{{{},\"column\":{},\"kind\":{},\"space\":{},\"elem\":{},\"part\":{},{}}}",
+                json_line(an, s.pos.line),
                 s.pos.column,
                 json_string(s.kind.name()),
                 json_string(s.space.name()),
@@ -291,13 +327,23 @@ pub(crate) fn sites_json(an: &CudaAnalysis) -> Vec<String> {
         .collect()
 }
 
+/// `"line":12` for a line of the main file; `"line":6,"file":"utils.cuh"` for one of a
+/// header it includes.
+fn json_line(an: &CudaAnalysis, line: u32) -> String {
+    match an.place(line) {
+        (None, n) => format!("\"line\":{n}"),
+        (Some(path), n) => format!("\"line\":{n},\"file\":{}", json_string(path)),
+    }
+}
+
 /// The lines with an access as JSON objects, ascending.
 pub(crate) fn lines_json(an: &CudaAnalysis) -> Vec<String> {
     an.lines
         .iter()
         .map(|(line, f)| {
             format!(
-                "{{\"line\":{line},{},\"barriers\":{}}}",
+                "{{{},{},\"barriers\":{}}}",
+                json_line(an, *line),
                 json_fields(f),
                 f.barriers
             )
@@ -308,7 +354,11 @@ pub(crate) fn lines_json(an: &CudaAnalysis) -> Vec<String> {
 fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
     let sites = sites_json(an);
     let lines = lines_json(an);
-    let assumed: Vec<String> = an.assumed.iter().map(u32::to_string).collect();
+    let assumed: Vec<String> = an
+        .assumed
+        .iter()
+        .map(|l| an.place(*l).1.to_string())
+        .collect();
     let site = |k: usize| an.sites.get(k).map(|(s, _)| s.clone());
     let line_kind = |k: usize| site(k).map_or((0, SiteKind::Load), |s| (s.pos.line, s.kind));
     let triple = |v: [u64; 3]| format!("[{},{},{}]", v[0], v[1], v[2]);
@@ -320,10 +370,10 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
             Some(format!(
                 "{{\"scope\":{},\"line-a\":{},\"column-a\":{},\"kind-a\":{},\"line-b\":{},\"column-b\":{},\"kind-b\":{},\"block\":{},\"warp-a\":{},\"warp-b\":{},\"word\":{},\"occurrences\":{},\"same-value\":{},\"sentence\":{}}}",
                 json_string(r.scope.name()),
-                a.pos.line,
+                an.place(a.pos.line).1,
                 a.pos.column,
                 json_string(a.kind.name()),
-                b.pos.line,
+                an.place(b.pos.line).1,
                 b.pos.column,
                 json_string(b.kind.name()),
                 triple(r.block),
@@ -342,8 +392,8 @@ fn json(an: &CudaAnalysis, r: &[Readout]) -> String {
         .filter_map(|o| {
             let s = site(o.site)?;
             Some(format!(
-                "{{\"line\":{},\"column\":{},\"space\":{},\"block\":{},\"thread\":{},\"address\":{},\"array\":{},\"index\":{},\"count\":{},\"occurrences\":{},\"sentence\":{}}}",
-                s.pos.line,
+                "{{{},\"column\":{},\"space\":{},\"block\":{},\"thread\":{},\"address\":{},\"array\":{},\"index\":{},\"count\":{},\"occurrences\":{},\"sentence\":{}}}",
+                json_line(an, s.pos.line),
                 s.pos.column,
                 json_string(o.space.name()),
                 triple(o.block),
@@ -435,7 +485,7 @@ fn tables(style: Style, an: &CudaAnalysis, r: &[Readout]) -> String {
                 part => format!("{}, part {part}", site.kind.name()),
             };
             [
-                site.pos.line.to_string(),
+                an.line_label(site.pos.line),
                 site.pos.column.to_string(),
                 kind,
                 site.space.name().to_string(),
@@ -455,7 +505,7 @@ fn tables(style: Style, an: &CudaAnalysis, r: &[Readout]) -> String {
         &heads,
         an.lines
             .iter()
-            .map(|(line, f)| (line.to_string(), f))
+            .map(|(line, f)| (an.line_label(*line), f))
             .chain([("total".to_string(), &an.total)])
             .map(|(line, f)| {
                 [line]
@@ -468,11 +518,12 @@ fn tables(style: Style, an: &CudaAnalysis, r: &[Readout]) -> String {
     let assumed = match an.assumed.as_slice() {
         [] => None,
         [line] => Some(format!(
-            "Line {line}: the condition depends on a loaded value, which the model does not know; it was taken to hold for every lane."
+            "Line {}: the condition depends on a loaded value, which the model does not know; it was taken to hold for every lane.",
+            an.line_label(*line)
         )),
         lines => Some(format!(
             "Lines {}: the conditions depend on loaded values, which the model does not know; each was taken to hold for every lane.",
-            lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            lines.iter().map(|l| an.line_label(*l)).collect::<Vec<_>>().join(", ")
         )),
     };
     let problems = problems(an);

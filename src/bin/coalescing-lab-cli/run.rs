@@ -1,11 +1,11 @@
-//! `run FILE.cu [-D NAME=VALUE]… [--check …] [-- ARGS…]`: the file's `main()` run as a GPU
+//! `run FILE.cu [-I DIR]… [-D NAME=VALUE]… [--check …] [-- ARGS…]`: the file's `main()` run as a GPU
 //! would run the program, with every launch on the model's interpreter; what the program
 //! prints, then each launch's figures, or with `--check` the CI gate over every launch.
 
 use crate::cli::{bad, one, Args, Failure, Style};
-use crate::cuda::{defines_of, failed_checks, lines_json, read_source, sites_json};
+use crate::cuda::{defines_of, failed_checks, lines_json, read_source, read_unit, sites_json};
 use crate::out::{json_list, json_string, table};
-use coalescing_lab::model::cuda::run::program::{run_program, LaunchRun, ProgramOptions, Stream};
+use coalescing_lab::model::cuda::run::program::{run_unit, LaunchRun, ProgramOptions, Stream};
 use coalescing_lab::model::cuda::run::SiteKind;
 use coalescing_lab::model::cuda_view::{LaunchRow, LAUNCH_HEADS as HEADS};
 
@@ -59,7 +59,9 @@ pub(crate) fn cmd_run(a: &Args) -> Result<Ran, Failure> {
         argv: a.argv.clone(),
         ..ProgramOptions::default()
     };
-    let run = run_program(&source, &defines, &options).map_err(|e| bad(e.to_string()))?;
+    let run = read_unit(a, &path, &source, &defines)
+        .and_then(|unit| run_unit(unit, &options))
+        .map_err(|e| bad(e.to_string()))?;
     let stdout = run.text_of(Stream::Stdout);
     let mut stderr = run.text_of(Stream::Stderr);
     for note in &run.notes {

@@ -538,8 +538,10 @@ pub struct Unit {
     pub items: Vec<Item>,
     /// What was left out, for the note beside the figures.
     pub skipped: Vec<Skipped>,
-    /// Each `#include` line and what it names.
+    /// Each `#include` line that no file given answered, and what it names.
     pub includes: Vec<(u32, String)>,
+    /// The files `#include "…"` read, file `k` (from 1) of `super::files` at `k - 1`.
+    pub files: Vec<super::files::SourceFile>,
     /// What a launch written against the file sees of it besides its items: the macros it
     /// leaves defined, and the names it declares as types and as templates.
     pub scope: FileScope,

@@ -81,6 +81,12 @@ pub enum ErrorKind {
     MacroDepth(String),
     /// Macros whose expansions pass [`super::pre::MAX_TOKENS`] tokens.
     MacroTooLarge(String),
+    /// `#include` nested deeper than the limit.
+    IncludeDepth(usize),
+    /// Included files holding more bytes than the limit together.
+    IncludesTooLarge(usize),
+    /// More files included than the limit.
+    TooManyFiles(usize),
     /// An `#if` condition that is not an integer constant expression.
     BadCondition(String),
     /// A launch that cannot be: two bases for one allocation, two lines.
@@ -164,6 +170,19 @@ impl fmt::Display for ErrorKind {
                 super::pre::MAX_TOKENS
             ),
             ErrorKind::BadCondition(why) => write!(f, "#if: {why}"),
+            ErrorKind::IncludeDepth(limit) => write!(
+                f,
+                "#include nests more than {limit} files deep (a header that includes itself?)"
+            ),
+            ErrorKind::IncludesTooLarge(limit) => {
+                write!(
+                    f,
+                    "the included files hold more than {limit} bytes together"
+                )
+            }
+            ErrorKind::TooManyFiles(limit) => {
+                write!(f, "more than {limit} files are included")
+            }
             ErrorKind::Launch { why } => f.write_str(why),
             ErrorKind::Expected { what, found } => write!(f, "expected {what}, found '{found}'"),
             ErrorKind::NotConstant { what, name } => write!(
@@ -186,8 +205,10 @@ impl fmt::Display for CudaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "line {}, column {}: {}",
-            self.pos.line, self.pos.column, self.kind
+            "{}, column {}: {}",
+            super::files::Line(self.pos.line),
+            self.pos.column,
+            self.kind
         )
     }
 }

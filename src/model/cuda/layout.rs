@@ -8,6 +8,7 @@
 
 use super::ast::{Base, ExprKind, Member, StructDef, Type, Unit};
 use super::error::Pos;
+use crate::model::cuda::files::Line;
 use std::fmt;
 
 /// A type's size and alignment, in bytes.
@@ -69,7 +70,7 @@ pub enum LayoutError {
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let at = |f: &mut fmt::Formatter<'_>, pos: &Pos| {
-            write!(f, "line {}, column {}: ", pos.line, pos.column)
+            write!(f, "{}, column {}: ", Line(pos.line), pos.column)
         };
         match self {
             LayoutError::NoSize { pos } => {

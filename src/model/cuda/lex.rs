@@ -38,6 +38,21 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, CudaError> {
     Lexer::new(source, false).run()
 }
 
+/// [`tokenize`] for the `file`-th file a unit includes (from 1): its lines are numbered
+/// `file << FILE_SHIFT | n` (`super::files`).
+pub fn tokenize_file(source: &str, file: u32) -> Result<Vec<Token>, CudaError> {
+    let first = file << super::files::FILE_SHIFT | 1;
+    if source.len() > MAX_SOURCE_BYTES {
+        return Err(CudaError::new(
+            Pos { line: first, column: 1 },
+            ErrorKind::SourceTooLong { bytes: source.len() },
+        ));
+    }
+    let mut lexer = Lexer::new(source, false);
+    lexer.line = first;
+    lexer.run()
+}
+
 /// [`tokenize`] for a launch, where `@` is a token of its own (`name@ADDR`).
 pub fn tokenize_launch(text: &str) -> Result<Vec<Token>, CudaError> {
     Lexer::new(text, true).run()

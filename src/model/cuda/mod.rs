@@ -8,14 +8,15 @@
 //! Pure: std, serde and miniz_oxide only.
 
 pub mod error;
+pub mod files;
 pub mod lex;
 mod pre;
 
 pub use error::{CudaError, ErrorKind, Pos};
 pub use layout::{base_layout, layout_of, struct_layout, FieldLayout, Layout, LayoutError};
 pub use pre::{
-    parse_define, parse_defines, preprocess, preprocess_with, Define, Defines, DefinesError,
-    Macros, Preprocessed, Replaced, ReplacedKind, MAX_TOKENS,
+    parse_define, parse_defines, preprocess, preprocess_files, preprocess_with, Define, Defines,
+    DefinesError, Macros, Preprocessed, Replaced, ReplacedKind, MAX_TOKENS,
 };
 pub mod ast;
 pub mod cint;

@@ -2,6 +2,7 @@
 //! race (same-value stores within one instruction apart, as notes) and one per access outside
 //! its array, each with the model's sentence, and which lines to mark in the source view.
 
+use super::super::cuda::files::{name_files, split};
 use super::super::cuda::run::check::{OutOfBounds, Race, RaceScope, Uninit};
 use super::super::cuda::run::{CudaAnalysis, SiteKind};
 use super::super::format::html_escape_into;
@@ -68,8 +69,8 @@ fn race_row(a: &CudaAnalysis, r: &Race) -> RaceRow {
     let note = r.scope == RaceScope::Instruction && r.same_value;
     RaceRow {
         scope: r.scope.name(),
-        line_a,
-        line_b,
+        line_a: split(line_a).1,
+        line_b: split(line_b).1,
         kind_a: kind_a.name(),
         kind_b: kind_b.name(),
         block: r.block,
@@ -105,13 +106,14 @@ fn race_row(a: &CudaAnalysis, r: &Race) -> RaceRow {
 /// assert!(race_rows(&analyse(p.source, "copy<<<1, 64>>>(out, in)", Machine::default(), 0, 700).unwrap()).is_empty());
 /// ```
 pub fn race_rows(a: &CudaAnalysis) -> Vec<RaceRow> {
+    name_files(a.files.clone());
     a.races.iter().map(|r| race_row(a, r)).collect()
 }
 
 fn oob_row(a: &CudaAnalysis, o: &OutOfBounds) -> OobRow {
     let line = line_kind(a, o.site).0;
     OobRow {
-        line,
+        line: split(line).1,
         report: o.clone(),
         space: o.space.name(),
         sentence: o.sentence(line),
@@ -132,6 +134,7 @@ fn oob_row(a: &CudaAnalysis, o: &OutOfBounds) -> OobRow {
 /// assert_eq!((o.line, r.array.as_deref(), r.index, r.count, r.occurrences), (5, Some("out"), 48, Some(48), 16));
 /// ```
 pub fn oob_rows(a: &CudaAnalysis) -> Vec<OobRow> {
+    name_files(a.files.clone());
     a.out_of_bounds.iter().map(|o| oob_row(a, o)).collect()
 }
 
@@ -174,6 +177,7 @@ pub fn problem_lines(a: &CudaAnalysis) -> (Vec<u32>, Vec<u32>) {
 /// assert!(html.contains("32 lane-accesses read unwritten bytes"), "{html}");
 /// ```
 pub fn uninit_items_html(a: &CudaAnalysis) -> String {
+    name_files(a.files.clone());
     let mut html = String::new();
     for u in &a.uninitialized {
         html.push_str(&uninit_item(a, u));
@@ -185,7 +189,8 @@ fn uninit_item(a: &CudaAnalysis, u: &Uninit) -> String {
     let line = line_kind(a, u.site).0;
     let xyz = |v: [u64; 3]| format!("{},{},{}", v[0], v[1], v[2]);
     let mut html = format!(
-        r#"<li class="cuda-uninit" data-testid="cuda-uninit" data-line="{line}" data-block="{}" data-thread="{}""#,
+        r#"<li class="cuda-uninit" data-testid="cuda-uninit" data-line="{}" data-block="{}" data-thread="{}""#,
+        split(line).1,
         xyz(u.block),
         xyz(u.thread)
     );

@@ -5,6 +5,7 @@
 //! Packing and unpacking live here, in the panel's chunk: the first load holds the four values
 //! as plain text and never inflates.
 
+use super::super::cuda::files::Headers;
 use super::super::cuda::link::{pack, unpack};
 use super::super::cuda::presets::{cuda_preset, CudaPreset, CUDA_PRESETS, PROGRAM_PRESETS};
 use super::super::format::clip_long_words;
@@ -43,6 +44,65 @@ pub struct CudaLink {
     pub srcz: String,
     /// `launch`: the launch as typed.
     pub launch: String,
+    /// `hdrz`: the headers beside the source, packed ([`pack_headers`]).
+    pub hdrz: String,
+}
+
+/// The headers as a link carries them: their paths and texts as JSON
+/// (`[{"path":…,"text":…},…]`), packed as `srcz` is.
+///
+/// ```
+/// use coalescing_lab::model::cuda::files::Headers;
+/// use coalescing_lab::model::cuda_view::{pack_headers, unpack_headers};
+/// let headers = Headers::of(&[("util.cuh", "#define TILE 32\n")]);
+/// assert_eq!(unpack_headers(&pack_headers(&headers)), Ok(headers));
+/// // Degenerate input: packed text that is no list of headers says so.
+/// assert_eq!(unpack_headers(&coalescing_lab::model::cuda::link::pack("[1]")).unwrap_err(), "the packed text is not a list of headers");
+/// ```
+pub fn pack_headers(headers: &Headers) -> String {
+    pack(&serde_json::to_string(&headers.0).unwrap_or_default())
+}
+
+/// The panel's fields for `headers`, as markup: per header its path, Remove and its text, each
+/// carrying its index in `data-k` (the panel reads edits by it). A header's names say its
+/// number, so that they stay true while its path is retyped.
+///
+/// ```
+/// use coalescing_lab::model::cuda::files::Headers;
+/// use coalescing_lab::model::cuda_view::header_fields_html;
+/// let html = header_fields_html(&Headers::of(&[("a<b>.cuh", "\n#define X 1\n")]));
+/// assert!(html.contains(r#"data-testid="cuda-header-path" data-k="0" value="a&lt;b&gt;.cuh""#), "{html}");
+/// assert!(html.contains(r#"aria-label="Remove header 1""#), "{html}");
+/// // A text area drops one line end after its tag: the text's own first line end is kept.
+/// assert!(html.contains(">\n\n#define X 1\n</textarea>"), "{html}");
+/// // Degenerate input: no headers, no markup.
+/// assert_eq!(header_fields_html(&Headers::default()), "");
+/// ```
+pub fn header_fields_html(headers: &Headers) -> String {
+    use super::super::format::html_escape_into;
+    let mut html = String::new();
+    for (k, h) in headers.0.iter().enumerate() {
+        let n = k + 1;
+        html.push_str(&format!(
+            r#"<div class="cuda-header" data-testid="cuda-header"><div class="cuda-header-head"><label for="cuda-header-path-{k}">Path of header {n}</label><input id="cuda-header-path-{k}" type="text" class="mono" autocomplete="off" autocapitalize="off" spellcheck="false" data-testid="cuda-header-path" data-k="{k}" value=""#
+        ));
+        html_escape_into(&mut html, &h.path);
+        html.push_str(&format!(
+            r#""><button type="button" class="secondary" data-testid="cuda-header-remove" data-k="{k}" aria-label="Remove header {n}">Remove</button></div><label for="cuda-header-text-{k}" class="visually-hidden">Text of header {n}</label><textarea id="cuda-header-text-{k}" class="mono" rows="8" wrap="off" spellcheck="false" autocomplete="off" autocapitalize="off" data-testid="cuda-header-text" data-k="{k}">"#
+        ));
+        html.push('\n');
+        html_escape_into(&mut html, &h.text);
+        html.push_str("</textarea></div>");
+    }
+    html
+}
+
+/// The headers `hdrz` holds, or why not.
+pub fn unpack_headers(hdrz: &str) -> Result<Headers, String> {
+    let text = unpack(hdrz).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text)
+        .map(Headers)
+        .map_err(|_| "the packed text is not a list of headers".to_string())
 }
 
 impl CudaLink {
@@ -89,7 +149,19 @@ impl CudaLink {
         } else {
             CudaInputs::launch_without_link(&source).to_string()
         };
-        (CudaInputs { source, launch }, notice)
+        let headers = if self.hdrz.is_empty() {
+            Headers::default()
+        } else {
+            unpack_headers(&self.hdrz).unwrap_or_else(|e| {
+                let said = notice.take().map_or(String::new(), |n| format!("{n} "));
+                notice = Some(clip_long_words(&format!(
+                    "{said}`hdrz={}`: {e}; the source is read without its headers.",
+                    self.hdrz
+                )));
+                Headers::default()
+            })
+        };
+        (CudaInputs { source, launch, headers }, notice)
     }
 
     /// The link that stands for `inputs`: the preset whose source it is (with the launch
@@ -101,13 +173,30 @@ impl CudaLink {
     /// ```
     /// use coalescing_lab::model::cuda_view::{CudaInputs, CudaLink, PACK_OVER_CHARS};
     /// let long = format!("__global__ void k(float* a) {{ a[threadIdx.x] = 0; }}\n{}", "// x\n".repeat(400));
-    /// let inputs = CudaInputs { source: long, launch: "k<<<1, 32>>>(a)".into() };
+    /// let inputs = CudaInputs { source: long, launch: "k<<<1, 32>>>(a)".into(), ..CudaInputs::default() };
     /// let link = CudaLink::of(&inputs);
     /// assert!(link.src.is_empty() && link.srcz.len() < PACK_OVER_CHARS);
     /// assert_eq!(link.inputs().0, inputs);
     /// ```
     pub fn of(inputs: &CudaInputs) -> CudaLink {
-        if let Some(p) = preset_of(inputs) {
+        let hdrz = if inputs.headers.is_empty() {
+            String::new()
+        } else {
+            pack_headers(&inputs.headers)
+        };
+        if !hdrz.is_empty() {
+            let bare = CudaInputs {
+                headers: Headers::default(),
+                ..inputs.clone()
+            };
+            return CudaLink { hdrz, ..CudaLink::of_source(&bare) };
+        }
+        CudaLink::of_source(inputs)
+    }
+
+    /// [`CudaLink::of`] for inputs without headers.
+    fn of_source(inputs: &CudaInputs) -> CudaLink {
+        if let Some(p) = preset_of(inputs).filter(|_| inputs.headers.is_empty()) {
             let launch = if inputs.launch == p.launch {
                 String::new()
             } else {
@@ -155,18 +244,22 @@ fn preset_of(inputs: &CudaInputs) -> Option<&'static CudaPreset> {
         .or_else(|| same_source().next())
 }
 
-/// The preset whose source and launch `inputs` are, for the picker and its lesson.
+/// The preset whose source and launch `inputs` are, for the picker and its lesson; none
+/// with headers beside the source, which no preset has.
 ///
 /// ```
 /// use coalescing_lab::model::cuda_view::{matching_preset, CudaInputs};
 /// use coalescing_lab::model::cuda::presets::cuda_preset;
 /// let p = cuda_preset("copy-offset").unwrap();
-/// let inputs = CudaInputs { source: p.source.into(), launch: p.launch.into() };
+/// let inputs = CudaInputs { source: p.source.into(), launch: p.launch.into(), ..CudaInputs::default() };
 /// assert_eq!(matching_preset(&inputs).map(|p| p.id), Some("copy-offset"));
 /// // Degenerate input: the default kernel is no preset.
 /// assert_eq!(matching_preset(&CudaInputs::default()), None);
 /// ```
 pub fn matching_preset(inputs: &CudaInputs) -> Option<&'static CudaPreset> {
+    if !inputs.headers.is_empty() {
+        return None;
+    }
     CUDA_PRESETS
         .iter()
         .chain(PROGRAM_PRESETS.iter())
@@ -178,5 +271,6 @@ pub fn preset_inputs(id: &str) -> Option<CudaInputs> {
     cuda_preset(id).map(|p| CudaInputs {
         source: p.source.into(),
         launch: p.launch.into(),
+        headers: Headers::default(),
     })
 }

@@ -17,6 +17,8 @@
 //! text.
 //! Knows nothing of the browser.
 
+use super::cuda::files::Headers;
+
 mod checks;
 mod export;
 mod link;
@@ -30,17 +32,20 @@ pub use checks::{
     OobRow, RaceRow, COUNTED_ANYWAY,
 };
 pub use export::{access_csv, figure_fields};
-pub use link::{matching_preset, preset_inputs, CudaLink, PACK_OVER_CHARS};
+pub use link::{
+    header_fields_html, matching_preset, pack_headers, preset_inputs, unpack_headers, CudaLink,
+    PACK_OVER_CHARS,
+};
 pub use program::{
     all_launches, console_html, figures_sum, launch_options_html, launch_rows_html, launches_csv,
     program_notes_html, results_title, LaunchRow, Pick, ProgramStage, LAUNCH_HEADS,
     MAX_LAUNCH_ROWS,
 };
 pub use rows::{
-    access_summary, assumed_note, caret, cuda_arch, failure_field, failure_pos, first_missing,
-    line_label, line_rows, notes, proposal_head, proposal_text, readouts, results_of, site_rows,
-    source_lines, source_view, stopped_note, Band, LineRow, SiteRow, SourceLine, SourceRow,
-    EXECUTION_ORDER, SOURCE_VIEW_CONTEXT, SOURCE_VIEW_LINES,
+    access_summary, assumed_note, caret, caret_in, cuda_arch, failure_field, failure_pos,
+    first_missing, line_label, line_rows, notes, proposal_head, proposal_text, readouts,
+    results_of, site_rows, source_lines, source_lines_in, source_view, stopped_note, Band, LineRow,
+    SiteRow, SourceLine, SourceRow, EXECUTION_ORDER, SOURCE_VIEW_CONTEXT, SOURCE_VIEW_LINES,
 };
 pub use warps::{
     calculator_inputs, default_measure, execution_rows, heat_words, line_executions, on_line,
@@ -104,6 +109,8 @@ pub struct CudaInputs {
     pub source: String,
     /// The launch: `launch`.
     pub launch: String,
+    /// The headers beside the source, which its `#include "…"` lines read: `hdrz`.
+    pub headers: Headers,
 }
 
 impl Default for CudaInputs {
@@ -111,6 +118,7 @@ impl Default for CudaInputs {
         CudaInputs {
             source: DEFAULT_SOURCE.into(),
             launch: DEFAULT_LAUNCH.into(),
+            headers: Headers::default(),
         }
     }
 }
@@ -137,6 +145,7 @@ impl CudaInputs {
         CudaInputs {
             source: source.into(),
             launch: launch.into(),
+            headers: Headers::default(),
         }
     }
 

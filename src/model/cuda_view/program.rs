@@ -9,6 +9,7 @@ use super::super::cuda::run::program::{Printed, Stream};
 use super::super::cuda::run::{CudaAnalysis, Site};
 use super::super::format::html_escape_into;
 use super::super::warp::{Figures, HeatMap};
+use crate::model::cuda::files::Line;
 use serde::{Deserialize, Serialize};
 
 /// Each launch's columns: the command line's heads, and the page's `data-` attributes.
@@ -185,7 +186,7 @@ pub fn launch_options_html(rows: &[LaunchRow]) -> String {
     for (k, row) in rows.iter().enumerate().take(MAX_LAUNCH_ROWS) {
         html.push_str(&format!(r#"<option value="{k}">{k}: "#));
         html_escape_into(&mut html, &row.kernel);
-        html.push_str(&format!(" (line {})</option>", row.line));
+        html.push_str(&format!(" ({})</option>", Line(row.line)));
     }
     html
 }
@@ -450,5 +451,9 @@ pub fn all_launches(launches: &[LaunchRun]) -> CudaAnalysis {
         heat: HeatMap::new(0, 0),
         kernel: "all launches".into(),
         output,
+        files: launches
+            .first()
+            .map(|l| l.analysis.files.clone())
+            .unwrap_or_default(),
     }
 }

@@ -14,6 +14,8 @@ use super::super::readouts::Readout;
 use super::super::warp::Figures;
 use super::checks::problem_lines;
 use super::CudaField;
+use crate::model::cuda::files::Headers;
+use crate::model::cuda::files::Line;
 
 /// The field a failure is in: the source, or the launch (its text, or a launch that does not
 /// fit the kernel or the model's limits).
@@ -86,6 +88,37 @@ pub fn caret(source: &str, pos: Pos) -> String {
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
     format!("{number} | {text}\n{} | {pad}^", " ".repeat(number.len()))
+}
+
+/// [`caret`] for a position in `source` or in one of `headers`, the header's path on a line
+/// of its own above (`model::cuda::files` names the file a line is in).
+///
+/// ```
+/// use coalescing_lab::model::cuda::error::Pos;
+/// use coalescing_lab::model::cuda::files::{name_files, Headers, FILE_SHIFT};
+/// use coalescing_lab::model::cuda_view::caret_in;
+/// let headers = Headers::of(&[("u.cuh", "int a;\nint b = `;\n")]);
+/// name_files(vec!["u.cuh".into()]);
+/// assert_eq!(caret_in("int x;\n", &headers, Pos { line: 1 << FILE_SHIFT | 2, column: 9 }), "u.cuh\n2 | int b = `;\n  |         ^");
+/// assert_eq!(caret_in("int x;\n", &headers, Pos { line: 1, column: 5 }), "1 | int x;\n  |     ^");
+/// ```
+pub fn caret_in(source: &str, headers: &Headers, pos: Pos) -> String {
+    use crate::model::cuda::files::{file_name, normalise, split};
+    let (k, line) = split(pos.line);
+    if k == 0 {
+        return caret(source, pos);
+    }
+    let Some(path) = file_name(k) else {
+        return String::new();
+    };
+    let header = headers.0.iter().find(|h| {
+        let mine = normalise(&h.path);
+        mine == path || path.ends_with(&format!("/{mine}"))
+    });
+    match header.map(|h| caret(&h.text, Pos { line, column: pos.column })) {
+        Some(text) if !text.is_empty() => format!("{path}\n{text}"),
+        _ => String::new(),
+    }
 }
 
 /// `__CUDA_ARCH__` for the calculator's architecture preset: the preprocessor's `#if
@@ -162,8 +195,12 @@ impl Sums {
 /// One access site's row (barriers have none), with every cell worded once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SiteRow {
-    /// Where its expression begins: `data-line`, `data-column`.
+    /// Where its expression begins, as the analysis keys lines (`model::cuda::files`).
     pub line: u32,
+    /// That line's number in its file: `data-line`.
+    pub number: u32,
+    /// The path of its file when it is a header the source includes: `data-file`.
+    pub file: Option<String>,
     /// `data-column`.
     pub column: u32,
     /// `load`, `store` or `atomic`: `data-kind`.
@@ -213,8 +250,12 @@ pub fn site_rows(a: &CudaAnalysis) -> Vec<SiteRow> {
         .filter(|(s, _)| s.kind != SiteKind::Barrier)
         .map(|(s, f)| {
             let shared = s.space == Space::Shared;
+            let (file, number) = a.place(s.pos.line);
+            let at = a.line_label(s.pos.line);
             SiteRow {
                 line: s.pos.line,
+                number,
+                file: file.map(str::to_string),
                 column: s.pos.column,
                 kind: s.kind.name(),
                 space: s.space.name(),
@@ -222,14 +263,13 @@ pub fn site_rows(a: &CudaAnalysis) -> Vec<SiteRow> {
                 part: s.part,
                 name: if s.part > 0 {
                     format!(
-                        "{}:{} {} (field {})",
-                        s.pos.line,
+                        "{at}:{} {} (field {})",
                         s.pos.column,
                         s.kind.name(),
                         s.part + 1
                     )
                 } else {
-                    format!("{}:{} {}", s.pos.line, s.pos.column, s.kind.name())
+                    format!("{at}:{} {}", s.pos.column, s.kind.name())
                 },
                 sums: Sums::of(f, shared),
                 sectors_per_request: if shared { "—".into() } else { per_request(f) },
@@ -310,6 +350,8 @@ pub struct LineRow {
 
 /// Every line with a site, ascending.
 pub fn line_rows(a: &CudaAnalysis) -> Vec<LineRow> {
+    // The rows' words name a header's lines by its path.
+    crate::model::cuda::files::name_files(a.files.clone());
     let total = a.total.excess_sectors();
     a.lines
         .iter()
@@ -337,8 +379,11 @@ pub fn line_rows(a: &CudaAnalysis) -> Vec<LineRow> {
 /// One line of the source view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceLine {
-    /// From 1, as the file counts them.
+    /// From 1, as the file counts them; a header's lines as the analysis keys them
+    /// (`model::cuda::files`).
     pub number: u32,
+    /// The path of its file when it is a header the source includes.
+    pub file: Option<String>,
     /// The line as written, without its line end.
     pub text: String,
     /// Its figures, when it has a site.
@@ -375,6 +420,50 @@ fn source_text_lines(source: &str) -> impl Iterator<Item = &str> {
 /// assert!(lines[0].row.is_none());
 /// ```
 pub fn source_lines(source: &str, analysis: Option<&CudaAnalysis>) -> Vec<SourceLine> {
+    source_lines_in(source, &[], &[], analysis)
+}
+
+/// The source view of a source and the headers it included: every line of `source`, then
+/// every line of each header, in the order `files` numbers them (`CudaAnalysis::files`);
+/// `headers` gives each header's text by the path it was found at (a header not given shows
+/// no lines).
+///
+/// ```
+/// use coalescing_lab::model::cuda::files::{Headers, Sources};
+/// use coalescing_lab::model::cuda::run::{analyse_unit, read_files};
+/// use coalescing_lab::model::cuda::Defines;
+/// use coalescing_lab::model::cuda_view::source_lines_in;
+/// use coalescing_lab::model::Machine;
+/// let headers = Headers::of(&[("copy.cuh", "__device__ void copy(float* o, const float* i) {\n  o[threadIdx.x] = i[threadIdx.x];\n}\n")]);
+/// let src = "#include \"copy.cuh\"\n__global__ void k(float* o, const float* i) { copy(o, i); }\n";
+/// let sources = Sources { main: "k.cu", dirs: &[], reader: &headers };
+/// let unit = read_files(src, 700, &Defines::default(), sources).unwrap();
+/// let a = analyse_unit(unit, "k<<<1, 32>>>(o, i)", Machine::default(), 0).unwrap();
+/// let lines = source_lines_in(src, &headers.0, &a.files, Some(&a));
+/// assert_eq!(lines.len(), 5);
+/// assert_eq!((lines[3].file.as_deref(), lines[3].text.as_str()), (Some("copy.cuh"), "  o[threadIdx.x] = i[threadIdx.x];"));
+/// assert_eq!(lines[3].row.as_ref().map(|r| r.accesses), Some(2));
+/// ```
+pub fn source_lines_in(
+    source: &str,
+    headers: &[crate::model::cuda::files::Header],
+    files: &[String],
+    analysis: Option<&CudaAnalysis>,
+) -> Vec<SourceLine> {
+    use crate::model::cuda::files::{normalise, FILE_SHIFT};
+    let mut texts: Vec<(u32, Option<String>, &str)> = vec![(0, None, source)];
+    for (k, path) in files.iter().enumerate() {
+        let text = headers
+            .iter()
+            .find(|h| normalise(&h.path) == *path)
+            .or_else(|| {
+                headers
+                    .iter()
+                    .find(|h| path.ends_with(&format!("/{}", normalise(&h.path))))
+            })
+            .map_or("", |h| h.text.as_str());
+        texts.push(((k as u32 + 1) << FILE_SHIFT, Some(path.clone()), text));
+    }
     let mut rows = analysis
         .map(line_rows)
         .unwrap_or_default()
@@ -382,24 +471,29 @@ pub fn source_lines(source: &str, analysis: Option<&CudaAnalysis>) -> Vec<Source
         .peekable();
     let assumed = analysis.map_or(&[][..], |a| &a.assumed[..]);
     let (races, oob) = analysis.map(problem_lines).unwrap_or_default();
-    source_text_lines(source)
-        .enumerate()
-        .map(|(k, text)| {
-            let number = k as u32 + 1;
+    let mut out = Vec::new();
+    for (base, file, source) in texts {
+        if source.is_empty() && base > 0 {
+            continue;
+        }
+        out.extend(source_text_lines(source).enumerate().map(|(k, text)| {
+            let number = base + k as u32 + 1;
             while rows.peek().is_some_and(|r| r.line < number) {
                 rows.next();
             }
             let row = rows.next_if(|r| r.line == number);
             SourceLine {
                 number,
+                file: file.clone(),
                 text: text.to_string(),
                 row,
                 assumed: assumed.contains(&number),
                 race: races.binary_search(&number).is_ok(),
                 oob: oob.binary_search(&number).is_ok(),
             }
-        })
-        .collect()
+        }));
+    }
+    out
 }
 
 /// Source views of more lines than this show only the lines that carry something, with
@@ -414,7 +508,12 @@ pub const SOURCE_VIEW_CONTEXT: u32 = 2;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceRow {
     /// A line, with its figures and marks.
-    Line(SourceLine),
+    Line(Box<SourceLine>),
+    /// The lines that follow are the header at `path`'s.
+    File {
+        /// Its path, as found.
+        path: String,
+    },
     /// Lines `from` to `to` (inclusive) left out: none of them carries figures or marks.
     Gap {
         /// The first line left out.
@@ -440,39 +539,51 @@ pub enum SourceRow {
 /// assert_eq!(source_view(source_lines("int x;", None), None).len(), 1);
 /// ```
 pub fn source_view(lines: Vec<SourceLine>, error_line: Option<u32>) -> Vec<SourceRow> {
-    if lines.len() <= SOURCE_VIEW_LINES {
-        return lines.into_iter().map(SourceRow::Line).collect();
-    }
+    let long = lines.len() > SOURCE_VIEW_LINES;
     let marked = |l: &SourceLine| {
         l.row.is_some() || l.assumed || l.race || l.oob || error_line == Some(l.number)
     };
-    let mut keep = vec![false; lines.len()];
-    let context = SOURCE_VIEW_CONTEXT as usize;
-    for (k, l) in lines.iter().enumerate() {
-        if marked(l) {
-            let from = k.saturating_sub(context);
-            let to = (k + context).min(lines.len() - 1);
-            keep[from..=to].iter_mut().for_each(|x| *x = true);
+    let mut keep = vec![!long; lines.len()];
+    if long {
+        let context = SOURCE_VIEW_CONTEXT as usize;
+        for (k, l) in lines.iter().enumerate() {
+            if marked(l) {
+                let from = k.saturating_sub(context);
+                let to = (k + context).min(lines.len() - 1);
+                keep[from..=to].iter_mut().for_each(|x| *x = true);
+            }
         }
     }
-    let last = lines.len() as u32;
     let mut rows = Vec::new();
     let mut shown = 0;
+    // The first line left out of the gap open now, and the last line seen.
     let mut gap: Option<u32> = None;
+    let mut last: Option<u32> = None;
+    let mut file: Option<String> = None;
     for (l, keep) in lines.into_iter().zip(keep) {
         let number = l.number;
+        if l.file != file {
+            if let (Some(from), Some(to)) = (gap.take(), last) {
+                rows.push(SourceRow::Gap { from, to });
+            }
+            file = l.file.clone();
+            if let Some(path) = &file {
+                rows.push(SourceRow::File { path: path.clone() });
+            }
+        }
         if keep && shown < SOURCE_VIEW_LINES {
             if let Some(from) = gap.take() {
                 rows.push(SourceRow::Gap { from, to: number - 1 });
             }
             shown += 1;
-            rows.push(SourceRow::Line(l));
+            rows.push(SourceRow::Line(Box::new(l)));
         } else {
             gap.get_or_insert(number);
         }
+        last = Some(number);
     }
-    if let Some(from) = gap {
-        rows.push(SourceRow::Gap { from, to: last });
+    if let (Some(from), Some(to)) = (gap, last) {
+        rows.push(SourceRow::Gap { from, to });
     }
     rows
 }
@@ -617,7 +728,7 @@ pub fn proposal_text(p: &Proposal) -> String {
 /// ```
 pub fn proposal_head(p: &Proposal) -> String {
     match p.line {
-        Some(line) => format!("The file's first launch, at line {line}: "),
+        Some(line) => format!("The file's first launch, at {}: ", Line(line)),
         None => "The source has one kernel. A launch for it: ".into(),
     }
 }
@@ -729,8 +840,9 @@ pub fn results_of(default_kernel: bool, failed: Option<CudaField>) -> String {
 /// analysed one.
 pub fn stopped_note(line: u32) -> String {
     format!(
-        "This is the source as typed: the run stops at line {line}. The figures and the table \
-         of sites are the last finished run's."
+        "This is the source as typed: the run stops at {}. The figures and the table \
+         of sites are the last finished run's.",
+        Line(line)
     )
 }
 
@@ -744,9 +856,11 @@ pub fn stopped_note(line: u32) -> String {
 /// assert_eq!(line_label(&line_rows(&a)[0]), "Line 4: 2 accesses, no excess sectors; list them");
 /// ```
 pub fn line_label(r: &LineRow) -> String {
+    // "line 5 of util.cuh", capitalised: the number shown stays in the name.
+    let line = crate::model::cuda::files::Line(r.line).to_string();
     format!(
-        "Line {}: {} access{}, {}; list them",
-        r.line,
+        "L{}: {} access{}, {}; list them",
+        &line[1..],
         r.accesses,
         if r.accesses == 1 { "" } else { "es" },
         r.band.meaning()

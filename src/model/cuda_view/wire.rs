@@ -17,6 +17,7 @@
 //!     cache_bytes: 0,
 //!     arch: 700,
 //!     defines: String::new(),
+//!     headers: Default::default(),
 //! };
 //! let mut replies = Vec::new();
 //! answer(&request.encode(), &mut || 0.0, &mut |r| replies.push(r));
@@ -26,12 +27,13 @@
 
 use super::{failure_field, CudaField, LaunchRow, Pick};
 use crate::model::cuda::error::Pos;
+use crate::model::cuda::files::{Headers, Sources};
 use crate::model::cuda::parse_defines;
 use crate::model::cuda::run::program::{
-    run_program, Observer, Printed, ProgramOptions, ProgramRun, Progress,
+    run_files, Observer, Printed, ProgramOptions, ProgramRun, Progress,
 };
 use crate::model::cuda::run::{
-    read_source_with, CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind,
+    read_files, CudaAnalysis, CudaFailure, CudaJob, Placement, RunError, RunErrorKind,
     WarpExecution,
 };
 use crate::model::job::{Slice, Slicer, WORKER_PROGRESS_MS};
@@ -54,6 +56,9 @@ pub struct Request {
     /// The defines given beside the source, as typed (`NAME=VALUE …`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub defines: String,
+    /// The headers beside the source.
+    #[serde(default, skip_serializing_if = "Headers::is_empty")]
+    pub headers: Headers,
 }
 
 impl Request {
@@ -103,6 +108,9 @@ pub struct ProgramRequest {
     pub bandwidth_gb_s: f64,
     /// The launch whose analysis comes with the answer.
     pub pick: Pick,
+    /// The headers beside the source.
+    #[serde(default, skip_serializing_if = "Headers::is_empty")]
+    pub headers: Headers,
 }
 
 impl ProgramRequest {
@@ -199,6 +207,9 @@ pub struct Reported {
     /// Whether it is the defines field's.
     #[serde(default)]
     pub defines: bool,
+    /// The path of the header `pos` is in; empty for the main file.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub file: String,
 }
 
 impl Reported {
@@ -209,7 +220,11 @@ impl Reported {
             CudaFailure::Launch(_) | CudaFailure::Defines(_) => (Pos::default(), None),
             CudaFailure::Run(e) => (e.pos, e.thread),
         };
+        let (k, _) = crate::model::cuda::files::split(pos.line);
         Reported {
+            file: crate::model::cuda::files::file_name(k)
+                .filter(|_| k > 0)
+                .unwrap_or_default(),
             pos,
             thread,
             words: failure.to_string(),
@@ -220,6 +235,11 @@ impl Reported {
 
     /// The failure the page shows: the same words, field and place.
     pub fn into_failure(self) -> CudaFailure {
+        // The page's thread words the header's lines by this name from now on.
+        let (k, _) = crate::model::cuda::files::split(self.pos.line);
+        if k > 0 && !self.file.is_empty() {
+            crate::model::cuda::files::name_file(k, self.file);
+        }
         CudaFailure::Run(RunError {
             pos: self.pos,
             thread: self.thread,
@@ -289,10 +309,20 @@ pub fn answer(text: &str, clock: &mut impl FnMut() -> f64, post: &mut impl FnMut
     }
 }
 
+/// Where the page's source finds its headers: the source is `main.cu`, in the folder the
+/// headers' paths start from, and a header is also found by its name alone.
+pub fn page_sources(headers: &Headers) -> Sources<'_> {
+    Sources {
+        main: "main.cu",
+        dirs: &[],
+        reader: headers,
+    }
+}
+
 /// The job a request asks for.
 fn job_of(r: &Request) -> Result<CudaJob, CudaFailure> {
     let defines = parse_defines(&r.defines).map_err(CudaFailure::Defines)?;
-    let unit = read_source_with(&r.source, r.arch, &defines)?;
+    let unit = read_files(&r.source, r.arch, &defines, page_sources(&r.headers))?;
     CudaJob::of_unit(unit, &r.launch, r.machine, r.cache_bytes)
 }
 
@@ -350,7 +380,12 @@ impl ProgramServer {
             observer: streamer(clock, post.clone()),
             ..ProgramOptions::default()
         };
-        match run_program(&request.source, &defines, &options) {
+        match run_files(
+            &request.source,
+            &defines,
+            page_sources(&request.headers),
+            &options,
+        ) {
             Ok(run) => {
                 send(&Reply::Program(Box::new(ProgramReply {
                     console: run.console.clone(),

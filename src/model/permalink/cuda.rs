@@ -1,5 +1,5 @@
 //! The CUDA source panel's parameters: `cpreset`, a preset's id; `src`, the source text, or
-//! `srcz`, the same packed (`model::cuda::link`); `launch`, the launch as host code writes
+//! `srcz`, the same packed (`model::cuda::link`); `hdrz`, the headers beside it, packed; `launch`, the launch as host code writes
 //! it; `defines`, the defines given beside the source, as nvcc's `-D` (`N=4096 B=256`);
 //! `cflops`, the FLOPs per thread for the Roofline lab; `cmeasure`, what the heat map
 //! and the worst warps rank by (as the kernel view's `kmeasure`); and for a whole program,
@@ -23,7 +23,7 @@ use crate::model::cuda::presets::{CUDA_PRESET_IDS, PROGRAM_PRESET_IDS};
 use crate::model::flops::CUDA_FLOPS;
 use crate::model::warp::Measure;
 
-/// `cpreset`, `src`, `srcz`, `launch`, `defines`, `cflops`, `cmeasure`, `argv` and `pick`.
+/// `cpreset`, `src`, `srcz`, `hdrz`, `launch`, `defines`, `cflops`, `cmeasure`, `argv` and `pick`.
 pub(super) struct Cuda;
 
 /// Whether `id` names a CUDA preset.
@@ -45,6 +45,7 @@ impl Params for Cuda {
             "cpreset"
                 | "src"
                 | "srcz"
+                | "hdrz"
                 | "launch"
                 | "defines"
                 | "cflops"
@@ -63,6 +64,7 @@ impl Params for Cuda {
             .unwrap_or_default();
         state.cuda_src = link.shown("src").unwrap_or_default();
         state.cuda_srcz = link.shown("srcz").unwrap_or_default();
+        state.cuda_hdrz = link.shown("hdrz").unwrap_or_default();
         state.cuda_launch = link.shown("launch").unwrap_or_default();
         state.cuda_defines = link.shown("defines").unwrap_or_default();
         state.cuda_flops = link.shown("cflops").unwrap_or_default();
@@ -80,6 +82,7 @@ impl Params for Cuda {
             ("cpreset", &state.cuda_preset),
             ("src", &state.cuda_src),
             ("srcz", &state.cuda_srcz),
+            ("hdrz", &state.cuda_hdrz),
             ("launch", &state.cuda_launch),
             ("defines", &state.cuda_defines),
             ("cflops", &state.cuda_flops),

@@ -77,6 +77,9 @@ macro_rules! state_parts {
             /// `srcz`: the same source packed (`model::cuda::link::pack`), which the panel
             /// writes instead of `src` for a long source; empty for none.
             cuda_srcz: String,
+            /// `hdrz`: the headers beside the CUDA panel's source, which its `#include "…"`
+            /// lines read, packed (`model::cuda_view::pack_headers`); empty for none.
+            cuda_hdrz: String,
             /// `launch`: the CUDA source panel's launch as typed; empty for the one that goes
             /// with the source (`model::cuda_view::CudaInputs::from_link`).
             cuda_launch: String,

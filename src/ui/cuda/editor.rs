@@ -9,9 +9,12 @@
 use super::super::widgets::TextField;
 use super::super::AppState;
 use crate::model::cuda::error::{CudaError, ErrorKind, Pos};
+use crate::model::cuda::files::{Header, Headers};
 use crate::model::cuda::lex::MAX_SOURCE_BYTES;
 use crate::model::cuda::run::{CudaFailure, Proposal};
-use crate::model::cuda_view::{first_missing, proposal_head, proposal_text, CudaField, CudaInputs};
+use crate::model::cuda_view::{
+    first_missing, header_fields_html, proposal_head, proposal_text, CudaField, CudaInputs,
+};
 use crate::model::flops::CUDA_FLOPS;
 use crate::model::kernel::KernelField;
 use leptos::ev::DragEvent;
@@ -125,6 +128,72 @@ fn load(
     });
 }
 
+/// Reads several picked or dropped files: the one with a `main(` (else the first `.cu`, else
+/// the first) becomes the source when `as_source`, and the others headers beside it, by their
+/// names; a header of the same name is replaced. A file over the reader's limit is refused
+/// with the reader's message, and none is read.
+fn load_all(
+    files: Vec<web_sys::File>,
+    as_source: bool,
+    inputs: RwSignal<CudaInputs>,
+    file_error: RwSignal<Option<String>>,
+    file_read: RwSignal<Option<String>>,
+) {
+    if let Some(big) = files.iter().find(|f| f.size() as usize > MAX_SOURCE_BYTES) {
+        file_error.set(Some(too_long(&big.name(), big.size() as usize)));
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        let mut read = Vec::new();
+        for file in &files {
+            let text = JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|t| t.as_string());
+            match text {
+                Some(text) => read.push((file.name(), text)),
+                None => {
+                    file_error.set(Some(format!(
+                        "{}: the browser could not read the file as text",
+                        file.name()
+                    )));
+                    return;
+                }
+            }
+        }
+        let main = as_source.then(|| {
+            read.iter()
+                .position(|(_, t)| t.contains("main("))
+                .or_else(|| read.iter().position(|(n, _)| n.ends_with(".cu")))
+                .unwrap_or(0)
+        });
+        file_error.set(None);
+        let names: Vec<String> = read
+            .iter()
+            .map(|(n, t)| format!("{n} ({} bytes)", t.len()))
+            .collect();
+        file_read.set(Some(format!("Read {}.", names.join(", "))));
+        inputs.update(|i| {
+            for (k, (name, text)) in read.into_iter().enumerate() {
+                if Some(k) == main {
+                    i.source = text;
+                    i.launch = String::new();
+                } else if let Some(h) = i.headers.0.iter_mut().find(|h| h.path == name) {
+                    h.text = text;
+                } else {
+                    i.headers.0.push(Header { path: name, text });
+                }
+            }
+        });
+    });
+}
+
+/// The files of a picker or a drop.
+fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect())
+        .unwrap_or_default()
+}
+
 /// The reader's refusal of a source of `bytes` bytes, as the file picker words it for `what`.
 fn too_long(what: &str, bytes: usize) -> String {
     let refused = CudaFailure::Source(CudaError::new(
@@ -204,21 +273,25 @@ pub(super) fn Inputs(
     let file_read = RwSignal::new(None::<String>);
     let pick = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            load(file, inputs, file_error, file_read);
+        let mut files = files_of(input.files());
+        if files.len() == 1 {
+            load(files.remove(0), inputs, file_error, file_read);
+        } else if !files.is_empty() {
+            load_all(files, true, inputs, file_error, file_read);
         }
         // Picking the same file again reads it again (the picker then says "No file chosen":
         // `cuda-file-read` says what was read).
         input.set_value("");
     };
     let dropped = move |ev: DragEvent| {
-        let file = ev
-            .data_transfer()
-            .and_then(|d| d.files())
-            .and_then(|f| f.get(0));
-        if let Some(file) = file {
+        let mut files = files_of(ev.data_transfer().and_then(|d| d.files()));
+        if !files.is_empty() {
             ev.prevent_default();
-            load(file, inputs, file_error, file_read);
+        }
+        if files.len() == 1 {
+            load(files.remove(0), inputs, file_error, file_read);
+        } else if !files.is_empty() {
+            load_all(files, true, inputs, file_error, file_read);
         }
     };
     // A paste that would take the source past the reader's limit is refused before it lands,
@@ -277,10 +350,11 @@ pub(super) fn Inputs(
         </div>
         <div class="field">
             <label for="cuda-file">"Source file"</label>
-            <input type="file" id="cuda-file" data-testid="cuda-file" accept=".cu,.cuh,.txt,text/plain" on:change=pick />
+            <input type="file" id="cuda-file" data-testid="cuda-file" accept=".cu,.cuh,.h,.hpp,.txt,text/plain" multiple on:change=pick />
             {move || file_read.get().map(|m| view! { <p class="hint" role="status" data-testid="cuda-file-read">{m}</p> })}
             {file_note}
         </div>
+        <HeaderFields inputs=inputs file_error=file_error file_read=file_read />
         {children()}
         <CodeField
             field=CudaField::Launch label="Launch " placeholder="kernel<<<grid, block>>>(args)" error=error
@@ -321,6 +395,122 @@ pub(super) fn Inputs(
                 state.cuda_flops.with(|t| CUDA_FLOPS.read(t).err().map(|e| format!("cflops: {e}")))
             })
         />
+    }
+}
+
+/// The headers beside the source: each one's path and text, Remove, Add a header, and a
+/// picker for header files. The fields are markup (`header_fields_html`), written again only
+/// when the headers change otherwise than by typing in them, so an edit never rebuilds the
+/// field it was typed in; their edits and Remove are read here, by each field's `data-k`.
+#[component]
+fn HeaderFields(
+    inputs: RwSignal<CudaInputs>,
+    file_error: RwSignal<Option<String>>,
+    file_read: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let holder = NodeRef::<leptos::html::Div>::new();
+    // The headers the fields show.
+    let shown = StoredValue::new(None::<Headers>);
+    Effect::new(move |_| {
+        let headers = inputs.with(|i| i.headers.clone());
+        let Some(el) = holder.get() else { return };
+        if shown.with_value(|s| s.as_ref() != Some(&headers)) {
+            el.set_inner_html(&header_fields_html(&headers));
+            shown.set_value(Some(headers));
+        }
+    });
+    // An edit goes to the header of the field's `data-k`; the fields already show it.
+    let edited = move |ev: leptos::ev::Event| {
+        let field: web_sys::Element = event_target(&ev);
+        let Some(k) = field
+            .get_attribute("data-k")
+            .and_then(|k| k.parse::<usize>().ok())
+        else {
+            return;
+        };
+        let path = field.get_attribute("data-testid").as_deref() == Some("cuda-header-path");
+        let text = event_target_value(&ev);
+        if !path && text.len() > MAX_SOURCE_BYTES {
+            file_error.set(Some(too_long("the header", text.len())));
+            shown.set_value(None);
+            inputs.update(|_| {});
+            return;
+        }
+        inputs.update(|i| {
+            if let Some(h) = i.headers.0.get_mut(k) {
+                if path {
+                    h.path = text;
+                } else {
+                    h.text = text;
+                }
+            }
+        });
+        shown.set_value(Some(inputs.with_untracked(|i| i.headers.clone())));
+    };
+    let clicked = move |ev: leptos::ev::MouseEvent| {
+        let target: web_sys::Element = event_target(&ev);
+        if target.get_attribute("data-testid").as_deref() != Some("cuda-header-remove") {
+            return;
+        }
+        if let Some(k) = target
+            .get_attribute("data-k")
+            .and_then(|k| k.parse::<usize>().ok())
+        {
+            inputs.update(|i| {
+                if k < i.headers.0.len() {
+                    i.headers.0.remove(k);
+                }
+            });
+        }
+    };
+    let add = move |_| {
+        let mut k = 0;
+        inputs.update(|i| {
+            let taken = |name: &str| i.headers.0.iter().any(|h| h.path == name);
+            let path = (1..)
+                .map(|n| {
+                    if n == 1 {
+                        "header.cuh".to_string()
+                    } else {
+                        format!("header{n}.cuh")
+                    }
+                })
+                .find(|p| !taken(p))
+                .unwrap_or_default();
+            k = i.headers.0.len();
+            i.headers.0.push(Header { path, text: String::new() });
+        });
+        request_animation_frame(move || {
+            if let Some(field) = document().get_element_by_id(&format!("cuda-header-path-{k}")) {
+                let field: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(field);
+                let _ = field.focus();
+                field.select();
+            }
+        });
+    };
+    let pick = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let files = files_of(input.files());
+        if !files.is_empty() {
+            load_all(files, false, inputs, file_error, file_read);
+        }
+        input.set_value("");
+    };
+    view! {
+        <fieldset class="cuda-headers" data-testid="cuda-headers">
+            <legend>"Headers " <span class="param" aria-hidden="true">"hdrz"</span></legend>
+            <p class="hint" id="cuda-headers-hint">
+                "The files the source includes with " <code>"#include \"…\""</code>
+                ", read as nvcc reads them: beside the including file, or by name. Pick several files at once, or drop them on the source, and the one with "
+                <code>"main()"</code> " becomes the source. Standard headers (" <code>"<cstdio>"</code> ", " <code>"<cuda_runtime.h>"</code> ", …) need no file."
+            </p>
+            <div node_ref=holder on:input=edited on:click=clicked></div>
+            <div class="cuda-header-add">
+                <button type="button" class="secondary" data-testid="cuda-header-add" on:click=add>"Add a header"</button>
+                <label for="cuda-header-files">"Header files"</label>
+                <input type="file" id="cuda-header-files" data-testid="cuda-header-files" accept=".cuh,.h,.hpp,.cu,.inl,.txt,text/plain" multiple on:change=pick />
+            </div>
+        </fieldset>
     }
 }
 

@@ -29,7 +29,7 @@ use super::{url, AppState};
 use crate::model::cuda::presets::{CUDA_PRESETS, PROGRAM_PRESETS};
 use crate::model::cuda::run::{CudaFailure, RunErrorKind};
 use crate::model::cuda_view::{
-    caret, cuda_arch, failure_field, failure_pos, matching_preset, preset_inputs, results_title,
+    caret_in, cuda_arch, failure_field, failure_pos, matching_preset, preset_inputs, results_title,
     CudaField, CudaInputs, CudaLink,
 };
 use crate::model::kernel::Machine;
@@ -53,6 +53,7 @@ fn link_of(state: AppState) -> CudaLink {
         src: state.cuda_src.get(),
         srcz: state.cuda_srcz.get(),
         launch: state.cuda_launch.get(),
+        hdrz: state.cuda_hdrz.get(),
     }
 }
 
@@ -125,11 +126,12 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         let link = CudaLink::of(&fields);
         written.set_value(link.clone());
         written_from.set_value(Some(fields));
-        let CudaLink { preset, src, srcz, launch } = link;
+        let CudaLink { preset, src, srcz, launch, hdrz } = link;
         for (signal, value) in [
             (state.cuda_preset, preset),
             (state.cuda_src, src),
             (state.cuda_srcz, srcz),
+            (state.cuda_hdrz, hdrz),
             (state.cuda_launch, launch),
         ] {
             if signal.with_untracked(|s| *s != value) {
@@ -258,7 +260,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
     let runnable = Memo::new(move |_| {
         let arch = arch.get();
         inputs.with(|i| {
-            let read = jobs.read(&i.source, arch, &state.cuda_defines.get());
+            let read = jobs.read(i, arch, &state.cuda_defines.get());
             program::has_main(read, &i.source)
         })
     });
@@ -276,7 +278,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
     let message = Memo::new(move |_| failure.with(|f| f.as_ref().map(ToString::to_string)));
     let excerpt = Memo::new(move |_| {
         let pos = failure.with(|f| f.as_ref().and_then(failure_pos))?;
-        let text = inputs.with_untracked(|i| caret(&i.source, pos));
+        let text = inputs.with_untracked(|i| caret_in(&i.source, &i.headers, pos));
         (!text.is_empty()).then_some(text)
     });
     // The launch to propose: for an empty launch, or one that names no kernel of the file.
@@ -291,7 +293,7 @@ pub fn CudaPanel(state: AppState) -> impl IntoView {
         let arch = arch.get();
         // On the source as the jobs last read it: a launch keystroke never reads it again.
         inputs.with(|i| {
-            jobs.read(&i.source, arch, &state.cuda_defines.get())
+            jobs.read(i, arch, &state.cuda_defines.get())
                 .and_then(Result::ok)
                 .and_then(|unit| crate::model::cuda::run::propose_for(&unit))
         })

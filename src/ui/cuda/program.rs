@@ -13,6 +13,7 @@ use super::super::share::download_text;
 use super::super::widgets::{ColumnHeads, TextField};
 use super::super::AppState;
 use super::jobs::{Jobs, Run};
+use crate::model::cuda::files::Headers;
 use crate::model::cuda::run::program::Printed;
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::wire::{
@@ -52,6 +53,7 @@ const BANDWIDTH_GB_S: f64 = 900.0;
 #[derive(Clone, Debug, PartialEq)]
 struct Key {
     source: String,
+    headers: Headers,
     defines: String,
     argv: String,
     machine: Machine,
@@ -141,6 +143,7 @@ pub(in crate::ui::cuda) fn drive(program: Program, from: Sources) {
         let run = target.get();
         let key = Key {
             source: run.inputs.source.clone(),
+            headers: run.inputs.headers.clone(),
             defines: run.defines.clone(),
             argv: state.cuda_argv.get(),
             machine: run.machine,
@@ -191,6 +194,7 @@ fn start(program: Program, jobs: Jobs, target: Memo<Run>, key: Key, pick: Pick) 
         arch: key.arch,
         bandwidth_gb_s: BANDWIDTH_GB_S,
         pick,
+        headers: key.headers.clone(),
     }
     .encode();
     let answer = move |text: &str| reply(program, jobs, target, &key, text);

@@ -9,10 +9,11 @@ use super::super::widgets::{ColumnHeads, ReadoutList, RegionTable};
 use super::super::AppState;
 use super::jobs::{Jobs, Run, Status, PER_WARP, SITES};
 use super::warps::{OneWarp, PerWarp};
+use crate::model::cuda::files::{file_name, split};
 use crate::model::cuda::run::{CudaAnalysis, CudaFailure};
 use crate::model::cuda_view::{
     access_csv, access_summary, assumed_note, checks_summary, failure_field, line_label,
-    matching_preset, notes, oob_rows, race_rows, readouts, results_of, site_rows, source_lines,
+    matching_preset, notes, oob_rows, race_rows, readouts, results_of, site_rows, source_lines_in,
     source_view, stopped_note, times, uninit_items_html, uninit_summary, work, Band, CudaInputs,
     OobRow, RaceRow, SiteRow, SourceLine, SourceRow, COUNTED_ANYWAY, EXECUTION_ORDER,
 };
@@ -77,14 +78,29 @@ pub(super) fn Results(
     });
     let source = Memo::new(move |_| {
         if let Some(line) = error_line.get() {
-            let lines =
-                target.with(|t| source_view(source_lines(&t.inputs.source, None), Some(line)));
+            // A line of a header: the headers as far as it, named as the run found them.
+            let files: Vec<String> = (1..=split(line).0)
+                .map(|k| file_name(k).unwrap_or_default())
+                .collect();
+            let lines = target.with(|t| {
+                let i = &t.inputs;
+                source_view(
+                    source_lines_in(&i.source, &i.headers.0, &files, None),
+                    Some(line),
+                )
+            });
             return SourceShown { lines, error_line: Some(line) };
         }
         analysis.with(|a| SourceShown {
             lines: a
                 .as_ref()
-                .map(|(run, a)| source_view(source_lines(&run.inputs.source, Some(a)), None))
+                .map(|(run, a)| {
+                    let i = &run.inputs;
+                    source_view(
+                        source_lines_in(&i.source, &i.headers.0, &a.files, Some(a)),
+                        None,
+                    )
+                })
                 .unwrap_or_default(),
             error_line: None,
         })
@@ -291,6 +307,7 @@ fn SourceView(source: Memo<SourceShown>, picked: RwSignal<Option<u32>>) -> impl 
                         s.lines.iter().map(|r| match r {
                             SourceRow::Line(l) => source_row(l, bad, picked).into_any(),
                             SourceRow::Gap { from, to } => gap_row(*from, *to).into_any(),
+                            SourceRow::File { path } => file_row(path).into_any(),
                         }).collect_view()
                     })}
                 </tbody>
@@ -299,8 +316,18 @@ fn SourceView(source: Memo<SourceShown>, picked: RwSignal<Option<u32>>) -> impl 
     }
 }
 
+/// The first row of a header's lines in the source view.
+fn file_row(path: &str) -> impl IntoView {
+    view! {
+        <tr class="cuda-file" data-testid="cuda-source-file" data-file=path.to_string()>
+            <th scope="rowgroup" colspan="5" class="mono">{path.to_string()}</th>
+        </tr>
+    }
+}
+
 /// Lines a long source view leaves out.
 fn gap_row(from: u32, to: u32) -> impl IntoView {
+    let (from, to) = (split(from).1, split(to).1);
     let words = if from == to {
         format!("Line {from}: no accesses, not shown")
     } else {
@@ -316,6 +343,8 @@ fn gap_row(from: u32, to: u32) -> impl IntoView {
 /// One line of the source view.
 fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -> impl IntoView {
     let n = l.number;
+    // A header's line shows (and `data-line` holds) its number in the header.
+    let shown = split(n).1;
     let error = bad == Some(n);
     let row = l.row.clone();
     let band = row.as_ref().map_or(0, |r| r.band.0);
@@ -328,12 +357,12 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
                     type="button" class="line-pick" data-testid="cuda-pick-line" aria-label=label
                     aria-pressed=move || (picked.get() == Some(n)).to_string() on:click=pick
                 >
-                    {n}
+                    {shown}
                 </button>
             }
             .into_any()
         }
-        _ => n.into_any(),
+        _ => shown.into_any(),
     };
     let (per_request, excess, conflicts) = row.as_ref().map_or_else(Default::default, |r| {
         (
@@ -381,7 +410,8 @@ fn source_row(l: &SourceLine, bad: Option<u32>, picked: RwSignal<Option<u32>>) -
     view! {
         <tr
             class=format!("cuda-src excess-{band}") class:cuda-line=row.is_some()
-            class:error-line=error class:picked=move || picked.get() == Some(n) data-line=n
+            class:error-line=error class:picked=move || picked.get() == Some(n) data-line=shown
+            data-file=l.file.clone()
             data-requests=row.as_ref().map(|r| r.sums.requests)
             data-requested-bytes=row.as_ref().map(|r| r.sums.requested_bytes)
             data-sectors=row.as_ref().map(|r| r.sums.sectors)
@@ -462,7 +492,8 @@ fn site_row(r: SiteRow) -> impl IntoView {
     let shared = r.sums.shared;
     view! {
         <tr
-            class="cuda-access" data-testid="cuda-access" data-line=r.line data-column=r.column
+            class="cuda-access" data-testid="cuda-access" data-line=r.number data-file=r.file.clone()
+            data-column=r.column
             data-kind=r.kind data-space=r.space data-elem=r.elem
             data-part=(r.part > 0).then_some(r.part) data-requests=r.sums.requests
             data-requested-bytes=r.sums.requested_bytes data-sectors=r.sums.sectors

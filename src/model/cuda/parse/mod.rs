@@ -22,8 +22,9 @@ mod types;
 
 use super::ast::{FileScope, Function, Item, Member, Skipped, Spaces, StructDef, Unit};
 use super::error::{CudaError, ErrorKind};
+use super::files::Sources;
 use super::lex::{tokenize, Punct, Tok, Token};
-use super::pre::{preprocess_with, Defines};
+use super::pre::{preprocess_files, Defines};
 use cursor::{Cursor, Names};
 use std::ops::Range;
 
@@ -46,7 +47,17 @@ pub fn parse(source: &str, arch: u32) -> Result<Unit, CudaError> {
 
 /// Reads `source` as [`parse`] does, with `defines` given beside it (as nvcc's `-D`).
 pub fn parse_with(source: &str, arch: u32, defines: &Defines) -> Result<Unit, CudaError> {
-    let pre = preprocess_with(tokenize(source)?, arch, defines)?;
+    parse_files(source, arch, defines, Sources::single())
+}
+
+/// Reads `source` as [`parse_with`] does, its `#include "…"` lines read from `sources`.
+pub fn parse_files(
+    source: &str,
+    arch: u32,
+    defines: &Defines,
+    sources: Sources<'_>,
+) -> Result<Unit, CudaError> {
+    let pre = preprocess_files(tokenize(source)?, arch, defines, sources)?;
     let tokens = pre.tokens;
     let mut ranges = Vec::new();
     cut(&tokens, 0..tokens.len(), &mut ranges);
@@ -55,6 +66,7 @@ pub fn parse_with(source: &str, arch: u32, defines: &Defines) -> Result<Unit, Cu
         items: Vec::new(),
         skipped: Vec::new(),
         includes: pre.includes,
+        files: pre.files,
         scope: FileScope {
             macros: pre.macros,
             types: names.types.clone(),

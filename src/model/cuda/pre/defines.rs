@@ -7,6 +7,7 @@
 
 use super::super::error::Pos;
 use super::super::lex::{tokenize, Punct, Tok, Token};
+use crate::model::cuda::files::Line;
 use crate::model::error::{FieldError, FieldName};
 use std::collections::HashSet;
 use std::fmt;
@@ -165,14 +166,18 @@ impl fmt::Display for Replaced {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (name, value, line) = (&self.name, &self.value, self.line);
         match self.what {
-            ReplacedKind::Define => write!(f, "{name}={value} replaced the #define of line {line}"),
+            ReplacedKind::Define => {
+                write!(f, "{name}={value} replaced the #define of {}", Line(line))
+            }
             ReplacedKind::Undef => write!(
                 f,
-                "{name}={value} kept its value past the #undef of line {line}"
+                "{name}={value} kept its value past the #undef of {}",
+                Line(line)
             ),
             ReplacedKind::Constant => write!(
                 f,
-                "{name}={value} replaced the initialiser of the constant {name}, line {line}"
+                "{name}={value} replaced the initialiser of the constant {name}, {}",
+                Line(line)
             ),
         }
     }

@@ -21,10 +21,14 @@ pub use defines::{
 };
 
 use super::error::{CudaError, ErrorKind, Pos};
+use super::files::{
+    name_files, SourceFile, Sources, MAX_FILES, MAX_INCLUDED_BYTES, MAX_INCLUDE_DEPTH,
+};
+use super::lex::tokenize_file;
 use super::lex::{Punct, Tok, Token};
 use call::{arguments, paste};
 use condition::Condition;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How deep macros may expand into each other.
 const MAX_DEPTH: usize = 64;
@@ -47,6 +51,9 @@ pub struct Preprocessed {
     pub tokens: Vec<Token>,
     /// Each `#include`: its line and what it names.
     pub includes: Vec<(u32, String)>,
+    /// The files `#include "…"` brought in, in the order first included: file `k` (from 1)
+    /// of `super::files`.
+    pub files: Vec<SourceFile>,
     /// The macros defined at the end of the file, for a launch written against it.
     pub macros: Macros,
     /// What the defines given beside the file replaced in it, in file order.
@@ -111,11 +118,38 @@ pub fn preprocess(tokens: Vec<Token>, arch: u32) -> Result<Preprocessed, CudaErr
 /// assert_eq!(notes, ["N=64 replaced the #define of line 1", "DSIZE=32 replaced the initialiser of the constant DSIZE, line 2"]);
 /// ```
 pub fn preprocess_with(
-    mut tokens: Vec<Token>,
+    tokens: Vec<Token>,
     arch: u32,
     defines: &Defines,
 ) -> Result<Preprocessed, CudaError> {
-    let mut pre = Pre::default();
+    preprocess_files(tokens, arch, defines, Sources::single())
+}
+
+/// Preprocesses `tokens` (the main file's) as [`preprocess_with`] does, reading each
+/// `#include "…"` that `sources` finds in its place (a header `#include`d by name that no
+/// folder has is listed and skipped, as a `<…>` one is).
+///
+/// ```
+/// use coalescing_lab::model::cuda::files::{Headers, Sources, FILE_SHIFT};
+/// use coalescing_lab::model::cuda::{lex::tokenize, preprocess_files, Defines};
+/// let headers = Headers::of(&[("util.cuh", "#pragma once\n#define TILE 32\nint t;\n")]);
+/// let sources = Sources { main: "gemm.cu", dirs: &[], reader: &headers };
+/// let main = "#include \"util.cuh\"\n#include \"util.cuh\"\nint a[TILE];\n";
+/// let out = preprocess_files(tokenize(main).unwrap(), 700, &Defines::default(), sources).unwrap();
+/// let text: Vec<String> = out.tokens.iter().map(|t| t.tok.spelling()).collect();
+/// assert_eq!(text.join(" "), "int t ; int a [ 32 ] ;");
+/// assert_eq!(out.tokens[0].pos.line, 1 << FILE_SHIFT | 3);
+/// assert_eq!(out.files[0].path, "util.cuh");
+/// assert!(out.includes.is_empty());
+/// ```
+pub fn preprocess_files(
+    mut tokens: Vec<Token>,
+    arch: u32,
+    defines: &Defines,
+    sources: Sources<'_>,
+) -> Result<Preprocessed, CudaError> {
+    let mut pre = Pre { sources: Some(sources), ..Pre::default() };
+    name_files(Vec::new());
     let mut replaced = Vec::new();
     let constants = defines::replace_constants(&mut tokens, defines, &mut replaced);
     for d in &defines.0 {
@@ -178,7 +212,16 @@ struct Open {
 }
 
 #[derive(Default)]
-struct Pre {
+struct Pre<'a> {
+    /// Where `#include "…"` finds its files; none for a launch's expansion.
+    sources: Option<Sources<'a>>,
+    /// The files being read, innermost last, as indices into `out.files` plus one (0, the main
+    /// file, is not pushed).
+    reading: Vec<usize>,
+    /// The paths of files with `#pragma once` read already.
+    once: HashSet<String>,
+    /// Bytes of the included files read.
+    included_bytes: usize,
     macros: HashMap<String, Macro>,
     out: Preprocessed,
     produced: usize,
@@ -188,7 +231,7 @@ struct Pre {
     defines: Defines,
 }
 
-impl Pre {
+impl Pre<'_> {
     fn run(&mut self, tokens: Vec<Token>) -> Result<(), CudaError> {
         let mut stack: Vec<Open> = Vec::new();
         let mut line: Vec<Token> = Vec::new();
@@ -320,6 +363,17 @@ impl Pre {
                 }
             }
             "include" => {
+                if let (Some(Tok::Str(name)), Some(sources)) =
+                    (rest.first().map(|t| &t.tok), self.sources)
+                {
+                    let including = match self.reading.last() {
+                        Some(&k) => self.out.files[k - 1].path.clone(),
+                        None => sources.main.to_string(),
+                    };
+                    if let Some((path, text)) = sources.find(&including, name) {
+                        return self.include(hash, path, text);
+                    }
+                }
                 let text: String = rest
                     .iter()
                     .map(|t| match &t.tok {
@@ -336,7 +390,18 @@ impl Pre {
                     ErrorKind::ErrorDirective(text.join(" ")),
                 ));
             }
-            "pragma" | "line" | "warning" | "ident" => {}
+            "pragma" => {
+                if rest.first().and_then(|t| t.tok.ident()) == Some("once") {
+                    let path = match self.reading.last() {
+                        Some(&k) => self.out.files[k - 1].path.clone(),
+                        None => self
+                            .sources
+                            .map_or_else(String::new, |s| s.main.to_string()),
+                    };
+                    self.once.insert(path);
+                }
+            }
+            "line" | "warning" | "ident" => {}
             other => {
                 return Err(CudaError::new(
                     name_token.pos,
@@ -345,6 +410,44 @@ impl Pre {
             }
         }
         Ok(())
+    }
+
+    /// Reads the file at `path` in place of the `#include` at `hash`: its tokens, with their
+    /// lines in the file's own band, go through this same pass (its own conditionals, the
+    /// macros shared).
+    fn include(&mut self, hash: Pos, path: String, text: String) -> Result<(), CudaError> {
+        if self.once.contains(&path) {
+            return Ok(());
+        }
+        if self.reading.len() >= MAX_INCLUDE_DEPTH {
+            return Err(CudaError::new(
+                hash,
+                ErrorKind::IncludeDepth(MAX_INCLUDE_DEPTH),
+            ));
+        }
+        self.included_bytes += text.len();
+        if self.included_bytes > MAX_INCLUDED_BYTES {
+            return Err(CudaError::new(
+                hash,
+                ErrorKind::IncludesTooLarge(MAX_INCLUDED_BYTES),
+            ));
+        }
+        let k = match self.out.files.iter().position(|f| f.path == path) {
+            Some(k) => k + 1,
+            None if self.out.files.len() >= MAX_FILES => {
+                return Err(CudaError::new(hash, ErrorKind::TooManyFiles(MAX_FILES)));
+            }
+            None => {
+                self.out.files.push(SourceFile { path, text: text.clone() });
+                name_files(self.out.files.iter().map(|f| f.path.clone()).collect());
+                self.out.files.len()
+            }
+        };
+        let tokens = tokenize_file(&text, k as u32)?;
+        self.reading.push(k);
+        let read = self.run(tokens);
+        self.reading.pop();
+        read
     }
 
     /// Notes that the define of `name` set aside the file's directive at `line`.

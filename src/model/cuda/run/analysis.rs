@@ -3,6 +3,7 @@
 //! for the drill-down.
 
 use super::*;
+use crate::model::cuda::files::Line;
 use serde::{Deserialize, Serialize};
 
 /// What a site does.
@@ -123,9 +124,31 @@ pub struct CudaAnalysis {
     /// warps in order between barriers; in a call, lanes in order), as the host prints it.
     #[serde(default)]
     pub output: String,
+    /// The paths of the files the source included, file `k` (from 1) of
+    /// `model::cuda::files` at `k - 1`: lines past the main file's are theirs.
+    #[serde(default)]
+    pub files: Vec<String>,
 }
 
 impl CudaAnalysis {
+    /// Where `line` (as the analysis keys lines) is: its file's path, `None` for the main
+    /// file, and its number in that file.
+    pub fn place(&self, line: u32) -> (Option<&str>, u32) {
+        let (k, n) = crate::model::cuda::files::split(line);
+        match k {
+            0 => (None, n),
+            k => (self.files.get(k - 1).map(String::as_str).or(Some("?")), n),
+        }
+    }
+
+    /// `line` as a table shows it: `12` in the main file, `utils.cuh:6` in an included one.
+    pub fn line_label(&self, line: u32) -> String {
+        match self.place(line) {
+            (None, n) => n.to_string(),
+            (Some(path), n) => format!("{path}:{n}"),
+        }
+    }
+
     /// The worst warp executions by `measure`, most first.
     pub fn worst_by(&self, measure: Measure) -> &[WarpExecution] {
         let k = Measure::ALL.iter().position(|m| *m == measure).unwrap_or(0);
@@ -160,8 +183,8 @@ impl CudaJob {
             .skipped
             .iter()
             .filter_map(|s| match s {
-                Skipped::Host { name, line } => Some(format!("{name} (line {line})")),
-                Skipped::HostDecl { line } => Some(format!("a host declaration (line {line})")),
+                Skipped::Host { name, line } => Some(format!("{name} ({})", Line(*line))),
+                Skipped::HostDecl { line } => Some(format!("a host declaration ({})", Line(*line))),
                 Skipped::Unread { .. } => None,
             })
             .collect();
@@ -171,7 +194,7 @@ impl CudaJob {
                 .unit
                 .includes
                 .iter()
-                .map(|(line, name)| format!("#include {name} (line {line})"))
+                .map(|(line, name)| format!("#include {name} ({})", Line(*line)))
                 .collect();
             notes.push(format!(
                 "Host code is skipped: {}.",
@@ -231,8 +254,9 @@ impl CudaJob {
         }
         if let Some(line) = out.unread {
             notes.push(format!(
-                "printf at line {line}: its format is not a string literal, so it printed \
-                 nothing here."
+                "printf at {}: its format is not a string literal, so it printed \
+                 nothing here.",
+                Line(line)
             ));
         }
         if self.shared.output_unknown {
@@ -261,6 +285,13 @@ impl CudaJob {
                 .unwrap_or_else(|| HeatMap::new(self.blocks, self.warps_per_block)),
             kernel: self.kernel().name.clone(),
             output: self.shared.output.text(),
+            files: self
+                .program
+                .unit
+                .files
+                .iter()
+                .map(|f| f.path.clone())
+                .collect(),
         }
     }
 

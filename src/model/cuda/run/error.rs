@@ -3,6 +3,7 @@
 
 use super::super::cint::Undefined;
 use super::super::error::Pos;
+use crate::model::cuda::files::Line;
 use std::fmt;
 
 /// A run's error: where in the source, which thread met it, and what it is.
@@ -207,16 +208,18 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::Exit(code) => write!(f, "the program called exit({code})"),
             RunErrorKind::DependsOnLoad { what, load_line } => write!(
                 f,
-                "{what} depends on the value loaded at line {load_line}, which this model does \
-                 not know (memory holds what the launch stores; its buffers start with no data)"
+                "{what} depends on the value loaded at {}, which this model does \
+                 not know (memory holds what the launch stores; its buffers start with no data)",
+                Line(*load_line)
             ),
             RunErrorKind::Undeclared(name) if name.contains("::") => {
                 let scope = name.rsplit_once("::").map_or(name.as_str(), |(s, _)| s);
                 let scope = scope.trim_start_matches("::");
                 write!(
                     f,
-                    "'{scope}' is not declared here (in {name}); if it comes from a header, which \
-                     this page does not read, add its definition to the source"
+                    "'{scope}' is not declared here (in {name}); if it comes from a header, give \
+                     the header beside the source (under Headers on the page, with -I DIR on the \
+                     command line), or add its definition to the source"
                 )
             }
             RunErrorKind::Undeclared(name) => {
@@ -228,8 +231,9 @@ impl fmt::Display for RunErrorKind {
                 if macro_like {
                     write!(
                         f,
-                        "; if it is a macro from a header, which this page does not read, add its \
-                         #define to the source"
+                        "; if it is a macro from a header, give the header beside the source (under \
+                         Headers on the page, with -I DIR on the command line), or add its #define to \
+                         the source"
                     )?;
                 }
                 Ok(())
@@ -272,7 +276,7 @@ impl fmt::Display for RunErrorKind {
                     triple(*differs)
                 )?;
                 match branch {
-                    Some(line) => write!(f, " (it is inside the branch at line {line})"),
+                    Some(line) => write!(f, " (it is inside the branch at {})", Line(*line)),
                     None => Ok(()),
                 }
             }
@@ -340,7 +344,7 @@ impl fmt::Display for RunError {
         if self.pos.line == 0 {
             return write!(f, "{}", self.kind);
         }
-        write!(f, "line {}, column {}", self.pos.line, self.pos.column)?;
+        write!(f, "{}, column {}", Line(self.pos.line), self.pos.column)?;
         if let Some((block, thread)) = self.thread {
             write!(f, ", block {}, thread {}", triple(block), triple(thread))?;
         }

@@ -47,8 +47,9 @@ pub use propose::{propose_for, propose_launch, Proposal};
 use super::ast::{Function, Item, Skipped, TemplateParam, Unit};
 use super::cint::Int;
 use super::error::{CudaError, Pos};
+use super::files::Sources;
 use super::parse::launch::{parse_launch_in, Allocation, Launch, LaunchArg, LaunchError};
-use super::parse::{parse, parse_with};
+use super::parse::{parse, parse_files};
 use super::pre::{Defines, DefinesError};
 use crate::model::machine::{AccessKind, Machine, Space};
 use crate::model::warp::{
@@ -352,7 +353,17 @@ pub fn read_source_with(
     arch: u32,
     defines: &Defines,
 ) -> Result<Rc<Unit>, CudaFailure> {
-    parse_with(source, arch, defines)
+    read_files(source, arch, defines, Sources::single())
+}
+
+/// Reads `source` as [`read_source_with`] does, its `#include "…"` lines read from `sources`.
+pub fn read_files(
+    source: &str,
+    arch: u32,
+    defines: &Defines,
+    sources: Sources<'_>,
+) -> Result<Rc<Unit>, CudaFailure> {
+    parse_files(source, arch, defines, sources)
         .map(Rc::new)
         .map_err(CudaFailure::Source)
 }
@@ -811,7 +822,22 @@ pub fn analyse_with(
     cache_bytes: u64,
     arch: u32,
 ) -> Result<CudaAnalysis, CudaFailure> {
-    let unit = read_source_with(source, arch, defines)?;
+    analyse_unit(
+        read_source_with(source, arch, defines)?,
+        launch,
+        machine,
+        cache_bytes,
+    )
+}
+
+/// Runs a whole launch at once, as [`analyse`] does, of a source already read
+/// ([`read_files`]).
+pub fn analyse_unit(
+    unit: Rc<Unit>,
+    launch: &str,
+    machine: Machine,
+    cache_bytes: u64,
+) -> Result<CudaAnalysis, CudaFailure> {
     let mut job = CudaJob::of_unit(unit, launch, machine, cache_bytes)?;
     while !job.step(1 << 10)? {}
     Ok(job.finish())

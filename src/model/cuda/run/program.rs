@@ -15,8 +15,10 @@ use super::super::error::Pos;
 use super::super::pre::Defines;
 use super::device_memory::Memory;
 use super::error::{RunError, RunErrorKind};
-use super::{read_source_with, CudaAnalysis, CudaFailure, Shared};
+use super::{read_files, read_source_with, CudaAnalysis, CudaFailure, Shared};
 use crate::model::clib::rand::Rand;
+use crate::model::cuda::files::Line;
+use crate::model::cuda::files::Sources;
 use crate::model::machine::Machine;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -27,6 +29,11 @@ use std::rc::Rc;
 pub const DEVICE_BASE: u64 = 0x1000_0000;
 /// Where host allocations start, far above any device allocation's address.
 pub const HOST_BASE: u64 = 0x5555_0000_0000;
+
+/// Whether `address` is in host memory (`HOST_BASE` on, as far as host allocations reach).
+pub(crate) fn is_host_address(address: u64) -> bool {
+    (HOST_BASE..HOST_BASE + (1 << 40)).contains(&address)
+}
 /// Where a program's `__device__` variables are, far above its allocations.
 pub const DEVICE_GLOBALS: u64 = 0x1000_0000_0000;
 /// The most bytes of device memory a program may hold at once: 1 GiB.
@@ -179,7 +186,7 @@ impl Block {
 
     /// Its name and where it was made, for a message: "d_a (cudaMalloc, line 12)".
     pub(crate) fn described(&self) -> String {
-        format!("{} ({}, line {})", self.name, self.made_by, self.line)
+        format!("{} ({}, {})", self.name, self.made_by, Line(self.line))
     }
 }
 
@@ -527,7 +534,18 @@ pub fn run_program(
     defines: &Defines,
     options: &ProgramOptions,
 ) -> Result<ProgramRun, CudaFailure> {
-    let unit = read_source_with(source, options.arch, defines)?;
+    run_files(source, defines, Sources::single(), options)
+}
+
+/// Runs the `main()` of `source` as [`run_program`] does, its `#include "…"` lines read from
+/// `sources`.
+pub fn run_files(
+    source: &str,
+    defines: &Defines,
+    sources: Sources<'_>,
+    options: &ProgramOptions,
+) -> Result<ProgramRun, CudaFailure> {
+    let unit = read_files(source, options.arch, defines, sources)?;
     run_unit(unit, options)
 }
 

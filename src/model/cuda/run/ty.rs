@@ -41,20 +41,61 @@ pub enum Ty {
 }
 
 /// A struct with its template arguments bound and its fields laid out.
-#[derive(Debug, PartialEq)]
+///
+/// The layout is set once its fields are resolved: a field may point to the struct itself
+/// (`struct node { int key; node* next; }`), whose type then stands, laid out or not, behind
+/// the pointer. Two struct types are the same when their names (with their arguments) and
+/// items are.
 pub struct StructTy {
     /// The name as written, with its arguments (`SharedMemory<float>`).
     pub name: String,
     /// The struct's item in the unit.
     pub item: usize,
-    /// The data members, in declaration order.
+    /// Its data members, `sizeof` and `alignof`, once resolved.
+    pub layout: std::cell::OnceCell<StructLayout>,
+    /// The template's bindings inside its members.
+    pub bindings: Rc<super::Bindings>,
+}
+
+/// A struct's data members in declaration order, its `sizeof` and its `alignof`.
+#[derive(Debug, PartialEq)]
+pub struct StructLayout {
+    /// The data members.
     pub fields: Vec<Field>,
     /// `sizeof`.
     pub size: u64,
     /// `alignof`.
     pub align: u64,
-    /// The template's bindings inside its members.
-    pub bindings: Rc<super::Bindings>,
+}
+
+impl StructTy {
+    /// The data members, in declaration order (none while they are being resolved).
+    pub fn fields(&self) -> &[Field] {
+        self.layout.get().map_or(&[][..], |l| &l.fields[..])
+    }
+
+    /// `sizeof` (1 while the fields are being resolved).
+    pub fn size(&self) -> u64 {
+        self.layout.get().map_or(1, |l| l.size)
+    }
+
+    /// `alignof`.
+    pub fn align(&self) -> u64 {
+        self.layout.get().map_or(1, |l| l.align)
+    }
+}
+
+impl PartialEq for StructTy {
+    fn eq(&self, other: &StructTy) -> bool {
+        self.name == other.name && self.item == other.item
+    }
+}
+
+impl fmt::Debug for StructTy {
+    // By name: a struct that points to itself would print forever.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "struct {}", self.name)
+    }
 }
 
 /// A data member.
@@ -80,7 +121,7 @@ impl Ty {
             Ty::Vector(e, n) => e.size() * u64::from(*n),
             Ty::Ptr(..) => 8,
             Ty::Array(e, n) => e.size().saturating_mul(*n),
-            Ty::Struct(s) => s.size,
+            Ty::Struct(s) => s.size(),
         }
     }
 
@@ -91,7 +132,7 @@ impl Ty {
             Ty::Vector(e, 3) => e.align(),
             Ty::Vector(..) => self.size().min(16),
             Ty::Array(e, _) => e.align(),
-            Ty::Struct(s) => s.align,
+            Ty::Struct(s) => s.align(),
             _ => self.size(),
         }
     }
@@ -124,7 +165,7 @@ impl Ty {
         match self {
             Ty::Vector(_, n) => usize::from(*n),
             Ty::Array(e, n) => e.parts().saturating_mul(*n as usize),
-            Ty::Struct(s) => s.fields.iter().map(|f| f.ty.parts()).sum(),
+            Ty::Struct(s) => s.fields().iter().map(|f| f.ty.parts()).sum(),
             _ => 1,
         }
     }

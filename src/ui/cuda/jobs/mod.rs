@@ -8,8 +8,10 @@
 mod remote;
 
 use crate::model::cuda::ast::Unit;
+use crate::model::cuda::files::Headers;
 use crate::model::cuda::parse_defines;
-use crate::model::cuda::run::{read_source_with, CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
+use crate::model::cuda::run::{read_files, CudaAnalysis, CudaFailure, CudaJob, RunErrorKind};
+use crate::model::cuda_view::wire::page_sources;
 use crate::model::cuda_view::CudaInputs;
 use crate::model::job::{Slice, Slicer, SLICE_MS};
 use crate::model::kernel::Machine;
@@ -44,8 +46,9 @@ pub(in crate::ui::cuda) const IN_PAGE_ITERATIONS: u64 = 1 << 13;
 /// the preprocessor's 2^21.)
 pub(in crate::ui::cuda) const PAGE_READ_BYTES: usize = 32 * 1024;
 
-/// A source read on the page, with its `__CUDA_ARCH__` and defines, and what reading it gave.
-type ReadSource = (String, u32, String, Result<Rc<Unit>, CudaFailure>);
+/// A source read on the page, with its headers, `__CUDA_ARCH__` and defines, and what reading
+/// it gave.
+type ReadSource = (String, Headers, u32, String, Result<Rc<Unit>, CudaFailure>);
 
 /// One run: what the job was made from.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,29 +121,34 @@ impl Jobs {
     /// worker can read it instead (`None`).
     pub(in crate::ui::cuda) fn read(
         self,
-        source: &str,
+        inputs: &CudaInputs,
         arch: u32,
         defines: &str,
     ) -> Option<Result<Rc<Unit>, CudaFailure>> {
+        let (source, headers) = (&inputs.source, &inputs.headers);
         let known = self
             .read
             .try_with_value(|r| {
                 r.as_ref()
-                    .filter(|(s, a, d, _)| *a == arch && s == source && d == defines)
-                    .map(|(_, _, _, unit)| unit.clone())
+                    .filter(|(s, h, a, d, _)| {
+                        *a == arch && s == source && d == defines && h == headers
+                    })
+                    .map(|(_, _, _, _, unit)| unit.clone())
             })
             .flatten();
         if known.is_some() {
             return known;
         }
-        if source.len() > PAGE_READ_BYTES && self.remote_available() {
+        let bytes = source.len() + headers.0.iter().map(|h| h.text.len()).sum::<usize>();
+        if bytes > PAGE_READ_BYTES && self.remote_available() {
             return None;
         }
         let unit = parse_defines(defines)
             .map_err(CudaFailure::Defines)
-            .and_then(|d| read_source_with(source, arch, &d));
+            .and_then(|d| read_files(source, arch, &d, page_sources(headers)));
         self.read.set_value(Some((
             source.to_string(),
+            headers.clone(),
             arch,
             defines.to_string(),
             unit.clone(),
@@ -176,7 +184,7 @@ impl Jobs {
     /// Reads the source and the launch of `run` and runs the job `ticket`: in this task when
     /// it is small, in slices or in the worker when it is not.
     fn begin(self, ticket: u64, run: Run, repair: bool) {
-        let Some(unit) = self.read(&run.inputs.source, run.arch, &run.defines) else {
+        let Some(unit) = self.read(&run.inputs, run.arch, &run.defines) else {
             // Too long to read on the page's thread: the worker reads it.
             self.job.set_value(None);
             self.status.set(Status::Running { done: 0, total: 1 });

@@ -184,7 +184,7 @@ impl Jobs {
                 // The drill-down's job, placed as the worker's run, on the source as the page
                 // last read it (none for a source too long to read on the page).
                 let kept = self
-                    .read(&run.inputs.source, run.arch, &run.defines)
+                    .read(&run.inputs, run.arch, &run.defines)
                     .and_then(Result::ok)
                     .and_then(|unit| {
                         CudaJob::of_unit(unit, &run.inputs.launch, run.machine, run.cache_bytes)
@@ -272,6 +272,7 @@ fn words(text: &str) -> crate::model::cuda::run::CudaFailure {
         words: text.to_string(),
         launch: false,
         defines: false,
+        file: String::new(),
     }
     .into_failure()
 }
@@ -285,5 +286,6 @@ fn request_of(run: &Run) -> Request {
         cache_bytes: run.cache_bytes,
         arch: run.arch,
         defines: run.defines.clone(),
+        headers: run.inputs.headers.clone(),
     }
 }

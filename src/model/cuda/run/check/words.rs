@@ -1,6 +1,7 @@
 //! The reports worded for people: what is wrong, and the usual fix.
 
 use super::{OutOfBounds, Race, RaceScope, Uninit};
+use crate::model::cuda::files::Line;
 use crate::model::cuda::run::SiteKind;
 use crate::model::machine::Space;
 
@@ -24,31 +25,43 @@ impl Race {
         let (fix, _) = line_kind(self.fix_after);
         match self.scope {
             RaceScope::Block => format!(
-                "line {lb} {} {}, which warp {} {} at line {la} with no __syncthreads() between: \
-                 add one after line {fix}",
+                "{} {} {}, which warp {} {} at {} with no __syncthreads() between: \
+                 add one after {}",
+                Line(lb),
                 verb(kb, false),
                 self.word,
                 self.warp_a,
-                verb(ka, true)
+                verb(ka, true),
+                Line(la),
+                Line(fix)
             ),
             RaceScope::Warp => format!(
-                "line {lb} {} {}, which lane {} of the same warp {} at line {la} with no \
+                "{} {} {}, which lane {} of the same warp {} at {} with no \
                  __syncwarp() between: that is correct only if the warp runs in lockstep, which \
-                 Volta and later GPUs do not promise; add __syncwarp() after line {la}",
+                 Volta and later GPUs do not promise; add __syncwarp() after {}",
+                Line(lb),
                 verb(kb, false),
                 self.word,
                 self.lanes.0,
-                verb(ka, true)
+                verb(ka, true),
+                Line(la),
+                Line(la)
             ),
             RaceScope::Instruction if self.same_value => format!(
-                "line {la}: lanes {} and {} of one warp store the same value to {}; harmless, \
+                "{}: lanes {} and {} of one warp store the same value to {}; harmless, \
                  but one lane would do",
-                self.lanes.0, self.lanes.1, self.word
+                Line(la),
+                self.lanes.0,
+                self.lanes.1,
+                self.word
             ),
             RaceScope::Instruction => format!(
-                "line {la}: lanes {} and {} of one warp store to {} in the same instruction; \
+                "{}: lanes {} and {} of one warp store to {} in the same instruction; \
                  which value lands is not defined",
-                self.lanes.0, self.lanes.1, self.word
+                Line(la),
+                self.lanes.0,
+                self.lanes.1,
+                self.word
             ),
         }
     }
@@ -98,9 +111,15 @@ impl OutOfBounds {
             },
         };
         format!(
-            "line {line}, block ({},{},{}), thread ({},{},{}): {wrong}; on a GPU this faults \
+            "{}, block ({},{},{}), thread ({},{},{}): {wrong}; on a GPU this faults \
              or corrupts other data{more}",
-            b[0], b[1], b[2], t[0], t[1], t[2],
+            Line(line),
+            b[0],
+            b[1],
+            b[2],
+            t[0],
+            t[1],
+            t[2],
         )
     }
 }
@@ -123,9 +142,15 @@ impl Uninit {
             String::new()
         };
         format!(
-            "line {line}, block ({},{},{}), thread ({},{},{}): reads {what}, which no copy, \
+            "{}, block ({},{},{}), thread ({},{},{}): reads {what}, which no copy, \
              memset or store has written; on a GPU the value is whatever the memory held{more}",
-            b[0], b[1], b[2], t[0], t[1], t[2],
+            Line(line),
+            b[0],
+            b[1],
+            b[2],
+            t[0],
+            t[1],
+            t[2],
         )
     }
 }

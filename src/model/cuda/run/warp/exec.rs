@@ -14,6 +14,7 @@ use super::super::value::{each_lane, Lanes, S};
 use super::super::{MAX_LOOP_ITERATIONS, MAX_WARP_ITERATIONS};
 use super::park::{Level, Scope};
 use super::{Flow, Place, Value, Warp, R};
+use crate::model::cuda::files::Line;
 use crate::model::machine::Space;
 use std::rc::Rc;
 
@@ -203,7 +204,8 @@ impl Warp<'_> {
             return Err(RunError::at(
                 pos,
                 RunErrorKind::Host(format!(
-                    "host code branches on a value that nothing wrote (read at line {line})"
+                    "host code branches on a value that nothing wrote (read at {})",
+                    Line(line)
                 )),
             ));
         }
@@ -690,7 +692,7 @@ pub(super) fn leaves(ty: &Ty, f: &mut impl FnMut(&Ty)) {
             }
         }
         Ty::Struct(s) => {
-            for field in &s.fields {
+            for field in s.fields() {
                 leaves(&field.ty, f);
             }
         }

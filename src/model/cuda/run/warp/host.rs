@@ -18,6 +18,7 @@ use super::memory::scalar_parts;
 use super::{Events, Frame, Place, Value, Warp, R};
 use crate::model::clib::printf::{sprintf, Arg};
 use crate::model::clib::rand::Rand;
+use crate::model::cuda::files::Line;
 use crate::model::machine::{Machine, Space};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -424,7 +425,10 @@ impl Warp<'_> {
     fn unwritten(&self, pos: Pos, what: &str, line: u32) -> RunError {
         self.host_error(
             pos,
-            format!("{what} depends on memory that nothing wrote (read at line {line})"),
+            format!(
+                "{what} depends on memory that nothing wrote (read at {})",
+                Line(line)
+            ),
         )
     }
 
@@ -484,7 +488,7 @@ impl Warp<'_> {
         if let Some(line) = b.freed {
             return Err(self.host_error(
                 pos,
-                format!("{what} {}, freed at line {line}", b.described()),
+                format!("{what} {}, freed at {}", b.described(), Line(line)),
             ));
         }
         let end = addr.saturating_add(bytes);
@@ -584,7 +588,7 @@ impl Warp<'_> {
             }
         };
         let mut parts = Vec::new();
-        for f in &prop.fields {
+        for f in prop.fields() {
             match (f.name.as_str(), &f.ty) {
                 ("name", Ty::Array(_, n)) => {
                     let bytes = name.as_bytes();
@@ -966,7 +970,7 @@ impl Warp<'_> {
                     None => {
                         self.hs()?.last_error = 2;
                         let hs = self.hs()?;
-                        let note = format!("{name} of {bytes} bytes at line {} was refused: the model holds at most 1 GiB of each memory", pos.line);
+                        let note = format!("{name} of {bytes} bytes at {} was refused: the model holds at most 1 GiB of each memory", Line(pos.line));
                         hs.notes.push(note);
                         int(2)
                     }
@@ -993,9 +997,9 @@ impl Warp<'_> {
                     (_, Some(b)) if b.freed.is_some() => Err(self.host_error(
                         pos,
                         format!(
-                            "{name} of {}, already freed at line {}",
+                            "{name} of {}, already freed at {}",
                             b.described(),
-                            b.freed.unwrap_or(0)
+                            Line(b.freed.unwrap_or(0))
                         ),
                     )),
                     (_, Some(b)) => Err(self.host_error(
@@ -1135,7 +1139,7 @@ impl Warp<'_> {
                         .iter()
                         .find(|(c, _, _)| i128::from(*c) == code)
                         .map_or("cudaErrorUnknown", |(_, n, _)| *n);
-                    let text = format!("CUDA error at line {} code={code}({name})\n", pos.line);
+                    let text = format!("CUDA error at {} code={code}({name})\n", Line(pos.line));
                     self.hs()?.print(Stream::Stderr, &text);
                     return Err(RunError::at(pos, RunErrorKind::Exit(1)));
                 }
@@ -1157,8 +1161,8 @@ impl Warp<'_> {
                         .find(|(c, _, _)| *c == code)
                         .map_or("unrecognized error code", |(_, _, s)| *s);
                     let text = format!(
-                        "line {}: getLastCudaError() CUDA error : {message} : ({code}) {words}.\n",
-                        pos.line
+                        "{}: getLastCudaError() CUDA error : {message} : ({code}) {words}.\n",
+                        Line(pos.line)
                     );
                     hs.print(Stream::Stderr, &text);
                     return Err(RunError::at(pos, RunErrorKind::Exit(1)));
@@ -1423,9 +1427,9 @@ impl Warp<'_> {
             (_, Some(b)) if b.freed.is_some() => Err(self.host_error(
                 pos,
                 format!(
-                    "delete of {}, already freed at line {}",
+                    "delete of {}, already freed at {}",
                     b.described(),
-                    b.freed.unwrap_or(0)
+                    Line(b.freed.unwrap_or(0))
                 ),
             )),
             (_, Some(b)) => Err(self.host_error(
@@ -1584,8 +1588,9 @@ impl Warp<'_> {
                 let hs = self.hs()?;
                 hs.last_error = 9;
                 hs.notes.push(format!(
-                    "the launch at line {} failed: {}",
-                    pos.line, e.kind
+                    "the launch at {} failed: {}",
+                    Line(pos.line),
+                    e.kind
                 ));
                 return Ok(Value::new(Ty::Void, Lanes::Same(S::I(0))));
             }

@@ -32,6 +32,7 @@ use super::error::{RunError, RunErrorKind};
 use super::ty::Ty;
 use super::value::{Lanes, S};
 use super::{Bindings, Events, Program, Shared};
+use crate::model::cuda::files::Line;
 use crate::model::machine::Space;
 use std::rc::Rc;
 
@@ -174,9 +175,9 @@ fn arity(f: &Function, given: usize, at: Pos) -> RunError {
     RunError::at(
         at,
         RunErrorKind::Launch(format!(
-            "{} (line {}) takes {} argument{}, the launch gives {given}",
+            "{} ({}) takes {} argument{}, the launch gives {given}",
             f.name,
-            f.pos.line,
+            Line(f.pos.line),
             f.params.len(),
             if f.params.len() == 1 { "" } else { "s" },
         )),
@@ -721,6 +722,33 @@ impl<'a> Warp<'a> {
             ));
         }
         self.made += lanes;
+        // A program's kernel that dereferences a host pointer: the GPU faults there.
+        if space == Space::Global && self.sh.global.tracks_writes() {
+            let mut rest = mask;
+            while rest != 0 {
+                let t = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let a = address(addr.at(t));
+                if super::program::is_host_address(a) {
+                    let verb = if kind == super::SiteKind::Load {
+                        "reads"
+                    } else {
+                        "writes"
+                    };
+                    return Err(self.fail_lane(
+                        pos,
+                        t,
+                        RunErrorKind::Host(format!(
+                            "the kernel {verb} host memory at {a:#x}: a pointer from malloc, \
+                             new or a host array faults on a GPU (pinned memory from \
+                             cudaMallocHost a GPU reaches, but this model's kernels reach \
+                             device memory only). Allocate it with cudaMalloc and copy it \
+                             there, or with cudaMallocManaged"
+                        )),
+                    ));
+                }
+            }
+        }
         let site = self.sh.site(pos, kind, space, elem, part);
         let at = self.out.addresses.len();
         if self.out.list.len() >= super::MAX_BLOCK_WARP_ACCESSES {

@@ -7,7 +7,7 @@ use super::super::super::ast::{
 use super::super::super::cint::Int;
 use super::super::super::error::Pos;
 use super::super::error::{RunError, RunErrorKind};
-use super::super::ty::{Field, StructTy, Ty, UINT};
+use super::super::ty::{Field, StructLayout, StructTy, Ty, UINT};
 use super::super::value::S;
 use super::super::{Bindings, Events, Program, Shared};
 use super::{Warp, R};
@@ -334,6 +334,30 @@ impl Warp<'_> {
             _ => Bindings::default(),
         };
         let bindings = Rc::new(bindings);
+        // The struct stands known before its fields are resolved, so that a field may point
+        // to it; a field that holds it whole finds it not laid out yet.
+        let s = Rc::new(StructTy {
+            name: key.clone(),
+            item,
+            layout: std::cell::OnceCell::new(),
+            bindings: bindings.clone(),
+        });
+        self.sh.structs.insert(key.clone(), s.clone());
+        let laid = self.lay_out(def, name, &bindings);
+        match laid {
+            Ok(layout) => {
+                let _ = s.layout.set(layout);
+                Ok(s)
+            }
+            Err(e) => {
+                self.sh.structs.remove(&key);
+                Err(e)
+            }
+        }
+    }
+
+    /// The fields of `def` (the struct `name`) resolved and laid out as C++ lays them out.
+    fn lay_out(&mut self, def: &StructDef, name: &str, bindings: &Bindings) -> R<StructLayout> {
         let mut fields = Vec::new();
         let (mut offset, mut align) = (0u64, 1u64);
         for m in &def.members {
@@ -342,7 +366,17 @@ impl Warp<'_> {
                 continue;
             }
             for d in &decl.declarators {
-                let mut ty = self.resolve(&d.ty, &bindings, d.pos)?;
+                let mut ty = self.resolve(&d.ty, bindings, d.pos)?;
+                if contains_unfinished(&ty) {
+                    return Err(RunError::at(
+                        d.pos,
+                        RunErrorKind::Type(format!(
+                            "{name} holds itself (field {}); a struct can hold a pointer to its \
+                             own type, not its own type",
+                            d.name
+                        )),
+                    ));
+                }
                 for dim in d.dims.iter().rev() {
                     let Some(e) = dim else {
                         return Err(RunError::at(
@@ -350,7 +384,7 @@ impl Warp<'_> {
                             RunErrorKind::Type("a struct's array field needs its length".into()),
                         ));
                     };
-                    let n = self.constant_int(e, &bindings)?;
+                    let n = self.constant_int(e, bindings)?;
                     ty = Ty::Array(Rc::new(ty), u64::try_from(n.value).unwrap_or(0));
                 }
                 let a = ty.align();
@@ -361,16 +395,20 @@ impl Warp<'_> {
                 offset += size;
             }
         }
-        let s = Rc::new(StructTy {
-            name: key.clone(),
-            item,
+        Ok(StructLayout {
             fields,
             size: offset.max(1).next_multiple_of(align),
             align,
-            bindings,
-        });
-        self.sh.structs.insert(key, s.clone());
-        Ok(s)
+        })
+    }
+}
+
+/// Whether `ty` holds, by value, a struct whose fields are still being resolved.
+fn contains_unfinished(ty: &Ty) -> bool {
+    match ty {
+        Ty::Struct(s) => s.layout.get().is_none(),
+        Ty::Array(e, _) | Ty::Vector(e, _) => contains_unfinished(e),
+        _ => false,
     }
 }
 
