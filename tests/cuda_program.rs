@@ -713,3 +713,50 @@ fn a_kernel_that_dereferences_a_host_pointer_stops_there() {
     );
     assert!(e.contains("faults on a GPU"), "{e}");
 }
+
+#[test]
+fn std_cout_prints_as_libstdcxx_does_in_order_with_printf() {
+    let src = r#"#include <iostream>
+#include <iomanip>
+#include <cstdio>
+using namespace std;
+int main() {
+  int n = 42;
+  float x = 3.14159265f;
+  double y = 2.0 / 3.0;
+  const char* name = "vadd";
+  std::cout << "n = " << n << ", x = " << x << std::endl;
+  printf("between\n");
+  std::cout << std::fixed << std::setprecision(3) << y << " " << x << '\n';
+  std::cout << std::scientific << 12345.678 << std::defaultfloat << " " << 1e-7 << "\n";
+  cout << setw(6) << n << "|" << left << setw(6) << n << "|" << right << setfill('0') << setw(4) << 7 << endl;
+  std::cout << std::hex << 255 << " " << -1 << std::dec << " " << true << " " << std::boolalpha << false << "\n";
+  std::cerr << name << " failed: " << (n > 40) << std::endl;
+  std::cout << (void*)0 << " " << std::showbase << std::hex << 0 << " " << 16 << std::internal << std::setw(8) << 255 << std::dec << "\n";
+  std::cout << std::setprecision(6) << std::showpos << 1.5 << " " << 3 << std::noshowpos << " " << std::uppercase << std::scientific << 0.00012 << "\n";
+  return 0;
+}
+"#;
+    let r = run(src);
+    // What this program prints built with g++ 12.2 and its libstdc++ (Debian 12), line for
+    // line. x: the float 3.14159265f is 3.1415927410125732 as a double, "3.14159" at 6 digits;
+    // a null pointer is "0", a zero under showbase has no "0x", and internal padding goes
+    // after the "0x" with the fill set before ('0').
+    assert_eq!(
+        r.text_of(Stream::Stdout),
+        "n = 42, x = 3.14159\nbetween\n0.667 3.142\n1.235e+04 1e-07\n    42|42    |0007\nff ffffffff 1 false\n0 0 0x100x0000ff\n+1.5 +3 1.200000E-04\n"
+    );
+    // The format stays with its stream: standard error has its own (boolalpha not set there).
+    assert_eq!(r.text_of(Stream::Stderr), "vadd failed: 1\n");
+}
+
+#[test]
+fn a_value_nothing_wrote_is_not_printed_by_cout() {
+    let src = "#include <iostream>\n#include <cstdlib>\nint main() {\n  int* p = (int*)malloc(16);\n  std::cout << p[1] << std::endl;\n  return 0;\n}\n";
+    let (e, _) = stops(src);
+    assert!(e.starts_with("line 5, column 16:"), "{e}");
+    assert!(
+        e.contains("a value printed depends on memory that nothing wrote"),
+        "{e}"
+    );
+}

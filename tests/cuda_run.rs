@@ -764,7 +764,8 @@ fn hostile_types_constants_and_sizes_are_refused_with_their_reason() {
         (
             "struct A { int x; A inner; };\n__global__ void k(A* o) { o[threadIdx.x].x = 0; }",
             "k<<<1, 32>>>(o)",
-            "line 1, column 21: the type A refers to itself, or nests more than 64 types deep",
+            "line 1, column 21: A holds itself (field inner); a struct can hold a pointer to its \
+             own type, not its own type",
         ),
         (
             "template <int N> struct A { A<N+1> inner; };\n__global__ void k(A<0>* o) { o[threadIdx.x]; }",

@@ -209,6 +209,8 @@ pub(crate) struct HostState {
     pub(crate) pending: String,
     /// glibc's `rand`.
     pub(crate) rand: Rand,
+    /// The format state of `std::cout` and of `std::cerr` (with `std::clog`).
+    pub(crate) formats: [crate::model::clib::iostream::StreamFormat; 2],
     pub(crate) launches: Vec<LaunchRun>,
     /// The error `cudaGetLastError` returns next (0, `cudaSuccess`, when none).
     pub(crate) last_error: i32,
@@ -255,6 +257,7 @@ impl HostState {
             console_dropped: false,
             pending: String::new(),
             rand: Rand::seeded(1),
+            formats: Default::default(),
             launches: Vec::new(),
             last_error: 0,
             kernel_unit,

@@ -122,6 +122,11 @@ impl Warp<'_> {
                 rhs,
             } => self.logical(*op, lhs, rhs, m),
             ExprKind::Binary { op, lhs, rhs } => {
+                if self.host && *op == BinaryOp::Shl {
+                    if let Some(v) = (self.host_hooks(e.pos)?.stream)(self, e, m)? {
+                        return Ok(v);
+                    }
+                }
                 let a = self.eval(lhs, m)?;
                 let b = self.eval(rhs, m)?;
                 self.binary(*op, a, b, m, e.pos)

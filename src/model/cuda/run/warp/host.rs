@@ -78,6 +78,9 @@ pub(crate) struct Hooks {
     /// `&x` of host code's local `x` (the slot, and the part and type taken): the local moves
     /// to host memory, and its address is the pointer.
     pub(super) address_of: for<'w> fn(&mut Warp<'w>, usize, &Lanes, &Ty, Pos) -> R<Value>,
+    /// `std::cout << …` (and `std::cerr`, `std::clog`): the chain written, or `None` when the
+    /// `<<` is a shift.
+    pub(super) stream: for<'w> fn(&mut Warp<'w>, &Expr, u64) -> R<Option<Value>>,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -105,6 +108,10 @@ static HOOKS: Hooks = Hooks {
     constant: host_constant,
     local_array: |w, name, ty, lanes, pos| w.host_local_array(name, ty, lanes, pos),
     address_of: |w, slot, part, ty, pos| w.host_address_of(slot, part, ty, pos),
+    stream: |w, e, m| match super::stream::stream_of(e) {
+        Some(stream) => w.stream_out(e, stream, m).map(Some),
+        None => Ok(None),
+    },
 };
 
 /// What a call of the C library or the runtime gives, when no lane makes it (the side of a
@@ -367,14 +374,14 @@ impl Warp<'_> {
     }
 
     /// The program's state.
-    fn hs(&mut self) -> R<&mut super::super::program::HostState> {
+    pub(super) fn hs(&mut self) -> R<&mut super::super::program::HostState> {
         self.sh
             .host
             .as_deref_mut()
             .ok_or_else(|| RunError::at(Pos::default(), RunErrorKind::Internal("host state")))
     }
 
-    fn host_error(&self, pos: Pos, why: String) -> RunError {
+    pub(super) fn host_error(&self, pos: Pos, why: String) -> RunError {
         RunError::at(pos, RunErrorKind::Host(why))
     }
 
@@ -403,7 +410,7 @@ impl Warp<'_> {
     }
 
     /// An integer argument.
-    fn int_arg(&mut self, e: &Expr, what: &str) -> R<i128> {
+    pub(super) fn int_arg(&mut self, e: &Expr, what: &str) -> R<i128> {
         match self.scalar(e)?.1 {
             S::I(x) => Ok(x),
             S::F(x) => Ok(x as i128),
@@ -422,7 +429,7 @@ impl Warp<'_> {
         }
     }
 
-    fn unwritten(&self, pos: Pos, what: &str, line: u32) -> RunError {
+    pub(super) fn unwritten(&self, pos: Pos, what: &str, line: u32) -> RunError {
         self.host_error(
             pos,
             format!(
@@ -730,7 +737,7 @@ impl Warp<'_> {
     }
 
     /// The bytes of a C string at `addr`, without its terminating zero.
-    fn c_string(&mut self, addr: u64, pos: Pos) -> R<Vec<u8>> {
+    pub(super) fn c_string(&mut self, addr: u64, pos: Pos) -> R<Vec<u8>> {
         let b = self.checked_block(addr, 1, pos, "host code reads a string at")?;
         let mem: &Memory = if b.device {
             if !b.managed {

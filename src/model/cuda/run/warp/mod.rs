@@ -24,6 +24,7 @@ mod math;
 mod memory;
 mod names;
 mod park;
+mod stream;
 mod types;
 
 use super::super::ast::{Function, Item};
