@@ -478,9 +478,34 @@ fn errors_name_the_line_the_thread_and_the_values() {
 }";
     assert_eq!(
         error(by_warp, "b<<<1, 64>>>(x)"),
-        "line 4, column 7, block (0,0,0), thread (32,0,0): thread (32,0,0) does not reach \
-         this __syncthreads() when others of its block do; every thread of a block must reach \
-         a barrier, or none (it is inside the branch at line 3)"
+        "line 4, column 7, block (0,0,0), thread (32,0,0): thread (32,0,0) ends the kernel \
+         without reaching this __syncthreads(), where thread (0,0,0) waits; every thread of a \
+         block must reach a barrier, or none (it is inside the branch at line 3)"
+    );
+    // Two barriers, one for each warp: both lines are named.
+    let apart = "__global__ void b(float* x) {
+  if (threadIdx.x < 32) {
+    __syncthreads();
+  } else {
+    __syncthreads();
+  }
+}";
+    assert_eq!(
+        error(apart, "b<<<1, 64>>>(x)"),
+        "line 5, column 5, block (0,0,0), thread (32,0,0): thread (32,0,0) waits at this \
+         __syncthreads() while thread (0,0,0) waits at the one of line 3; every thread of a \
+         block must reach a barrier, or none (it is inside the branch at line 2)"
+    );
+    // Warp 0 returns early; warp 1 waits.
+    let early = "__global__ void b(float* x) {
+  if (threadIdx.x < 32) return;
+  __syncthreads();
+}";
+    assert_eq!(
+        error(early, "b<<<1, 64>>>(x)"),
+        "line 3, column 3, block (0,0,0), thread (32,0,0): thread (32,0,0) waits at this \
+         __syncthreads(), which thread (0,0,0) never reaches: it ends the kernel first; every \
+         thread of a block must reach a barrier, or none"
     );
     let recursion = "__device__ int f(int n) { return n == 0 ? 0 : f(n - 1); }
 __global__ void r(int* x) { x[f(3)] = 0; }";

@@ -16,6 +16,22 @@
 
 use super::printf::{sprintf, Arg};
 
+/// `u`'s digits in base 8 or 16 (upper-case letters when `upper`), as `%o`, `%x` and `%X`
+/// write them.
+fn radix(mut u: u64, base: u32, upper: bool) -> String {
+    let digits: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    let mut out = Vec::new();
+    loop {
+        out.push(digits[(u % u64::from(base)) as usize]);
+        u /= u64::from(base);
+        if u == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// Where floating values go: `std::defaultfloat`, `std::fixed`, `std::scientific`, or both
 /// (`std::hexfloat`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -178,11 +194,7 @@ impl StreamFormat {
             (text, prefix)
         } else {
             let u = (value as u64) & mask;
-            let digits = match (self.base, self.uppercase) {
-                (16, false) => format!("{u:x}"),
-                (16, true) => format!("{u:X}"),
-                _ => format!("{u:o}"),
-            };
+            let digits = radix(u, self.base, self.uppercase);
             let base = match (self.showbase && u != 0, self.base, self.uppercase) {
                 (false, _, _) => "",
                 (true, 16, false) => "0x",

@@ -17,6 +17,19 @@ pub struct RunError {
     pub kind: Box<RunErrorKind>,
 }
 
+/// Where the threads of a block part at a barrier, beside the one that differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apart {
+    /// Some lanes of a warp reach the barrier and others skip it.
+    Lanes,
+    /// Thread (0,0,0) waits at another barrier, the one of this line.
+    Barrier(u32),
+    /// The thread that differs ends the kernel without reaching the barrier.
+    Ends,
+    /// Thread (0,0,0) ends the kernel without reaching it.
+    FirstEnds,
+}
+
 /// What stops a run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunErrorKind {
@@ -66,6 +79,8 @@ pub enum RunErrorKind {
         reaches: bool,
         /// The line of the innermost `if` or loop around the barrier.
         branch: Option<u32>,
+        /// Where the block's threads part, as far as the run knows.
+        apart: Apart,
     },
     /// A loop that ran past the step budget.
     EndlessLoop {
@@ -263,18 +278,38 @@ impl fmt::Display for RunErrorKind {
             RunErrorKind::Skipped { name, why } => {
                 write!(f, "{name} could not be read: {why}")
             }
-            RunErrorKind::Barrier { differs, reaches, branch } => {
-                let (a, b) = if *reaches {
-                    ("reaches", "do not")
-                } else {
-                    ("does not reach", "do")
-                };
-                write!(
-                    f,
-                    "thread {} {a} this __syncthreads() when others of its block {b}; every \
-                     thread of a block must reach a barrier, or none",
-                    triple(*differs)
-                )?;
+            RunErrorKind::Barrier { differs, reaches, branch, apart } => {
+                let d = triple(*differs);
+                match apart {
+                    Apart::Lanes => {
+                        let (a, b) = if *reaches {
+                            ("reaches", "do not")
+                        } else {
+                            ("does not reach", "do")
+                        };
+                        write!(
+                            f,
+                            "thread {d} {a} this __syncthreads() when others of its block {b}"
+                        )?;
+                    }
+                    Apart::Barrier(line) => write!(
+                        f,
+                        "thread {d} waits at this __syncthreads() while thread (0,0,0) waits at \
+                         the one of {}",
+                        Line(*line)
+                    )?,
+                    Apart::Ends => write!(
+                        f,
+                        "thread {d} ends the kernel without reaching this __syncthreads(), where \
+                         thread (0,0,0) waits"
+                    )?,
+                    Apart::FirstEnds => write!(
+                        f,
+                        "thread {d} waits at this __syncthreads(), which thread (0,0,0) never \
+                         reaches: it ends the kernel first"
+                    )?,
+                }
+                f.write_str("; every thread of a block must reach a barrier, or none")?;
                 match branch {
                     Some(line) => write!(f, " (it is inside the branch at {})", Line(*line)),
                     None => Ok(()),

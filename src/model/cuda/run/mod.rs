@@ -55,7 +55,7 @@ use crate::model::machine::{AccessKind, Machine, Space};
 use crate::model::warp::{
     Cost, Figures, HeatMap, Measure, RoundRobin, SiteCounts, Tally, TallyOptions, WarpAccess,
 };
-pub use error::{Projection, RunError, RunErrorKind, Shrink};
+pub use error::{Apart, Projection, RunError, RunErrorKind, Shrink};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::rc::Rc;

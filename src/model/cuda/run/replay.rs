@@ -39,25 +39,36 @@ impl CudaJob {
             for k in 0..mine.len().max(first.len()) {
                 let (a, b) = (first.get(k), mine.get(k));
                 let lane_tid = |lane: u32| w as u64 * width + u64::from(lane);
-                let (pos, differs, reaches, branch) = match (a, b) {
-                    (Some(&(sa, _, _, _)), Some(&(sb, mb, pb, bb))) => {
+                let (pos, differs, reaches, branch, apart) = match (a, b) {
+                    (Some(&(sa, _, pa, _)), Some(&(sb, mb, pb, bb))) => {
                         if mb != full {
-                            (pb, lane_tid((!mb & full).trailing_zeros()), false, bb)
+                            (
+                                pb,
+                                lane_tid((!mb & full).trailing_zeros()),
+                                false,
+                                bb,
+                                Apart::Lanes,
+                            )
                         } else if sa != sb {
-                            (pb, lane_tid(0), true, bb)
+                            (pb, lane_tid(0), true, bb, Apart::Barrier(pa.line))
                         } else {
                             continue;
                         }
                     }
-                    (Some(&(_, _, pa, ba)), None) => (pa, lane_tid(0), false, ba),
-                    (None, Some(&(_, _, pb, bb))) => (pb, lane_tid(0), true, bb),
+                    (Some(&(_, _, pa, ba)), None) => (pa, lane_tid(0), false, ba, Apart::Ends),
+                    (None, Some(&(_, _, pb, bb))) => (pb, lane_tid(0), true, bb, Apart::FirstEnds),
                     (None, None) => continue,
                 };
                 let thread = warp::thread_of(&self.program, differs);
                 return Err(RunError {
                     pos,
                     thread: Some((block_idx, thread)),
-                    kind: Box::new(RunErrorKind::Barrier { differs: thread, reaches, branch }),
+                    kind: Box::new(RunErrorKind::Barrier {
+                        differs: thread,
+                        reaches,
+                        branch,
+                        apart,
+                    }),
                 });
             }
         }
