@@ -50,16 +50,21 @@ fn sources(headers: &Headers) -> Sources<'_> {
     }
 }
 
+/// [`MAIN`] run with `headers` beside it.
+fn run_main(headers: &Headers) -> coalescing_lab::model::cuda::run::program::ProgramRun {
+    run_files(
+        MAIN,
+        &Defines::default(),
+        sources(headers),
+        &ProgramOptions::default(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn a_program_runs_with_its_header_and_its_lines_are_the_header_s() {
     let headers = Headers::of(&[("utils.cuh", UTILS)]);
-    let run = run_files(
-        MAIN,
-        &Defines::default(),
-        sources(&headers),
-        &ProgramOptions::default(),
-    )
-    .unwrap();
+    let run = run_main(&headers);
     assert_eq!(run.text_of(Stream::Stdout), "2 254\n", "{:?}", run.error);
     assert_eq!(run.launches.len(), 1);
     let a = &run.launches[0].analysis;
@@ -208,13 +213,7 @@ fn a_line_in_a_header_is_worded_with_its_file() {
 fn the_views_name_a_header_s_lines_by_their_own_numbers() {
     use coalescing_lab::model::cuda_view::{site_rows, source_lines_in, source_view, SourceRow};
     let headers = Headers::of(&[("utils.cuh", UTILS)]);
-    let run = run_files(
-        MAIN,
-        &Defines::default(),
-        sources(&headers),
-        &ProgramOptions::default(),
-    )
-    .unwrap();
+    let run = run_main(&headers);
     let a = &run.launches[0].analysis;
     let load = site_rows(a)
         .into_iter()
@@ -297,45 +296,6 @@ fn the_permalink_keeps_hdrz() {
     let state = decode("?tab=cuda&src=x&hdrz=abc");
     assert_eq!(state.cuda_hdrz, "abc");
     assert!(encode(&state).contains("hdrz=abc"));
-}
-
-#[test]
-fn the_worker_runs_a_program_with_its_headers() {
-    use coalescing_lab::model::cuda_view::wire::{ProgramRequest, ProgramServer, Reply};
-    use coalescing_lab::model::cuda_view::Pick;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-    let request = ProgramRequest {
-        source: MAIN.into(),
-        defines: String::new(),
-        argv: Vec::new(),
-        machine: Machine::default(),
-        cache_bytes: 0,
-        arch: 700,
-        bandwidth_gb_s: 900.0,
-        pick: Pick::Launch(0),
-        headers: Headers::of(&[("include/utils.cuh", UTILS)]),
-    };
-    let posted = Rc::new(RefCell::new(Vec::<String>::new()));
-    let sink = posted.clone();
-    let mut server = ProgramServer::default();
-    assert!(server.answer(
-        &request.encode(),
-        || 0.0,
-        Rc::new(move |t| sink.borrow_mut().push(t))
-    ));
-    let replies: Vec<Reply> = posted
-        .borrow()
-        .iter()
-        .map(|t| serde_json::from_str(t).unwrap())
-        .collect();
-    let Some(Reply::Done { analysis, .. }) = replies.last() else {
-        panic!("{replies:?}")
-    };
-    assert_eq!(analysis.files, ["include/utils.cuh"]);
-    assert!(replies
-        .iter()
-        .any(|r| matches!(r, Reply::Program(p) if p.exit_code == Some(0))));
 }
 
 #[test]

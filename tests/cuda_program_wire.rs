@@ -247,3 +247,22 @@ proptest! {
         prop_assert!(all.notes.iter().any(|n| n.starts_with(&says)), "{:?}", all.notes);
     }
 }
+
+#[test]
+fn the_worker_runs_a_program_with_the_headers_beside_it() {
+    use coalescing_lab::model::cuda::files::Headers;
+    let source = "#include \"util.cuh\"\n__global__ void k(float* a) { a[threadIdx.x] = SCALE; }\n\
+                  int main() { float* d; cudaMalloc(&d, 128); k<<<1, 32>>>(d); return 0; }\n";
+    let request = ProgramRequest {
+        headers: Headers::of(&[("include/util.cuh", "#define SCALE 2.0f\n")]),
+        ..request(source, Pick::Launch(0))
+    };
+    let replies = ask(&mut ProgramServer::default(), &request.encode());
+    assert_eq!(end_of(&replies).exit_code, Some(0));
+    let Some(Reply::Done { analysis, .. }) = replies.last() else {
+        panic!("{replies:?}")
+    };
+    // Found by its name: the page's source is main.cu, beside no folder.
+    assert_eq!(analysis.files, ["include/util.cuh"]);
+    assert_eq!(analysis.total.requests, 1);
+}

@@ -7,7 +7,7 @@
 //! (`hdrz`), whose unpacking never panics.
 #![no_main]
 
-use coalescing_lab::model::cuda::files::{split, Headers, Sources};
+use coalescing_lab::model::cuda::files::{file_name, split, Headers, Sources};
 use coalescing_lab::model::cuda::run::{propose_for, read_files, CudaFailure, CudaJob};
 use coalescing_lab::model::cuda::Defines;
 use coalescing_lab::model::cuda_view::unpack_headers;
@@ -32,9 +32,12 @@ fuzz_target!(|data: &[u8]| {
         Ok(unit) => unit,
         Err(CudaFailure::Source(e)) => {
             let (k, n) = split(e.pos.line);
+            // File k is the k-th included (in the order first met), named for messages.
             let within = match k {
                 0 => lines(main),
-                k => given.get(k - 1).map_or(u32::MAX, |(_, t)| lines(t)),
+                k => file_name(k)
+                    .and_then(|p| given.iter().find(|(n, _)| *n == p))
+                    .map_or(0, |(_, t)| lines(t)),
             };
             assert!(n >= 1 && n <= within && e.pos.column >= 1, "{e}");
             return;

@@ -19,7 +19,11 @@ use super::printf::{sprintf, Arg};
 /// `u`'s digits in base 8 or 16 (upper-case letters when `upper`), as `%o`, `%x` and `%X`
 /// write them.
 fn radix(mut u: u64, base: u32, upper: bool) -> String {
-    let digits: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    let digits: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
     let mut out = Vec::new();
     loop {
         out.push(digits[(u % u64::from(base)) as usize]);

@@ -111,17 +111,25 @@ impl OutOfBounds {
             },
         };
         format!(
-            "{}, block ({},{},{}), thread ({},{},{}): {wrong}; on a GPU this faults \
-             or corrupts other data{more}",
-            Line(line),
-            b[0],
-            b[1],
-            b[2],
-            t[0],
-            t[1],
-            t[2],
+            "{}: {wrong}; on a GPU this faults or corrupts other data{more}",
+            at(line, b, t)
         )
     }
+}
+
+/// Where a finding is: its line, and the block and thread of its first occurrence.
+fn at(line: u32, block: [u64; 3], thread: [u64; 3]) -> String {
+    let (b, t) = (block, thread);
+    format!(
+        "{}, block ({},{},{}), thread ({},{},{})",
+        Line(line),
+        b[0],
+        b[1],
+        b[2],
+        t[0],
+        t[1],
+        t[2]
+    )
 }
 
 impl Uninit {
@@ -142,15 +150,9 @@ impl Uninit {
             String::new()
         };
         format!(
-            "{}, block ({},{},{}), thread ({},{},{}): reads {what}, which no copy, \
-             memset or store has written; on a GPU the value is whatever the memory held{more}",
-            Line(line),
-            b[0],
-            b[1],
-            b[2],
-            t[0],
-            t[1],
-            t[2],
+            "{}: reads {what}, which no copy, memset or store has written; on a GPU the value \
+             is whatever the memory held{more}",
+            at(line, b, t)
         )
     }
 }
