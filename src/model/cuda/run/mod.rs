@@ -149,6 +149,8 @@ pub(crate) struct Shared {
     site_memo: [Option<(SiteKey, u32)>; SITE_MEMO],
     /// Struct instances by their written name.
     pub(crate) structs: HashMap<String, Rc<StructTy>>,
+    /// Every struct resolved, emptied when the last copy of this state goes (`ty::StructArena`).
+    pub(crate) arena: Rc<ty::StructArena>,
     /// Offsets of static `__shared__` arrays by their declarator's position.
     pub(crate) shared_offsets: HashMap<Pos, u64>,
     /// Bytes of static shared memory laid out so far.

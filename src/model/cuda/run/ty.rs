@@ -51,14 +51,16 @@ pub struct StructTy {
     pub name: String,
     /// The struct's item in the unit.
     pub item: usize,
-    /// Its data members, `sizeof` and `alignof`, once resolved.
-    pub layout: std::cell::OnceCell<StructLayout>,
+    /// Its data members, `sizeof` and `alignof`, once resolved. A struct that points to itself
+    /// makes a cycle of `Rc`s through its fields: the run's [`StructArena`] empties this when
+    /// the run ends, which breaks it.
+    pub layout: std::cell::RefCell<Option<Rc<StructLayout>>>,
     /// The template's bindings inside its members.
     pub bindings: Rc<super::Bindings>,
 }
 
 /// A struct's data members in declaration order, its `sizeof` and its `alignof`.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct StructLayout {
     /// The data members.
     pub fields: Vec<Field>,
@@ -69,19 +71,41 @@ pub struct StructLayout {
 }
 
 impl StructTy {
-    /// The data members, in declaration order (none while they are being resolved).
-    pub fn fields(&self) -> &[Field] {
-        self.layout.get().map_or(&[][..], |l| &l.fields[..])
+    /// Its layout (no fields, size and alignment 1, while they are being resolved).
+    pub fn laid(&self) -> Rc<StructLayout> {
+        self.layout
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| Rc::new(StructLayout { fields: Vec::new(), size: 1, align: 1 }))
+    }
+
+    /// Whether its fields are resolved.
+    pub fn is_laid_out(&self) -> bool {
+        self.layout.borrow().is_some()
     }
 
     /// `sizeof` (1 while the fields are being resolved).
     pub fn size(&self) -> u64 {
-        self.layout.get().map_or(1, |l| l.size)
+        self.layout.borrow().as_ref().map_or(1, |l| l.size)
     }
 
     /// `alignof`.
     pub fn align(&self) -> u64 {
-        self.layout.get().map_or(1, |l| l.align)
+        self.layout.borrow().as_ref().map_or(1, |l| l.align)
+    }
+}
+
+/// Every struct type a run resolved, shared by the run's copies of its state: when the last
+/// goes, each struct's layout is emptied, so that a struct that points to itself (its field's
+/// pointee is the struct) is freed.
+#[derive(Debug, Default)]
+pub struct StructArena(pub std::cell::RefCell<Vec<Rc<StructTy>>>);
+
+impl Drop for StructArena {
+    fn drop(&mut self) {
+        for s in self.0.get_mut().drain(..) {
+            s.layout.borrow_mut().take();
+        }
     }
 }
 
@@ -165,7 +189,7 @@ impl Ty {
         match self {
             Ty::Vector(_, n) => usize::from(*n),
             Ty::Array(e, n) => e.parts().saturating_mul(*n as usize),
-            Ty::Struct(s) => s.fields().iter().map(|f| f.ty.parts()).sum(),
+            Ty::Struct(s) => s.laid().fields.iter().map(|f| f.ty.parts()).sum(),
             _ => 1,
         }
     }
@@ -219,5 +243,33 @@ impl fmt::Display for Ty {
             Ty::Group => f.write_str("thread_block"),
             Ty::Tile(n) => write!(f, "thread_block_tile<{n}>"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A struct that points to itself is a cycle of `Rc`s; the arena breaks it when it goes.
+    #[test]
+    fn the_arena_frees_a_struct_that_points_to_itself() {
+        let node = Rc::new(StructTy {
+            name: "node".into(),
+            item: 0,
+            layout: std::cell::RefCell::new(None),
+            bindings: Rc::default(),
+        });
+        let next = Ty::Ptr(Rc::new(Ty::Struct(node.clone())), Space::Global);
+        *node.layout.borrow_mut() = Some(Rc::new(StructLayout {
+            fields: vec![Field { name: "next".into(), ty: next, offset: 0 }],
+            size: 8,
+            align: 8,
+        }));
+        let weak = Rc::downgrade(&node);
+        let arena = StructArena::default();
+        arena.0.borrow_mut().push(node);
+        assert_eq!(Ty::Struct(weak.upgrade().unwrap()).size(), 8);
+        drop(arena);
+        assert!(weak.upgrade().is_none(), "freed");
     }
 }

@@ -392,7 +392,7 @@ impl Warp<'_> {
             Ty::Struct(s) => {
                 let mut before = 0;
                 let mut found = None;
-                for f in s.fields() {
+                for f in &s.laid().fields {
                     if f.name == field {
                         found = Some((before, f.offset, f.ty.clone()));
                         break;

@@ -692,7 +692,7 @@ pub(super) fn leaves(ty: &Ty, f: &mut impl FnMut(&Ty)) {
             }
         }
         Ty::Struct(s) => {
-            for field in s.fields() {
+            for field in &s.laid().fields {
                 leaves(&field.ty, f);
             }
         }

@@ -595,7 +595,7 @@ impl Warp<'_> {
             }
         };
         let mut parts = Vec::new();
-        for f in prop.fields() {
+        for f in &prop.laid().fields {
             match (f.name.as_str(), &f.ty) {
                 ("name", Ty::Array(_, n)) => {
                     let bytes = name.as_bytes();

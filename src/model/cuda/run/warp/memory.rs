@@ -317,7 +317,7 @@ impl Warp<'_> {
 pub(super) fn scalar_parts(ty: &Ty, base: u64, out: &mut Vec<(u64, Ty)>) {
     match ty {
         Ty::Struct(s) => {
-            for f in s.fields() {
+            for f in &s.laid().fields {
                 scalar_parts(&f.ty, base + f.offset, out);
             }
         }
@@ -339,7 +339,7 @@ pub(super) fn scalar_parts(ty: &Ty, base: u64, out: &mut Vec<(u64, Ty)>) {
 fn flatten(ty: &Ty, base: u64, out: &mut Vec<(u64, u64)>) {
     match ty {
         Ty::Struct(s) => {
-            for f in s.fields() {
+            for f in &s.laid().fields {
                 flatten(&f.ty, base + f.offset, out);
             }
         }

@@ -29,7 +29,7 @@ impl Warp<'_> {
         }
         if let Some(this) = self.frames.last().and_then(|f| f.this.clone()) {
             if let Ty::Struct(s) = self.place_ty(&this) {
-                if s.fields().iter().any(|f| f.name == name) {
+                if s.laid().fields.iter().any(|f| f.name == name) {
                     return self.member(this, name, 0, pos);
                 }
             }

@@ -339,14 +339,15 @@ impl Warp<'_> {
         let s = Rc::new(StructTy {
             name: key.clone(),
             item,
-            layout: std::cell::OnceCell::new(),
+            layout: std::cell::RefCell::new(None),
             bindings: bindings.clone(),
         });
         self.sh.structs.insert(key.clone(), s.clone());
+        self.sh.arena.0.borrow_mut().push(s.clone());
         let laid = self.lay_out(def, name, &bindings);
         match laid {
             Ok(layout) => {
-                let _ = s.layout.set(layout);
+                *s.layout.borrow_mut() = Some(Rc::new(layout));
                 Ok(s)
             }
             Err(e) => {
@@ -406,7 +407,7 @@ impl Warp<'_> {
 /// Whether `ty` holds, by value, a struct whose fields are still being resolved.
 fn contains_unfinished(ty: &Ty) -> bool {
     match ty {
-        Ty::Struct(s) => s.layout.get().is_none(),
+        Ty::Struct(s) => !s.is_laid_out(),
         Ty::Array(e, _) | Ty::Vector(e, _) => contains_unfinished(e),
         _ => false,
     }
