@@ -107,6 +107,17 @@ impl Reader for Headers {
     }
 }
 
+/// The header of `headers` a unit found at `path` (`CudaAnalysis::files`): the one given at
+/// that path, else the one whose own path ends it (a header found by its name).
+pub fn header_at<'a>(headers: &'a [Header], path: &str) -> Option<&'a Header> {
+    let given = |h: &&Header| normalise(&h.path) == path;
+    let named = |h: &&Header| path.ends_with(&format!("/{}", normalise(&h.path)));
+    headers
+        .iter()
+        .find(given)
+        .or_else(|| headers.iter().find(named))
+}
+
 /// `path` with `\` as `/`, and `.` and `x/..` components folded away (a leading `..` stays).
 ///
 /// ```

@@ -6,7 +6,7 @@
 //! as plain text and never inflates.
 
 use super::super::cuda::files::Headers;
-use super::super::cuda::link::{pack, unpack};
+use super::super::cuda::link::{pack, unpack, PackError};
 use super::super::cuda::presets::{cuda_preset, CudaPreset, CUDA_PRESETS, PROGRAM_PRESETS};
 use super::super::format::clip_long_words;
 use super::{CudaInputs, DEFAULT_SOURCE};
@@ -57,7 +57,7 @@ pub struct CudaLink {
 /// let headers = Headers::of(&[("util.cuh", "#define TILE 32\n")]);
 /// assert_eq!(unpack_headers(&pack_headers(&headers)), Ok(headers));
 /// // Degenerate input: packed text that is no list of headers says so.
-/// assert_eq!(unpack_headers(&coalescing_lab::model::cuda::link::pack("[1]")).unwrap_err(), "the packed text is not a list of headers");
+/// assert_eq!(unpack_headers(&coalescing_lab::model::cuda::link::pack("[1]")).unwrap_err().to_string(), "the packed text is not a list of headers");
 /// ```
 pub fn pack_headers(headers: &Headers) -> String {
     pack(&serde_json::to_string(&headers.0).unwrap_or_default())
@@ -97,12 +97,32 @@ pub fn header_fields_html(headers: &Headers) -> String {
     html
 }
 
+/// Why `hdrz` does not unpack into headers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeadersError {
+    /// The text does not unpack (its position, where it has one, is in the error).
+    Pack(PackError),
+    /// It unpacks, but not into a list of `{"path", "text"}`.
+    NotHeaders,
+}
+
+impl std::fmt::Display for HeadersError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeadersError::Pack(e) => e.fmt(f),
+            HeadersError::NotHeaders => f.write_str("the packed text is not a list of headers"),
+        }
+    }
+}
+
+impl std::error::Error for HeadersError {}
+
 /// The headers `hdrz` holds, or why not.
-pub fn unpack_headers(hdrz: &str) -> Result<Headers, String> {
-    let text = unpack(hdrz).map_err(|e| e.to_string())?;
+pub fn unpack_headers(hdrz: &str) -> Result<Headers, HeadersError> {
+    let text = unpack(hdrz).map_err(HeadersError::Pack)?;
     serde_json::from_str(&text)
         .map(Headers)
-        .map_err(|_| "the packed text is not a list of headers".to_string())
+        .map_err(|_| HeadersError::NotHeaders)
 }
 
 impl CudaLink {

@@ -34,7 +34,7 @@ pub use checks::{
 pub use export::{access_csv, figure_fields};
 pub use link::{
     header_fields_html, matching_preset, pack_headers, preset_inputs, unpack_headers, CudaLink,
-    PACK_OVER_CHARS,
+    HeadersError, PACK_OVER_CHARS,
 };
 pub use program::{
     all_launches, console_html, figures_sum, launch_options_html, launch_rows_html, launches_csv,

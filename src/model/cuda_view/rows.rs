@@ -103,7 +103,7 @@ pub fn caret(source: &str, pos: Pos) -> String {
 /// assert_eq!(caret_in("int x;\n", &headers, Pos { line: 1, column: 5 }), "1 | int x;\n  |     ^");
 /// ```
 pub fn caret_in(source: &str, headers: &Headers, pos: Pos) -> String {
-    use crate::model::cuda::files::{file_name, normalise, split};
+    use crate::model::cuda::files::{file_name, header_at, split};
     let (k, line) = split(pos.line);
     if k == 0 {
         return caret(source, pos);
@@ -111,11 +111,7 @@ pub fn caret_in(source: &str, headers: &Headers, pos: Pos) -> String {
     let Some(path) = file_name(k) else {
         return String::new();
     };
-    let header = headers.0.iter().find(|h| {
-        let mine = normalise(&h.path);
-        mine == path || path.ends_with(&format!("/{mine}"))
-    });
-    match header.map(|h| caret(&h.text, Pos { line, column: pos.column })) {
+    match header_at(&headers.0, &path).map(|h| caret(&h.text, Pos { line, column: pos.column })) {
         Some(text) if !text.is_empty() => format!("{path}\n{text}"),
         _ => String::new(),
     }
@@ -450,18 +446,10 @@ pub fn source_lines_in(
     files: &[String],
     analysis: Option<&CudaAnalysis>,
 ) -> Vec<SourceLine> {
-    use crate::model::cuda::files::{normalise, FILE_SHIFT};
+    use crate::model::cuda::files::{header_at, FILE_SHIFT};
     let mut texts: Vec<(u32, Option<String>, &str)> = vec![(0, None, source)];
     for (k, path) in files.iter().enumerate() {
-        let text = headers
-            .iter()
-            .find(|h| normalise(&h.path) == *path)
-            .or_else(|| {
-                headers
-                    .iter()
-                    .find(|h| path.ends_with(&format!("/{}", normalise(&h.path))))
-            })
-            .map_or("", |h| h.text.as_str());
+        let text = header_at(headers, path).map_or("", |h| h.text.as_str());
         texts.push(((k as u32 + 1) << FILE_SHIFT, Some(path.clone()), text));
     }
     let mut rows = analysis
